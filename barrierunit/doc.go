@@ -1,0 +1,12 @@
+// Package barrierunit holds the per-node barrier synchronisation unit of the
+// Fujitsu seed (JP5644566B2): gate schedules and their generators, the
+// verifier that proves a schedule by symbolic execution, the per-rank gate
+// tables compiled from a schedule, and the 64-bit reduction ALU.
+//
+// A schedule has ranks 0..R-1, gates 1..G and the end gate G+1. A Route joins
+// gate g of one rank to gate g+1 of the same or another rank. A rank passes
+// gate g+1 when it has passed gate g and every route arriving at gate g+1 has
+// delivered; the value at gate g+1 is the op-combination of the values the
+// arriving routes delivered (a route within the rank delivers the rank's own
+// value, so a gate with no route from itself does not count it again).
+package barrierunit

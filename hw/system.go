@@ -1,0 +1,322 @@
+// Package hw describes a simulated system: the network shape, its timing
+// parameters, which ranks take part, which gate schedule and reduction they
+// run, and how the ranks arrive. It validates a description and names the
+// offending field, the value and what is allowed. It imports nothing else of
+// hxbar; every other package takes a validated System.
+package hw
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Allowed values of the enumerated fields.
+var (
+	Topologies  = []string{"hyperxbar"}
+	Algorithms  = []string{"butterfly", "butterfly-near-first", "dissemination"}
+	Ops         = []string{"barrier", "sum", "max", "min", "and", "or", "xor"}
+	DuplexModes = []string{"full", "half"}
+)
+
+// Limits of the numeric fields.
+const (
+	MinDims, MaxDims           = 1, 4
+	MinDimSize, MaxDimSize     = 2, 64
+	MinFlitWidth, MaxFlitWidth = 16, 128
+	MaxLinkLatency             = 64
+	MaxBufferDepth             = 64
+	MaxSkew                    = 1 << 30
+	MaxMaxCycles               = 1 << 40
+)
+
+// System is the full description of one simulated system and scenario.
+// The YAML keys are the documented file format (see docs/config.md).
+type System struct {
+	Name        string `yaml:"name" json:"name"`
+	Topology    string `yaml:"topology" json:"topology"`
+	Dims        []int  `yaml:"dims" json:"dims"`
+	Ranks       int    `yaml:"ranks" json:"ranks"`
+	Placement   []int  `yaml:"placement,omitempty" json:"placement,omitempty"`
+	Algo        string `yaml:"algo" json:"algo"`
+	Op          string `yaml:"op" json:"op"`
+	Seed        uint64 `yaml:"seed" json:"seed"`
+	Skew        int    `yaml:"skew" json:"skew"`
+	LinkLatency int    `yaml:"link_latency" json:"link_latency"`
+	BufferDepth int    `yaml:"buffer_depth" json:"buffer_depth"`
+	FlitWidth   int    `yaml:"flit_width" json:"flit_width"`
+	Duplex      string `yaml:"duplex" json:"duplex"`
+	MaxCycles   int64  `yaml:"max_cycles" json:"max_cycles"`
+}
+
+// Default returns the built-in default system: 16 ranks on a 4x4
+// hyper-crossbar running the near-last butterfly barrier with skewed arrivals.
+func Default() System {
+	return System{
+		Name:        "default-4x4-butterfly",
+		Topology:    "hyperxbar",
+		Dims:        []int{4, 4},
+		Ranks:       16,
+		Algo:        "butterfly",
+		Op:          "barrier",
+		Seed:        1,
+		Skew:        40,
+		LinkLatency: 1,
+		BufferDepth: 4,
+		FlitWidth:   64,
+		Duplex:      "full",
+		MaxCycles:   1_000_000,
+	}
+}
+
+// FieldError reports one invalid field of a System.
+type FieldError struct {
+	Field   string // YAML key, e.g. "dims[1]"
+	Value   any
+	Allowed string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("invalid %s: %v (allowed: %s)", e.Field, e.Value, e.Allowed)
+}
+
+// Nodes is the number of network nodes, the product of Dims.
+func (s *System) Nodes() int {
+	n := 1
+	for _, d := range s.Dims {
+		n *= d
+	}
+	return n
+}
+
+// NumRanks is the number of ranks taking part (Ranks, or every node when 0).
+func (s *System) NumRanks() int {
+	if s.Ranks == 0 {
+		return s.Nodes()
+	}
+	return s.Ranks
+}
+
+// RankNode returns the node that hosts rank r: Placement[r] when given,
+// otherwise r (row-major order, dimension 0 fastest).
+func (s *System) RankNode(r int) int {
+	if len(s.Placement) > 0 {
+		return s.Placement[r]
+	}
+	return r
+}
+
+// showString formats a string value for an error message: quoted, and cut
+// short so that a huge value cannot make a huge message.
+func showString(v string) string {
+	const max = 40
+	if r := []rune(v); len(r) > max {
+		return strconv.Quote(string(r[:max])) + "..."
+	}
+	return strconv.Quote(v)
+}
+
+// showInts formats a list for an error message, cut short after a few entries.
+func showInts(v []int) string {
+	const max = 8
+	if len(v) <= max {
+		return fmt.Sprint(v)
+	}
+	return fmt.Sprintf("%v... (%d entries)", v[:max], len(v))
+}
+
+func oneOf(field, v string, allowed []string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return &FieldError{Field: field, Value: showString(v), Allowed: strings.Join(allowed, ", ")}
+}
+
+func inRange[T int | int64](field string, v, lo, hi T) *FieldError {
+	if v < lo || v > hi {
+		return &FieldError{Field: field, Value: v, Allowed: fmt.Sprintf("%d..%d", lo, hi)}
+	}
+	return nil
+}
+
+// MaxNameLen is the longest allowed name.
+const MaxNameLen = 64
+
+// NameAllowed describes the allowed names.
+const NameAllowed = "1..64 characters from A-Z a-z 0-9 _ - . starting with a letter, digit or _"
+
+func validName(n string) bool {
+	if len(n) < 1 || len(n) > MaxNameLen || n[0] == '-' || n[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// Validate checks every field and returns the first problem found, as a
+// *FieldError naming the field (the YAML key, with an index for list
+// entries). It takes time and memory independent of the number of nodes,
+// except for checking placement, which is linear in the placement list.
+func (s *System) Validate() error {
+	if !validName(s.Name) {
+		return &FieldError{Field: "name", Value: showString(s.Name), Allowed: NameAllowed}
+	}
+	if err := oneOf("topology", s.Topology, Topologies); err != nil {
+		return err
+	}
+	if len(s.Dims) < MinDims || len(s.Dims) > MaxDims {
+		return &FieldError{Field: "dims", Value: showInts(s.Dims), Allowed: fmt.Sprintf("%d to %d dimension sizes, each %d..%d", MinDims, MaxDims, MinDimSize, MaxDimSize)}
+	}
+	for i, d := range s.Dims {
+		if d < MinDimSize || d > MaxDimSize {
+			return inRange(fmt.Sprintf("dims[%d]", i), d, MinDimSize, MaxDimSize)
+		}
+	}
+	nodes := s.Nodes()
+	if err := inRange("ranks", s.Ranks, 0, nodes); err != nil {
+		err.Allowed += " (0 means every node)"
+		return err
+	}
+	if s.NumRanks() < 1 {
+		return &FieldError{Field: "ranks", Value: s.Ranks, Allowed: fmt.Sprintf("1..%d", nodes)}
+	}
+	if len(s.Placement) > 0 {
+		if len(s.Placement) != s.NumRanks() {
+			return &FieldError{Field: "placement", Value: fmt.Sprintf("%d entries", len(s.Placement)), Allowed: fmt.Sprintf("empty, or exactly one node per rank (%d entries)", s.NumRanks())}
+		}
+		if err := checkPlacement(s.Placement, nodes); err != nil {
+			return err
+		}
+	}
+	if err := oneOf("algo", s.Algo, Algorithms); err != nil {
+		return err
+	}
+	if err := oneOf("op", s.Op, Ops); err != nil {
+		return err
+	}
+	if s.Algo == "dissemination" && (s.Op == "sum" || s.Op == "xor") {
+		return &FieldError{Field: "op", Value: showString(s.Op),
+			Allowed: "barrier, max, min, and, or with algo dissemination (dissemination delivers some operands more than once, which only idempotent ops tolerate)"}
+	}
+	if err := inRange("skew", s.Skew, 0, MaxSkew); err != nil {
+		return err
+	}
+	if err := inRange("link_latency", s.LinkLatency, 1, MaxLinkLatency); err != nil {
+		return err
+	}
+	if err := inRange("buffer_depth", s.BufferDepth, 1, MaxBufferDepth); err != nil {
+		return err
+	}
+	if err := inRange("flit_width", s.FlitWidth, MinFlitWidth, MaxFlitWidth); err != nil {
+		return err
+	}
+	if need := s.HeaderBits(); s.FlitWidth < need {
+		return &FieldError{Field: "flit_width", Value: s.FlitWidth, Allowed: fmt.Sprintf("%d..%d: the head flit must hold the %d-bit header of this system", need, MaxFlitWidth, need)}
+	}
+	if err := oneOf("duplex", s.Duplex, DuplexModes); err != nil {
+		return err
+	}
+	if err := inRange("max_cycles", s.MaxCycles, 1, MaxMaxCycles); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkPlacement reports the first entry that is out of 0..nodes-1 or names a
+// node an earlier rank already uses. Its memory is bounded by the length of
+// p: a bit set over the nodes when p covers at least 1/64 of them (so the set
+// is no larger than p itself), otherwise a map with one entry per rank.
+func checkPlacement(p []int, nodes int) error {
+	var seen func(n int) bool // reports whether n was seen, and marks it
+	if len(p) >= nodes/64 {
+		bits := make([]uint64, (nodes+63)/64)
+		seen = func(n int) bool {
+			w, m := n/64, uint64(1)<<(n%64)
+			old := bits[w]&m != 0
+			bits[w] |= m
+			return old
+		}
+	} else {
+		set := make(map[int]struct{}, len(p))
+		seen = func(n int) bool {
+			_, old := set[n]
+			set[n] = struct{}{}
+			return old
+		}
+	}
+	for r, n := range p {
+		if n < 0 || n >= nodes {
+			return inRange(fmt.Sprintf("placement[%d]", r), n, 0, nodes-1)
+		}
+		if seen(n) {
+			prev := slices.Index(p, n)
+			return &FieldError{Field: fmt.Sprintf("placement[%d]", r), Value: n, Allowed: fmt.Sprintf("a node not already used (rank %d is on node %d)", prev, n)}
+		}
+	}
+	return nil
+}
+
+// Bits returns the number of bits needed to hold values 0..n-1 (at least 1).
+func Bits(n int) int {
+	b := 1
+	for (1 << b) < n {
+		b++
+	}
+	return b
+}
+
+// CoordBits returns the width of each dimension's coordinate field.
+func (s *System) CoordBits() []int {
+	w := make([]int, len(s.Dims))
+	for i, d := range s.Dims {
+		w[i] = Bits(d)
+	}
+	return w
+}
+
+// AddrBits is the width of a packed node address (all coordinate fields).
+func (s *System) AddrBits() int {
+	t := 0
+	for _, b := range s.CoordBits() {
+		t += b
+	}
+	return t
+}
+
+// RankBits is the width of a rank number field.
+func (s *System) RankBits() int { return Bits(s.NumRanks()) }
+
+// GateBits is the width of a gate number field. Schedules have at most
+// floor(log2 R)+2 gates plus the end gate, so 6 bits cover R up to 2^60.
+const GateBits = 6
+
+// HeaderBits is the number of head-flit bits: address, source rank, gate.
+func (s *System) HeaderBits() int { return s.AddrBits() + s.RankBits() + GateBits }
+
+// Arrival is one rank's scenario: the cycle its CPU arrives and its operand.
+type Arrival struct {
+	Cycle   int64
+	Operand uint64
+}
+
+// Arrivals draws every rank's arrival cycle in [0, Skew] and a 64-bit
+// operand from Seed. The same System always gives the same arrivals. The
+// System must be valid (see Validate); the result has NumRanks entries.
+func (s *System) Arrivals() []Arrival {
+	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
+	out := make([]Arrival, s.NumRanks())
+	for r := range out {
+		out[r].Cycle = int64(rng.IntN(s.Skew + 1))
+		out[r].Operand = rng.Uint64()
+	}
+	return out
+}

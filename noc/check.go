@@ -1,0 +1,119 @@
+package noc
+
+import (
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/gonum/graph/path"
+	"gonum.org/v1/gonum/graph/simple"
+	"gonum.org/v1/gonum/graph/topo"
+)
+
+// MaxCheckNodes bounds the all-pairs table check (it walks N^2 paths).
+const MaxCheckNodes = 4096
+
+// CheckReport summarises a proof of a set of routing tables.
+type CheckReport struct {
+	Pairs        int  `json:"pairs"`         // (source, destination) paths walked
+	MaxCrossbars int  `json:"max_crossbars"` // longest path, in crossbars crossed
+	Channels     int  `json:"channels"`      // channels used by some path
+	Dependencies int  `json:"dependencies"`  // edges of the channel dependency graph
+	Minimal      bool `json:"minimal"`       // every path is a shortest path
+	Acyclic      bool `json:"acyclic"`       // the dependency graph has no cycle
+}
+
+// Check proves a set of routing tables (table(sw) for every switch) on this
+// topology: from every source exchanger, the table walk reaches every
+// destination's local port, every path is a shortest path in the switch graph
+// (gonum Dijkstra), and the channel dependency graph is acyclic (gonum
+// topological sort), so wormhole routing cannot deadlock.
+func (t *Topology) Check(table func(sw int) []uint8) (*CheckReport, error) {
+	if t.Nodes > MaxCheckNodes {
+		return nil, fmt.Errorf("check: %d nodes is beyond the all-pairs limit of %d", t.Nodes, MaxCheckNodes)
+	}
+	tabs := make([][]uint8, t.Switches)
+	for s := range tabs {
+		tabs[s] = table(s)
+		want := t.Dims[0]
+		if !t.IsCrossbar(s) {
+			want = t.Off[len(t.Off)-1] + t.Dims[len(t.Dims)-1]
+		} else {
+			want = t.Dims[t.XbarDim(s)]
+		}
+		if len(tabs[s]) != want {
+			return nil, fmt.Errorf("switch %d: routing table has %d entries (allowed: %d)", s, len(tabs[s]), want)
+		}
+	}
+	// Channel id = output port: switch s port p -> portID(s, p).
+	base := make([]int, t.Switches+1)
+	for s := 0; s < t.Switches; s++ {
+		base[s+1] = base[s] + t.Ports(s)
+	}
+	sw := simple.NewUndirectedGraph()
+	for s := 0; s < t.Switches; s++ {
+		sw.AddNode(simple.Node(s))
+	}
+	for v := 0; v < t.Nodes; v++ {
+		for k := range t.Dims {
+			x, _ := t.Crossbar(v, k)
+			sw.SetEdge(sw.NewEdge(simple.Node(v), simple.Node(x)))
+		}
+	}
+	cdg := simple.NewDirectedGraph()
+	used := map[int]bool{}
+	rep := &CheckReport{Minimal: true}
+	maxSteps := 2*len(t.Dims) + 2
+	for src := 0; src < t.Nodes; src++ {
+		dist := path.DijkstraFrom(simple.Node(src), sw)
+		for dst := 0; dst < t.Nodes; dst++ {
+			rep.Pairs++
+			s, prev, steps, xbars := src, -1, 0, 0
+			for {
+				p := t.Route(s, tabs[s], dst)
+				if p < 0 || p >= t.Ports(s) {
+					return nil, fmt.Errorf("switch %d: table entry for node %d gives port %d (allowed: 0..%d)", s, dst, p, t.Ports(s)-1)
+				}
+				ch := base[s] + p
+				if !t.IsCrossbar(s) && p == 0 {
+					if s != dst {
+						return nil, fmt.Errorf("path %d -> %d ends at node %d's local port", src, dst, s)
+					}
+					break
+				}
+				used[ch] = true
+				if prev >= 0 && !cdg.HasEdgeFromTo(int64(prev), int64(ch)) {
+					if cdg.Node(int64(prev)) == nil {
+						cdg.AddNode(simple.Node(prev))
+					}
+					if cdg.Node(int64(ch)) == nil {
+						cdg.AddNode(simple.Node(ch))
+					}
+					cdg.SetEdge(cdg.NewEdge(simple.Node(prev), simple.Node(ch)))
+					rep.Dependencies++
+				}
+				prev = ch
+				if t.IsCrossbar(s) {
+					xbars++
+				}
+				s, _ = t.Neighbor(s, p)
+				if steps++; steps > maxSteps {
+					return nil, fmt.Errorf("path %d -> %d does not reach its destination within %d switches (routing loop)", src, dst, maxSteps)
+				}
+			}
+			rep.MaxCrossbars = max(rep.MaxCrossbars, xbars)
+			if float64(2*xbars) != dist.WeightTo(int64(dst)) {
+				rep.Minimal = false
+			}
+		}
+	}
+	rep.Channels = len(used)
+	if _, err := topo.Sort(cdg); err != nil {
+		var u topo.Unorderable
+		if errors.As(err, &u) && len(u) > 0 {
+			return rep, fmt.Errorf("channel dependency graph has a cycle through %d channels: wormhole routing can deadlock", len(u[0]))
+		}
+		return rep, err
+	}
+	rep.Acyclic = true
+	return rep, nil
+}

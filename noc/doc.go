@@ -1,0 +1,9 @@
+// Package noc models the hyper-crossbar network of the Hitachi SR2201 /
+// CP-PACS kind: nodes on a 1- to 4-dimensional grid, an exchanger (a switch
+// with a local port and one port per dimension) at every node, and a crossbar
+// per dimension line joining the exchangers on that line. It generates the
+// routing tables (the exact tables the Verilog generator writes), proves them
+// with gonum (every path reaches its destination, the channel dependency graph
+// is acyclic), and runs the switches cycle by cycle as specified in
+// docs/microarchitecture.md.
+package noc
