@@ -209,5 +209,9 @@ func (u *Units) Eval(r int, t int64, p Port) bool {
 		return true
 	}
 	c = int(u.cur[r])
-	return c >= 1 && c <= G && u.SendDone(r) && u.rxcnt[base+c+1] == tab.Need[base+c+1]
+	if c < 1 || c > G {
+		return false
+	}
+	// Still sending (blocked on a credit), or the next gate can pass.
+	return !u.SendDone(r) || u.rxcnt[base+c+1] == tab.Need[base+c+1]
 }

@@ -2,6 +2,7 @@ package noc
 
 import (
 	"fmt"
+	"io"
 	"math/bits"
 
 	"github.com/hxbar/hxbar/hw"
@@ -331,4 +332,17 @@ func (n *Network) ChannelLoad() []Load {
 type Load struct {
 	Node, Dim int
 	Up, Down  uint32 // toward the crossbar, toward the exchanger
+}
+
+// Dump writes every non-empty FIFO and owned output (debugging aid).
+func (n *Network) Dump(w io.Writer) {
+	for s := 0; s < n.T.Switches; s++ {
+		for p := n.portBase[s]; p < n.portBase[s+1]; p++ {
+			fmt.Fprintf(w, "sw %d port %d: fifo %d/%d owner %d inOwned %d rr %d down %d\n", s, p-n.portBase[s], n.pushes[p]-n.pops[p], n.B, n.owner[p], n.inOwned[p], n.rr[p], n.down[p])
+		}
+	}
+	for v := 0; v < n.T.Nodes; v++ {
+		f := n.rxBase + int32(v)
+		fmt.Fprintf(w, "rx %d: %d\n", v, n.pushes[f]-n.pops[f])
+	}
 }

@@ -1,0 +1,52 @@
+# hxbar: two commands for a newcomer.
+#   make run   builds hxbar and runs the main job on the default system
+#   make test  installs what is missing (iverilog, verilator, yosys) and runs every test
+GO      ?= go
+BIN     := ./hxbar
+FUZZTIME ?= 10s
+
+.PHONY: all build run test deps vet unit fuzz rtl bench scale experiments clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/hxbar
+
+run: build deps
+	$(BIN) sim
+	$(BIN) cosim
+
+# deps installs the simulators the RTL tests need when they are missing.
+deps:
+	@missing=""; \
+	command -v iverilog >/dev/null || missing="$$missing iverilog"; \
+	command -v verilator >/dev/null || missing="$$missing verilator"; \
+	command -v yosys >/dev/null || missing="$$missing yosys"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -count=1 ./...
+
+# Short, bounded fuzz runs; see docs/testing.md for longer ones.
+fuzz:
+	$(GO) test ./hw -run=NONE -fuzz=FuzzParse -fuzztime=$(FUZZTIME)
+	$(GO) test ./barrierunit -run=NONE -fuzz=FuzzReadSchedule -fuzztime=$(FUZZTIME)
+
+test: deps vet unit fuzz
+
+# Benchmarks and scale runs: long, not part of 'make test'.
+bench: build
+	$(GO) test -run=NONE -bench=. -benchmem ./noc ./sim ./barrierunit
+	$(BIN) sim --dims 16,16,16 --skew 100 --format json > /dev/null
+	/usr/bin/time -v $(BIN) sim --dims 16,16,16,16 --skew 100 --format json 2>&1 >/dev/null | grep -E "Elapsed|Maximum resident"
+	/usr/bin/time -v $(BIN) sim --dims 32,32,32,32 --skew 100 --format json 2>&1 >/dev/null | grep -E "Elapsed|Maximum resident"
+
+clean:
+	rm -f $(BIN)

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/olekukonko/tablewriter"
+)
+
+func runSchedule(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("schedule", stderr)
+	ranks := fs.Int("ranks", 16, "number of ranks R")
+	algo := fs.String("algo", "butterfly", "schedule: "+strings.Join(barrierunit.Algorithms, ", "))
+	format := fs.String("format", "table", "output format: table or json")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	s, err := barrierunit.Generate(*algo, *ranks)
+	if err != nil {
+		return usageError{err}
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	}
+	fmt.Fprintf(stdout, "%s schedule for %d ranks: gates 1..%d, end gate %d, %d routes (distance 0 = within the node)\n",
+		s.Algo, s.Ranks, s.Gates, s.Gates+1, len(s.Routes))
+	tw := tablewriter.NewWriter(stdout)
+	tw.Header("from rank", "from gate", "to rank", "to gate", "distance")
+	for _, r := range s.Routes {
+		tw.Append(r.FromRank, r.FromGate, r.ToRank, r.ToGate, r.Distance)
+	}
+	if err := tw.Render(); err != nil {
+		return err
+	}
+	rep := barrierunit.Verify(s, barrierunit.OpSum)
+	if s.Algo == barrierunit.AlgoDissemination {
+		rep = barrierunit.Verify(s, barrierunit.OpMax)
+	}
+	fmt.Fprintf(stdout, "verifier: %s\n", rep)
+	return nil
+}
+
+func runVerify(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("verify", stderr)
+	opName := fs.String("op", "", "op to prove the schedule for (default: sum, falling back to barrier)")
+	format := fs.String("format", "table", "output format: table or json")
+	if err := parseFlags(fs, args, 1); err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("verify needs one schedule FILE (the JSON of 'hxbar schedule --format json')")
+	}
+	s, err := readScheduleFile(fs.Arg(0))
+	if err != nil {
+		return failure{err.Error()}
+	}
+	var rep barrierunit.Report
+	note := ""
+	if *opName != "" {
+		op, err := barrierunit.ParseOp(*opName)
+		if err != nil {
+			return usageError{err}
+		}
+		rep = barrierunit.Verify(s, op)
+	} else if rep = barrierunit.Verify(s, barrierunit.OpSum); !rep.OK {
+		sum := rep
+		if rep = barrierunit.Verify(s, barrierunit.OpBarrier); rep.OK {
+			note = " (not a sum reduction: " + sum.Message + ")"
+		}
+	}
+	if *format == "json" {
+		if err := json.NewEncoder(stdout).Encode(rep); err != nil {
+			return err
+		}
+	} else if rep.OK {
+		fmt.Fprintf(stdout, "%s: %s%s\n", rep.Kind, rep.Message, note)
+	}
+	if !rep.OK {
+		return failure{rep.String()}
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/sim"
+	"github.com/olekukonko/tablewriter"
+)
+
+// maxTableRows bounds the per-node table on the terminal; JSON has them all.
+const maxTableRows = 64
+
+func runSim(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("sim", stderr)
+	sys := bindSystem(fs)
+	format := fs.String("format", "table", "output format: table or json")
+	trace := fs.String("trace", "", "write the event trace to `FILE`")
+	vcd := fs.String("vcd", "", "write a VCD waveform of the barrier units to `FILE`")
+	schedFile := fs.String("schedule", "", "run the schedule in `FILE` (JSON of 'hxbar schedule') instead of a generated one")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	s, err := sys()
+	if err != nil {
+		return usageError{err}
+	}
+	var sched *barrierunit.Schedule
+	if *schedFile != "" {
+		if sched, err = readScheduleFile(*schedFile); err != nil {
+			return usageError{err}
+		}
+	}
+	system, err := sim.Build(s, sched)
+	if err != nil {
+		return usageError{err}
+	}
+	var opt sim.Options
+	for _, o := range []struct {
+		name string
+		dst  *io.Writer
+	}{{*trace, &opt.Trace}, {*vcd, &opt.VCD}} {
+		if o.name == "" {
+			continue
+		}
+		f, err := os.Create(o.name)
+		if err != nil {
+			return usageError{err}
+		}
+		defer f.Close()
+		*o.dst = f
+	}
+	res, runErr := system.Run(opt)
+	var stuck *sim.StuckError
+	if runErr != nil && !errors.As(runErr, &stuck) {
+		return runErr
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		printSim(stdout, system, res)
+	}
+	if runErr != nil {
+		return failure{runErr.Error()}
+	}
+	return nil
+}
+
+func readScheduleFile(name string) (*barrierunit.Schedule, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := barrierunit.ReadSchedule(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return s, nil
+}
+
+func printSim(w io.Writer, s *sim.System, res *sim.Result) {
+	sys := s.Sys
+	fmt.Fprintf(w, "system %q: %d ranks on %v hyper-crossbar, %s, op %s, %s duplex, link latency %d, buffers %d, flit %d bits\n",
+		sys.Name, res.Ranks, dimsString(sys.Dims), s.Sched.Algo, sys.Op, sys.Duplex, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth)
+	fmt.Fprintf(w, "schedule: %d gates + end gate, %d routes; arrivals skewed over [0, %d] with seed %d\n\n",
+		s.Sched.Gates, len(s.Sched.Routes), sys.Skew, sys.Seed)
+	tw := tablewriter.NewWriter(w)
+	hdr := []any{"rank", "node", "arrive", "release", "wait"}
+	if s.Op.HasPayload() {
+		hdr = append(hdr, "operand", "result")
+	}
+	tw.Header(hdr...)
+	var lastArrive, firstRel, lastRel int64 = -1, -1, -1
+	for i, n := range res.Nodes {
+		lastArrive = max(lastArrive, n.Arrive)
+		if firstRel < 0 || n.Release >= 0 && n.Release < firstRel {
+			firstRel = n.Release
+		}
+		lastRel = max(lastRel, n.Release)
+		if i >= maxTableRows {
+			continue
+		}
+		row := []any{n.Rank, n.Node, n.Arrive, relString(n.Release), relWait(n)}
+		if s.Op.HasPayload() {
+			row = append(row, n.Operand, n.Result)
+		}
+		tw.Append(row...)
+	}
+	tw.Render()
+	if len(res.Nodes) > maxTableRows {
+		fmt.Fprintf(w, "(%d more ranks; use --format json for all)\n", len(res.Nodes)-maxTableRows)
+	}
+	fmt.Fprintln(w)
+	st := tablewriter.NewWriter(w)
+	st.Header("statistic", "value")
+	st.Append("cycles", strconv.FormatInt(res.Cycles, 10))
+	st.Append("last arrival", strconv.FormatInt(lastArrive, 10))
+	st.Append("barrier latency (last arrival -> last release)", strconv.FormatInt(lastRel-lastArrive, 10))
+	st.Append("release spread (first -> last release)", strconv.FormatInt(lastRel-firstRel, 10))
+	st.Append("packets", strconv.FormatUint(res.Network.Packets, 10))
+	st.Append("flits", strconv.FormatUint(res.Network.Flits, 10))
+	st.Append("flit hops (exchanger <-> crossbar)", strconv.FormatUint(res.Network.FlitHops, 10))
+	if res.Cycles > 0 {
+		st.Append("mean network channel load (flits/cycle)", fmt.Sprintf("%.4f", float64(res.Network.FlitHops)/float64(res.Cycles)/float64(2*s.Topo.Nodes*len(sys.Dims))))
+	}
+	st.Render()
+}
+
+func relString(r int64) string {
+	if r < 0 {
+		return "waiting"
+	}
+	return strconv.FormatInt(r, 10)
+}
+
+func relWait(n sim.NodeResult) string {
+	if n.Release < 0 {
+		return "-"
+	}
+	return strconv.FormatInt(n.Release-n.Arrive, 10)
+}
+
+func dimsString(d []int) string {
+	s := ""
+	for i, x := range d {
+		if i > 0 {
+			s += "x"
+		}
+		s += strconv.Itoa(x)
+	}
+	return s
+}

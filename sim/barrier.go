@@ -1,0 +1,339 @@
+package sim
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/noc"
+)
+
+// System is an assembled barrier system, ready to run once.
+type System struct {
+	Sys      hw.System
+	Topo     *noc.Topology
+	Net      *noc.Network
+	Sched    *barrierunit.Schedule
+	Table    *barrierunit.FlatTable
+	Units    *barrierunit.Units
+	Arrivals []hw.Arrival
+	Op       barrierunit.Op
+
+	rankOfNode []int32
+	eng        *engine
+	events     []barrierunit.Event
+	onCycle    func(t int64, evs []barrierunit.Event) error
+	exhaustive bool // evaluate every element every cycle (the reference for tests)
+}
+
+// Build assembles a validated system. sched may be nil to generate the
+// schedule named by sys.Algo; a user schedule must be for sys's rank count.
+func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
+	if err := sys.Validate(); err != nil {
+		return nil, err
+	}
+	op, err := barrierunit.ParseOp(sys.Op)
+	if err != nil {
+		return nil, err
+	}
+	R := sys.NumRanks()
+	if sched == nil {
+		if sched, err = barrierunit.Cached(sys.Algo, R); err != nil {
+			return nil, err
+		}
+	} else if sched.Ranks != R {
+		return nil, fmt.Errorf("invalid schedule: ranks %d (allowed: %d, the system's rank count)", sched.Ranks, R)
+	}
+	tab, err := barrierunit.Flatten(sched)
+	if err != nil {
+		return nil, err
+	}
+	topo, err := noc.NewTopology(sys.Dims)
+	if err != nil {
+		return nil, err
+	}
+	net, err := noc.NewNetwork(topo, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == "half"})
+	if err != nil {
+		return nil, err
+	}
+	s := &System{Sys: sys, Topo: topo, Net: net, Sched: sched, Table: tab, Op: op, Arrivals: sys.Arrivals()}
+	s.rankOfNode = make([]int32, topo.Nodes)
+	for i := range s.rankOfNode {
+		s.rankOfNode[i] = -1
+	}
+	nodeOf := make([]int32, R)
+	arrive := make([]int64, R)
+	operand := make([]uint64, R)
+	for r := 0; r < R; r++ {
+		nodeOf[r] = int32(sys.RankNode(r))
+		s.rankOfNode[nodeOf[r]] = int32(r)
+		arrive[r] = s.Arrivals[r].Cycle
+		if op.HasPayload() {
+			operand[r] = s.Arrivals[r].Operand
+		}
+	}
+	s.Units = barrierunit.NewUnits(tab, op, sys.FlitWidth, nodeOf, arrive, operand)
+	sw := int32(topo.Switches)
+	s.eng = newEngine(net.Elements(), int32(topo.Nodes), sw, s.eval)
+	net.Wake = s.eng.wake
+	return s, nil
+}
+
+func (s *System) eval(e int32, t int64) bool {
+	if int(e) < s.Topo.Switches {
+		return s.Net.EvalSwitch(int(e), t)
+	}
+	r := s.rankOfNode[int(e)-s.Topo.Switches]
+	if r < 0 {
+		return false
+	}
+	return s.Units.Eval(int(r), t, s.Net)
+}
+
+// Result is the outcome of a run; its JSON is the contract of `hxbar sim`.
+type Result struct {
+	Cycles  int64        `json:"cycles"`
+	Ranks   int          `json:"ranks"`
+	Nodes   []NodeResult `json:"nodes"`
+	Network NetStats     `json:"network"`
+}
+
+// NodeResult is one rank's arrival and release.
+type NodeResult struct {
+	Rank    int    `json:"rank"`
+	Node    int    `json:"node"`
+	Arrive  int64  `json:"arrive"`
+	Operand string `json:"operand"`
+	Release int64  `json:"release"`
+	Result  string `json:"result"`
+}
+
+// NetStats are the network statistics of a barrier run.
+type NetStats struct {
+	Packets  uint64 `json:"packets"`
+	Flits    uint64 `json:"flits"`
+	FlitHops uint64 `json:"flit_hops"`
+}
+
+// StuckError reports a run that hit max_cycles; it names the ranks and gates
+// still waiting and for whom.
+type StuckError struct {
+	MaxCycles int64
+	Waiting   []string
+}
+
+func (e *StuckError) Error() string {
+	const show = 8
+	w := e.Waiting
+	more := ""
+	if len(w) > show {
+		more = fmt.Sprintf("; and %d more", len(w)-show)
+		w = w[:show]
+	}
+	return fmt.Sprintf("not complete after max_cycles %d: %s%s", e.MaxCycles, strings.Join(w, "; "), more)
+}
+
+// Options controls the outputs of a run.
+type Options struct {
+	Trace io.Writer // event trace, one line per event (nil: none)
+	VCD   io.Writer // waveform (nil: none)
+}
+
+// Run simulates the system until every rank is released or max_cycles.
+func (s *System) Run(opt Options) (*Result, error) {
+	var tw *bufio.Writer
+	var vcd *vcdWriter
+	if opt.Trace != nil {
+		tw = bufio.NewWriterSize(opt.Trace, 1<<16)
+		defer tw.Flush()
+	}
+	if opt.VCD != nil {
+		vcd = newVCD(opt.VCD, s)
+	}
+	if tw != nil || vcd != nil || s.onCycle != nil {
+		s.Units.Emit = func(e barrierunit.Event) { s.events = append(s.events, e) }
+	}
+	u := s.Units
+	R := s.Table.Ranks
+	order := make([]int32, R)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		return int(u.Arrive[a] - u.Arrive[b])
+	})
+	next := 0
+	t := int64(0)
+	if R > 0 {
+		t = u.Arrive[order[0]]
+	}
+	var line []byte
+	for u.Released < R {
+		if t >= s.Sys.MaxCycles {
+			if tw != nil {
+				tw.Flush()
+			}
+			return s.result(t), s.stuck()
+		}
+		for next < R && u.Arrive[order[next]] == t {
+			s.eng.wake(int32(s.Topo.Switches)+u.NodeOf[order[next]], t)
+			next++
+		}
+		if s.exhaustive {
+			for e := 0; e < s.Net.Elements(); e++ {
+				s.eng.wake(int32(e), t)
+			}
+		}
+		s.eng.step(t)
+		if len(s.events) > 0 {
+			sortEvents(s.events)
+			if tw != nil {
+				for _, e := range s.events {
+					line = AppendEvent(line[:0], e)
+					tw.Write(line)
+				}
+			}
+			if vcd != nil {
+				vcd.cycle(t, s.events)
+			}
+			if s.onCycle != nil {
+				if err := s.onCycle(t, s.events); err != nil {
+					return nil, err
+				}
+			}
+			s.events = s.events[:0]
+		}
+		if s.eng.queued > 0 || s.exhaustive {
+			t++
+		} else if next < R {
+			t = u.Arrive[order[next]]
+		} else if u.Released < R {
+			// Nothing can ever change again: the schedule is stuck.
+			t = s.Sys.MaxCycles
+		}
+	}
+	res := s.result(t)
+	if vcd != nil {
+		vcd.finish(res.Cycles)
+	}
+	return res, nil
+}
+
+func (s *System) result(t int64) *Result {
+	u := s.Units
+	res := &Result{Ranks: s.Table.Ranks, Nodes: make([]NodeResult, s.Table.Ranks)}
+	var last int64 = -1
+	for r := range res.Nodes {
+		res.Nodes[r] = NodeResult{Rank: r, Node: int(u.NodeOf[r]), Arrive: u.Arrive[r],
+			Operand: strconv.FormatUint(u.Operand[r], 10), Release: u.Release[r],
+			Result: strconv.FormatUint(u.Result[r], 10)}
+		last = max(last, u.Release[r])
+	}
+	res.Cycles = last + 1
+	if u.Released < s.Table.Ranks {
+		res.Cycles = t
+	}
+	res.Network = NetStats{Packets: u.Packets, Flits: u.Flits, FlitHops: s.Net.FlitHops}
+	return res
+}
+
+// stuck explains which ranks wait at which gate, and for whom.
+func (s *System) stuck() error {
+	u := s.Units
+	tab := s.Table
+	into := map[[2]int][]int{} // (rank, gate) -> source ranks of remote routes
+	for _, r := range s.Sched.Routes {
+		if r.FromRank != r.ToRank {
+			k := [2]int{r.ToRank, r.ToGate}
+			into[k] = append(into[k], r.FromRank)
+		}
+	}
+	var w []string
+	for r := 0; r < tab.Ranks; r++ {
+		if u.Release[r] >= 0 {
+			continue
+		}
+		c := u.Gate(r)
+		switch {
+		case c == 0:
+			w = append(w, fmt.Sprintf("rank %d has not arrived (arrives at cycle %d)", r, u.Arrive[r]))
+		case !u.SendDone(r):
+			w = append(w, fmt.Sprintf("rank %d gate %d is still sending (network blocked)", r, c))
+		default:
+			g := c + 1
+			var from []string
+			for _, src := range into[[2]int{r, g}] {
+				if u.Gate(src) < g-1 || !u.SendDone(src) && u.Gate(src) == g-1 {
+					from = append(from, fmt.Sprintf("rank %d (at gate %d)", src, u.Gate(src)))
+				}
+			}
+			msg := fmt.Sprintf("rank %d gate %d waits for %d of %d routes", r, g, int(tab.Need[r*tab.Stride()+g])-u.Received(r, g), tab.Need[r*tab.Stride()+g])
+			if len(from) > 0 {
+				msg += " from " + strings.Join(from, ", ")
+			} else if u.Received(r, g) > int(tab.Need[r*tab.Stride()+g]) {
+				msg += " but received more than it needs"
+			} else {
+				msg += " still in the network"
+			}
+			w = append(w, msg)
+		}
+	}
+	return &StuckError{MaxCycles: s.Sys.MaxCycles, Waiting: w}
+}
+
+func sortEvents(ev []barrierunit.Event) {
+	slices.SortFunc(ev, func(a, b barrierunit.Event) int {
+		if a.Node != b.Node {
+			return int(a.Node - b.Node)
+		}
+		return int(a.Kind) - int(b.Kind)
+	})
+}
+
+// AppendEvent formats one trace line (with its newline), as specified in
+// docs/microarchitecture.md and printed by the RTL testbench.
+func AppendEvent(b []byte, e barrierunit.Event) []byte {
+	b = strconv.AppendInt(b, e.Cycle, 10)
+	b = append(b, " n"...)
+	b = strconv.AppendInt(b, int64(e.Node), 10)
+	switch e.Kind {
+	case barrierunit.EvArrive:
+		b = append(b, " arrive rank="...)
+		b = strconv.AppendInt(b, int64(e.Rank), 10)
+		b = appendValue(b, e.Value)
+	case barrierunit.EvGate:
+		b = append(b, " gate g="...)
+		b = strconv.AppendInt(b, int64(e.Gate), 10)
+		b = appendValue(b, e.Value)
+	case barrierunit.EvRelease:
+		b = append(b, " release rank="...)
+		b = strconv.AppendInt(b, int64(e.Rank), 10)
+		b = appendValue(b, e.Value)
+	case barrierunit.EvSend:
+		b = append(b, " send to="...)
+		b = strconv.AppendInt(b, int64(e.Rank), 10)
+		b = append(b, " gate="...)
+		b = strconv.AppendInt(b, int64(e.Gate), 10)
+	case barrierunit.EvRecv:
+		b = append(b, " recv from="...)
+		b = strconv.AppendInt(b, int64(e.Rank), 10)
+		b = append(b, " gate="...)
+		b = strconv.AppendInt(b, int64(e.Gate), 10)
+		b = appendValue(b, e.Value)
+	}
+	return append(b, '\n')
+}
+
+func appendValue(b []byte, v uint64) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, " value="...)
+	for i := 60; i >= 0; i -= 4 {
+		b = append(b, hex[v>>uint(i)&0xf])
+	}
+	return b
+}

@@ -1,0 +1,193 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/hw"
+	"pgregory.net/rapid"
+)
+
+func runTrace(t testing.TB, sys hw.System, exhaustive bool) (*Result, string) {
+	t.Helper()
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.exhaustive = exhaustive
+	var buf bytes.Buffer
+	res, err := s.Run(Options{Trace: &buf})
+	if err != nil {
+		t.Fatalf("%+v: %v", sys, err)
+	}
+	return res, buf.String()
+}
+
+func randomSystem(t *rapid.T) hw.System {
+	s := hw.Default()
+	nd := rapid.IntRange(1, 3).Draw(t, "ndims")
+	s.Dims = make([]int, nd)
+	for i := range s.Dims {
+		s.Dims[i] = rapid.IntRange(2, 5).Draw(t, "dim")
+	}
+	s.Ranks = rapid.IntRange(1, s.Nodes()).Draw(t, "ranks")
+	s.Algo = rapid.SampledFrom(hw.Algorithms).Draw(t, "algo")
+	ops := hw.Ops
+	if s.Algo == "dissemination" {
+		ops = []string{"barrier", "max", "min", "and", "or"}
+	}
+	s.Op = rapid.SampledFrom(ops).Draw(t, "op")
+	s.Seed = rapid.Uint64().Draw(t, "seed")
+	s.Skew = rapid.IntRange(0, 60).Draw(t, "skew")
+	s.LinkLatency = rapid.IntRange(1, 4).Draw(t, "L")
+	s.BufferDepth = rapid.IntRange(1, 5).Draw(t, "B")
+	s.FlitWidth = rapid.SampledFrom([]int{s.HeaderBits() + 8, 32, 64}).Draw(t, "fw")
+	if s.FlitWidth < s.HeaderBits() {
+		s.FlitWidth = 64
+	}
+	s.Duplex = rapid.SampledFrom(hw.DuplexModes).Draw(t, "duplex")
+	return s
+}
+
+// TestBarrierProperties checks, over random systems and seeds, that every
+// rank is released, never before the last arrival, with the reduction of
+// every operand; and that skipping idle components changes nothing.
+func TestBarrierProperties(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		sys := randomSystem(rt)
+		res, trace := runTrace(t, sys, false)
+		ref, refTrace := runTrace(t, sys, true)
+		if trace != refTrace {
+			rt.Fatalf("trace with idle skipping differs from the exhaustive reference:\n%s\nvs\n%s", firstDiff(trace, refTrace), "")
+		}
+		if res.Cycles != ref.Cycles {
+			rt.Fatalf("cycles %d vs reference %d", res.Cycles, ref.Cycles)
+		}
+		op, _ := barrierunit.ParseOp(sys.Op)
+		want := op.Identity()
+		var lastArrive int64
+		for _, n := range res.Nodes {
+			lastArrive = max(lastArrive, n.Arrive)
+		}
+		arr := sys.Arrivals()
+		for r := range arr {
+			if op.HasPayload() {
+				want = op.Apply(want, arr[r].Operand)
+			}
+		}
+		if !op.HasPayload() {
+			want = 0
+		}
+		for _, n := range res.Nodes {
+			if n.Release < 0 {
+				rt.Fatalf("rank %d never released", n.Rank)
+			}
+			if n.Release <= lastArrive && res.Ranks > 1 {
+				rt.Fatalf("rank %d released at %d, last arrival at %d", n.Rank, n.Release, lastArrive)
+			}
+			if n.Result != u64(want) {
+				rt.Fatalf("rank %d result %s, want %d (op %s)", n.Rank, n.Result, want, sys.Op)
+			}
+		}
+	})
+}
+
+func u64(v uint64) string {
+	return strings.TrimSpace(strings.Replace(string(appendU(nil, v)), "\n", "", -1))
+}
+
+func appendU(b []byte, v uint64) []byte {
+	var d [20]byte
+	i := len(d)
+	for {
+		i--
+		d[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
+	}
+	return append(b, d[i:]...)
+}
+
+func firstDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(la) && i < len(lb); i++ {
+		if la[i] != lb[i] {
+			return "line " + appendIntS(i+1) + ": " + la[i] + " | " + lb[i]
+		}
+	}
+	return "lengths differ"
+}
+
+func appendIntS(i int) string { return string(appendU(nil, uint64(i))) }
+
+func TestDeterministicTrace(t *testing.T) {
+	sys := hw.Default()
+	sys.Op = "sum"
+	_, a := runTrace(t, sys, false)
+	_, b := runTrace(t, sys, false)
+	if a != b || len(a) == 0 {
+		t.Fatal("two runs of one system gave different traces")
+	}
+	sys.Seed++
+	_, c := runTrace(t, sys, false)
+	if c == a {
+		t.Fatal("a different seed gave the same trace")
+	}
+}
+
+// TestTwoRankGolden is worked out by hand from docs/microarchitecture.md:
+// 2 nodes on a 1-D hyper-crossbar, L = 1. Rank 0 arrives at 0, rank 1 at 3.
+func TestTwoRankGolden(t *testing.T) {
+	sys := hw.Default()
+	sys.Dims, sys.Ranks, sys.Skew = []int{2}, 2, 0
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Units.Arrive[0], s.Units.Arrive[1] = 0, 3
+	var buf bytes.Buffer
+	if _, err := s.Run(Options{Trace: &buf}); err != nil {
+		t.Fatal(err)
+	}
+	// Rank 0: arrives 0; head flit injected in 1; exchanger 0 -> crossbar in
+	// 2; crossbar -> exchanger 1 in 3; exchanger 1 -> ejection FIFO in 4;
+	// rank 1 pops it in 5. Rank 1: arrives 3, sends 4, ..., rank 0 pops in 8.
+	// Each releases the cycle after its last receive (gate 2 needs 1 route).
+	want := `0 n0 arrive rank=0 value=0000000000000000
+1 n0 send to=1 gate=2
+3 n1 arrive rank=1 value=0000000000000000
+4 n1 send to=0 gate=2
+5 n1 recv from=0 gate=2 value=0000000000000000
+6 n1 release rank=1 value=0000000000000000
+8 n0 recv from=1 gate=2 value=0000000000000000
+9 n0 release rank=0 value=0000000000000000
+`
+	if buf.String() != want {
+		t.Fatalf("trace:\n%s\nwant:\n%s", buf.String(), want)
+	}
+}
+
+func TestMaxCyclesNamesTheWaiters(t *testing.T) {
+	sys := hw.Default()
+	sys.Dims, sys.Ranks, sys.Skew, sys.MaxCycles = []int{4}, 4, 0, 6
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Units.Arrive[3] = 100 // rank 3 arrives after max_cycles
+	_, err = s.Run(Options{})
+	var stuck *StuckError
+	if !errors.As(err, &stuck) {
+		t.Fatalf("got %v, want a StuckError", err)
+	}
+	for _, want := range []string{"rank 3 has not arrived", "rank 1 gate 2 waits for 1 of 1 routes from rank 3 (at gate 0)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %q does not say %q", err, want)
+		}
+	}
+}

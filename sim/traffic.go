@@ -1,0 +1,267 @@
+package sim
+
+import (
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/noc"
+)
+
+// Patterns are the synthetic traffic patterns.
+var Patterns = []string{"uniform", "transpose", "bitcomp", "hotspot"}
+
+// TrafficConfig describes one synthetic-traffic run on a system's network.
+type TrafficConfig struct {
+	Pattern     string  // uniform, transpose, bitcomp, hotspot
+	Rate        float64 // offered load, flits per node per cycle
+	PacketFlits int     // flits per packet (head included)
+	Cycles      int64   // cycles of injection
+	Warmup      int64   // cycles excluded from the statistics (default Cycles/10)
+	Hotspot     float64 // hotspot: fraction of packets sent to node 0 (default 0.1)
+	Seed        uint64
+	// Progress, when set, is called about every 1/64 of the run.
+	Progress func(done, total int64)
+}
+
+// TrafficResult is the outcome; its JSON is the contract of `hxbar traffic`.
+type TrafficResult struct {
+	Cycles     int64   `json:"cycles"`
+	Nodes      int     `json:"nodes"`
+	Pattern    string  `json:"pattern"`
+	Offered    float64 `json:"offered"`  // flits/node/cycle created in the window
+	Accepted   float64 `json:"accepted"` // flits/node/cycle ejected in the window
+	LatencyAvg float64 `json:"latency_avg"`
+	LatencyP99 float64 `json:"latency_p99"`
+	Packets    uint64  `json:"packets"` // measured packets delivered
+	FlitHops   uint64  `json:"flit_hops"`
+	Drained    bool    `json:"drained"` // every measured packet was delivered
+}
+
+const latBins = 1 << 16
+
+type trafficRun struct {
+	cfg   TrafficConfig
+	net   *noc.Network
+	topo  *noc.Topology
+	eng   *engine
+	rng   *rand.Rand
+	nodes int
+
+	// Source queues: per node a ring of (dst, born) packets.
+	qDst  [][]int32
+	qBorn [][]int64
+	qHead []int
+	flit  []int // next flit of the front packet
+
+	hist               []uint64
+	measured, created  uint64
+	createdFlits, ejFl uint64
+	latSum             uint64
+	outstanding        uint64 // measured packets not yet delivered
+	qBornRx            []int64
+	pPacket            float64
+	winStart, winEnd   int64
+}
+
+// destination draws the destination of a new packet from src.
+func (r *trafficRun) destination(src int) int {
+	n := r.nodes
+	switch r.cfg.Pattern {
+	case "transpose":
+		b := bits.Len(uint(n)) - 1
+		h := b / 2
+		lo := src & (1<<h - 1)
+		return (lo << (b - h)) | src>>h
+	case "bitcomp":
+		return n - 1 - src
+	case "hotspot":
+		if r.rng.Float64() < r.cfg.Hotspot {
+			return 0
+		}
+	}
+	d := r.rng.IntN(n - 1)
+	if d >= src {
+		d++
+	}
+	return d
+}
+
+// RunTraffic runs synthetic traffic on the network of sys (dims, buffer
+// depth, link latency, duplex are used).
+func RunTraffic(sys hw.System, cfg TrafficConfig) (*TrafficResult, error) {
+	if err := sys.Validate(); err != nil {
+		return nil, err
+	}
+	ok := false
+	for _, p := range Patterns {
+		ok = ok || p == cfg.Pattern
+	}
+	if !ok {
+		return nil, fmt.Errorf("invalid pattern: %q (allowed: %s)", cfg.Pattern, strings.Join(Patterns, ", "))
+	}
+	if !(cfg.Rate > 0 && cfg.Rate <= 1) {
+		return nil, fmt.Errorf("invalid rate: %v (allowed: a load in flits/node/cycle, 0 < rate <= 1)", cfg.Rate)
+	}
+	if cfg.PacketFlits < 1 || cfg.PacketFlits > 1024 {
+		return nil, fmt.Errorf("invalid packet-flits: %d (allowed: 1..1024)", cfg.PacketFlits)
+	}
+	if cfg.Cycles < 1 || cfg.Cycles > 1<<32 {
+		return nil, fmt.Errorf("invalid cycles: %d (allowed: 1..%d)", cfg.Cycles, int64(1)<<32)
+	}
+	if cfg.Hotspot == 0 {
+		cfg.Hotspot = 0.1
+	}
+	if cfg.Warmup == 0 {
+		cfg.Warmup = cfg.Cycles / 10
+	}
+	r, err := newTrafficRun(sys, cfg)
+	if err != nil {
+		return nil, err
+	}
+	n, net := r.nodes, r.net
+	drainLimit := cfg.Cycles + 100_000
+	for t := int64(0); t < drainLimit; t++ {
+		if t >= cfg.Cycles && r.outstanding == 0 {
+			break
+		}
+		if cfg.Progress != nil && t < cfg.Cycles && t%(max(cfg.Cycles/64, 1)) == 0 {
+			cfg.Progress(t, cfg.Cycles)
+		}
+		r.cycle(t)
+	}
+	win := float64(cfg.Cycles - cfg.Warmup)
+	res := &TrafficResult{Cycles: cfg.Cycles, Nodes: n, Pattern: cfg.Pattern,
+		Offered:  float64(r.createdFlits) / win / float64(n),
+		Accepted: float64(r.ejFl) / win / float64(n),
+		Packets:  r.measured, FlitHops: net.FlitHops, Drained: r.outstanding == 0}
+	if r.measured > 0 {
+		res.LatencyAvg = float64(r.latSum) / float64(r.measured)
+		res.LatencyP99 = float64(r.percentile(0.99))
+	}
+	return res, nil
+}
+
+func newTrafficRun(sys hw.System, cfg TrafficConfig) (*trafficRun, error) {
+	topo, err := noc.NewTopology(sys.Dims)
+	if err != nil {
+		return nil, err
+	}
+	n := topo.Nodes
+	if cfg.Pattern == "transpose" && n&(n-1) != 0 {
+		return nil, fmt.Errorf("invalid pattern: \"transpose\" needs a power-of-two node count, this system has %d nodes (allowed: uniform, bitcomp, hotspot)", n)
+	}
+	net, err := noc.NewNetwork(topo, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == "half"})
+	if err != nil {
+		return nil, err
+	}
+	r := &trafficRun{cfg: cfg, net: net, topo: topo, nodes: n,
+		rng:  rand.New(rand.NewPCG(cfg.Seed, 0x5bd1e995)),
+		qDst: make([][]int32, n), qBorn: make([][]int64, n), qHead: make([]int, n), flit: make([]int, n),
+		qBornRx: make([]int64, n),
+		hist:    make([]uint64, latBins), winStart: cfg.Warmup, winEnd: cfg.Cycles,
+		pPacket: cfg.Rate / float64(cfg.PacketFlits)}
+	r.eng = newEngine(net.Elements(), int32(n), int32(topo.Switches), r.eval)
+	net.Wake = r.eng.wake
+	return r, nil
+}
+
+// cycle creates this cycle's packets (while injecting) and runs the cycle.
+func (r *trafficRun) cycle(t int64) {
+	if t < r.cfg.Cycles {
+		for src := 0; src < r.nodes; src++ {
+			if r.rng.Float64() < r.pPacket {
+				r.enqueue(src, r.destination(src), t)
+			}
+		}
+	}
+	r.eng.step(t)
+}
+
+func (r *trafficRun) enqueue(src, dst int, t int64) {
+	if r.qHead[src] == len(r.qDst[src]) { // empty: reuse the storage
+		r.qDst[src], r.qBorn[src], r.qHead[src] = r.qDst[src][:0], r.qBorn[src][:0], 0
+	}
+	r.qDst[src] = append(r.qDst[src], int32(dst))
+	r.qBorn[src] = append(r.qBorn[src], t)
+	if t >= r.winStart && t < r.winEnd {
+		r.created++
+		r.createdFlits += uint64(r.cfg.PacketFlits)
+		r.outstanding++
+	}
+	r.eng.wake(int32(r.topo.Switches+src), t)
+}
+
+// eval runs a switch, or a traffic endpoint: inject one flit per cycle from
+// the source queue, eject one flit per cycle.
+func (r *trafficRun) eval(e int32, t int64) bool {
+	sw := r.topo.Switches
+	if int(e) < sw {
+		return r.net.EvalSwitch(int(e), t)
+	}
+	node := int(e) - sw
+	busy := false
+	if h := r.qHead[node]; h < len(r.qDst[node]) {
+		busy = true
+		if r.net.CanInject(node, t) {
+			k := r.flit[node]
+			f := hw.Flit{Dst: r.qDst[node][h], Src: int32(node), Head: k == 0, Tail: k == r.cfg.PacketFlits-1}
+			if k == 0 {
+				f.Data = uint64(r.qBorn[node][h])
+			}
+			r.net.Inject(node, f, t)
+			if f.Tail {
+				r.qHead[node]++
+				r.flit[node] = 0
+			} else {
+				r.flit[node]++
+			}
+		}
+	}
+	if f, ok := r.net.RxFront(node, t); ok {
+		r.net.RxPop(node, t)
+		busy = true
+		if t >= r.winStart && t < r.winEnd {
+			r.ejFl++
+		}
+		if f.Head {
+			r.rxBorn(node, int64(f.Data))
+		}
+		if f.Tail {
+			r.delivered(node, t)
+		}
+	}
+	return busy || r.net.RxPending(node, t+1)
+}
+
+// Born cycles of packets being received, per node (one packet at a time
+// arrives on the ejection channel: wormhole keeps packets contiguous).
+func (r *trafficRun) rxBorn(node int, born int64) {
+	r.qBornRx[node] = born
+}
+
+func (r *trafficRun) delivered(node int, t int64) {
+	born := r.qBornRx[node]
+	if born < r.winStart || born >= r.winEnd {
+		return
+	}
+	lat := uint64(t - born)
+	r.latSum += lat
+	r.measured++
+	r.outstanding--
+	r.hist[min(lat, latBins-1)]++
+}
+
+func (r *trafficRun) percentile(p float64) uint64 {
+	want := uint64(float64(r.measured)*p + 0.999999)
+	var acc uint64
+	for i, c := range r.hist {
+		acc += c
+		if acc >= want {
+			return uint64(i)
+		}
+	}
+	return latBins - 1
+}
