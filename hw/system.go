@@ -136,11 +136,18 @@ func oneOf(field, v string, allowed []string) error {
 	return &FieldError{Field: field, Value: showString(v), Allowed: strings.Join(allowed, ", ")}
 }
 
+// inRange returns a *FieldError when v is outside lo..hi, else nil. (It
+// returns *FieldError, not error, so callers can amend Allowed; compare it
+// with nil before returning it as an error.)
 func inRange[T int | int64](field string, v, lo, hi T) *FieldError {
 	if v < lo || v > hi {
-		return &FieldError{Field: field, Value: v, Allowed: fmt.Sprintf("%d..%d", lo, hi)}
+		return outOfRange(field, v, lo, hi)
 	}
 	return nil
+}
+
+func outOfRange[T int | int64](field string, v, lo, hi T) *FieldError {
+	return &FieldError{Field: field, Value: v, Allowed: fmt.Sprintf("%d..%d", lo, hi)}
 }
 
 // MaxNameLen is the longest allowed name.
@@ -178,7 +185,7 @@ func (s *System) Validate() error {
 	}
 	for i, d := range s.Dims {
 		if d < MinDimSize || d > MaxDimSize {
-			return inRange(fmt.Sprintf("dims[%d]", i), d, MinDimSize, MaxDimSize)
+			return outOfRange(fmt.Sprintf("dims[%d]", i), d, MinDimSize, MaxDimSize)
 		}
 	}
 	nodes := s.Nodes()
@@ -255,7 +262,7 @@ func checkPlacement(p []int, nodes int) error {
 	}
 	for r, n := range p {
 		if n < 0 || n >= nodes {
-			return inRange(fmt.Sprintf("placement[%d]", r), n, 0, nodes-1)
+			return outOfRange(fmt.Sprintf("placement[%d]", r), n, 0, nodes-1)
 		}
 		if seen(n) {
 			prev := slices.Index(p, n)

@@ -1,0 +1,639 @@
+package hw
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ParseError is an error in a system file: the file (empty when parsing
+// bytes), the line (0 when no line applies, e.g. for a key the file does not
+// set) and the underlying error, which is a *FieldError when one field is at
+// fault. Its message is always one line.
+type ParseError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		b.WriteString(": ")
+	}
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", e.Line)
+	}
+	b.WriteString(oneLine(e.Err.Error()))
+	return b.String()
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), "; ")
+}
+
+// keySpec describes one key of the system file: its CLI flag, its type and
+// allowed values (for messages and docs), the comment written above it by
+// YAML, and how it is decoded and written.
+type keySpec struct {
+	key     string
+	flag    string
+	typ     string
+	allowed string
+	doc     string
+	decode  func(s *System, n *yaml.Node) error
+	write   func(s *System) string
+}
+
+// keys lists every key of the system file in the order YAML writes them.
+// TestKeysMatchStruct keeps it in step with the yaml tags of System.
+var keys = []keySpec{
+	{key: "name", flag: "name", typ: "string", allowed: NameAllowed,
+		doc: "A label for this system, used in reports and generated file names.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Name, err = decodeString(n, "name", NameAllowed)
+			return err
+		},
+		write: func(s *System) string { return strconv.Quote(s.Name) }},
+	{key: "topology", flag: "topology", typ: "string", allowed: strings.Join(Topologies, ", "),
+		doc: "Network. hyperxbar: a hyper-crossbar, one crossbar per line of every dimension, joined at each node by an exchanger.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Topology, err = decodeString(n, "topology", strings.Join(Topologies, ", "))
+			return err
+		},
+		write: func(s *System) string { return s.Topology }},
+	{key: "dims", flag: "dims", typ: "list of integers", allowed: dimsAllowed,
+		doc: "Size of each dimension, dimension 0 first (it varies fastest in the node number). The network has the product of the sizes as nodes.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Dims, err = decodeIntList(n, "dims", dimsAllowed, fmt.Sprintf("%d..%d", MinDimSize, MaxDimSize))
+			return err
+		},
+		write: func(s *System) string { return writeInts(s.Dims, "") }},
+	{key: "ranks", flag: "ranks", typ: "integer", allowed: "0..number of nodes (0 means every node)",
+		doc: "Ranks taking part; 0 means one rank on every node.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Ranks, err = decodeInt(n, "ranks", "0..number of nodes (0 means every node)")
+			return err
+		},
+		write: func(s *System) string { return strconv.Itoa(s.Ranks) }},
+	{key: "placement", flag: "placement", typ: "list of integers", allowed: placementAllowed,
+		doc: "Node of each rank: rank r runs on node placement[r]. Empty: rank r runs on node r.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Placement, err = decodeIntList(n, "placement", placementAllowed, "a node number 0..nodes-1")
+			if len(s.Placement) == 0 {
+				s.Placement = nil
+			}
+			return err
+		},
+		write: func(s *System) string { return writeInts(s.Placement, "  ") }},
+	{key: "algo", flag: "algo", typ: "string", allowed: strings.Join(Algorithms, ", "),
+		doc: "Gate schedule. butterfly: the near-last butterfly (shortest routes at the last gates); butterfly-near-first: the same exchanges with the shortest routes first; dissemination: the dissemination barrier.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Algo, err = decodeString(n, "algo", strings.Join(Algorithms, ", "))
+			return err
+		},
+		write: func(s *System) string { return s.Algo }},
+	{key: "op", flag: "op", typ: "string", allowed: strings.Join(Ops, ", "),
+		doc: "Reduction carried by the barrier, on 64-bit unsigned operands; barrier carries no value. With algo dissemination only barrier, max, min, and, or.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Op, err = decodeString(n, "op", strings.Join(Ops, ", "))
+			return err
+		},
+		write: func(s *System) string { return s.Op }},
+	{key: "seed", flag: "seed", typ: "integer", allowed: "0..18446744073709551615",
+		doc: "Seed of the arrival cycles and operands: the same seed gives the same scenario.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Seed, err = decodeUint64(n, "seed", "0..18446744073709551615")
+			return err
+		},
+		write: func(s *System) string { return strconv.FormatUint(s.Seed, 10) }},
+	{key: "skew", flag: "skew", typ: "integer", allowed: fmt.Sprintf("0..%d", MaxSkew),
+		doc: "Arrival skew: each rank's CPU arrives at a cycle drawn uniformly from 0..skew.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Skew, err = decodeInt(n, "skew", fmt.Sprintf("0..%d", MaxSkew))
+			return err
+		},
+		write: func(s *System) string { return strconv.Itoa(s.Skew) }},
+	{key: "link_latency", flag: "link-latency", typ: "integer", allowed: fmt.Sprintf("1..%d", MaxLinkLatency),
+		doc: "Cycles a flit (and a returned credit) takes on a network channel between an exchanger and a crossbar.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.LinkLatency, err = decodeInt(n, "link_latency", fmt.Sprintf("1..%d", MaxLinkLatency))
+			return err
+		},
+		write: func(s *System) string { return strconv.Itoa(s.LinkLatency) }},
+	{key: "buffer_depth", flag: "buffer-depth", typ: "integer", allowed: fmt.Sprintf("1..%d", MaxBufferDepth),
+		doc: "Flits each switch input FIFO holds (the credits of the channel feeding it); below 2*link_latency a packet stream is throttled by the credit round trip.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.BufferDepth, err = decodeInt(n, "buffer_depth", fmt.Sprintf("1..%d", MaxBufferDepth))
+			return err
+		},
+		write: func(s *System) string { return strconv.Itoa(s.BufferDepth) }},
+	{key: "flit_width", flag: "flit-width", typ: "integer", allowed: fmt.Sprintf("%d..%d, at least the header bits", MinFlitWidth, MaxFlitWidth),
+		doc: "Data bits per flit. The head flit must hold the header: address bits + rank bits + 6 gate bits.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.FlitWidth, err = decodeInt(n, "flit_width", fmt.Sprintf("%d..%d", MinFlitWidth, MaxFlitWidth))
+			return err
+		},
+		write: func(s *System) string { return strconv.Itoa(s.FlitWidth) }},
+	{key: "duplex", flag: "duplex", typ: "string", allowed: strings.Join(DuplexModes, ", "),
+		doc: "full: both channels of an exchanger-crossbar link move a flit in the same cycle; half: they share one wire, one direction per cycle (model only).",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Duplex, err = decodeString(n, "duplex", strings.Join(DuplexModes, ", "))
+			return err
+		},
+		write: func(s *System) string { return s.Duplex }},
+	{key: "max_cycles", flag: "max-cycles", typ: "integer", allowed: fmt.Sprintf("1..%d", int64(MaxMaxCycles)),
+		doc: "The simulation stops with an error if the barrier has not completed by this cycle.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			var v int64
+			v, err = decodeInteger(n, "max_cycles", fmt.Sprintf("1..%d", int64(MaxMaxCycles)), math.MinInt64, math.MaxInt64)
+			s.MaxCycles = v
+			return err
+		},
+		write: func(s *System) string { return strconv.FormatInt(s.MaxCycles, 10) }},
+}
+
+var (
+	dimsAllowed      = fmt.Sprintf("a list of %d to %d integers, each %d..%d, e.g. [4, 4]", MinDims, MaxDims, MinDimSize, MaxDimSize)
+	placementAllowed = "a list of distinct node numbers, one per rank, or []"
+)
+
+func specOf(key string) *keySpec {
+	for i := range keys {
+		if keys[i].key == key {
+			return &keys[i]
+		}
+	}
+	return nil
+}
+
+// Keys returns the keys of the system file in their documented order.
+func Keys() []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.key
+	}
+	return out
+}
+
+func allowedKeys() string { return strings.Join(Keys(), ", ") }
+
+// resolve follows aliases (*name) to the node they stand for.
+func resolve(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 32; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// show formats a node's value for an error message, on one line.
+func show(n *yaml.Node) string {
+	n = resolve(n)
+	switch {
+	case n == nil || n.Kind == yaml.AliasNode:
+		return "an alias"
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	case n.Kind == yaml.MappingNode:
+		return "a mapping"
+	case n.Kind != yaml.ScalarNode:
+		return "a YAML document"
+	case n.ShortTag() == "!!null":
+		return "null (no value)"
+	case n.ShortTag() == "!!str":
+		return showString(n.Value)
+	}
+	v := n.Value
+	if r := []rune(v); len(r) > 40 {
+		v = string(r[:40]) + "..."
+	}
+	for _, r := range v {
+		if !unicode.IsPrint(r) {
+			return showString(n.Value)
+		}
+	}
+	return v
+}
+
+func typeError(n *yaml.Node, field, allowed string) error {
+	return &ParseError{Line: n.Line, Err: &FieldError{Field: field, Value: show(n), Allowed: allowed}}
+}
+
+// decodeString accepts any non-null scalar (so "name: 2024" is the string
+// "2024"); whether the text is allowed is Validate's business.
+func decodeString(n *yaml.Node, field, allowed string) (string, error) {
+	r := resolve(n)
+	if r == nil || r.Kind != yaml.ScalarNode || r.ShortTag() == "!!null" {
+		return "", typeError(n, field, allowed)
+	}
+	var v string
+	if err := r.Decode(&v); err != nil {
+		return "", typeError(n, field, allowed)
+	}
+	return v, nil
+}
+
+// decodeInteger accepts a YAML integer (decimal, 0x, 0o, 0b, with optional
+// _ separators) in lo..hi. Floats, strings, booleans and decimals with a
+// leading zero (which YAML 1.1 reads as octal) are type errors. The range
+// check proper is Validate's; lo..hi is the range of the Go field.
+func decodeInteger(n *yaml.Node, field, allowed string, lo, hi int64) (int64, error) {
+	r := resolve(n)
+	if r == nil || r.Kind != yaml.ScalarNode || r.ShortTag() != "!!int" {
+		return 0, typeError(n, field, "an integer, "+allowed)
+	}
+	if t := strings.TrimLeft(r.Value, "+-"); len(t) > 1 && t[0] == '0' && t[1] >= '0' && t[1] <= '9' {
+		return 0, typeError(n, field, allowed+", written without a leading zero")
+	}
+	var v any
+	if err := r.Decode(&v); err != nil {
+		return 0, typeError(n, field, "an integer, "+allowed)
+	}
+	switch v := v.(type) {
+	case int:
+		if int64(v) >= lo && int64(v) <= hi {
+			return int64(v), nil
+		}
+	case int64:
+		if v >= lo && v <= hi {
+			return v, nil
+		}
+	}
+	return 0, typeError(n, field, allowed)
+}
+
+func decodeInt(n *yaml.Node, field, allowed string) (int, error) {
+	v, err := decodeInteger(n, field, allowed, math.MinInt, math.MaxInt)
+	return int(v), err
+}
+
+func decodeUint64(n *yaml.Node, field, allowed string) (uint64, error) {
+	r := resolve(n)
+	if r == nil || r.Kind != yaml.ScalarNode || r.ShortTag() != "!!int" {
+		return 0, typeError(n, field, "an integer, "+allowed)
+	}
+	if t := strings.TrimLeft(r.Value, "+"); len(t) > 1 && t[0] == '0' && t[1] >= '0' && t[1] <= '9' {
+		return 0, typeError(n, field, allowed+", written without a leading zero")
+	}
+	var v any
+	if err := r.Decode(&v); err != nil {
+		return 0, typeError(n, field, "an integer, "+allowed)
+	}
+	switch v := v.(type) {
+	case int:
+		if v >= 0 {
+			return uint64(v), nil
+		}
+	case int64:
+		if v >= 0 {
+			return uint64(v), nil
+		}
+	case uint64:
+		return v, nil
+	}
+	return 0, typeError(n, field, allowed)
+}
+
+// decodeIntList accepts a YAML list of integers; an entry in error is named
+// field[i] and located on its own line.
+func decodeIntList(n *yaml.Node, field, allowed, entryAllowed string) ([]int, error) {
+	r := resolve(n)
+	if r == nil || r.Kind != yaml.SequenceNode {
+		return nil, typeError(n, field, allowed)
+	}
+	out := make([]int, len(r.Content))
+	for i, e := range r.Content {
+		v, err := decodeInt(e, fmt.Sprintf("%s[%d]", field, i), entryAllowed)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// Parse reads a system from YAML (the format of docs/config.md) and
+// validates it.
+//
+// The file holds one mapping; every key is optional and unknown keys are an
+// error. A key the file does not set takes its value from Default(), with
+// one exception: when the file sets dims or placement but not ranks, ranks
+// is the length of placement (0, i.e. every node, when placement is empty or
+// unset), because Default's ranks belong to Default's dims. An empty file
+// (or one holding only comments, or null) is Default(). A key with no value
+// ("skew:") is an error, as is a second YAML document.
+//
+// Errors are *ParseError values with the line when one is known.
+func Parse(data []byte) (System, error) {
+	s, _, err := parse(data)
+	return s, err
+}
+
+// Load reads and parses the system file at path; errors name the file.
+func Load(path string) (System, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return System{}, err
+	}
+	s, err := Parse(data)
+	if pe, ok := errors.AsType[*ParseError](err); ok {
+		pe.File = path
+	}
+	return s, err
+}
+
+// decodeDocs reads the first YAML document and reports whether there is
+// another. The YAML library is not ours: a panic in it is turned into an
+// error rather than taking the caller down.
+func decodeDocs(data []byte) (doc *yaml.Node, more *yaml.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			doc, more, err = nil, nil, fmt.Errorf("YAML parser failed: %v", r)
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var first yaml.Node
+	if err := dec.Decode(&first); err != nil {
+		if err == io.EOF {
+			return nil, nil, nil
+		}
+		return nil, nil, err
+	}
+	var second yaml.Node
+	switch err := dec.Decode(&second); {
+	case err == io.EOF:
+		return &first, nil, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	return &first, &second, nil
+}
+
+// yamlError turns the YAML library's "yaml: line N: msg" into a ParseError.
+func yamlError(err error) *ParseError {
+	msg := strings.TrimPrefix(oneLine(err.Error()), "yaml: ")
+	var line int
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if i := strings.Index(rest, ": "); i > 0 {
+			if l, err := strconv.Atoi(rest[:i]); err == nil {
+				line, msg = l, rest[i+2:]
+			}
+		}
+	}
+	return &ParseError{Line: line, Err: fmt.Errorf("YAML syntax: %s", msg)}
+}
+
+// parse does the work of Parse and also returns the value node of each key
+// set in the file, for locating errors.
+func parse(data []byte) (System, map[string]*yaml.Node, error) {
+	s := Default()
+	doc, more, err := decodeDocs(data)
+	if err != nil {
+		return System{}, nil, yamlError(err)
+	}
+	if more != nil {
+		line := more.Line
+		if len(more.Content) > 0 {
+			line = more.Content[0].Line
+		}
+		return System{}, nil, &ParseError{Line: line, Err: errors.New("a second YAML document (a system file holds exactly one)")}
+	}
+	if doc == nil || len(doc.Content) == 0 {
+		return s, nil, nil
+	}
+	root := resolve(doc.Content[0])
+	if root != nil && root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
+		return s, nil, nil
+	}
+	if root == nil || root.Kind != yaml.MappingNode {
+		return System{}, nil, &ParseError{Line: doc.Content[0].Line, Err: fmt.Errorf("the file must be a mapping of keys to values, not %s (allowed keys: %s)", show(doc.Content[0]), allowedKeys())}
+	}
+	set := make(map[string]*yaml.Node, len(keys))
+	lines := make(map[string]int, len(keys))
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		kn, vn := root.Content[i], root.Content[i+1]
+		k := resolve(kn)
+		if k == nil || k.Kind != yaml.ScalarNode {
+			return System{}, nil, &ParseError{Line: kn.Line, Err: fmt.Errorf("a key must be a plain name, not %s (allowed keys: %s)", show(kn), allowedKeys())}
+		}
+		spec := specOf(k.Value)
+		if spec == nil {
+			return System{}, nil, &ParseError{Line: kn.Line, Err: unknownKey(k.Value)}
+		}
+		if l, dup := lines[k.Value]; dup {
+			return System{}, nil, &ParseError{Line: kn.Line, Err: fmt.Errorf("key %q given twice (first on line %d)", k.Value, l)}
+		}
+		lines[k.Value] = kn.Line
+		set[k.Value] = vn
+		if err := spec.decode(&s, vn); err != nil {
+			return System{}, nil, err
+		}
+	}
+	if _, ok := set["ranks"]; !ok {
+		_, dims := set["dims"]
+		_, pl := set["placement"]
+		if dims || pl {
+			s.Ranks = len(s.Placement)
+		}
+	}
+	if err := s.Validate(); err != nil {
+		return System{}, nil, locate(err, set)
+	}
+	return s, set, nil
+}
+
+// locate adds the line of the field a validation error names, or says that
+// the field was not in the file.
+func locate(err error, set map[string]*yaml.Node) error {
+	fe, ok := errors.AsType[*FieldError](err)
+	if !ok {
+		return &ParseError{Err: err}
+	}
+	key, idx := splitField(fe.Field)
+	n, ok := set[key]
+	if !ok {
+		if key == "ranks" {
+			if p, ok := set["placement"]; ok {
+				return &ParseError{Line: p.Line, Err: fmt.Errorf("%w (ranks is not set, so it is the length of placement)", err)}
+			}
+			if _, ok := set["dims"]; ok {
+				return &ParseError{Err: fmt.Errorf("%w (ranks is not set, so it is 0: every node)", err)}
+			}
+		}
+		return &ParseError{Err: fmt.Errorf("%w (%s is not set in the file, so it has the default value)", err, key)}
+	}
+	line := n.Line
+	if r := resolve(n); idx >= 0 && r != nil && r.Kind == yaml.SequenceNode && idx < len(r.Content) {
+		line = r.Content[idx].Line
+	}
+	return &ParseError{Line: line, Err: err}
+}
+
+// splitField splits "dims[1]" into "dims" and 1; idx is -1 without an index.
+func splitField(f string) (key string, idx int) {
+	i := strings.IndexByte(f, '[')
+	if i < 0 || !strings.HasSuffix(f, "]") {
+		return f, -1
+	}
+	n, err := strconv.Atoi(f[i+1 : len(f)-1])
+	if err != nil {
+		return f[:i], -1
+	}
+	return f[:i], n
+}
+
+func unknownKey(k string) error {
+	hint := ""
+	if best := closestKey(k); best != "" {
+		hint = fmt.Sprintf("; did you mean %q?", best)
+	}
+	return fmt.Errorf("unknown key %s (allowed keys: %s%s)", showString(k), allowedKeys(), hint)
+}
+
+// closestKey returns the key nearest to k (edit distance at most 2, with -
+// and _ taken as equal), or "".
+func closestKey(k string) string {
+	if len(k) > 40 {
+		return ""
+	}
+	k = strings.ToLower(strings.ReplaceAll(k, "-", "_"))
+	best, bestD := "", 3
+	for _, s := range keys {
+		if d := editDistance(k, s.key); d < bestD {
+			best, bestD = s.key, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// writeInts writes a YAML flow list, 16 entries per line; continuation
+// lines start with indent.
+func writeInts(v []int, indent string) string {
+	var b strings.Builder
+	b.Grow(2 + 9*len(v))
+	b.WriteByte('[')
+	var num [24]byte
+	for i, x := range v {
+		if i > 0 {
+			b.WriteString(", ")
+			if i%16 == 0 {
+				b.WriteString("\n  ")
+				b.WriteString(indent)
+			}
+		}
+		b.Write(strconv.AppendInt(num[:0], int64(x), 10))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// wrap breaks text into comment lines of at most width characters.
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	// Words, except that a bracketed list such as "[4, 4]" stays whole.
+	var words []string
+	for _, w := range strings.Fields(text) {
+		if n := len(words); n > 0 && strings.Count(words[n-1], "[") > strings.Count(words[n-1], "]") {
+			words[n-1] += " " + w
+			continue
+		}
+		words = append(words, w)
+	}
+	for _, w := range words {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// YAML writes the system as a documented system file: a header comment,
+// then every key (so no defaulting applies when it is read back) with a
+// comment giving its meaning, type and allowed values. Parse reads the
+// result back to an equal System. An invalid system is an error, since no
+// file could hold it.
+func (s System) YAML() ([]byte, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# hxbar system %q\n", s.Name)
+	dims := make([]string, len(s.Dims))
+	for i, d := range s.Dims {
+		dims[i] = strconv.Itoa(d)
+	}
+	fmt.Fprintf(&b, "# %s %s, %d nodes, %d ranks, %s %s.\n", strings.Join(dims, "x"), s.Topology, s.Nodes(), s.NumRanks(), s.Algo, s.Op)
+	b.WriteString("# Every key is given, so no default applies when this file is read.\n")
+	b.WriteString("# Keys, defaults and the matching CLI flags: docs/config.md.\n")
+	comments := keyComments()
+	for i := range keys {
+		b.WriteByte('\n')
+		b.WriteString(comments[i])
+		b.WriteString(keys[i].key)
+		b.WriteString(": ")
+		b.WriteString(keys[i].write(&s))
+		b.WriteByte('\n')
+	}
+	return b.Bytes(), nil
+}
+
+// keyComments are the comment lines YAML writes above each key: what it
+// means, then its type and allowed values.
+var keyComments = sync.OnceValue(func() []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		var b strings.Builder
+		for _, l := range wrap(k.doc, 76) {
+			fmt.Fprintf(&b, "# %s\n", l)
+		}
+		for _, l := range wrap(fmt.Sprintf("%s; allowed: %s.", k.typ, k.allowed), 76) {
+			fmt.Fprintf(&b, "# %s\n", l)
+		}
+		out[i] = b.String()
+	}
+	return out
+})

@@ -1,0 +1,198 @@
+package hw
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Flags are the command-line flags that override the fields of a System,
+// one per key of the system file (--dims for dims, --link-latency for
+// link_latency, ...). Register them with BindFlags before the flag set is
+// parsed; afterwards Apply copies only the flags the user actually gave onto
+// a System, typically one read with Load from a --config file, so a flag's
+// built-in default never overrides the file.
+type Flags struct {
+	fs  *flag.FlagSet
+	val System // the flags' values; fields of flags not given keep Default()'s
+}
+
+// BindFlags registers the System flags on fs (see Flags). The defaults shown
+// in the help are Default()'s.
+func BindFlags(fs *flag.FlagSet) *Flags {
+	f := &Flags{fs: fs, val: Default()}
+	v := &f.val
+	u := func(key, text string) string {
+		spec := specOf(key)
+		return fmt.Sprintf("%s; allowed: %s (key %s)", text, spec.allowed, key)
+	}
+	fs.StringVar(&v.Name, "name", v.Name, u("name", "label for reports and generated files"))
+	fs.StringVar(&v.Topology, "topology", v.Topology, u("topology", "network topology"))
+	fs.Var((*intList)(&v.Dims), "dims", fmt.Sprintf("comma-separated dimension sizes, e.g. 4,4; allowed: %d to %d sizes, each %d..%d (key dims)", MinDims, MaxDims, MinDimSize, MaxDimSize))
+	fs.IntVar(&v.Ranks, "ranks", v.Ranks, "ranks taking part, 0..nodes, 0 = every node; when --dims or --placement is given without --ranks: the number of placement entries (key ranks)")
+	fs.Var((*intList)(&v.Placement), "placement", "comma-separated node of each rank, e.g. 0,5,10,15, distinct, one per rank; empty: rank r on node r (key placement)")
+	fs.StringVar(&v.Algo, "algo", v.Algo, u("algo", "gate schedule"))
+	fs.StringVar(&v.Op, "op", v.Op, u("op", "reduction carried by the barrier"))
+	fs.Uint64Var(&v.Seed, "seed", v.Seed, u("seed", "seed of arrival cycles and operands"))
+	fs.IntVar(&v.Skew, "skew", v.Skew, u("skew", "arrival cycles are drawn from 0..skew"))
+	fs.IntVar(&v.LinkLatency, "link-latency", v.LinkLatency, u("link_latency", "cycles per network channel"))
+	fs.IntVar(&v.BufferDepth, "buffer-depth", v.BufferDepth, u("buffer_depth", "flits per switch input FIFO"))
+	fs.IntVar(&v.FlitWidth, "flit-width", v.FlitWidth, u("flit_width", "data bits per flit"))
+	fs.StringVar(&v.Duplex, "duplex", v.Duplex, u("duplex", "link duplex mode"))
+	fs.Int64Var(&v.MaxCycles, "max-cycles", v.MaxCycles, u("max_cycles", "stop with an error after this many cycles"))
+	return f
+}
+
+// given returns the keys whose flags were set on the command line, and the
+// flags in the order the flag package visits them.
+func (f *Flags) given() (map[string]bool, []string) {
+	set := map[string]bool{}
+	var names []string
+	f.fs.Visit(func(fl *flag.Flag) {
+		for _, k := range keys {
+			if k.flag == fl.Name {
+				set[k.key] = true
+				names = append(names, "--"+fl.Name)
+			}
+		}
+	})
+	return set, names
+}
+
+// Apply copies onto dst the flags that were given on the command line (and
+// only those), then validates the result. When --dims or --placement is
+// given without --ranks, ranks becomes the number of placement entries (0,
+// every node, when there is no placement), the same rule as in a file. On
+// error dst is unchanged and the error names the flag responsible (a
+// *FlagError), or says that the field came from dst.
+func (f *Flags) Apply(dst *System) error {
+	s := *dst
+	s.Dims = slices.Clone(s.Dims)
+	s.Placement = slices.Clone(s.Placement)
+	set, names := f.given()
+	v := &f.val
+	for key := range set {
+		switch key {
+		case "name":
+			s.Name = v.Name
+		case "topology":
+			s.Topology = v.Topology
+		case "dims":
+			s.Dims = slices.Clone(v.Dims)
+		case "ranks":
+			s.Ranks = v.Ranks
+		case "placement":
+			s.Placement = slices.Clone(v.Placement)
+		case "algo":
+			s.Algo = v.Algo
+		case "op":
+			s.Op = v.Op
+		case "seed":
+			s.Seed = v.Seed
+		case "skew":
+			s.Skew = v.Skew
+		case "link_latency":
+			s.LinkLatency = v.LinkLatency
+		case "buffer_depth":
+			s.BufferDepth = v.BufferDepth
+		case "flit_width":
+			s.FlitWidth = v.FlitWidth
+		case "duplex":
+			s.Duplex = v.Duplex
+		case "max_cycles":
+			s.MaxCycles = v.MaxCycles
+		}
+	}
+	if len(s.Placement) == 0 {
+		s.Placement = nil
+	}
+	derived := !set["ranks"] && (set["dims"] || set["placement"])
+	if derived {
+		s.Ranks = len(s.Placement)
+	}
+	if err := s.Validate(); err != nil {
+		fe, ok := errors.AsType[*FieldError](err)
+		if !ok {
+			return err
+		}
+		key, _ := splitField(fe.Field)
+		switch {
+		case set[key]:
+			return &FlagError{Flag: specOf(key).flag, Err: err}
+		case key == "ranks" && derived:
+			fl := "dims"
+			if set["placement"] {
+				fl = "placement"
+			}
+			return &FlagError{Flag: fl, Err: fmt.Errorf("%w (--ranks not given, so ranks is the number of placement entries)", err)}
+		case len(names) > 0:
+			return fmt.Errorf("%w (%s comes from the configuration, not a flag; flags given: %s)", err, key, strings.Join(names, " "))
+		}
+		return err
+	}
+	*dst = s
+	return nil
+}
+
+// Load returns the system of the command line: the file at configPath (or
+// Default() when configPath is empty) with the given flags applied.
+func (f *Flags) Load(configPath string) (System, error) {
+	s := Default()
+	if configPath != "" {
+		var err error
+		if s, err = Load(configPath); err != nil {
+			return System{}, err
+		}
+	}
+	if err := f.Apply(&s); err != nil {
+		return System{}, err
+	}
+	return s, nil
+}
+
+// FlagError is an invalid System caused by the value of a command-line flag.
+type FlagError struct {
+	Flag string // without dashes, e.g. "link-latency"
+	Err  error
+}
+
+func (e *FlagError) Error() string { return "flag --" + e.Flag + ": " + e.Err.Error() }
+
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// intList is a flag.Value for a comma-separated list of integers; an empty
+// value is the empty list.
+type intList []int
+
+func (l *intList) String() string {
+	if l == nil {
+		return ""
+	}
+	parts := make([]string, len(*l))
+	for i, v := range *l {
+		parts[i] = strconv.Itoa(v)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (l *intList) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		*l = nil
+		return nil
+	}
+	parts := strings.Split(v, ",")
+	out := make([]int, len(parts))
+	for i, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			return fmt.Errorf("entry %d, %s, is not an integer (want comma-separated integers, e.g. 4,4)", i, showString(strings.TrimSpace(p)))
+		}
+		out[i] = n
+	}
+	*l = out
+	return nil
+}
