@@ -1,6 +1,9 @@
 package barrierunit
 
-import "github.com/hxbar/hxbar/hw"
+import (
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/internal/bigmem"
+)
 
 // Port is what a barrier unit needs from the network: the injection channel
 // into its exchanger and the ejection FIFO out of it.
@@ -31,35 +34,53 @@ type Event struct {
 	Value uint64 // arrive/gate/release/recv
 }
 
-// Units is the cycle model of every barrier unit of a system, stored as
-// parallel arrays indexed by rank. Ranks are hosted on nodes by NodeOf.
+// Units is the cycle model of every barrier unit of a system. Ranks are
+// hosted on nodes by NodeOf. The per-cycle state is kept as one small record
+// per rank and one per (rank, gate), so that evaluating a unit touches a
+// couple of cache lines rather than one per array.
 type Units struct {
-	Tab          *FlatTable
-	Op           Op
-	NodeOf       []int32 // rank -> node
-	Arrive       []int64 // rank -> cycle the CPU arrives
-	Operand      []uint64
-	Release      []int64 // rank -> release cycle, -1 while waiting
-	Result       []uint64
-	Released     int
-	Packets      uint64
-	Flits        uint64
+	Tab      *FlatTable
+	Op       Op
+	NodeOf   []int32 // rank -> node
+	Arrive   []int64 // rank -> cycle the CPU arrives
+	Operand  []uint64
+	Release  []int64 // rank -> release cycle, -1 while waiting
+	Result   []uint64
+	Released int
+	Packets  uint64
+	Flits    uint64
+
 	payloadFlits int
 	flitWidth    uint
-
-	cur      []uint8
-	acc      []uint64
-	sendIdx  []int32 // next route index into Tab.OutDst
-	sendFlit []uint8 // next flit of the current packet
-	rxcnt    []uint8 // (r, g)
-	rxacc    []uint64
-	rxSrc    []int32
-	rxGate   []uint8
-	rxVal    []uint64
-	rxFlit   []uint8
+	gates        int
+	rank         []rankState
+	gate         []gateState // (r, g) at r*(gates+2)+g
 
 	// Emit, when set, receives every event as it happens.
 	Emit func(Event)
+}
+
+// rankState is one unit's registers (see docs/microarchitecture.md).
+type rankState struct {
+	acc      uint64
+	rxVal    uint64 // value of the packet being received
+	sendIdx  int32  // next route index into Tab.OutDst
+	rxSrc    int32  // source rank of the packet being received
+	node     int32
+	cur      uint8 // last gate passed, 0 before arrival
+	sendFlit uint8 // next flit of the current packet
+	rxGate   uint8
+	rxFlit   uint8
+}
+
+// gateState is one gate's table entry and receive registers.
+type gateState struct {
+	rxacc    uint64
+	outStart int32
+	outEnd   int32
+	need     uint8
+	rxcnt    uint8
+	self     bool
 }
 
 // NewUnits builds the barrier units for a gate table.
@@ -68,37 +89,34 @@ func NewUnits(tab *FlatTable, op Op, flitWidth int, nodeOf []int32, arrive []int
 	u := &Units{
 		Tab: tab, Op: op, NodeOf: nodeOf, Arrive: arrive, Operand: operand,
 		Release: make([]int64, R), Result: make([]uint64, R),
-		flitWidth: uint(flitWidth),
-		cur:       make([]uint8, R), acc: make([]uint64, R),
-		sendIdx: make([]int32, R), sendFlit: make([]uint8, R),
-		rxcnt: make([]uint8, R*tab.Stride()),
-		rxSrc: make([]int32, R), rxGate: make([]uint8, R),
-		rxVal: make([]uint64, R), rxFlit: make([]uint8, R),
+		flitWidth: uint(flitWidth), gates: tab.Gates,
 	}
+	u.rank = bigmem.Make[rankState](u, R)
+	u.gate = bigmem.Make[gateState](u, R*tab.Stride())
 	if op.HasPayload() {
 		u.payloadFlits = (64 + flitWidth - 1) / flitWidth
-		u.rxacc = make([]uint64, R*tab.Stride())
-		id := op.Identity()
-		for i := range u.rxacc {
-			u.rxacc[i] = id
-		}
+	}
+	id := op.Identity()
+	for i := range u.gate {
+		u.gate[i] = gateState{rxacc: id, outStart: tab.OutStart[i], outEnd: tab.OutEnd[i], need: tab.Need[i], self: tab.Self[i]}
 	}
 	for r := range u.Release {
 		u.Release[r] = -1
+		u.rank[r].node = nodeOf[r]
 	}
 	return u
 }
 
 // Gate returns the last gate rank r has passed (0 before it arrives).
-func (u *Units) Gate(r int) int { return int(u.cur[r]) }
+func (u *Units) Gate(r int) int { return int(u.rank[r].cur) }
 
 // Received returns how many routes from other ranks have delivered to (r, g).
-func (u *Units) Received(r, g int) int { return int(u.rxcnt[r*u.Tab.Stride()+g]) }
+func (u *Units) Received(r, g int) int { return int(u.gate[r*(u.gates+2)+g].rxcnt) }
 
 // SendDone reports whether rank r has sent every packet of its current gate.
 func (u *Units) SendDone(r int) bool {
-	c := int(u.cur[r])
-	return c == 0 || c > u.Tab.Gates || u.sendIdx[r] == u.Tab.OutEnd[r*u.Tab.Stride()+c]
+	c := int(u.rank[r].cur)
+	return c == 0 || c > u.gates || u.rank[r].sendIdx == u.gate[r*(u.gates+2)+c].outEnd
 }
 
 func (u *Units) emit(e Event) {
@@ -110,66 +128,64 @@ func (u *Units) emit(e Event) {
 // Eval runs rank r's unit for cycle t (gate, send, receive: all read the
 // state at the start of the cycle) and reports whether it has work in t+1.
 func (u *Units) Eval(r int, t int64, p Port) bool {
-	tab := u.Tab
-	st := tab.Stride()
-	G := tab.Gates
-	node := int(u.NodeOf[r])
-	c := int(u.cur[r])
-	base := r * st
+	G := u.gates
+	rs := &u.rank[r]
+	gs := u.gate[r*(G+2) : (r+1)*(G+2)]
+	node := int(rs.node)
+	c := int(rs.cur)
 	changed := false
-	sending := c >= 1 && c <= G && u.sendIdx[r] < tab.OutEnd[base+c]
+	sending := c >= 1 && c <= G && rs.sendIdx < gs[c].outEnd
 
 	// 1. Gate.
 	switch {
 	case c == 0:
 		if u.Arrive[r] == t {
-			u.cur[r] = 1
+			rs.cur = 1
 			if u.Op.HasPayload() {
-				u.acc[r] = u.Operand[r]
+				rs.acc = u.Operand[r]
 			}
-			u.sendIdx[r] = tab.OutStart[base+1]
+			rs.sendIdx = gs[1].outStart
 			changed = true
-			u.emit(Event{Cycle: t, Node: int32(node), Kind: EvArrive, Gate: 1, Rank: int32(r), Value: u.acc[r]})
+			u.emit(Event{Cycle: t, Node: int32(node), Kind: EvArrive, Gate: 1, Rank: int32(r), Value: rs.acc})
 			if G == 0 { // gate 1 is the end gate: released by the same edge
-				u.Release[r], u.Result[r] = t, u.acc[r]
+				u.Release[r], u.Result[r] = t, rs.acc
 				u.Released++
-				u.emit(Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: 1, Rank: int32(r), Value: u.acc[r]})
+				u.emit(Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: 1, Rank: int32(r), Value: rs.acc})
 			}
 		}
-	case c <= G && !sending && int(u.rxcnt[base+c+1]) == int(tab.Need[base+c+1]):
+	case c <= G && !sending && gs[c+1].rxcnt == gs[c+1].need:
 		g := c + 1
 		if u.Op.HasPayload() {
-			v := u.rxacc[base+g]
-			if tab.Self[base+g] {
-				v = u.Op.Apply(u.acc[r], v)
+			v := gs[g].rxacc
+			if gs[g].self {
+				v = u.Op.Apply(rs.acc, v)
 			}
-			u.acc[r] = v
+			rs.acc = v
 		}
-		u.cur[r] = uint8(g)
-		u.sendIdx[r] = tab.OutStart[base+g]
-		u.sendFlit[r] = 0
+		rs.cur = uint8(g)
+		rs.sendIdx = gs[g].outStart
+		rs.sendFlit = 0
 		changed = true
 		if g == G+1 {
-			u.Release[r], u.Result[r] = t, u.acc[r]
+			u.Release[r], u.Result[r] = t, rs.acc
 			u.Released++
-			u.emit(Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: uint8(g), Rank: int32(r), Value: u.acc[r]})
+			u.emit(Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: uint8(g), Rank: int32(r), Value: rs.acc})
 		} else {
-			u.emit(Event{Cycle: t, Node: int32(node), Kind: EvGate, Gate: uint8(g), Value: u.acc[r]})
+			u.emit(Event{Cycle: t, Node: int32(node), Kind: EvGate, Gate: uint8(g), Value: rs.acc})
 		}
 	}
 
 	// 2. Send (state at the start of the cycle: gate c, its pending routes).
 	if sending && p.CanInject(node, t) {
-		i := u.sendIdx[r]
-		dst := tab.OutDst[i]
-		k := u.sendFlit[r]
+		dst := u.Tab.OutDst[rs.sendIdx]
+		k := rs.sendFlit
 		var f hw.Flit
 		if k == 0 {
 			f = hw.Flit{Dst: u.NodeOf[dst], Src: int32(r), Gate: uint8(c + 1), Head: true}
 			u.Packets++
 			u.emit(Event{Cycle: t, Node: int32(node), Kind: EvSend, Gate: uint8(c + 1), Rank: dst})
 		} else {
-			f = hw.Flit{Dst: u.NodeOf[dst], Data: u.acc[r] >> ((uint(k) - 1) * u.flitWidth)}
+			f = hw.Flit{Dst: u.NodeOf[dst], Data: rs.acc >> ((uint(k) - 1) * u.flitWidth)}
 			if u.flitWidth < 64 {
 				f.Data &= 1<<u.flitWidth - 1
 			}
@@ -177,10 +193,10 @@ func (u *Units) Eval(r int, t int64, p Port) bool {
 		u.Flits++
 		if int(k) == u.payloadFlits {
 			f.Tail = true
-			u.sendIdx[r]++
-			u.sendFlit[r] = 0
+			rs.sendIdx++
+			rs.sendFlit = 0
 		} else {
-			u.sendFlit[r]++
+			rs.sendFlit++
 		}
 		p.Inject(node, f, t)
 		changed = true
@@ -191,27 +207,27 @@ func (u *Units) Eval(r int, t int64, p Port) bool {
 		p.RxPop(node, t)
 		changed = true
 		if f.Head {
-			u.rxSrc[r], u.rxGate[r], u.rxVal[r], u.rxFlit[r] = f.Src, f.Gate, 0, 0
+			rs.rxSrc, rs.rxGate, rs.rxVal, rs.rxFlit = f.Src, f.Gate, 0, 0
 		} else {
-			u.rxVal[r] |= f.Data << (uint(u.rxFlit[r]) * u.flitWidth)
-			u.rxFlit[r]++
+			rs.rxVal |= f.Data << (uint(rs.rxFlit) * u.flitWidth)
+			rs.rxFlit++
 		}
 		if f.Tail {
-			g := int(u.rxGate[r])
-			u.rxcnt[base+g]++
+			gr := &gs[rs.rxGate]
+			gr.rxcnt++
 			if u.Op.HasPayload() {
-				u.rxacc[base+g] = u.Op.Apply(u.rxacc[base+g], u.rxVal[r])
+				gr.rxacc = u.Op.Apply(gr.rxacc, rs.rxVal)
 			}
-			u.emit(Event{Cycle: t, Node: int32(node), Kind: EvRecv, Gate: uint8(g), Rank: u.rxSrc[r], Value: u.rxVal[r]})
+			u.emit(Event{Cycle: t, Node: int32(node), Kind: EvRecv, Gate: rs.rxGate, Rank: rs.rxSrc, Value: rs.rxVal})
 		}
 	}
 	if changed || p.RxPending(node, t+1) {
 		return true
 	}
-	c = int(u.cur[r])
+	c = int(rs.cur)
 	if c < 1 || c > G {
 		return false
 	}
 	// Still sending (blocked on a credit), or the next gate can pass.
-	return !u.SendDone(r) || u.rxcnt[base+c+1] == tab.Need[base+c+1]
+	return rs.sendIdx < gs[c].outEnd || gs[c+1].rxcnt == gs[c+1].need
 }

@@ -2,7 +2,9 @@ package noc
 
 import (
 	"fmt"
+	"github.com/hxbar/hxbar/internal/bigmem"
 	"io"
+	"math"
 	"math/bits"
 
 	"github.com/hxbar/hxbar/hw"
@@ -15,13 +17,39 @@ type Config struct {
 	HalfDuplex  bool // exchanger/crossbar port pairs share one wire
 }
 
-// slot is one FIFO entry. ready: first cycle the downstream sees the flit;
-// free: first cycle the upstream may write the slot again (credit returned).
+// slot is one FIFO entry. ready: first cycle the downstream sees the flit.
 type slot struct {
 	f     hw.Flit
 	ready int64
-	free  int64
 }
+
+// fifoState is everything the model keeps per FIFO besides its slots, in
+// one record so that a push or a pop touches one cache line.
+type fifoState struct {
+	upOut int32 // the output (credit ring) that feeds this FIFO
+	head  uint8 // ring index of the front slot
+	count uint8 // flits held
+	lat   uint8 // latency of the channel feeding it
+	port  uint8 // input port index within its switch
+}
+
+// outState is the per-output-port state, in one record per port so that a
+// switch's evaluation reads a few adjacent cache lines. For switch ports the
+// same index is also the input port: inOwned belongs to the input side.
+type outState struct {
+	down    int32  // downstream FIFO
+	wake    int32  // element to wake when a flit is sent
+	wire    int32  // half-duplex wire, or -1
+	sent    uint32 // flits sent (channel load statistic)
+	owner   int8   // input owning this output, or -1
+	inOwned int8   // output the input with this index owns, or -1
+	rr      uint8  // round-robin pointer
+	sendIdx uint8  // credit ring index of the next flit
+	net     bool   // drives an exchanger <-> crossbar channel
+}
+
+// taken marks a credit-ring entry whose slot holds a flit.
+const taken = math.MaxInt64
 
 // Network is the cycle model of every switch and channel of a topology.
 // FIFO ids: switch input port p of switch s is portBase[s]+p; the ejection
@@ -37,19 +65,20 @@ type Network struct {
 	portBase []int32 // len Switches+1
 	rxBase   int32
 
-	lat    []uint8  // latency of the channel feeding each FIFO
-	pushes []uint32 // per FIFO
-	pops   []uint32 // per FIFO
-	slots  []slot   // FIFO f owns slots[f*B : f*B+B]
+	fifo  []fifoState // per FIFO
+	occ   []uint64    // per switch: bit p set when input FIFO p is non-empty
+	slots []slot      // FIFO f owns slots[f*B : f*B+B]
+	out   []outState  // per output: switch ports, then one injection output per node
 
-	owner   []int8  // per switch output port: owning input or -1
-	rr      []uint8 // per switch output port
-	inOwned []int8  // per switch input port: output it owns, or -1
-	down    []int32 // per switch output port: downstream FIFO
-	wake    []int32 // per switch output port: element to wake
-	wire    []int32 // per switch output port: half-duplex wire or -1
-	netOut  []bool  // per switch output port: drives an exchanger <-> crossbar channel
-	used    []int64 // per wire: last cycle a flit crossed it
+	// Credit rings, kept at the upstream end so that the per-cycle credit
+	// test reads local memory. Output o (switch ports first, then one
+	// injection output per node) owns free[o*B : o*B+B]: entry i is the
+	// first cycle slot i of the downstream FIFO may be written again
+	// (taken while it holds a flit). sendIdx[o] is the slot the next flit
+	// goes to. This is the RTL's credit counter with its return latency.
+	free []int64
+
+	used []int64 // per wire: last cycle a flit crossed it
 
 	// Route tables, shared by all switches with the same content: the model
 	// reads the very tables Topology generates for the Verilog writer.
@@ -82,41 +111,44 @@ func NewNetwork(t *Topology, cfg Config) (*Network, error) {
 	n.portBase[t.Switches] = int32(p)
 	n.rxBase = int32(p)
 	nfifo := p + t.Nodes
-	n.lat = make([]uint8, nfifo)
-	n.pushes = make([]uint32, nfifo)
-	n.pops = make([]uint32, nfifo)
-	n.slots = make([]slot, nfifo*cfg.BufferDepth)
-	n.owner = make([]int8, p)
-	n.rr = make([]uint8, p)
-	n.inOwned = make([]int8, p)
-	n.down = make([]int32, p)
-	n.wake = make([]int32, p)
-	n.wire = make([]int32, p)
-	n.netOut = make([]bool, p)
-	for i := range n.owner {
-		n.owner[i], n.inOwned[i], n.wire[i] = -1, -1, -1
+	n.fifo = bigmem.Make[fifoState](n, nfifo)
+	n.occ = make([]uint64, t.Switches)
+	for s := 0; s < t.Switches; s++ {
+		for q := n.portBase[s]; q < n.portBase[s+1]; q++ {
+			n.fifo[q].port = uint8(q - n.portBase[s])
+		}
+	}
+	n.slots = bigmem.Make[slot](n, nfifo*cfg.BufferDepth)
+	nout := p + t.Nodes
+	n.free = bigmem.Make[int64](n, nout*cfg.BufferDepth)
+	n.out = bigmem.Make[outState](n, nout)
+	for i := range n.out {
+		n.out[i].owner, n.out[i].inOwned, n.out[i].wire = -1, -1, -1
 	}
 	for s := 0; s < t.Switches; s++ {
 		for q := 0; q < t.Ports(s); q++ {
 			o := n.portBase[s] + int32(q)
 			ns, np := t.Neighbor(s, q)
 			if ns < 0 { // exchanger port 0: ejection into the endpoint
-				n.down[o] = n.rxBase + int32(np)
-				n.wake[o] = int32(t.Switches + np)
-				n.lat[n.rxBase+int32(np)] = 1
-				n.lat[o] = 1 // injection FIFO (exchanger port 0 input)
+				n.out[o].down = n.rxBase + int32(np)
+				n.fifo[n.out[o].down].upOut = o
+				n.fifo[o].upOut = int32(p + np) // the injection FIFO is fed by the endpoint
+				n.out[o].wake = int32(t.Switches + np)
+				n.fifo[n.rxBase+int32(np)].lat = 1
+				n.fifo[o].lat = 1 // injection FIFO (exchanger port 0 input)
 				continue
 			}
-			n.down[o] = n.portBase[ns] + int32(np)
-			n.netOut[o] = true
-			n.wake[o] = int32(ns)
-			n.lat[n.down[o]] = uint8(cfg.LinkLatency)
+			n.out[o].down = n.portBase[ns] + int32(np)
+			n.fifo[n.out[o].down].upOut = o
+			n.out[o].net = true
+			n.out[o].wake = int32(ns)
+			n.fifo[n.out[o].down].lat = uint8(cfg.LinkLatency)
 			if cfg.HalfDuplex {
 				node, k := s, q-1
 				if t.IsCrossbar(s) {
 					node, k = ns, np-1
 				}
-				n.wire[o] = int32(node*nd + k)
+				n.out[o].wire = int32(node*nd + k)
 			}
 		}
 	}
@@ -171,48 +203,88 @@ func (n *Network) route(sw int, dst int32) int {
 }
 
 func (n *Network) front(f int32) *slot {
-	return &n.slots[uint32(f)*n.B+n.pops[f]%n.B]
+	return &n.slots[uint32(f)*n.B+uint32(n.fifo[f].head)]
 }
 
-// canPush reports whether FIFO f has a credit for its upstream in cycle t.
-func (n *Network) canPush(f int32, t int64) bool {
-	return n.pushes[f]-n.pops[f] < n.B && n.slots[uint32(f)*n.B+n.pushes[f]%n.B].free <= t
+// back is the slot the next push writes.
+func (n *Network) back(f int32) *slot {
+	q := &n.fifo[f]
+	i := uint32(q.head) + uint32(q.count)
+	if i >= n.B {
+		i -= n.B
+	}
+	return &n.slots[uint32(f)*n.B+i]
 }
 
-func (n *Network) push(f int32, fl hw.Flit, t int64) int64 {
-	s := &n.slots[uint32(f)*n.B+n.pushes[f]%n.B]
+// hasCredit reports whether output o may send a flit in cycle t.
+func (n *Network) hasCredit(o int32, t int64) bool {
+	return n.free[uint32(o)*n.B+uint32(n.out[o].sendIdx)] <= t
+}
+
+// push sends a flit from output o into its FIFO f of switch sw (sw < 0: an
+// ejection FIFO) in cycle t.
+func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
+	n.free[uint32(o)*n.B+uint32(n.out[o].sendIdx)] = taken
+	if i := uint32(n.out[o].sendIdx) + 1; i == n.B {
+		n.out[o].sendIdx = 0
+	} else {
+		n.out[o].sendIdx = uint8(i)
+	}
+	n.out[o].sent++
+	q := &n.fifo[f]
+	i := uint32(q.head) + uint32(q.count)
+	if i >= n.B {
+		i -= n.B
+	}
+	s := &n.slots[uint32(f)*n.B+i]
 	s.f = fl
-	s.ready = t + int64(n.lat[f])
-	n.pushes[f]++
+	s.ready = t + int64(q.lat)
+	q.count++
+	if sw >= 0 {
+		n.occ[sw] |= 1 << q.port
+	}
 	return s.ready
 }
 
-func (n *Network) pop(f int32, t int64) {
-	n.front(f).free = t + int64(n.lat[f])
-	n.pops[f]++
+func (n *Network) pop(f int32, sw int32, t int64) {
+	q := &n.fifo[f]
+	n.free[uint32(q.upOut)*n.B+uint32(q.head)] = t + int64(q.lat)
+	if h := uint32(q.head) + 1; h == n.B {
+		q.head = 0
+	} else {
+		q.head = uint8(h)
+	}
+	q.count--
+	if sw >= 0 && q.count == 0 {
+		n.occ[sw] &^= 1 << q.port
+	}
 }
 
 // canSend reports whether switch output o may send in cycle t.
 func (n *Network) canSend(o int32, t int64) bool {
-	if !n.canPush(n.down[o], t) {
+	if !n.hasCredit(o, t) {
 		return false
 	}
-	return n.used == nil || n.wire[o] < 0 || n.used[n.wire[o]] != t
+	return n.used == nil || n.out[o].wire < 0 || n.used[n.out[o].wire] != t
 }
 
 // send moves the front flit of input FIFO in to output o in cycle t.
-func (n *Network) send(in, o int32, t int64) hw.Flit {
+func (n *Network) send(sw, in, o int32, t int64) hw.Flit {
 	fl := n.front(in).f
-	n.pop(in, t)
-	d := n.down[o]
-	ready := n.push(d, fl, t)
-	if n.wire[o] >= 0 {
-		n.used[n.wire[o]] = t
+	n.pop(in, sw, t)
+	d := n.out[o].down
+	dsw := n.out[o].wake
+	if d >= n.rxBase {
+		dsw = -1
 	}
-	if n.netOut[o] {
+	ready := n.push(o, d, dsw, fl, t)
+	if n.out[o].wire >= 0 {
+		n.used[n.out[o].wire] = t
+	}
+	if n.out[o].net {
 		n.FlitHops++
 	}
-	n.Wake(n.wake[o], ready)
+	n.Wake(n.out[o].wake, ready)
 	return fl
 }
 
@@ -223,11 +295,10 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 	P := int(n.portBase[sw+1] - base)
 	var reqs [hw.MaxDimSize]uint64
 	var touched uint64
-	for i := 0; i < P; i++ {
+	sw32 := int32(sw)
+	for occ := n.occ[sw]; occ != 0; occ &= occ - 1 {
+		i := bits.TrailingZeros64(occ)
 		in := base + int32(i)
-		if n.pushes[in] == n.pops[in] {
-			continue
-		}
 		s := n.front(in)
 		if s.ready > t {
 			continue
@@ -238,10 +309,10 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 			touched |= 1 << uint(o)
 			continue
 		}
-		o := base + int32(n.inOwned[in])
+		o := base + int32(n.out[in].inOwned)
 		if n.canSend(o, t) {
-			if fl := n.send(in, o, t); fl.Tail {
-				n.owner[o], n.inOwned[in] = -1, -1
+			if fl := n.send(sw32, in, o, t); fl.Tail {
+				n.out[o].owner, n.out[in].inOwned = -1, -1
 			}
 		}
 	}
@@ -249,11 +320,11 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		oi := bits.TrailingZeros64(touched)
 		touched &= touched - 1
 		o := base + int32(oi)
-		if n.owner[o] >= 0 || !n.canSend(o, t) {
+		if n.out[o].owner >= 0 || !n.canSend(o, t) {
 			continue
 		}
 		m := reqs[oi]
-		r := uint(n.rr[o])
+		r := uint(n.out[o].rr)
 		// First requester at or after rr[o], wrapping around.
 		hi := m >> r << r
 		var g int
@@ -263,14 +334,13 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 			g = bits.TrailingZeros64(m)
 		}
 		in := base + int32(g)
-		n.rr[o] = uint8((g + 1) % P)
-		if fl := n.send(in, o, t); !fl.Tail {
-			n.owner[o], n.inOwned[in] = int8(g), int8(oi)
+		n.out[o].rr = uint8((g + 1) % P)
+		if fl := n.send(sw32, in, o, t); !fl.Tail {
+			n.out[o].owner, n.out[in].inOwned = int8(g), int8(oi)
 		}
 	}
-	for i := 0; i < P; i++ {
-		in := base + int32(i)
-		if n.pushes[in] != n.pops[in] && n.front(in).ready <= t+1 {
+	for occ := n.occ[sw]; occ != 0; occ &= occ - 1 {
+		if n.front(base+int32(bits.TrailingZeros64(occ))).ready <= t+1 {
 			return true
 		}
 	}
@@ -279,19 +349,19 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 
 // CanInject reports whether node's endpoint may send a flit in cycle t.
 func (n *Network) CanInject(node int, t int64) bool {
-	return n.canPush(n.portBase[node], t)
+	return n.hasCredit(n.rxBase+int32(node), t)
 }
 
 // Inject sends a flit from node's endpoint into its exchanger in cycle t.
 func (n *Network) Inject(node int, fl hw.Flit, t int64) {
-	ready := n.push(n.portBase[node], fl, t)
+	ready := n.push(n.rxBase+int32(node), n.portBase[node], int32(node), fl, t)
 	n.Wake(int32(node), ready)
 }
 
 // RxFront returns the ready front flit of node's ejection FIFO in cycle t.
 func (n *Network) RxFront(node int, t int64) (hw.Flit, bool) {
 	f := n.rxBase + int32(node)
-	if n.pushes[f] == n.pops[f] {
+	if n.fifo[f].count == 0 {
 		return hw.Flit{}, false
 	}
 	s := n.front(f)
@@ -302,12 +372,12 @@ func (n *Network) RxFront(node int, t int64) (hw.Flit, bool) {
 }
 
 // RxPop pops node's ejection FIFO in cycle t (credit back to the exchanger).
-func (n *Network) RxPop(node int, t int64) { n.pop(n.rxBase+int32(node), t) }
+func (n *Network) RxPop(node int, t int64) { n.pop(n.rxBase+int32(node), -1, t) }
 
 // RxPending reports whether node's ejection FIFO holds a flit ready by cycle t.
 func (n *Network) RxPending(node int, t int64) bool {
 	f := n.rxBase + int32(node)
-	return n.pushes[f] != n.pops[f] && n.front(f).ready <= t
+	return n.fifo[f].count != 0 && n.front(f).ready <= t
 }
 
 // ChannelLoad returns, for every network channel (exchanger <-> crossbar),
@@ -319,9 +389,9 @@ func (n *Network) ChannelLoad() []Load {
 	for v := 0; v < t.Nodes; v++ {
 		for k := range t.Dims {
 			xs, xp := t.Crossbar(v, k)
-			up := n.portBase[xs] + int32(xp) // FIFO fed by exchanger v port k+1
-			dn := n.portBase[v] + int32(k+1) // FIFO fed by the crossbar
-			out = append(out, Load{Node: v, Dim: k, Up: n.pushes[up], Down: n.pushes[dn]})
+			up := n.portBase[v] + int32(k+1) // exchanger v port k+1 output
+			dn := n.portBase[xs] + int32(xp) // crossbar output toward v
+			out = append(out, Load{Node: v, Dim: k, Up: n.out[up].sent, Down: n.out[dn].sent})
 		}
 	}
 	return out
@@ -338,11 +408,11 @@ type Load struct {
 func (n *Network) Dump(w io.Writer) {
 	for s := 0; s < n.T.Switches; s++ {
 		for p := n.portBase[s]; p < n.portBase[s+1]; p++ {
-			fmt.Fprintf(w, "sw %d port %d: fifo %d/%d owner %d inOwned %d rr %d down %d\n", s, p-n.portBase[s], n.pushes[p]-n.pops[p], n.B, n.owner[p], n.inOwned[p], n.rr[p], n.down[p])
+			fmt.Fprintf(w, "sw %d port %d: fifo %d/%d owner %d inOwned %d rr %d down %d\n", s, p-n.portBase[s], n.fifo[p].count, n.B, n.out[p].owner, n.out[p].inOwned, n.out[p].rr, n.out[p].down)
 		}
 	}
 	for v := 0; v < n.T.Nodes; v++ {
 		f := n.rxBase + int32(v)
-		fmt.Fprintf(w, "rx %d: %d\n", v, n.pushes[f]-n.pops[f])
+		fmt.Fprintf(w, "rx %d: %d\n", v, n.fifo[f].count)
 	}
 }

@@ -13,6 +13,10 @@ import (
 	"github.com/hxbar/hxbar/noc"
 )
 
+// flatOnlyRanks is the rank count above which generated schedules are built
+// straight into gate tables, without a route list (Sched.Routes is nil).
+const flatOnlyRanks = 1 << 16
+
 // System is an assembled barrier system, ready to run once.
 type System struct {
 	Sys      hw.System
@@ -42,16 +46,25 @@ func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
 		return nil, err
 	}
 	R := sys.NumRanks()
-	if sched == nil {
+	var tab *barrierunit.FlatTable
+	switch {
+	case sched != nil && sched.Ranks != R:
+		return nil, fmt.Errorf("invalid schedule: ranks %d (allowed: %d, the system's rank count)", sched.Ranks, R)
+	case sched == nil && R > flatOnlyRanks:
+		// Never materialise a million-rank route list: build the table directly.
+		if tab, err = barrierunit.GenerateFlat(sys.Algo, R); err != nil {
+			return nil, err
+		}
+		sched = &barrierunit.Schedule{Ranks: R, Algo: sys.Algo, Gates: tab.Gates}
+	case sched == nil:
 		if sched, err = barrierunit.Cached(sys.Algo, R); err != nil {
 			return nil, err
 		}
-	} else if sched.Ranks != R {
-		return nil, fmt.Errorf("invalid schedule: ranks %d (allowed: %d, the system's rank count)", sched.Ranks, R)
 	}
-	tab, err := barrierunit.Flatten(sched)
-	if err != nil {
-		return nil, err
+	if tab == nil {
+		if tab, err = barrierunit.Flatten(sched); err != nil {
+			return nil, err
+		}
 	}
 	topo, err := noc.NewTopology(sys.Dims)
 	if err != nil {
@@ -247,10 +260,13 @@ func (s *System) stuck() error {
 	u := s.Units
 	tab := s.Table
 	into := map[[2]int][]int{} // (rank, gate) -> source ranks of remote routes
-	for _, r := range s.Sched.Routes {
-		if r.FromRank != r.ToRank {
-			k := [2]int{r.ToRank, r.ToGate}
-			into[k] = append(into[k], r.FromRank)
+	st := tab.Stride()
+	for src := 0; src < tab.Ranks; src++ {
+		for g := 1; g <= tab.Gates; g++ {
+			for i := tab.OutStart[src*st+g]; i < tab.OutEnd[src*st+g]; i++ {
+				k := [2]int{int(tab.OutDst[i]), g + 1}
+				into[k] = append(into[k], src)
+			}
 		}
 	}
 	var w []string

@@ -95,8 +95,8 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) {
 	sys := s.Sys
 	fmt.Fprintf(w, "system %q: %d ranks on %v hyper-crossbar, %s, op %s, %s duplex, link latency %d, buffers %d, flit %d bits\n",
 		sys.Name, res.Ranks, dimsString(sys.Dims), s.Sched.Algo, sys.Op, sys.Duplex, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth)
-	fmt.Fprintf(w, "schedule: %d gates + end gate, %d routes; arrivals skewed over [0, %d] with seed %d\n\n",
-		s.Sched.Gates, len(s.Sched.Routes), sys.Skew, sys.Seed)
+	fmt.Fprintf(w, "schedule: %d gates + end gate, %d routes between nodes; arrivals skewed over [0, %d] with seed %d\n\n",
+		s.Table.Gates, len(s.Table.OutDst), sys.Skew, sys.Seed)
 	tw := tablewriter.NewWriter(w)
 	hdr := []any{"rank", "node", "arrive", "release", "wait"}
 	if s.Op.HasPayload() {
