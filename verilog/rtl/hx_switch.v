@@ -1,0 +1,281 @@
+// hx_switch: the P-port wormhole switch used both as a node's exchanger
+// (MODE 0) and as a dimension crossbar (MODE 1); docs/microarchitecture.md,
+// "Switch".
+//
+// Per input: a B-deep FIFO (hx_fifo). Per output: owner (input holding the
+// output for the rest of a packet, or none), a round-robin pointer and the
+// credit counter of the channel the output drives (hx_credit). Everything an
+// output decides in cycle t depends only on registers (FIFO fronts, owner,
+// rr, credits), so the outputs are independent and the order in which the Go
+// model evaluates them is irrelevant.
+//
+// Port vectors are flattened: port p uses bits [p*W +: W] of a flit bus,
+// W = FW+2, flit = {head, tail, data[FW-1:0]}.
+//
+// The routing table is a $readmemh file of 64-bit words (docs/tables.md):
+// word 0 = {"HXRT", count}, word 1 = checksum, then one word per 8-bit entry.
+`timescale 1ns / 1ps
+module hx_switch #(
+    parameter integer P     = 2,         // ports (exchanger: NDIM+1; crossbar: K[XDIM])
+    parameter integer FW    = 64,        // flit data width
+    parameter integer B     = 2,         // input FIFO depth = initial output credits
+    parameter integer MODE  = 0,         // 0 = exchanger, 1 = crossbar
+    parameter integer NDIM  = 1,         // dimensions of the hyper-crossbar, 1..4
+    parameter integer K0    = 2,         // dimension sizes (unused ones: 0)
+    parameter integer K1    = 0,
+    parameter integer K2    = 0,
+    parameter integer K3    = 0,
+    parameter integer XDIM  = 0,         // crossbar only: its dimension
+    parameter         TABLE = "rt.hex"   // routing table file
+) (
+    input                 clk,
+    input                 rst,         // synchronous, active high
+    // input side, from the upstream channels
+    input  [P-1:0]        in_valid,    // push into input FIFO p
+    input  [P*(FW+2)-1:0] in_flit,
+    output [P-1:0]        in_credit,   // input FIFO p popped (credit to upstream)
+    // output side, to the downstream channels
+    output [P-1:0]        out_valid,   // a flit is sent on output p
+    output [P*(FW+2)-1:0] out_flit,
+    input  [P-1:0]        out_credit   // credit returned to output p
+);
+    localparam W  = FW + 2;
+    localparam IW = (P <= 2) ? 1 : $clog2(P);   // width of a port number
+    localparam integer  PLASTI = P - 1;
+    localparam [IW-1:0] PLAST  = PLASTI[IW-1:0];
+    localparam [IW-1:0] IONE   = 1;
+
+    // Address layout: coordinate k occupies BKk bits at SHk, dimension 0 in
+    // the LSBs; BKk = max(1, ceil(log2 Kk)), 0 for unused dimensions.
+    localparam BK0 = (K0 <= 2) ? 1 : $clog2(K0);
+    localparam BK1 = (NDIM < 2) ? 0 : (K1 <= 2) ? 1 : $clog2(K1);
+    localparam BK2 = (NDIM < 3) ? 0 : (K2 <= 2) ? 1 : $clog2(K2);
+    localparam BK3 = (NDIM < 4) ? 0 : (K3 <= 2) ? 1 : $clog2(K3);
+    localparam SH1 = BK0;
+    localparam SH2 = BK0 + BK1;
+    localparam SH3 = BK0 + BK1 + BK2;
+    localparam AB  = BK0 + BK1 + BK2 + BK3;      // address bits
+
+    // Exchanger table: dimension k's entries start at OFFk.
+    localparam KU1 = (NDIM < 2) ? 0 : K1;
+    localparam KU2 = (NDIM < 3) ? 0 : K2;
+    localparam KU3 = (NDIM < 4) ? 0 : K3;
+    localparam OFF1 = K0;
+    localparam OFF2 = K0 + KU1;
+    localparam OFF3 = K0 + KU1 + KU2;
+    localparam KX = (XDIM == 0) ? K0 : (XDIM == 1) ? K1 : (XDIM == 2) ? K2 : K3;
+    localparam TSIZE = (MODE == 0) ? (K0 + KU1 + KU2 + KU3) : KX;
+    localparam [7:0] PASS = 8'hFF;
+
+    // ------------------------------------------------------------------
+    // Routing table ROM
+    // ------------------------------------------------------------------
+    reg  [63:0] rom [0:TSIZE+1];
+    wire [8*TSIZE-1:0] tab;    // entry e at tab[8*e +: 8]
+
+    genvar e;
+    generate
+        for (e = 0; e < TSIZE; e = e + 1) begin : g_tab
+            assign tab[8*e +: 8] = rom[e+2][7:0];
+        end
+    endgenerate
+
+    initial begin : load
+`ifndef SYNTHESIS
+        reg [63:0] c;
+        integer n;
+        reg ok;
+`endif
+        $readmemh(TABLE, rom);
+`ifndef SYNTHESIS
+        // Header check (docs/tables.md). A missing or short file leaves X.
+        if (^rom[0] === 1'bx)
+            $fatal(1, "%0s: routing table missing or unreadable (header word is X)", TABLE);
+        if (rom[0][63:32] !== 32'h48585254)
+            $fatal(1, "%0s: bad magic %h, expected 48585254 (\"HXRT\")", TABLE, rom[0][63:32]);
+        if (rom[0][31:0] !== TSIZE)
+            $fatal(1, "%0s: %0d table entries, this switch (MODE %0d) needs %0d",
+                   TABLE, rom[0][31:0], MODE, TSIZE);
+        c = 64'd0;
+        for (n = 0; n < TSIZE; n = n + 1) begin
+            if (^rom[n+2] === 1'bx)
+                $fatal(1, "%0s: entry %0d missing or not hex (file too short?)", TABLE, n);
+            c = {c[62:0], c[63]} ^ rom[n+2];
+        end
+        if (^rom[1] === 1'bx || rom[1] !== c)
+            $fatal(1, "%0s: checksum %h does not match the body (computed %h)", TABLE, rom[1], c);
+        for (n = 0; n < TSIZE; n = n + 1) begin
+            ok = (rom[n+2][63:8] == 56'd0) &&
+                 (({24'd0, rom[n+2][7:0]} < P) || (MODE == 0 && rom[n+2][7:0] == PASS));
+            if (!ok)
+                $fatal(1, "%0s: entry %0d = %h is not a port 0..%0d%0s", TABLE, n, rom[n+2],
+                       P - 1, (MODE == 0) ? " or ff (PASS)" : "");
+        end
+        if (NDIM < 1 || NDIM > 4 || (MODE == 0 && P != NDIM + 1) ||
+            (MODE == 1 && (XDIM >= NDIM || P != KX)) || FW < AB)
+            $fatal(1, "%m: inconsistent parameters P=%0d MODE=%0d NDIM=%0d XDIM=%0d FW=%0d",
+                   P, MODE, NDIM, XDIM, FW);
+`endif
+    end
+
+    // ------------------------------------------------------------------
+    // Input FIFOs and route computation
+    // ------------------------------------------------------------------
+    wire [P*W-1:0] front;      // front flit of every input
+    wire [P-1:0]   fvalid;     // front flit present (= ready, see hx_fifo)
+    reg  [P-1:0]   pop;        // input popped this cycle
+    wire [P*8-1:0] route;      // route(i) of the front flit (meaningful for heads)
+
+    assign in_credit = pop;
+
+    genvar i;
+    generate
+        for (i = 0; i < P; i = i + 1) begin : g_in
+            hx_fifo #(.W(W), .B(B)) fifo (
+                .clk(clk), .rst(rst),
+                .push(in_valid[i]), .din(in_flit[W*i +: W]),
+                .pop(pop[i]),
+                .dout(front[W*i +: W]), .nempty(fvalid[i])
+            );
+
+            // Destination coordinates of the front flit (head flits only; for
+            // payload flits the value is computed but never used).
+            wire [31:0] a  = {{(32-AB){1'b0}}, front[W*i +: AB]};
+            wire [31:0] c0 = a & ((32'd1 << BK0) - 32'd1);
+            wire [31:0] c1 = (a >> SH1) & ((32'd1 << BK1) - 32'd1);
+            wire [31:0] c2 = (a >> SH2) & ((32'd1 << BK2) - 32'd1);
+            wire [31:0] c3 = (a >> SH3) & ((32'd1 << BK3) - 32'd1);
+            wire [31:0] cx = (XDIM == 0) ? c0 : (XDIM == 1) ? c1 : (XDIM == 2) ? c2 : c3;
+            // Table indices; an index past the table reads as PASS.
+            wire [31:0] x0 = c0;
+            wire [31:0] x1 = OFF1 + c1;
+            wire [31:0] x2 = OFF2 + c2;
+            wire [31:0] x3 = OFF3 + c3;
+            wire [7:0]  e0 = (x0 < TSIZE) ? tab[8*x0 +: 8] : PASS;
+            wire [7:0]  e1 = (x1 < TSIZE) ? tab[8*x1 +: 8] : PASS;
+            wire [7:0]  e2 = (x2 < TSIZE) ? tab[8*x2 +: 8] : PASS;
+            wire [7:0]  e3 = (x3 < TSIZE) ? tab[8*x3 +: 8] : PASS;
+            wire [7:0]  ex = (cx < TSIZE) ? tab[8*cx +: 8] : PASS;
+            reg  [7:0]  r;
+
+            // Exchanger: the first dimension (0, 1, ...) whose entry is not
+            // PASS decides; all PASS means "arrived": local port 0.
+            // Crossbar: the entry of the coordinate in its own dimension.
+            always @* begin
+                if (MODE == 1)
+                    r = ex;
+                else if (e0 != PASS)
+                    r = e0;
+                else if (NDIM > 1 && e1 != PASS)
+                    r = e1;
+                else if (NDIM > 2 && e2 != PASS)
+                    r = e2;
+                else if (NDIM > 3 && e3 != PASS)
+                    r = e3;
+                else
+                    r = 8'd0;
+            end
+            assign route[8*i +: 8] = r;
+
+`ifndef SYNTHESIS
+            // A head flit must name an existing node.
+            always @(posedge clk) begin
+                if (!rst && fvalid[i] && front[W*i+W-1] &&
+                    (c0 >= K0 || (NDIM > 1 && c1 >= K1) ||
+                     (NDIM > 2 && c2 >= K2) || (NDIM > 3 && c3 >= K3)))
+                    $fatal(1, "%m: head flit with address %h outside the %0d-D grid",
+                           a, NDIM);
+            end
+`endif
+        end
+    endgenerate
+
+    // ------------------------------------------------------------------
+    // Outputs: owner / round robin / credits
+    // ------------------------------------------------------------------
+    wire [P*IW-1:0] sel;       // input whose front flit output o sends
+    wire [P-1:0]    snd;       // output o sends this cycle
+
+    genvar o;
+    generate
+        for (o = 0; o < P; o = o + 1) begin : g_out
+            reg          own_v;    // owner[o] != none
+            reg [IW-1:0] own;      // owner[o]
+            reg [IW-1:0] rr;       // round-robin pointer
+            wire         cr_ok;    // the channel has a credit
+
+            hx_credit #(.B(B)) credit (
+                .clk(clk), .rst(rst),
+                .take(snd[o]), .give(out_credit[o]), .ok(cr_ok)
+            );
+
+            // Requesters: inputs whose front is a head flit routed here.
+            // (An input with a head at its front owns no output, so a head
+            // can never be sent to two outputs in one cycle.)
+            reg [P-1:0] req;
+            integer j;
+            always @* begin
+                for (j = 0; j < P; j = j + 1)
+                    req[j] = fvalid[j] && front[W*j+W-1] && (route[8*j +: 8] == o);
+            end
+
+            // Round robin: first requester in the order rr, rr+1, ..., P-1,
+            // 0, ..., rr-1.
+            reg          gnt_v;
+            reg [IW-1:0] gnt;
+            integer k, idx;
+            always @* begin
+                gnt_v = 1'b0;
+                gnt   = {IW{1'b0}};
+                for (k = 0; k < P; k = k + 1) begin
+                    idx = {{(32-IW){1'b0}}, rr} + k;
+                    if (idx >= P)
+                        idx = idx - P;
+                    if (!gnt_v && req[idx]) begin
+                        gnt_v = 1'b1;
+                        gnt   = idx[IW-1:0];
+                    end
+                end
+            end
+
+            wire [IW-1:0] s     = own_v ? own : gnt;
+            wire [W-1:0]  flit  = front[W*s +: W];
+            wire          tail  = flit[W-2];
+            // Owned: the owner's next flit goes as soon as it is ready.
+            // Free: a grant needs a requester; both need a credit, and with
+            // no credit nothing changes (rr included).
+            assign snd[o] = cr_ok && (own_v ? fvalid[own] : gnt_v);
+            assign sel[IW*o +: IW] = s;
+            assign out_valid[o] = snd[o];
+            assign out_flit[W*o +: W] = flit;
+
+            always @(posedge clk) begin
+                if (rst) begin
+                    own_v <= 1'b0;
+                    own   <= {IW{1'b0}};
+                    rr    <= {IW{1'b0}};
+                end else if (!own_v) begin
+                    if (snd[o]) begin
+                        rr    <= (gnt == PLAST) ? {IW{1'b0}} : gnt + IONE;
+                        own   <= gnt;
+                        own_v <= !tail;     // a 1-flit packet keeps no owner
+                    end
+                end else if (snd[o] && tail) begin
+                    own_v <= 1'b0;          // ownership ends with the tail
+                end
+            end
+        end
+    endgenerate
+
+    // Pop: an input is popped when the output that selected it sends. At most
+    // one output selects a given input in a cycle (see req above).
+    integer pi, po;
+    always @* begin
+        for (pi = 0; pi < P; pi = pi + 1) begin
+            pop[pi] = 1'b0;
+            for (po = 0; po < P; po = po + 1)
+                if (snd[po] && sel[IW*po +: IW] == pi[IW-1:0])
+                    pop[pi] = 1'b1;
+        end
+    end
+endmodule
