@@ -22,52 +22,74 @@ type FlatTable struct {
 // Stride is the number of entries per rank.
 func (f *FlatTable) Stride() int { return f.Gates + 2 }
 
-// Flatten compiles a structurally valid schedule (see Schedule.Check) into a
-// FlatTable.
+// Flatten compiles a schedule that passes Check into a FlatTable.
 func Flatten(s *Schedule) (*FlatTable, error) {
-	if s.Ranks < 1 || s.Gates < 0 {
-		return nil, fmt.Errorf("invalid schedule: ranks %d, gates %d", s.Ranks, s.Gates)
+	if err := s.Check(); err != nil {
+		return nil, err
 	}
-	st := s.Gates + 2
-	n := s.Ranks * st
+	return buildFlat(s.Ranks, s.Gates, func(yield func(Route) bool) {
+		for _, r := range s.Routes {
+			if !yield(r) {
+				return
+			}
+		}
+	})
+}
+
+// buildFlat makes two passes over the routes (count, then fill) so that a
+// generator can stream them without a route list.
+func buildFlat(ranks, gates int, each func(func(Route) bool)) (*FlatTable, error) {
+	if ranks < 1 || gates < 0 {
+		return nil, fmt.Errorf("invalid schedule: ranks %d, gates %d", ranks, gates)
+	}
+	st := gates + 2
+	n := ranks * st
 	f := &FlatTable{
-		Ranks: s.Ranks, Gates: s.Gates,
+		Ranks: ranks, Gates: gates,
 		Self: make([]bool, n), Need: make([]uint8, n),
 		OutStart: make([]int32, n), OutEnd: make([]int32, n),
 	}
 	// Counting sort of the remote routes by (from_rank, from_gate), keeping
-	// schedule order within a group.
-	count := make([]int32, n+1)
-	for i, r := range s.Routes {
-		if r.FromRank < 0 || r.FromRank >= s.Ranks || r.ToRank < 0 || r.ToRank >= s.Ranks ||
-			r.FromGate < 1 || r.FromGate > s.Gates || r.ToGate != r.FromGate+1 {
-			return nil, fmt.Errorf("routes[%d]: not a valid route of a %d-rank, %d-gate schedule", i, s.Ranks, s.Gates)
+	// schedule order within a group. OutEnd holds the counts until the prefix sum.
+	var err error
+	i := 0
+	each(func(r Route) bool {
+		if r.FromRank < 0 || r.FromRank >= ranks || r.ToRank < 0 || r.ToRank >= ranks ||
+			r.FromGate < 1 || r.FromGate > gates || r.ToGate != r.FromGate+1 {
+			err = fmt.Errorf("routes[%d]: not a valid route of a %d-rank, %d-gate schedule", i, ranks, gates)
+			return false
 		}
+		i++
 		to := r.ToRank*st + r.ToGate
 		if r.FromRank == r.ToRank {
 			f.Self[to] = true
-			continue
+			return true
 		}
 		if f.Need[to] == MaxNeed {
-			return nil, fmt.Errorf("routes[%d]: more than %d routes arrive at rank %d gate %d", i, MaxNeed, r.ToRank, r.ToGate)
+			err = fmt.Errorf("routes[%d]: more than %d routes arrive at rank %d gate %d", i-1, MaxNeed, r.ToRank, r.ToGate)
+			return false
 		}
 		f.Need[to]++
-		count[r.FromRank*st+r.FromGate+1]++
+		f.OutEnd[r.FromRank*st+r.FromGate]++
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
-	for i := 1; i <= n; i++ {
-		count[i] += count[i-1]
+	var sum int32
+	for k := 0; k < n; k++ {
+		c := f.OutEnd[k]
+		f.OutStart[k], f.OutEnd[k] = sum, sum
+		sum += c
 	}
-	f.OutDst = make([]int32, count[n])
-	for i := 0; i < n; i++ {
-		f.OutStart[i], f.OutEnd[i] = count[i], count[i]
-	}
-	for _, r := range s.Routes {
-		if r.FromRank == r.ToRank {
-			continue
+	f.OutDst = make([]int32, sum)
+	each(func(r Route) bool {
+		if r.FromRank != r.ToRank {
+			k := r.FromRank*st + r.FromGate
+			f.OutDst[f.OutEnd[k]] = int32(r.ToRank)
+			f.OutEnd[k]++
 		}
-		i := r.FromRank*st + r.FromGate
-		f.OutDst[f.OutEnd[i]] = int32(r.ToRank)
-		f.OutEnd[i]++
-	}
+		return true
+	})
 	return f, nil
 }
