@@ -46,9 +46,13 @@ type Units struct {
 	Operand  []uint64
 	Release  []int64 // rank -> release cycle, -1 while waiting
 	Result   []uint64
-	Released int
-	Packets  uint64
-	Flits    uint64
+	Released int    // ranks released (summed by Collect)
+	Packets  uint64 // packets injected (summed by Collect)
+	Flits    uint64 // flits injected (summed by Collect)
+
+	// Per-worker counters: a cycle's units may be evaluated by several
+	// goroutines (worker w touches only stats[w]); Collect folds them in.
+	stats [MaxWorkers]workerStats
 
 	payloadFlits int
 	flitWidth    uint
@@ -56,8 +60,29 @@ type Units struct {
 	rank         []rankState
 	gate         []gateState // (r, g) at r*(gates+2)+g
 
-	// Emit, when set, receives every event as it happens.
-	Emit func(Event)
+	// Emit, when set, receives every event as it happens, with the
+	// worker that evaluated the unit.
+	Emit func(w int, e Event)
+}
+
+// MaxWorkers is the number of goroutines that may evaluate units at once.
+const MaxWorkers = 8
+
+type workerStats struct {
+	released       int
+	packets, flits uint64
+	_              [40]byte // keep workers off each other's cache line
+}
+
+// Collect folds the per-worker counters into Released, Packets and Flits.
+func (u *Units) Collect() {
+	for i := range u.stats {
+		w := &u.stats[i]
+		u.Released += w.released
+		u.Packets += w.packets
+		u.Flits += w.flits
+		w.released, w.packets, w.flits = 0, 0, 0
+	}
 }
 
 // rankState is one unit's registers (see docs/microarchitecture.md).
@@ -119,15 +144,18 @@ func (u *Units) SendDone(r int) bool {
 	return c == 0 || c > u.gates || u.rank[r].sendIdx == u.gate[r*(u.gates+2)+c].outEnd
 }
 
-func (u *Units) emit(e Event) {
+func (u *Units) emit(w int, e Event) {
 	if u.Emit != nil {
-		u.Emit(e)
+		u.Emit(w, e)
 	}
 }
 
 // Eval runs rank r's unit for cycle t (gate, send, receive: all read the
 // state at the start of the cycle) and reports whether it has work in t+1.
-func (u *Units) Eval(r int, t int64, p Port) bool {
+// w is the evaluating worker (0..MaxWorkers-1); units of different ranks
+// may be evaluated concurrently.
+func (u *Units) Eval(r int, t int64, p Port, w int) bool {
+	ws := &u.stats[w]
 	G := u.gates
 	rs := &u.rank[r]
 	gs := u.gate[r*(G+2) : (r+1)*(G+2)]
@@ -146,11 +174,11 @@ func (u *Units) Eval(r int, t int64, p Port) bool {
 			}
 			rs.sendIdx = gs[1].outStart
 			changed = true
-			u.emit(Event{Cycle: t, Node: int32(node), Kind: EvArrive, Gate: 1, Rank: int32(r), Value: rs.acc})
+			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvArrive, Gate: 1, Rank: int32(r), Value: rs.acc})
 			if G == 0 { // gate 1 is the end gate: released by the same edge
 				u.Release[r], u.Result[r] = t, rs.acc
-				u.Released++
-				u.emit(Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: 1, Rank: int32(r), Value: rs.acc})
+				ws.released++
+				u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: 1, Rank: int32(r), Value: rs.acc})
 			}
 		}
 	case c <= G && !sending && gs[c+1].rxcnt == gs[c+1].need:
@@ -168,10 +196,10 @@ func (u *Units) Eval(r int, t int64, p Port) bool {
 		changed = true
 		if g == G+1 {
 			u.Release[r], u.Result[r] = t, rs.acc
-			u.Released++
-			u.emit(Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: uint8(g), Rank: int32(r), Value: rs.acc})
+			ws.released++
+			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: uint8(g), Rank: int32(r), Value: rs.acc})
 		} else {
-			u.emit(Event{Cycle: t, Node: int32(node), Kind: EvGate, Gate: uint8(g), Value: rs.acc})
+			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvGate, Gate: uint8(g), Value: rs.acc})
 		}
 	}
 
@@ -182,15 +210,15 @@ func (u *Units) Eval(r int, t int64, p Port) bool {
 		var f hw.Flit
 		if k == 0 {
 			f = hw.Flit{Dst: u.NodeOf[dst], Src: int32(r), Gate: uint8(c + 1), Head: true}
-			u.Packets++
-			u.emit(Event{Cycle: t, Node: int32(node), Kind: EvSend, Gate: uint8(c + 1), Rank: dst})
+			ws.packets++
+			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvSend, Gate: uint8(c + 1), Rank: dst})
 		} else {
 			f = hw.Flit{Dst: u.NodeOf[dst], Data: rs.acc >> ((uint(k) - 1) * u.flitWidth)}
 			if u.flitWidth < 64 {
 				f.Data &= 1<<u.flitWidth - 1
 			}
 		}
-		u.Flits++
+		ws.flits++
 		if int(k) == u.payloadFlits {
 			f.Tail = true
 			rs.sendIdx++
@@ -218,7 +246,7 @@ func (u *Units) Eval(r int, t int64, p Port) bool {
 			if u.Op.HasPayload() {
 				gr.rxacc = u.Op.Apply(gr.rxacc, rs.rxVal)
 			}
-			u.emit(Event{Cycle: t, Node: int32(node), Kind: EvRecv, Gate: rs.rxGate, Rank: rs.rxSrc, Value: rs.rxVal})
+			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRecv, Gate: rs.rxGate, Rank: rs.rxSrc, Value: rs.rxVal})
 		}
 	}
 	if changed || p.RxPending(node, t+1) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"sync/atomic"
 
 	"github.com/hxbar/hxbar/hw"
 )
@@ -26,11 +27,12 @@ type slot struct {
 // fifoState is everything the model keeps per FIFO besides its slots, in
 // one record so that a push or a pop touches one cache line.
 type fifoState struct {
-	upOut int32 // the output (credit ring) that feeds this FIFO
-	head  uint8 // ring index of the front slot
-	count uint8 // flits held
-	lat   uint8 // latency of the channel feeding it
-	port  uint8 // input port index within its switch
+	upOut  int32  // the output (credit ring) that feeds this FIFO
+	pushed uint32 // flits ever written (by the upstream; atomic)
+	popped uint32 // flits ever read (by the downstream)
+	head   uint8  // ring index of the front slot
+	lat    uint8  // latency of the channel feeding it
+	port   uint8  // input port index within its switch
 }
 
 // outState is the per-output-port state, in one record per port so that a
@@ -88,8 +90,6 @@ type Network struct {
 
 	// Wake asks the engine to evaluate element e in cycle at.
 	Wake func(e int32, at int64)
-
-	FlitHops uint64 // flits moved over exchanger <-> crossbar channels
 }
 
 // NewNetwork builds the network state for a topology.
@@ -206,57 +206,65 @@ func (n *Network) front(f int32) *slot {
 	return &n.slots[uint32(f)*n.B+uint32(n.fifo[f].head)]
 }
 
-// back is the slot the next push writes.
-func (n *Network) back(f int32) *slot {
+// count is the number of flits FIFO f holds (as its reader sees them).
+func (n *Network) count(f int32) uint32 {
 	q := &n.fifo[f]
-	i := uint32(q.head) + uint32(q.count)
-	if i >= n.B {
-		i -= n.B
-	}
-	return &n.slots[uint32(f)*n.B+i]
+	return atomic.LoadUint32(&q.pushed) - q.popped
 }
 
 // hasCredit reports whether output o may send a flit in cycle t.
 func (n *Network) hasCredit(o int32, t int64) bool {
-	return n.free[uint32(o)*n.B+uint32(n.out[o].sendIdx)] <= t
+	return atomic.LoadInt64(&n.free[uint32(o)*n.B+uint32(n.out[o].sendIdx)]) <= t
 }
 
 // push sends a flit from output o into its FIFO f of switch sw (sw < 0: an
-// ejection FIFO) in cycle t.
+// ejection FIFO) in cycle t. The output's credit-ring index is also the
+// FIFO slot the flit goes to: both advance once per flit.
+//
+// Concurrency (several workers share a cycle): only the upstream writes
+// the slot, sendIdx and pushed; only the downstream writes head and popped.
+// pushed is published after the slot, so a reader that sees the count sees
+// the flit. The occupancy bit is set after the count.
 func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
-	n.free[uint32(o)*n.B+uint32(n.out[o].sendIdx)] = taken
-	if i := uint32(n.out[o].sendIdx) + 1; i == n.B {
-		n.out[o].sendIdx = 0
+	oi := &n.out[o]
+	i := uint32(oi.sendIdx)
+	atomic.StoreInt64(&n.free[uint32(o)*n.B+i], taken)
+	if i+1 == n.B {
+		oi.sendIdx = 0
 	} else {
-		n.out[o].sendIdx = uint8(i)
+		oi.sendIdx = uint8(i + 1)
 	}
-	n.out[o].sent++
+	oi.sent++
 	q := &n.fifo[f]
-	i := uint32(q.head) + uint32(q.count)
-	if i >= n.B {
-		i -= n.B
-	}
 	s := &n.slots[uint32(f)*n.B+i]
 	s.f = fl
 	s.ready = t + int64(q.lat)
-	q.count++
+	atomic.AddUint32(&q.pushed, 1)
 	if sw >= 0 {
-		n.occ[sw] |= 1 << q.port
+		atomic.OrUint64(&n.occ[sw], 1<<q.port)
 	}
 	return s.ready
 }
 
+// pop removes the front flit of FIFO f of switch sw in cycle t and returns
+// its credit to the upstream, visible from cycle t + L.
 func (n *Network) pop(f int32, sw int32, t int64) {
 	q := &n.fifo[f]
-	n.free[uint32(q.upOut)*n.B+uint32(q.head)] = t + int64(q.lat)
+	atomic.StoreInt64(&n.free[uint32(q.upOut)*n.B+uint32(q.head)], t+int64(q.lat))
 	if h := uint32(q.head) + 1; h == n.B {
 		q.head = 0
 	} else {
 		q.head = uint8(h)
 	}
-	q.count--
-	if sw >= 0 && q.count == 0 {
-		n.occ[sw] &^= 1 << q.port
+	q.popped++
+	if sw >= 0 && atomic.LoadUint32(&q.pushed) == q.popped {
+		// Empty: clear the bit, then look again, since a concurrent push may
+		// have set it between the test and the clear.
+		bit := uint64(1) << q.port
+		atomic.AndUint64(&n.occ[sw], ^bit)
+		if atomic.LoadUint32(&q.pushed) != q.popped {
+			atomic.OrUint64(&n.occ[sw], bit)
+		}
 	}
 }
 
@@ -281,9 +289,6 @@ func (n *Network) send(sw, in, o int32, t int64) hw.Flit {
 	if n.out[o].wire >= 0 {
 		n.used[n.out[o].wire] = t
 	}
-	if n.out[o].net {
-		n.FlitHops++
-	}
 	n.Wake(n.out[o].wake, ready)
 	return fl
 }
@@ -296,7 +301,7 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 	var reqs [hw.MaxDimSize]uint64
 	var touched uint64
 	sw32 := int32(sw)
-	for occ := n.occ[sw]; occ != 0; occ &= occ - 1 {
+	for occ := atomic.LoadUint64(&n.occ[sw]); occ != 0; occ &= occ - 1 {
 		i := bits.TrailingZeros64(occ)
 		in := base + int32(i)
 		s := n.front(in)
@@ -339,7 +344,7 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 			n.out[o].owner, n.out[in].inOwned = int8(g), int8(oi)
 		}
 	}
-	for occ := n.occ[sw]; occ != 0; occ &= occ - 1 {
+	for occ := atomic.LoadUint64(&n.occ[sw]); occ != 0; occ &= occ - 1 {
 		if n.front(base+int32(bits.TrailingZeros64(occ))).ready <= t+1 {
 			return true
 		}
@@ -361,7 +366,7 @@ func (n *Network) Inject(node int, fl hw.Flit, t int64) {
 // RxFront returns the ready front flit of node's ejection FIFO in cycle t.
 func (n *Network) RxFront(node int, t int64) (hw.Flit, bool) {
 	f := n.rxBase + int32(node)
-	if n.fifo[f].count == 0 {
+	if n.count(f) == 0 {
 		return hw.Flit{}, false
 	}
 	s := n.front(f)
@@ -377,7 +382,7 @@ func (n *Network) RxPop(node int, t int64) { n.pop(n.rxBase+int32(node), -1, t) 
 // RxPending reports whether node's ejection FIFO holds a flit ready by cycle t.
 func (n *Network) RxPending(node int, t int64) bool {
 	f := n.rxBase + int32(node)
-	return n.fifo[f].count != 0 && n.front(f).ready <= t
+	return n.count(f) != 0 && n.front(f).ready <= t
 }
 
 // ChannelLoad returns, for every network channel (exchanger <-> crossbar),
@@ -408,11 +413,22 @@ type Load struct {
 func (n *Network) Dump(w io.Writer) {
 	for s := 0; s < n.T.Switches; s++ {
 		for p := n.portBase[s]; p < n.portBase[s+1]; p++ {
-			fmt.Fprintf(w, "sw %d port %d: fifo %d/%d owner %d inOwned %d rr %d down %d\n", s, p-n.portBase[s], n.fifo[p].count, n.B, n.out[p].owner, n.out[p].inOwned, n.out[p].rr, n.out[p].down)
+			fmt.Fprintf(w, "sw %d port %d: fifo %d/%d owner %d inOwned %d rr %d down %d\n", s, p-n.portBase[s], n.count(p), n.B, n.out[p].owner, n.out[p].inOwned, n.out[p].rr, n.out[p].down)
 		}
 	}
 	for v := 0; v < n.T.Nodes; v++ {
 		f := n.rxBase + int32(v)
-		fmt.Fprintf(w, "rx %d: %d\n", v, n.fifo[f].count)
+		fmt.Fprintf(w, "rx %d: %d\n", v, n.count(f))
 	}
+}
+
+// FlitHops is the number of flits moved over exchanger <-> crossbar channels.
+func (n *Network) FlitHops() uint64 {
+	var h uint64
+	for o := int32(0); o < n.rxBase; o++ {
+		if n.out[o].net {
+			h += uint64(n.out[o].sent)
+		}
+	}
+	return h
 }

@@ -154,8 +154,8 @@ func TestZeroLoadLatency(t *testing.T) {
 		if want := int64(1 + 1 + 4*L + 1); len(got[13]) != 1 || got[13][0] != want {
 			t.Fatalf("L=%d: 2-crossbar packet popped at %v, want [%d]", L, got[13], want)
 		}
-		if h.n.FlitHops != 2+4 {
-			t.Fatalf("L=%d: flit hops %d, want 6", L, h.n.FlitHops)
+		if h.n.FlitHops() != 2+4 {
+			t.Fatalf("L=%d: flit hops %d, want 6", L, h.n.FlitHops())
 		}
 	}
 }

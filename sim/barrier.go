@@ -31,6 +31,7 @@ type System struct {
 	rankOfNode []int32
 	eng        *engine
 	events     []barrierunit.Event
+	wevents    [barrierunit.MaxWorkers][]barrierunit.Event // per worker, merged after each cycle
 	onCycle    func(t int64, evs []barrierunit.Event) error
 	exhaustive bool // evaluate every element every cycle (the reference for tests)
 }
@@ -97,7 +98,7 @@ func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
 	return s, nil
 }
 
-func (s *System) eval(e int32, t int64) bool {
+func (s *System) eval(e int32, t int64, w int) bool {
 	if int(e) < s.Topo.Switches {
 		return s.Net.EvalSwitch(int(e), t)
 	}
@@ -105,7 +106,7 @@ func (s *System) eval(e int32, t int64) bool {
 	if r < 0 {
 		return false
 	}
-	return s.Units.Eval(int(r), t, s.Net)
+	return s.Units.Eval(int(r), t, s.Net, w)
 }
 
 // Result is the outcome of a run; its JSON is the contract of `hxbar sim`.
@@ -169,7 +170,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 		vcd = newVCD(opt.VCD, s)
 	}
 	if tw != nil || vcd != nil || s.onCycle != nil {
-		s.Units.Emit = func(e barrierunit.Event) { s.events = append(s.events, e) }
+		s.Units.Emit = func(w int, e barrierunit.Event) { s.wevents[w] = append(s.wevents[w], e) }
 	}
 	u := s.Units
 	R := s.Table.Ranks
@@ -185,6 +186,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 	if R > 0 {
 		t = u.Arrive[order[0]]
 	}
+	defer s.eng.close()
 	var line []byte
 	for u.Released < R {
 		if t >= s.Sys.MaxCycles {
@@ -203,6 +205,11 @@ func (s *System) Run(opt Options) (*Result, error) {
 			}
 		}
 		s.eng.step(t)
+		u.Collect()
+		for w := range s.wevents {
+			s.events = append(s.events, s.wevents[w]...)
+			s.wevents[w] = s.wevents[w][:0]
+		}
 		if len(s.events) > 0 {
 			sortEvents(s.events)
 			if tw != nil {
@@ -221,7 +228,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 			}
 			s.events = s.events[:0]
 		}
-		if s.eng.queued > 0 || s.exhaustive {
+		if s.eng.pending() || s.exhaustive {
 			t++
 		} else if next < R {
 			t = u.Arrive[order[next]]
@@ -251,7 +258,7 @@ func (s *System) result(t int64) *Result {
 	if u.Released < s.Table.Ranks {
 		res.Cycles = t
 	}
-	res.Network = NetStats{Packets: u.Packets, Flits: u.Flits, FlitHops: s.Net.FlitHops}
+	res.Network = NetStats{Packets: u.Packets, Flits: u.Flits, FlitHops: s.Net.FlitHops()}
 	return res
 }
 

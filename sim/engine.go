@@ -1,84 +1,192 @@
 package sim
 
-import "math/bits"
+import (
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
 
 // wheelSize bounds how far ahead a wake-up may be scheduled; it exceeds the
 // largest link latency plus one.
 const wheelSize = 128
 
+// parallelElements is the system size from which a cycle's evaluations are
+// shared among worker goroutines; below it the synchronisation costs more
+// than it saves.
+const parallelElements = 1 << 17
+
+// blockWords is the unit of work a worker takes: 64 bitmap words, 4096
+// elements (tests use smaller blocks to make workers interleave).
+const blockWords = 64
+
 // engine is the timing wheel shared by the barrier and traffic runs.
 // Elements are dense integer ids. Each wheel slot is a bitmap of the elements
-// to evaluate in that cycle: waking is a bit set (duplicates are free), and
-// a cycle walks its elements in id order, so memory is swept in order rather
-// than at random.
+// to evaluate in that cycle: waking is an atomic bit set (duplicates are
+// free), and a cycle walks its elements in id order, so memory is swept in
+// order rather than at random.
 //
 // Elements in [class1, class1End) (the crossbars) form class 1, the rest
 // class 0. In half-duplex mode the side with priority in a cycle must be
-// evaluated first: class 0 in even cycles, class 1 in odd cycles.
+// evaluated first: class 0 in even cycles, class 1 in odd cycles. Within a
+// class the order does not matter (docs/microarchitecture.md, "Why order
+// does not matter"), which is what lets several workers share a class.
 type engine struct {
 	slots   [wheelSize][]uint64
+	busy    [wheelSize]atomic.Bool // slot has (or had) a bit set
 	class1  int32
 	class1E int32
 	n       int32
-	queued  int // set bits over all slots
-	eval    func(e int32, t int64) bool
+	workers int
+	block   int32 // bitmap words per unit of work
+	eval    func(e int32, t int64, w int) bool
+
+	// parallel phase state
+	next   atomic.Int64 // next block to take
+	lo, hi int32
+	t      int64
+	start  []chan struct{}
+	done   sync.WaitGroup
 }
 
-func newEngine(elements int, class1, class1End int32, eval func(int32, int64) bool) *engine {
-	e := &engine{class1: class1, class1E: class1End, n: int32(elements), eval: eval}
+func newEngine(elements int, class1, class1End int32, eval func(int32, int64, int) bool) *engine {
+	e := &engine{class1: class1, class1E: class1End, n: int32(elements), eval: eval, workers: 1, block: blockWords}
 	words := (elements + 63) / 64
 	for i := range e.slots {
 		e.slots[i] = make([]uint64, words)
 	}
+	if elements >= parallelElements {
+		e.workers = min(runtime.GOMAXPROCS(0), maxWorkers)
+	}
 	return e
 }
 
+// maxWorkers bounds the per-worker state of the barrier units and events.
+const maxWorkers = 8
+
 func (e *engine) wake(el int32, at int64) {
-	w := &e.slots[at%wheelSize][el>>6]
-	if m := uint64(1) << (el & 63); *w&m == 0 {
-		*w |= m
-		e.queued++
+	s := at % wheelSize
+	w := &e.slots[s][el>>6]
+	m := uint64(1) << (el & 63)
+	if atomic.LoadUint64(w)&m == 0 {
+		atomic.OrUint64(w, m)
 	}
+	if !e.busy[s].Load() {
+		e.busy[s].Store(true)
+	}
+}
+
+// pending reports whether any cycle has elements scheduled.
+func (e *engine) pending() bool {
+	for i := range e.busy {
+		if e.busy[i].Load() {
+			return true
+		}
+	}
+	return false
 }
 
 // step evaluates every element scheduled for cycle t.
 func (e *engine) step(t int64) {
+	s := t % wheelSize
+	if !e.busy[s].Load() {
+		return
+	}
+	// Wakes made while this slot is walked are for later cycles.
+	e.busy[s].Store(false)
 	if t&1 == 0 {
-		e.run(t, 0, e.class1)
-		e.run(t, e.class1E, e.n)
-		e.run(t, e.class1, e.class1E)
+		e.phase(t, 0, e.class1, e.class1E, e.n)
+		e.phase(t, e.class1, e.class1E, 0, 0)
 	} else {
-		e.run(t, e.class1, e.class1E)
-		e.run(t, 0, e.class1)
-		e.run(t, e.class1E, e.n)
+		e.phase(t, e.class1, e.class1E, 0, 0)
+		e.phase(t, 0, e.class1, e.class1E, e.n)
 	}
 }
 
-// run evaluates the elements of [lo, hi) scheduled for cycle t. Elements
-// woken for later cycles land in other slots, so the bitmap walked here only
-// loses bits.
-func (e *engine) run(t int64, lo, hi int32) {
+// phase evaluates the elements of [lo1, hi1) and [lo2, hi2) scheduled for t.
+func (e *engine) phase(t int64, lo1, hi1, lo2, hi2 int32) {
+	if e.workers == 1 {
+		e.run(t, lo1, hi1, 0)
+		e.run(t, lo2, hi2, 0)
+		return
+	}
+	e.parallel(t, lo1, hi1)
+	e.parallel(t, lo2, hi2)
+}
+
+func (e *engine) parallel(t int64, lo, hi int32) {
+	if lo >= hi {
+		return
+	}
+	if e.start == nil {
+		e.start = make([]chan struct{}, e.workers)
+		for w := range e.start {
+			e.start[w] = make(chan struct{})
+			go e.worker(w)
+		}
+	}
+	e.t, e.lo, e.hi = t, lo, hi
+	e.next.Store(0)
+	e.done.Add(e.workers)
+	for _, c := range e.start {
+		c <- struct{}{}
+	}
+	e.done.Wait()
+}
+
+func (e *engine) worker(w int) {
+	for range e.start[w] {
+		firstWord := e.lo >> 6
+		lastWord := (e.hi - 1) >> 6
+		for {
+			b := int32(e.next.Add(1) - 1)
+			wlo := firstWord + b*e.block
+			if wlo > lastWord {
+				break
+			}
+			lo := max(e.lo, wlo<<6)
+			hi := min(e.hi, (wlo+e.block)<<6)
+			e.run(e.t, lo, hi, w)
+		}
+		e.done.Done()
+	}
+}
+
+// close stops the workers.
+func (e *engine) close() {
+	for _, c := range e.start {
+		close(c)
+	}
+	e.start = nil
+}
+
+// run evaluates the elements of [lo, hi) scheduled for cycle t, as worker w.
+// Two workers never share a bitmap word here: blocks are word-aligned except
+// at the range ends, where the word is split by mask and updated atomically.
+func (e *engine) run(t int64, lo, hi int32, w int) {
 	if lo >= hi {
 		return
 	}
 	bm := e.slots[t%wheelSize]
 	for wi := lo >> 6; wi <= (hi-1)>>6; wi++ {
-		w := bm[wi]
-		if w == 0 {
+		word := atomic.LoadUint64(&bm[wi])
+		if word == 0 {
 			continue
 		}
 		base := wi << 6
 		if base < lo {
-			w &^= uint64(1)<<(lo-base) - 1
+			word &^= uint64(1)<<(lo-base) - 1
 		}
 		if end := base + 64; end > hi {
-			w &= uint64(1)<<(hi-base) - 1
+			word &= uint64(1)<<(hi-base) - 1
 		}
-		bm[wi] &^= w
-		for ; w != 0; w &= w - 1 {
-			el := base + int32(bits.TrailingZeros64(w))
-			e.queued--
-			if e.eval(el, t) {
+		if word == 0 {
+			continue
+		}
+		atomic.AndUint64(&bm[wi], ^word)
+		for ; word != 0; word &= word - 1 {
+			el := base + int32(bits.TrailingZeros64(word))
+			if e.eval(el, t, w) {
 				e.wake(el, t+1)
 			}
 		}

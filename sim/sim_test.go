@@ -191,3 +191,26 @@ func TestMaxCyclesNamesTheWaiters(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelMatchesSequential runs random systems with the cycle shared
+// by several workers (forced, whatever the size) and compares the trace with
+// the single-worker run. Run it under -race too (make race).
+func TestParallelMatchesSequential(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		sys := randomSystem(rt)
+		_, want := runTrace(t, sys, false)
+		s, err := Build(sys, nil)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		s.eng.workers = rapid.IntRange(2, 4).Draw(rt, "workers")
+		s.eng.block = 1
+		var buf bytes.Buffer
+		if _, err := s.Run(Options{Trace: &buf}); err != nil {
+			rt.Fatal(err)
+		}
+		if got := buf.String(); got != want {
+			rt.Fatalf("parallel trace differs: %s", firstDiff(got, want))
+		}
+	})
+}

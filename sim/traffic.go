@@ -136,7 +136,7 @@ func RunTraffic(sys hw.System, cfg TrafficConfig) (*TrafficResult, error) {
 	res := &TrafficResult{Cycles: cfg.Cycles, Nodes: n, Pattern: cfg.Pattern,
 		Offered:  float64(r.createdFlits) / win / float64(n),
 		Accepted: float64(r.ejFl) / win / float64(n),
-		Packets:  r.measured, FlitHops: net.FlitHops, Drained: r.outstanding == 0}
+		Packets:  r.measured, FlitHops: net.FlitHops(), Drained: r.outstanding == 0}
 	if r.measured > 0 {
 		res.LatencyAvg = float64(r.latSum) / float64(r.measured)
 		res.LatencyP99 = float64(r.percentile(0.99))
@@ -164,6 +164,7 @@ func newTrafficRun(sys hw.System, cfg TrafficConfig) (*trafficRun, error) {
 		hist:    make([]uint64, latBins), winStart: cfg.Warmup, winEnd: cfg.Cycles,
 		pPacket: cfg.Rate / float64(cfg.PacketFlits)}
 	r.eng = newEngine(net.Elements(), int32(n), int32(topo.Switches), r.eval)
+	r.eng.workers = 1 // the endpoints share their statistics
 	net.Wake = r.eng.wake
 	return r, nil
 }
@@ -196,7 +197,7 @@ func (r *trafficRun) enqueue(src, dst int, t int64) {
 
 // eval runs a switch, or a traffic endpoint: inject one flit per cycle from
 // the source queue, eject one flit per cycle.
-func (r *trafficRun) eval(e int32, t int64) bool {
+func (r *trafficRun) eval(e int32, t int64, _ int) bool {
 	sw := r.topo.Switches
 	if int(e) < sw {
 		return r.net.EvalSwitch(int(e), t)
