@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := ./hxbar
 FUZZTIME ?= 10s
 
-.PHONY: all build run test deps vet unit fuzz rtl bench scale experiments clean
+.PHONY: all build run test deps vet unit race fuzz rtl bench clean
 
 all: build
 
@@ -34,19 +34,30 @@ vet:
 unit:
 	$(GO) test -count=1 ./...
 
+# The parallel engine against the single-worker one, under the race detector.
+race:
+	$(GO) test -count=1 -race -run 'Parallel|Properties' ./sim
+
+# The RTL library's own smoke tests: hand-computed traces, lint (iverilog
+# -Wall, verilator -Wall) over a parameter sweep, yosys synth, broken tables.
+rtl:
+	bash verilog/rtl/test/run.sh
+
 # Short, bounded fuzz runs; see docs/testing.md for longer ones.
 fuzz:
 	$(GO) test ./hw -run=NONE -fuzz=FuzzParse -fuzztime=$(FUZZTIME)
 	$(GO) test ./barrierunit -run=NONE -fuzz=FuzzReadSchedule -fuzztime=$(FUZZTIME)
 
-test: deps vet unit fuzz
+test: deps vet unit race rtl fuzz
+	@echo "make test: all passed"
 
-# Benchmarks and scale runs: long, not part of 'make test'.
+# Benchmarks and scale runs: long, not part of 'make test'. Figures are
+# recorded in docs/performance.md.
 bench: build
 	$(GO) test -run=NONE -bench=. -benchmem ./noc ./sim ./barrierunit
-	$(BIN) sim --dims 16,16,16 --skew 100 --format json > /dev/null
-	/usr/bin/time -v $(BIN) sim --dims 16,16,16,16 --skew 100 --format json 2>&1 >/dev/null | grep -E "Elapsed|Maximum resident"
-	/usr/bin/time -v $(BIN) sim --dims 32,32,32,32 --skew 100 --format json 2>&1 >/dev/null | grep -E "Elapsed|Maximum resident"
+	$(BIN) sim --dims 8,8,8,8 --skew 100 --format json --timing > /dev/null
+	$(BIN) sim --dims 16,16,16,16 --skew 100 --format json --timing > /dev/null
+	$(BIN) sim --dims 32,32,32,32 --skew 100 --format json --timing > /dev/null
 
 clean:
 	rm -f $(BIN)

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"syscall"
+	"time"
 
 	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/sim"
@@ -23,6 +25,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	trace := fs.String("trace", "", "write the event trace to `FILE`")
 	vcd := fs.String("vcd", "", "write a VCD waveform of the barrier units to `FILE`")
 	schedFile := fs.String("schedule", "", "run the schedule in `FILE` (JSON of 'hxbar schedule') instead of a generated one")
+	timing := fs.Bool("timing", false, "report build and run wall time and peak memory on stderr")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -39,10 +42,12 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			return usageError{err}
 		}
 	}
+	start := time.Now()
 	system, err := sim.Build(s, sched)
 	if err != nil {
 		return usageError{err}
 	}
+	built := time.Now()
 	var opt sim.Options
 	for _, o := range []struct {
 		name string
@@ -59,6 +64,10 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		*o.dst = f
 	}
 	res, runErr := system.Run(opt)
+	if *timing {
+		fmt.Fprintf(stderr, "timing: %d ranks, %d cycles: build %.2f s, run %.2f s, peak RSS %.0f MiB\n",
+			res.Ranks, res.Cycles, built.Sub(start).Seconds(), time.Since(built).Seconds(), peakRSSMiB())
+	}
 	var stuck *sim.StuckError
 	if runErr != nil && !errors.As(runErr, &stuck) {
 		return runErr
@@ -162,4 +171,13 @@ func dimsString(d []int) string {
 		s += strconv.Itoa(x)
 	}
 	return s
+}
+
+// peakRSSMiB is the process's peak resident set size.
+func peakRSSMiB() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Maxrss) / 1024 // Linux reports KiB
 }
