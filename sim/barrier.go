@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/hw"
@@ -156,6 +157,9 @@ func (e *StuckError) Error() string {
 type Options struct {
 	Trace io.Writer // event trace, one line per event (nil: none)
 	VCD   io.Writer // waveform (nil: none)
+	// Progress, when set, is called about once a second with the current
+	// cycle and the number of ranks released so far.
+	Progress func(cycle int64, released, ranks int)
 }
 
 // Run simulates the system until every rank is released or max_cycles.
@@ -188,7 +192,12 @@ func (s *System) Run(opt Options) (*Result, error) {
 	}
 	defer s.eng.close()
 	var line []byte
+	lastReport := time.Now()
 	for u.Released < R {
+		if opt.Progress != nil && t&63 == 0 && time.Since(lastReport) > time.Second {
+			opt.Progress(t, u.Released, R)
+			lastReport = time.Now()
+		}
 		if t >= s.Sys.MaxCycles {
 			if tw != nil {
 				tw.Flush()

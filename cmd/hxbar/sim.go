@@ -26,6 +26,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	vcd := fs.String("vcd", "", "write a VCD waveform of the barrier units to `FILE`")
 	schedFile := fs.String("schedule", "", "run the schedule in `FILE` (JSON of 'hxbar schedule') instead of a generated one")
 	timing := fs.Bool("timing", false, "report build and run wall time and peak memory on stderr")
+	progress := fs.Bool("progress", false, "report progress on stderr during long runs")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -62,6 +63,11 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		}
 		defer f.Close()
 		*o.dst = f
+	}
+	if *progress {
+		opt.Progress = func(cycle int64, released, ranks int) {
+			fmt.Fprintf(stderr, "sim: cycle %d, %d of %d ranks released, %.0f s\n", cycle, released, ranks, time.Since(built).Seconds())
+		}
 	}
 	res, runErr := system.Run(opt)
 	if *timing {
