@@ -5,10 +5,11 @@ package hw
 // the head fields unpacked and uses node ids, which map one-to-one onto the
 // packed coordinate addresses.
 type Flit struct {
-	Data uint64 // payload chunk; for a traffic head flit, its creation cycle
-	Dst  int32  // destination node id
-	Src  int32  // source rank (barrier) or node (traffic)
-	Gate uint8  // gate the signal is delivered to
+	Data uint64   // payload chunk; for a traffic head flit, its creation cycle
+	Dst  int32    // destination node id
+	DstC [4]uint8 // destination coordinates, set by the network at injection (the RTL's packed address)
+	Src  int32    // source rank (barrier) or node (traffic)
+	Gate uint8    // gate the signal is delivered to
 	Head bool
 	Tail bool
 }

@@ -18,16 +18,19 @@ type Config struct {
 	HalfDuplex  bool // exchanger/crossbar port pairs share one wire
 }
 
-// slot is one FIFO entry. ready: first cycle the downstream sees the flit.
+// slot is one FIFO entry. ready: first cycle the downstream sees the flit;
+// free: first cycle the upstream may write the slot again (the credit
+// returned with the link latency), or taken while the slot holds a flit.
+// Keeping free in the slot means a push touches only the lines it writes.
 type slot struct {
 	f     hw.Flit
 	ready int64
+	free  int64 // atomic: written by the downstream, read by the upstream
 }
 
 // fifoState is everything the model keeps per FIFO besides its slots, in
 // one record so that a push or a pop touches one cache line.
 type fifoState struct {
-	upOut  int32  // the output (credit ring) that feeds this FIFO
 	pushed uint32 // flits ever written (by the upstream; atomic)
 	popped uint32 // flits ever read (by the downstream)
 	head   uint8  // ring index of the front slot
@@ -72,14 +75,6 @@ type Network struct {
 	slots []slot      // FIFO f owns slots[f*B : f*B+B]
 	out   []outState  // per output: switch ports, then one injection output per node
 
-	// Credit rings, kept at the upstream end so that the per-cycle credit
-	// test reads local memory. Output o (switch ports first, then one
-	// injection output per node) owns free[o*B : o*B+B]: entry i is the
-	// first cycle slot i of the downstream FIFO may be written again
-	// (taken while it holds a flit). sendIdx[o] is the slot the next flit
-	// goes to. This is the RTL's credit counter with its return latency.
-	free []int64
-
 	used []int64 // per wire: last cycle a flit crossed it
 
 	// Route tables, shared by all switches with the same content: the model
@@ -112,6 +107,7 @@ func NewNetwork(t *Topology, cfg Config) (*Network, error) {
 	n.rxBase = int32(p)
 	nfifo := p + t.Nodes
 	n.fifo = bigmem.Make[fifoState](n, nfifo)
+
 	n.occ = make([]uint64, t.Switches)
 	for s := 0; s < t.Switches; s++ {
 		for q := n.portBase[s]; q < n.portBase[s+1]; q++ {
@@ -120,7 +116,6 @@ func NewNetwork(t *Topology, cfg Config) (*Network, error) {
 	}
 	n.slots = bigmem.Make[slot](n, nfifo*cfg.BufferDepth)
 	nout := p + t.Nodes
-	n.free = bigmem.Make[int64](n, nout*cfg.BufferDepth)
 	n.out = bigmem.Make[outState](n, nout)
 	for i := range n.out {
 		n.out[i].owner, n.out[i].inOwned, n.out[i].wire = -1, -1, -1
@@ -131,15 +126,13 @@ func NewNetwork(t *Topology, cfg Config) (*Network, error) {
 			ns, np := t.Neighbor(s, q)
 			if ns < 0 { // exchanger port 0: ejection into the endpoint
 				n.out[o].down = n.rxBase + int32(np)
-				n.fifo[n.out[o].down].upOut = o
-				n.fifo[o].upOut = int32(p + np) // the injection FIFO is fed by the endpoint
+				n.out[p+np].down = o // the endpoint's injection output feeds exchanger port 0
 				n.out[o].wake = int32(t.Switches + np)
 				n.fifo[n.rxBase+int32(np)].lat = 1
 				n.fifo[o].lat = 1 // injection FIFO (exchanger port 0 input)
 				continue
 			}
 			n.out[o].down = n.portBase[ns] + int32(np)
-			n.fifo[n.out[o].down].upOut = o
 			n.out[o].net = true
 			n.out[o].wake = int32(ns)
 			n.fifo[n.out[o].down].lat = uint8(cfg.LinkLatency)
@@ -183,11 +176,11 @@ func NewNetwork(t *Topology, cfg Config) (*Network, error) {
 // Elements is the number of schedulable elements (switches + endpoints).
 func (n *Network) Elements() int { return n.T.Switches + n.T.Nodes }
 
-// route computes the output port of switch sw for a destination node.
-func (n *Network) route(sw int, dst int32) int {
+// route computes the output port of switch sw for a head flit.
+func (n *Network) route(sw int, f *hw.Flit) int {
 	t := n.T
 	nd := len(t.Dims)
-	dc := n.coords[int(dst)*nd : int(dst)*nd+nd]
+	dc := f.DstC[:nd]
 	if sw >= t.Nodes {
 		k := t.XbarDim(sw)
 		return int(n.xbTab[k][dc[k]])
@@ -212,9 +205,13 @@ func (n *Network) count(f int32) uint32 {
 	return atomic.LoadUint32(&q.pushed) - q.popped
 }
 
-// hasCredit reports whether output o may send a flit in cycle t.
+// hasCredit reports whether output o may send a flit in cycle t: the slot
+// its next flit goes to (the output's ring index, advanced once per flit
+// like the downstream FIFO's write pointer) was freed by cycle t. This is
+// the RTL's credit counter with its return latency.
 func (n *Network) hasCredit(o int32, t int64) bool {
-	return atomic.LoadInt64(&n.free[uint32(o)*n.B+uint32(n.out[o].sendIdx)]) <= t
+	oi := &n.out[o]
+	return atomic.LoadInt64(&n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].free) <= t
 }
 
 // push sends a flit from output o into its FIFO f of switch sw (sw < 0: an
@@ -228,7 +225,6 @@ func (n *Network) hasCredit(o int32, t int64) bool {
 func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 	oi := &n.out[o]
 	i := uint32(oi.sendIdx)
-	atomic.StoreInt64(&n.free[uint32(o)*n.B+i], taken)
 	if i+1 == n.B {
 		oi.sendIdx = 0
 	} else {
@@ -239,6 +235,7 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 	s := &n.slots[uint32(f)*n.B+i]
 	s.f = fl
 	s.ready = t + int64(q.lat)
+	atomic.StoreInt64(&s.free, taken)
 	atomic.AddUint32(&q.pushed, 1)
 	if sw >= 0 {
 		atomic.OrUint64(&n.occ[sw], 1<<q.port)
@@ -250,7 +247,7 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 // its credit to the upstream, visible from cycle t + L.
 func (n *Network) pop(f int32, sw int32, t int64) {
 	q := &n.fifo[f]
-	atomic.StoreInt64(&n.free[uint32(q.upOut)*n.B+uint32(q.head)], t+int64(q.lat))
+	atomic.StoreInt64(&n.front(f).free, t+int64(q.lat))
 	if h := uint32(q.head) + 1; h == n.B {
 		q.head = 0
 	} else {
@@ -309,7 +306,7 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 			continue
 		}
 		if s.f.Head {
-			o := n.route(sw, s.f.Dst)
+			o := n.route(sw, &s.f)
 			reqs[o] |= 1 << uint(i)
 			touched |= 1 << uint(o)
 			continue
@@ -359,6 +356,10 @@ func (n *Network) CanInject(node int, t int64) bool {
 
 // Inject sends a flit from node's endpoint into its exchanger in cycle t.
 func (n *Network) Inject(node int, fl hw.Flit, t int64) {
+	if fl.Head {
+		nd := len(n.T.Dims)
+		copy(fl.DstC[:nd], n.coords[int(fl.Dst)*nd:int(fl.Dst)*nd+nd])
+	}
 	ready := n.push(n.rxBase+int32(node), n.portBase[node], int32(node), fl, t)
 	n.Wake(int32(node), ready)
 }

@@ -48,6 +48,20 @@ func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
 		return nil, err
 	}
 	R := sys.NumRanks()
+	topo, err := noc.NewTopology(sys.Dims)
+	if err != nil {
+		return nil, err
+	}
+	// The network's state (most of the memory of a big system) is built
+	// while the schedule is generated.
+	var net *noc.Network
+	netDone := make(chan error, 1)
+	go func() {
+		var err error
+		net, err = noc.NewNetwork(topo, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == "half"})
+		netDone <- err
+	}()
+	defer func() { <-netDone }() // never leave the goroutine behind on an early return
 	var tab *barrierunit.FlatTable
 	switch {
 	case sched != nil && sched.Ranks != R:
@@ -68,14 +82,11 @@ func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
 			return nil, err
 		}
 	}
-	topo, err := noc.NewTopology(sys.Dims)
-	if err != nil {
+	if err := <-netDone; err != nil {
+		netDone <- nil
 		return nil, err
 	}
-	net, err := noc.NewNetwork(topo, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == "half"})
-	if err != nil {
-		return nil, err
-	}
+	netDone <- nil
 	s := &System{Sys: sys, Topo: topo, Net: net, Sched: sched, Table: tab, Op: op, Arrivals: sys.Arrivals()}
 	s.rankOfNode = make([]int32, topo.Nodes)
 	for i := range s.rankOfNode {
