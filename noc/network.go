@@ -297,6 +297,10 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 	P := int(n.portBase[sw+1] - base)
 	var reqs [hw.MaxDimSize]uint64
 	var touched uint64
+	// held: outputs owned at the start of the cycle. Such an output does not
+	// grant in this cycle even if its owner sends the tail now (the RTL
+	// decides from the registered owner).
+	var held uint64
 	sw32 := int32(sw)
 	for occ := atomic.LoadUint64(&n.occ[sw]); occ != 0; occ &= occ - 1 {
 		i := bits.TrailingZeros64(occ)
@@ -312,6 +316,7 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 			continue
 		}
 		o := base + int32(n.out[in].inOwned)
+		held |= 1 << uint(n.out[in].inOwned)
 		if n.canSend(o, t) {
 			if fl := n.send(sw32, in, o, t); fl.Tail {
 				n.out[o].owner, n.out[in].inOwned = -1, -1
@@ -322,7 +327,7 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		oi := bits.TrailingZeros64(touched)
 		touched &= touched - 1
 		o := base + int32(oi)
-		if n.out[o].owner >= 0 || !n.canSend(o, t) {
+		if held&(1<<uint(oi)) != 0 || n.out[o].owner >= 0 || !n.canSend(o, t) {
 			continue
 		}
 		m := reqs[oi]
