@@ -1,0 +1,415 @@
+package verilog
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/noc"
+	"github.com/hxbar/hxbar/sim"
+)
+
+// rtlFS holds the RTL library, verilog/rtl/*.v.
+//
+//go:embed rtl/*.v
+var rtlFS embed.FS
+
+// Names of the generated files (besides the tables and the library).
+const (
+	TopModule  = "hx_top"       // module name of the generated top level
+	TopFile    = "hx_top.v"     // the generated top level
+	ParamsFile = "hx_params.vh" // defines for a testbench
+	SystemFile = "system.yaml"  // the system the directory was generated from
+)
+
+// GateTableFile is the name of node's gate table file.
+func GateTableFile(node int) string { return "gt_n" + strconv.Itoa(node) + ".hex" }
+
+// RouteTableFile is the name of switch sw's routing table file.
+func RouteTableFile(sw int) string { return "rt_s" + strconv.Itoa(sw) + ".hex" }
+
+// Library returns the file names of the embedded RTL library, sorted.
+func Library() []string {
+	ents, err := fs.ReadDir(rtlFS, "rtl")
+	if err != nil {
+		return nil // cannot happen: the directory is embedded
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".v") {
+			out = append(out, e.Name())
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// LibrarySource returns the text of one embedded RTL library file, as it is
+// in verilog/rtl (without the header Generate adds).
+func LibrarySource(name string) ([]byte, error) {
+	return rtlFS.ReadFile("rtl/" + name)
+}
+
+// Manifest describes a generated directory. Every name is relative to Dir.
+type Manifest struct {
+	Dir     string   // the directory written
+	Name    string   // configuration name (hw.System.Name)
+	Top     string   // top module: TopModule
+	Files   []string // every file written, sorted
+	Sources []string // Verilog sources of the design: the library, then TopFile
+	Library []string // the RTL library files
+	Params  string   // ParamsFile
+	System  string   // SystemFile
+
+	GateTables  []string // gate table of node n at [n]
+	RouteTables []string // routing table of switch sw at [sw]
+
+	Nodes     int // N: hx_top's per-node vectors have N entries
+	Switches  int
+	Ranks     int
+	Gates     int // G of the schedule
+	RankBits  int // RB: width of a rank field in hx_top's ports
+	AddrBits  int
+	FlitWidth int
+}
+
+// Paths returns the names joined to m.Dir.
+func (m *Manifest) Paths(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = filepath.Join(m.Dir, n)
+	}
+	return out
+}
+
+// fieldErr is the error for a system field the RTL cannot build.
+func fieldErr(field string, value any, allowed string) error {
+	return &hw.FieldError{Field: field, Value: value, Allowed: allowed}
+}
+
+// Check reports whether the RTL can build s: the system must be valid, a
+// hyper-crossbar, full duplex, and its tables must fit the RTL's fields
+// (docs/rtl.md: G <= 62, at most 255 routes into a gate, route counts and
+// route list indices below 65536). Errors are *hw.FieldError values naming
+// the field, or describe a malformed sim.System.
+func Check(s *sim.System) error {
+	if err := checkShape(s); err != nil {
+		return err
+	}
+	sys := &s.Sys
+	if err := sys.Validate(); err != nil {
+		return err
+	}
+	if sys.Topology != "hyperxbar" {
+		return fieldErr("topology", strconv.Quote(sys.Topology), "hyperxbar (the only network the RTL library builds)")
+	}
+	if sys.Duplex != "full" {
+		return fieldErr("duplex", strconv.Quote(sys.Duplex), "full; half duplex is a model-only what-if")
+	}
+	if !slices.Equal(s.Topo.Dims, sys.Dims) {
+		return fmt.Errorf("system %q: topology dims %v differ from the system's dims %v", sys.Name, s.Topo.Dims, sys.Dims)
+	}
+	if s.Table.Ranks != sys.NumRanks() {
+		return fmt.Errorf("system %q: gate tables for %d ranks, the system has %d", sys.Name, s.Table.Ranks, sys.NumRanks())
+	}
+	if int(s.Op) > 6 {
+		return fieldErr("op", s.Op, strings.Join(hw.Ops, ", "))
+	}
+	if g := s.Table.Gates; g > MaxGates {
+		return fieldErr("gates", g, fmt.Sprintf("0..%d in the RTL (the end gate G+1 must fit the 6-bit gate field of a head flit)", MaxGates))
+	}
+	if rb := sys.RankBits(); rb > 32 {
+		return fieldErr("ranks", sys.NumRanks(), "at most 2^32 ranks (32-bit rank field of the gate table)")
+	}
+	if ab := sys.AddrBits(); ab > 32 {
+		return fieldErr("dims", fmt.Sprint(sys.Dims), "at most 32 address bits (32-bit address field of the gate table)")
+	}
+	return nil
+}
+
+// Generate writes the generated directory for s into dir (created if
+// needed; existing files of the same names are overwritten, others are left
+// alone): the RTL library, hx_top.v, gt_n<node>.hex for every node,
+// rt_s<switch>.hex for every switch, hx_params.vh and system.yaml. The same
+// s always gives byte-identical files. See docs/rtl.md, "Generated
+// directory".
+func Generate(dir string, s *sim.System) (*Manifest, error) {
+	if err := Check(s); err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		return nil, fmt.Errorf("output directory: empty name")
+	}
+	sys := &s.Sys
+	topo := s.Topo
+	m := &Manifest{
+		Dir: dir, Name: sys.Name, Top: TopModule,
+		Params: ParamsFile, System: SystemFile,
+		Library: Library(),
+		Nodes:   topo.Nodes, Switches: topo.Switches,
+		Ranks: s.Table.Ranks, Gates: s.Table.Gates,
+		RankBits: sys.RankBits(), AddrBits: sys.AddrBits(), FlitWidth: sys.FlitWidth,
+	}
+	if len(m.Library) == 0 {
+		return nil, fmt.Errorf("the embedded RTL library is empty")
+	}
+
+	// Encode every table first: nothing is written for a system that fails.
+	rankOf := make([]int, topo.Nodes)
+	for n := range rankOf {
+		rankOf[n] = -1
+	}
+	for r, n := range s.Units.NodeOf {
+		rankOf[n] = r
+	}
+	gate := make([][]uint64, topo.Nodes)
+	for n := range gate {
+		if rankOf[n] < 0 {
+			gate[n] = []uint64{0}
+			continue
+		}
+		b, err := gateBody(s, rankOf[n])
+		if err != nil {
+			return nil, err
+		}
+		gate[n] = b
+	}
+
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	hdr := headerLines(s)
+	var files []string
+	write := func(name string, data []byte) error {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+		files = append(files, name)
+		return nil
+	}
+
+	for _, name := range m.Library {
+		src, err := LibrarySource(name)
+		if err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		comment(&b, "// ", hdr)
+		comment(&b, "// ", []string{"copy of the hxbar RTL library file verilog/rtl/" + name + " (see docs/rtl.md)", ""})
+		b.Write(src)
+		if err := write(name, b.Bytes()); err != nil {
+			return nil, err
+		}
+	}
+
+	m.GateTables = make([]string, topo.Nodes)
+	for n := 0; n < topo.Nodes; n++ {
+		name := GateTableFile(n)
+		title, notes := gateNotes(s, n, rankOf[n], gate[n])
+		data, err := FormatTable(MagicGate, gate[n], append(slices.Clone(hdr), title...), notes)
+		if err != nil {
+			return nil, err
+		}
+		if err := write(name, data); err != nil {
+			return nil, err
+		}
+		m.GateTables[n] = name
+	}
+
+	m.RouteTables = make([]string, topo.Switches)
+	for sw := 0; sw < topo.Switches; sw++ {
+		name := RouteTableFile(sw)
+		body, err := RouteTableBody(s, sw)
+		if err != nil {
+			return nil, err
+		}
+		title, notes := routeNotes(topo, sw)
+		data, err := FormatTable(MagicRoute, body, append(slices.Clone(hdr), title...), notes)
+		if err != nil {
+			return nil, err
+		}
+		if err := write(name, data); err != nil {
+			return nil, err
+		}
+		m.RouteTables[sw] = name
+	}
+
+	if err := write(ParamsFile, paramsFile(s, hdr)); err != nil {
+		return nil, err
+	}
+	if err := write(TopFile, topFile(s, hdr, gate)); err != nil {
+		return nil, err
+	}
+	y, err := sys.YAML()
+	if err != nil {
+		return nil, err
+	}
+	var yb bytes.Buffer
+	comment(&yb, "# ", hdr)
+	comment(&yb, "# ", []string{"The system this directory was generated from (read it with hxbar --config).", ""})
+	yb.Write(y)
+	if err := write(SystemFile, yb.Bytes()); err != nil {
+		return nil, err
+	}
+
+	m.Sources = append(slices.Clone(m.Library), TopFile)
+	slices.Sort(files)
+	m.Files = files
+	return m, nil
+}
+
+// comment writes each line with the comment prefix (an empty line as the
+// bare prefix, trimmed).
+func comment(b *bytes.Buffer, prefix string, lines []string) {
+	for _, l := range lines {
+		if l == "" {
+			b.WriteString(strings.TrimRight(prefix, " "))
+		} else {
+			b.WriteString(prefix)
+			b.WriteString(l)
+		}
+		b.WriteByte('\n')
+	}
+}
+
+// dimsString writes dims as "4x4x2".
+func dimsString(d []int) string {
+	s := make([]string, len(d))
+	for i, v := range d {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, "x")
+}
+
+// algoName is the schedule's name: the user schedule's algo when one was
+// given, else the system's.
+func algoName(s *sim.System) string {
+	if s.Sched != nil && s.Sched.Algo != "" {
+		return s.Sched.Algo
+	}
+	return s.Sys.Algo
+}
+
+// headerLines is the header every generated file starts with.
+func headerLines(s *sim.System) []string {
+	sys := &s.Sys
+	ranks := fmt.Sprintf("%d ranks", sys.NumRanks())
+	if sys.NumRanks() == 1 {
+		ranks = "1 rank"
+	}
+	if len(sys.Placement) > 0 {
+		ranks += " (custom placement)"
+	}
+	return []string{
+		"generated by hxbar — do not edit",
+		"configuration: " + sys.Name,
+		fmt.Sprintf("system: %s %s (%d nodes, %d switches), %s, algo %s (G = %d), op %s, L = %d, B = %d, FW = %d, %s duplex",
+			sys.Topology, dimsString(sys.Dims), s.Topo.Nodes, s.Topo.Switches, ranks, algoName(s), s.Table.Gates,
+			s.Op, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth, sys.Duplex),
+		"",
+	}
+}
+
+// coords writes a node's coordinates as "(c0, c1, ...)".
+func coords(t *noc.Topology, node int) string {
+	c := make([]string, t.NumDims())
+	for k := range c {
+		c[k] = strconv.Itoa(t.Coord(node, k))
+	}
+	return "(" + strings.Join(c, ", ") + ")"
+}
+
+func gateNotes(s *sim.System, node, rank int, body []uint64) (title, notes []string) {
+	t := s.Topo
+	if rank < 0 {
+		return []string{fmt.Sprintf("gate table of node %d %s, address %#x: no rank", node, coords(t, node), t.Addr(node))},
+			[]string{"no rank"}
+	}
+	G := s.Table.Gates
+	nr := len(body) - G - 2
+	title = []string{fmt.Sprintf("gate table of node %d %s, address %#x: rank %d of %d, G = %d, %d %s to other ranks",
+		node, coords(t, node), t.Addr(node), rank, s.Table.Ranks, G, nr, plural(nr, "route", "routes"))}
+	notes = make([]string, len(body))
+	notes[0] = fmt.Sprintf("valid, G=%d, rank=%d", G, rank)
+	for g := 1; g <= G+1; g++ {
+		w := body[g]
+		what := "gate " + strconv.Itoa(g)
+		if g == G+1 {
+			what += " (end)"
+		}
+		notes[g] = fmt.Sprintf("%s: self=%d need=%d routes %d from %d", what, w>>gtSelf&1, w>>gtNeedPos&0xff, w>>gtCountPos&0xffff, w&0xffff)
+	}
+	for j := 0; j < nr; j++ {
+		w := body[G+2+j]
+		d := int(w >> gtRankShift)
+		notes[G+2+j] = fmt.Sprintf("route %d: to rank %d at address %#x (node %d)", j, d, w&0xffffffff, s.Units.NodeOf[d])
+	}
+	return title, notes
+}
+
+func routeNotes(t *noc.Topology, sw int) (title, notes []string) {
+	tab := t.Table(sw)
+	notes = make([]string, len(tab))
+	port := func(e uint8) string {
+		if e == noc.Pass {
+			return "PASS"
+		}
+		return "port " + strconv.Itoa(int(e))
+	}
+	if !t.IsCrossbar(sw) {
+		title = []string{fmt.Sprintf("switch %d: exchanger of node %d %s, %d ports (0 local, k+1 to the dimension-k crossbar)", sw, sw, coords(t, sw), t.Ports(sw))}
+		for k, d := range t.Dims {
+			for c := 0; c < d; c++ {
+				e := t.Off[k] + c
+				notes[e] = fmt.Sprintf("entry %d: dimension %d coordinate %d: %s", e, k, c, port(tab[e]))
+			}
+		}
+		return title, notes
+	}
+	k := t.XbarDim(sw)
+	nodes := make([]string, t.Dims[k])
+	for p := range nodes {
+		nodes[p] = strconv.Itoa(t.XbarNode(sw, p))
+	}
+	title = []string{fmt.Sprintf("switch %d: crossbar of dimension %d, line %d, %d ports (port j to node %s)",
+		sw, k, sw-t.XbarBase[k], t.Ports(sw), strings.Join(nodes, ", "))}
+	for c := range tab {
+		notes[c] = fmt.Sprintf("entry %d: coordinate %d: %s", c, c, port(tab[c]))
+	}
+	return title, notes
+}
+
+// paramsFile is hx_params.vh: the defines a testbench includes.
+func paramsFile(s *sim.System, hdr []string) []byte {
+	sys := &s.Sys
+	var b bytes.Buffer
+	comment(&b, "// ", hdr)
+	comment(&b, "// ", []string{
+		"hx_params.vh: the constants of this system for a testbench (`include \"hx_params.vh\").",
+		"hx_top's per-node vectors have HX_NODES entries; rank fields are HX_RB bits wide.",
+		"",
+	})
+	b.WriteString("`ifndef HX_PARAMS_VH\n`define HX_PARAMS_VH\n")
+	def := func(name string, v any, what string) {
+		fmt.Fprintf(&b, "`define %-10s %v // %s\n", name, v, what)
+	}
+	def("HX_NODES", s.Topo.Nodes, "nodes N (node id order in every vector of hx_top)")
+	def("HX_RB", sys.RankBits(), "rank bits RB (hw.System.RankBits)")
+	def("HX_FW", sys.FlitWidth, "flit data width FW")
+	def("HX_RANKS", s.Table.Ranks, "ranks taking part")
+	def("HX_OP", int(s.Op), "reduction op: 0 barrier, 1 sum, 2 max, 3 min, 4 and, 5 or, 6 xor (this system: "+s.Op.String()+")")
+	def("HX_NAME", strconv.Quote(sys.Name), "configuration name")
+	def("HX_AB", sys.AddrBits(), "node address bits AB")
+	def("HX_GATES", s.Table.Gates, "gates G of the schedule (end gate G+1)")
+	def("HX_L", sys.LinkLatency, "network link latency L")
+	def("HX_B", sys.BufferDepth, "buffer depth B")
+	b.WriteString("`endif\n")
+	return b.Bytes()
+}

@@ -1,0 +1,249 @@
+package verilog
+
+import (
+	"fmt"
+
+	"github.com/hxbar/hxbar/sim"
+)
+
+// Limits of the RTL barrier unit (docs/rtl.md, "Decisions", item 11).
+const (
+	MaxGates      = 62    // G: the end gate G+1 must fit the 6-bit gate field
+	MaxNeed       = 255   // routes into one gate: 8-bit receive counter
+	MaxRouteIndex = 65535 // route start and route count per gate: 16-bit fields
+)
+
+// Gate table field positions (docs/tables.md, "Gate table").
+const (
+	gtValid     = 63 // body[0]
+	gtGatesPos  = 32 // body[0] bits 37..32
+	gtSelf      = 40 // body[g]
+	gtNeedPos   = 32 // body[g] bits 39..32
+	gtCountPos  = 16 // body[g] bits 31..16
+	gtRankShift = 32 // route word bits 63..32
+)
+
+// GateRoute is one route of a gate table: the destination rank and the
+// packed address of its node.
+type GateRoute struct {
+	Rank int
+	Addr uint64
+}
+
+// GateTable is a decoded gate table (docs/tables.md). The per-gate slices
+// are indexed by gate g = 0..G+1; entry 0 is unused (always zero).
+type GateTable struct {
+	Rank   int // own rank, -1 for a node without a rank
+	Gates  int // G
+	Self   []bool
+	Need   []int
+	Start  []int // index in Routes of the first route of out[g]
+	Count  []int // routes in out[g]
+	Routes []GateRoute
+}
+
+// Out returns the routes of out[g].
+func (t *GateTable) Out(g int) []GateRoute {
+	if g < 1 || g >= len(t.Start) {
+		return nil
+	}
+	return t.Routes[t.Start[g] : t.Start[g]+t.Count[g]]
+}
+
+// DecodeGateTable decodes the body of a gate table and checks it as the RTL
+// does (reserved bits zero, gate 1 without self and need, no routes out of
+// the end gate, every route list inside the route words, count of words
+// consistent). It does not know RB and AB, so rank and address widths are
+// not checked.
+func DecodeGateTable(body []uint64) (*GateTable, error) {
+	if len(body) < 1 {
+		return nil, fmt.Errorf("gate table: empty body (allowed: 1 word for a node without a rank, 1+(G+1)+NR words otherwise)")
+	}
+	w := body[0]
+	if w>>gtValid&1 == 0 {
+		if w != 0 || len(body) != 1 {
+			return nil, fmt.Errorf("gate table: a table without a rank must be the single body word 0 (body[0] = %016x, %d words)", w, len(body))
+		}
+		return &GateTable{Rank: -1}, nil
+	}
+	if w>>38&(1<<25-1) != 0 {
+		return nil, fmt.Errorf("gate table: body[0] = %016x: reserved bits 62..38 not zero", w)
+	}
+	G := int(w >> gtGatesPos & 63)
+	if G > MaxGates {
+		return nil, fmt.Errorf("gate table: G = %d (allowed: 0..%d)", G, MaxGates)
+	}
+	nr := len(body) - G - 2
+	if nr < 0 {
+		return nil, fmt.Errorf("gate table: %d body words cannot hold %d gate words", len(body), G+1)
+	}
+	t := &GateTable{
+		Rank: int(uint32(w)), Gates: G,
+		Self: make([]bool, G+2), Need: make([]int, G+2),
+		Start: make([]int, G+2), Count: make([]int, G+2),
+		Routes: make([]GateRoute, nr),
+	}
+	for g := 1; g <= G+1; g++ {
+		w := body[g]
+		if w>>41 != 0 {
+			return nil, fmt.Errorf("gate table: gate %d: body[%d] = %016x: reserved bits 63..41 not zero", g, g, w)
+		}
+		t.Self[g] = w>>gtSelf&1 != 0
+		t.Need[g] = int(w >> gtNeedPos & 0xff)
+		t.Count[g] = int(w >> gtCountPos & 0xffff)
+		t.Start[g] = int(w & 0xffff)
+		if t.Start[g]+t.Count[g] > nr {
+			return nil, fmt.Errorf("gate table: gate %d: routes %d..%d past the %d route words", g, t.Start[g], t.Start[g]+t.Count[g]-1, nr)
+		}
+		if g == 1 && (t.Self[g] || t.Need[g] != 0) {
+			return nil, fmt.Errorf("gate table: gate 1 (arrival) must have self = 0 and need = 0")
+		}
+		if g == G+1 && t.Count[g] != 0 {
+			return nil, fmt.Errorf("gate table: the end gate %d must have no routes out", g)
+		}
+	}
+	for j := range t.Routes {
+		w := body[G+2+j]
+		t.Routes[j] = GateRoute{Rank: int(w >> gtRankShift), Addr: w & 0xffffffff}
+	}
+	return t, nil
+}
+
+// DecodeRouteTable decodes the body of a routing table: one 8-bit entry per
+// word, bits 63..8 zero.
+func DecodeRouteTable(body []uint64) ([]uint8, error) {
+	t := make([]uint8, len(body))
+	for i, w := range body {
+		if w>>8 != 0 {
+			return nil, fmt.Errorf("routing table: body[%d] = %016x: bits 63..8 not zero", i, w)
+		}
+		t[i] = uint8(w)
+	}
+	return t, nil
+}
+
+// RouteTableBody is the body of the routing table file of switch sw:
+// s.Topo.Table(sw), one entry per word.
+func RouteTableBody(s *sim.System, sw int) ([]uint64, error) {
+	if s == nil || s.Topo == nil {
+		return nil, fmt.Errorf("routing table: no topology")
+	}
+	if sw < 0 || sw >= s.Topo.Switches {
+		return nil, fmt.Errorf("routing table: switch %d (allowed: 0..%d)", sw, s.Topo.Switches-1)
+	}
+	t := s.Topo.Table(sw)
+	body := make([]uint64, len(t))
+	for i, e := range t {
+		body[i] = uint64(e)
+	}
+	return body, nil
+}
+
+// GateTableBody is the body of the gate table file of node: the slice of
+// s.Table for the rank s.Units.NodeOf places there, or the single word 0
+// when the node hosts no rank.
+func GateTableBody(s *sim.System, node int) ([]uint64, error) {
+	if err := checkShape(s); err != nil {
+		return nil, err
+	}
+	if node < 0 || node >= s.Topo.Nodes {
+		return nil, fmt.Errorf("gate table: node %d (allowed: 0..%d)", node, s.Topo.Nodes-1)
+	}
+	for r, n := range s.Units.NodeOf {
+		if int(n) == node {
+			return gateBody(s, r)
+		}
+	}
+	return []uint64{0}, nil
+}
+
+// gateBody encodes rank r's gate table. The route lists of gates 1..G are
+// written one after the other in gate order, each in schedule order (the
+// order of s.Table.OutDst); an empty list gets the running index as its
+// start (docs/tables.md).
+func gateBody(s *sim.System, r int) ([]uint64, error) {
+	tab := s.Table
+	G := tab.Gates
+	st := tab.Stride()
+	base := r * st
+	nr := 0
+	for g := 1; g <= G+1; g++ {
+		nr += int(tab.OutEnd[base+g] - tab.OutStart[base+g])
+	}
+	body := make([]uint64, 0, 1+G+1+nr)
+	body = append(body, 1<<gtValid|uint64(G)<<gtGatesPos|uint64(uint32(r)))
+	routes := make([]uint64, 0, nr)
+	for g := 1; g <= G+1; g++ {
+		lo, hi := int(tab.OutStart[base+g]), int(tab.OutEnd[base+g])
+		cnt := hi - lo
+		start := len(routes)
+		if cnt < 0 || lo < 0 || hi > len(tab.OutDst) {
+			return nil, fmt.Errorf("invalid schedule: rank %d gate %d: route list %d..%d outside the %d routes", r, g, lo, hi, len(tab.OutDst))
+		}
+		if g == G+1 && cnt != 0 {
+			return nil, fmt.Errorf("invalid schedule: rank %d: %d routes leave the end gate %d (allowed: none)", r, cnt, g)
+		}
+		if cnt > MaxRouteIndex || start > MaxRouteIndex {
+			return nil, fieldErr("routes", fmt.Sprintf("rank %d gate %d: %d routes from route index %d", r, g, cnt, start),
+				fmt.Sprintf("route count and route list index 0..%d per rank (16-bit fields of the RTL gate table)", MaxRouteIndex))
+		}
+		var self bool
+		var need uint64
+		if g >= 2 {
+			self = tab.Self[base+g]
+			need = uint64(tab.Need[base+g])
+		} else if tab.Self[base+g] || tab.Need[base+g] != 0 {
+			return nil, fmt.Errorf("invalid schedule: rank %d: routes arrive at gate 1 (allowed: none, gate 1 is the arrival gate)", r)
+		}
+		if need > MaxNeed {
+			return nil, fieldErr("routes", fmt.Sprintf("rank %d gate %d: %d routes arrive", r, g, need), fmt.Sprintf("0..%d per gate (8-bit RTL receive counter)", MaxNeed))
+		}
+		w := need<<gtNeedPos | uint64(cnt)<<gtCountPos | uint64(start)
+		if self {
+			w |= 1 << gtSelf
+		}
+		body = append(body, w)
+		for _, d := range tab.OutDst[lo:hi] {
+			if d < 0 || int(d) >= len(s.Units.NodeOf) {
+				return nil, fmt.Errorf("invalid schedule: rank %d gate %d: route to rank %d (allowed: 0..%d)", r, g, d, len(s.Units.NodeOf)-1)
+			}
+			addr := s.Topo.Addr(int(s.Units.NodeOf[d]))
+			routes = append(routes, uint64(uint32(d))<<gtRankShift|addr)
+		}
+	}
+	return append(body, routes...), nil
+}
+
+// checkShape checks that the parts of s the generator reads are present and
+// consistent with each other (they are, for a System from sim.Build).
+func checkShape(s *sim.System) error {
+	switch {
+	case s == nil:
+		return fmt.Errorf("no system")
+	case s.Topo == nil:
+		return fmt.Errorf("system %q: no topology", s.Sys.Name)
+	case s.Table == nil:
+		return fmt.Errorf("system %q: no gate tables", s.Sys.Name)
+	case s.Units == nil:
+		return fmt.Errorf("system %q: no barrier units (rank placement)", s.Sys.Name)
+	}
+	tab := s.Table
+	n := tab.Ranks * tab.Stride()
+	if tab.Ranks < 1 || tab.Gates < 0 || len(tab.Self) != n || len(tab.Need) != n || len(tab.OutStart) != n || len(tab.OutEnd) != n {
+		return fmt.Errorf("system %q: malformed gate tables (%d ranks, %d gates)", s.Sys.Name, tab.Ranks, tab.Gates)
+	}
+	if len(s.Units.NodeOf) != tab.Ranks {
+		return fmt.Errorf("system %q: %d ranks placed, the gate tables have %d", s.Sys.Name, len(s.Units.NodeOf), tab.Ranks)
+	}
+	used := make(map[int32]int, tab.Ranks)
+	for r, nd := range s.Units.NodeOf {
+		if nd < 0 || int(nd) >= s.Topo.Nodes {
+			return fieldErr(fmt.Sprintf("placement[%d]", r), nd, fmt.Sprintf("0..%d", s.Topo.Nodes-1))
+		}
+		if prev, dup := used[nd]; dup {
+			return fieldErr(fmt.Sprintf("placement[%d]", r), nd, fmt.Sprintf("a node not already used (rank %d is on node %d)", prev, nd))
+		}
+		used[nd] = r
+	}
+	return nil
+}
