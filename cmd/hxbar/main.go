@@ -26,6 +26,8 @@ var commands = map[string]command{
 	"verify":   {"prove or refute a schedule file", runVerify},
 	"traffic":  {"run synthetic traffic and report latency and throughput", runTraffic},
 	"check":    {"prove the routing tables (reachability, minimality, deadlock freedom)", runCheck},
+	"gen":      {"generate the Verilog and a self-checking testbench for a system", runGen},
+	"cosim":    {"run the RTL under Icarus or Verilator and compare it with the model, cycle by cycle", runCosim},
 }
 
 // usageError marks bad command-line input: exit status 2.

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+
+	"github.com/hxbar/hxbar/sim"
+	"github.com/hxbar/hxbar/testbench"
+)
+
+func runCosim(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("cosim", stderr)
+	sys := bindSystem(fs)
+	dir := fs.String("dir", "", "check the design in `DIR` (made by 'hxbar gen', possibly edited) against DIR/system.yaml; without it the system flags are generated into a temporary directory")
+	simulator := fs.String("simulator", testbench.Icarus, "simulator: "+strings.Join(testbench.Simulators, " or "))
+	keep := fs.Bool("keep", false, "without --dir: keep the temporary directory and print its name")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if !slices.Contains(testbench.Simulators, *simulator) {
+		return usagef("invalid --simulator: %q (allowed: %s)", *simulator, strings.Join(testbench.Simulators, ", "))
+	}
+	own := map[string]bool{"dir": true, "simulator": true, "keep": true}
+	var sysFlags []string
+	fs.Visit(func(f *flag.Flag) {
+		if !own[f.Name] {
+			sysFlags = append(sysFlags, "--"+f.Name)
+		}
+	})
+	if *dir != "" && len(sysFlags) > 0 {
+		return usagef("%s cannot be combined with --dir: the directory's system.yaml is the reference (regenerate the directory with 'hxbar gen --out DIR' and those flags)",
+			strings.Join(sysFlags, ", "))
+	}
+	if *dir != "" && *keep {
+		return usagef("--keep applies only without --dir (a temporary directory)")
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	target := *dir
+	if target == "" {
+		s, err := sys()
+		if err != nil {
+			return usageError{err}
+		}
+		tmp, err := os.MkdirTemp("", "hxbar-cosim-")
+		if err != nil {
+			return err
+		}
+		if *keep {
+			defer fmt.Fprintf(stderr, "hxbar cosim: kept %s\n", tmp)
+		} else {
+			defer os.RemoveAll(tmp)
+		}
+		if _, err := generateDir(tmp, s); err != nil {
+			return err
+		}
+		target = tmp
+	} else if st, err := os.Stat(target); err != nil || !st.IsDir() {
+		return usagef("invalid --dir: %q is not a directory (write one with 'hxbar gen --out DIR')", target)
+	}
+
+	rep, err := testbench.Cosim(ctx, target, *simulator)
+	var mm *testbench.MismatchError
+	var ce *testbench.CompileError
+	var stuck *sim.StuckError
+	switch {
+	case errors.As(err, &mm):
+		fmt.Fprintln(stdout, rep.String())
+		return failure{"RTL differs from the model"}
+	case errors.As(err, &ce):
+		return failure{err.Error()}
+	case errors.As(err, &stuck):
+		return failure{err.Error()}
+	case err != nil:
+		return err
+	}
+	fmt.Fprintln(stdout, rep.Summary())
+	return nil
+}

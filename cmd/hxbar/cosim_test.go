@@ -1,0 +1,125 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hxbar/hxbar/testbench"
+	"github.com/hxbar/hxbar/verilog"
+)
+
+// needIcarus skips without Icarus, unless CI is set (then it fails).
+func needIcarus(t *testing.T) {
+	t.Helper()
+	for _, tool := range []string{"iverilog", "vvp"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "" {
+				t.Skipf("%s not installed", tool)
+			}
+			t.Fatalf("%s not installed and CI is set", tool)
+		}
+	}
+}
+
+func TestGenThenCosim(t *testing.T) {
+	needIcarus(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	code, out, errs := hx(t, "gen", "--out", dir, "--dims", "2,4", "--op", "max", "--flit-width", "32", "--seed", "9")
+	if code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"wrote " + dir, "hx_top.v", "8 gate tables", "expected.hex (", "events over", "hxbar cosim --dir " + dir} {
+		if !strings.Contains(out, want) {
+			t.Errorf("gen output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, f := range append(testbench.Files(), "hx_top.v", "hx_params.vh", "system.yaml", "gt_n7.hex", "rt_s11.hex") {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("gen did not write %s", f)
+		}
+	}
+	code, out, errs = hx(t, "cosim", "--dir", dir)
+	if code != 0 || errs != "" {
+		t.Fatalf("cosim: exit %d: %s%s", code, out, errs)
+	}
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 1 ||
+		!strings.HasPrefix(lines[0], "RTL matches the model, cycle-exact: ") || !strings.HasSuffix(lines[0], " cycles (icarus)") {
+		t.Fatalf("cosim output: %q", out)
+	}
+
+	// A damaged routing table: exit 1, the first diverging event with
+	// context from both sides.
+	rt := filepath.Join(dir, verilog.RouteTableFile(8))
+	if err := verilog.RewriteTable(rt, func(b []uint64) { b[0] = 1 }); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = hx(t, "cosim", "--dir", dir)
+	if code != 1 {
+		t.Fatalf("damaged table: exit %d: %s%s", code, out, errs)
+	}
+	for _, want := range []string{"RTL differs from the model (icarus): event #", "first difference at event #", "  model:", "  rtl:", " > #", "testbench: FAIL event #"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("mismatch output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, "hxbar cosim: RTL differs from the model") {
+		t.Errorf("stderr: %q", errs)
+	}
+}
+
+func TestCosimTemporaryDirectory(t *testing.T) {
+	needIcarus(t)
+	code, out, errs := hx(t, "cosim", "--dims", "4", "--op", "xor", "--keep")
+	if code != 0 || !strings.HasPrefix(out, "RTL matches the model, cycle-exact: ") {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	kept := strings.TrimSpace(strings.TrimPrefix(errs, "hxbar cosim: kept "))
+	if _, err := os.Stat(filepath.Join(kept, "tb.v")); err != nil || !strings.HasPrefix(errs, "hxbar cosim: kept ") {
+		t.Fatalf("--keep: %q", errs)
+	}
+	os.RemoveAll(kept)
+}
+
+func TestGenCosimBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"gen"}, 2, "--out"},
+		{[]string{"gen", "--out", dir, "--dims", "4,x"}, 2, "dims"},
+		{[]string{"gen", "--out", dir, "--duplex", "half"}, 2, "duplex"},
+		{[]string{"gen", "--out", dir, "--bogus"}, 2, "bogus"},
+		{[]string{"gen", "--out", dir, "extra"}, 2, "extra"},
+		{[]string{"cosim", "--simulator", "modelsim"}, 2, "--simulator"},
+		{[]string{"cosim", "--dir", dir, "--dims", "4,4"}, 2, "--dims cannot be combined with --dir"},
+		{[]string{"cosim", "--dir", dir, "--keep"}, 2, "--keep"},
+		{[]string{"cosim", "--dir", filepath.Join(dir, "nope")}, 2, "--dir"},
+		{[]string{"cosim", "--dir", dir}, 2, "system.yaml"},
+		{[]string{"cosim", "--link-latency", "0"}, 2, "link-latency"},
+		{[]string{"cosim", "--duplex", "half"}, 2, "duplex"},
+		{[]string{"gen", "--out", dir, "--max-cycles", "5"}, 1, "max_cycles"},
+	} {
+		code, _, errs := hx(t, c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 && c.code == 1 {
+			t.Errorf("%v: exit %d (want %d), stderr %q (want it to name %q)", c.args, code, c.code, errs, c.want)
+		}
+	}
+}
+
+// A missing simulator: a clear error with the install command.
+func TestCosimMissingSimulator(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, _, errs := hx(t, "gen", "--out", dir, "--dims", "2"); code != 0 {
+		t.Fatal(errs)
+	}
+	t.Setenv("PATH", t.TempDir())
+	code, _, errs := hx(t, "cosim", "--dir", dir, "--simulator", "verilator")
+	if code != 2 || !strings.Contains(errs, "apt-get install -y verilator") {
+		t.Fatalf("exit %d: %q", code, errs)
+	}
+}

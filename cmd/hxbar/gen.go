@@ -1,0 +1,78 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/sim"
+	"github.com/hxbar/hxbar/testbench"
+	"github.com/hxbar/hxbar/verilog"
+)
+
+func runGen(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("gen", stderr)
+	sys := bindSystem(fs)
+	out := fs.String("out", "", "write the Verilog and the testbench into `DIR` (created if needed)")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if *out == "" {
+		return usagef("missing --out DIR: the directory to write the Verilog and the testbench into")
+	}
+	s, err := sys()
+	if err != nil {
+		return usageError{err}
+	}
+	g, err := generateDir(*out, s)
+	if err != nil {
+		return err
+	}
+	m := g.manifest
+	fmt.Fprintf(stdout, "wrote %s (system %q: %d nodes, %d ranks, %d switches):\n", *out, m.Name, m.Nodes, m.Ranks, m.Switches)
+	fmt.Fprintf(stdout, "  RTL:        %s (top level, module %s), %s\n", verilog.TopFile, m.Top, strings.Join(m.Library, " "))
+	fmt.Fprintf(stdout, "  tables:     %d gate tables gt_n<node>.hex, %d routing tables rt_s<switch>.hex\n", len(m.GateTables), len(m.RouteTables))
+	fmt.Fprintf(stdout, "  defines:    %s; reference system: %s\n", m.Params, m.System)
+	fmt.Fprintf(stdout, "  testbench:  %s, %s, %s (%d events over %d cycles), %s, %s\n",
+		testbench.TBFile, testbench.ScenarioFile, testbench.ExpectedFile, g.events, g.cycles, testbench.RunScript, testbench.MakefileName)
+	fmt.Fprintf(stdout, "run it: 'hxbar cosim --dir %s', or without Go: 'cd %s && make' (Icarus) / 'make verilator'\n", *out, *out)
+	return nil
+}
+
+// generated is what generateDir wrote.
+type generated struct {
+	manifest *verilog.Manifest
+	events   int
+	cycles   int64
+}
+
+// generateDir writes the design (verilog.Generate) and its testbench, with
+// the model's trace as the expected one, into dir. Systems the RTL cannot
+// build are usage errors; a model run that does not complete is a failure.
+func generateDir(dir string, sys hw.System) (*generated, error) {
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if err := verilog.Check(s); err != nil {
+		return nil, usageError{err}
+	}
+	s, trace, res, err := testbench.RunModel(sys)
+	if err != nil {
+		var stuck *sim.StuckError
+		if errors.As(err, &stuck) {
+			return nil, failure{err.Error()}
+		}
+		return nil, usageError{err}
+	}
+	m, err := verilog.Generate(dir, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := testbench.Generate(dir, s, trace); err != nil {
+		return nil, err
+	}
+	return &generated{manifest: m, events: len(testbench.Lines(trace)), cycles: res.Cycles}, nil
+}

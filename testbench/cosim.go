@@ -1,0 +1,177 @@
+package testbench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/sim"
+)
+
+// Report is the outcome of one co-simulation.
+type Report struct {
+	Dir       string
+	Simulator string
+	System    hw.System // the reference, read from Dir/system.yaml
+
+	Events    int      // events in the model's trace
+	Cycles    int64    // cycles of the model's run (last release + 1)
+	Model     []string // the model's trace
+	ModelTime time.Duration
+	Run       *RunResult    // the simulation (its Trace is the RTL's)
+	SimTime   time.Duration // wall time of the simulation run (without compiling)
+
+	Diff *Diff // first difference between the traces, nil when identical
+}
+
+// OK reports a co-simulation in which the RTL reproduced the model exactly:
+// identical traces and a PASS from the testbench.
+func (r *Report) OK() bool {
+	return r.Diff == nil && r.Run != nil && r.Run.Passed() && r.Run.Cycles == r.Cycles && r.Run.Events == r.Events
+}
+
+// Summary is the one-line result: "RTL matches the model, cycle-exact: ..."
+// or what went wrong first.
+func (r *Report) Summary() string {
+	if r.OK() {
+		return fmt.Sprintf("RTL matches the model, cycle-exact: %d events over %d cycles (%s)", r.Events, r.Cycles, r.Simulator)
+	}
+	return fmt.Sprintf("RTL differs from the model (%s): %s", r.Simulator, r.Problem())
+}
+
+// Problem explains a failed co-simulation ("" when OK). A simulation that
+// stopped without a verdict (a table the RTL refused, a crash) is reported
+// by the simulator's message, since its trace is cut short; otherwise the
+// first trace difference comes first, then the testbench's verdict.
+func (r *Report) Problem() string {
+	switch {
+	case r.OK():
+		return ""
+	case r.Run != nil && len(r.Run.Verdicts) == 0:
+		return r.Run.Problem()
+	case r.Diff != nil:
+		return r.Diff.Summary()
+	case r.Run != nil && !r.Run.Passed():
+		return r.Run.Problem()
+	case r.Run != nil:
+		return fmt.Sprintf("the testbench reports %d events over %d cycles, the model %d over %d", r.Run.Events, r.Run.Cycles, r.Events, r.Cycles)
+	}
+	return "no simulation"
+}
+
+// String is the full report: the summary, then for a failure the first
+// difference with context from both sides and the testbench's verdict.
+func (r *Report) String() string {
+	if r.OK() {
+		return r.Summary()
+	}
+	var b strings.Builder
+	b.WriteString(r.Summary())
+	if r.Diff != nil {
+		b.WriteString("\n")
+		b.WriteString(r.Diff.String())
+	}
+	if r.Run != nil {
+		if v := r.Run.Verdict(); v != "" && (r.Diff == nil || !strings.Contains(r.Summary(), v)) {
+			b.WriteString("\ntestbench: " + v)
+		}
+		if m := simMessages(r.Run.Output); m != "" {
+			b.WriteString("\nsimulator: " + m)
+		}
+	}
+	return b.String()
+}
+
+// MismatchError is returned by Cosim when the RTL did not reproduce the
+// model; Report has the details.
+type MismatchError struct{ Report *Report }
+
+func (e *MismatchError) Error() string { return e.Report.Summary() }
+
+// Cosim checks the design in dir against the model. It reads dir/system.yaml
+// as the reference, runs the model on it (sim.Build, Run with a trace), runs
+// the testbench in dir as it stands with the named simulator (Icarus or
+// Verilator; the RTL and the tables there are the design under test, possibly
+// edited by hand) and compares the two traces line by line.
+//
+// The testbench's own files (tb.v, scenario.hex, expected.hex) must be the
+// ones Generate writes for that system; a stale one is an error, as it would
+// test another scenario. The report is returned whenever the simulation ran;
+// when the RTL does not match, the error is a *MismatchError for it. Other
+// errors: an unreadable system, a model run that does not complete, a
+// missing tool (ErrToolMissing), a design that does not compile
+// (*CompileError).
+func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
+	if simulator != Icarus && simulator != Verilator {
+		return nil, fmt.Errorf("simulator %q (allowed: %s)", simulator, strings.Join(Simulators, ", "))
+	}
+	sys, err := hw.Load(filepath.Join(dir, systemFile))
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Dir: dir, Simulator: simulator, System: sys}
+	start := time.Now()
+	s, trace, res, err := RunModel(sys)
+	rep.ModelTime = time.Since(start)
+	if err != nil {
+		return nil, err
+	}
+	rep.Model = Lines(trace)
+	rep.Events, rep.Cycles = len(rep.Model), res.Cycles
+
+	want, err := testbenchFiles(s, trace)
+	if err != nil {
+		return nil, err
+	}
+	var stale []string
+	for _, name := range []string{TBFile, ScenarioFile, ExpectedFile} {
+		have, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no %s: generate the testbench with 'hxbar gen --config %s --out %s'",
+				dir, name, filepath.Join(dir, systemFile), dir)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(have, want[name]) {
+			stale = append(stale, name)
+		}
+	}
+	if len(stale) > 0 {
+		return nil, fmt.Errorf("%s: %s not generated from %s (stale or edited); regenerate with 'hxbar gen --config %s --out %s'",
+			dir, strings.Join(stale, ", "), systemFile, filepath.Join(dir, systemFile), dir)
+	}
+
+	run, err := RunSimulator(ctx, dir, simulator)
+	if err != nil {
+		return nil, err
+	}
+	rep.Run, rep.SimTime = run, run.RunTime
+	rep.Diff = Compare(rep.Model, run.Trace)
+	if !rep.OK() {
+		return rep, &MismatchError{rep}
+	}
+	return rep, nil
+}
+
+// RunModel builds and runs the model of sys and returns the assembled system,
+// its trace and result. A run that does not complete within max_cycles is an
+// error (a *sim.StuckError).
+func RunModel(sys hw.System) (*sim.System, []byte, *sim.Result, error) {
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var trace bytes.Buffer
+	res, err := s.Run(sim.Options{Trace: &trace})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("the model does not complete, so there is nothing to compare: %w", err)
+	}
+	return s, trace.Bytes(), res, nil
+}

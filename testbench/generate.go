@@ -1,0 +1,216 @@
+package testbench
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/sim"
+)
+
+// Files returns the names of the files Generate writes, in the order it
+// writes them.
+func Files() []string {
+	return []string{TBFile, ScenarioFile, ExpectedFile, RunScript, MakefileName}
+}
+
+// Generate writes the testbench for s into dir: tb.v, scenario.hex,
+// expected.hex, run.sh and Makefile (see the package comment and
+// docs/cosim.md). dir is expected to hold (or to receive) the design that
+// verilog.Generate writes for the same s. expected is the model's event
+// trace for s, as sim.System.Run writes it; it must be complete (every rank
+// released), since a testbench can only pass a run that completes.
+//
+// The same s and expected always give byte-identical files; tb.v depends
+// only on the system's name, its node count and the number of events, so
+// regenerating for another seed of the same system leaves it unchanged (and
+// a compiled simulation reusable: the data files are read at run time).
+func Generate(dir string, s *sim.System, expected []byte) error {
+	files, err := testbenchFiles(s, expected)
+	if err != nil {
+		return err
+	}
+	if dir == "" {
+		return errors.New("output directory: empty name")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	for _, name := range Files() {
+		mode := os.FileMode(0o644)
+		if name == RunScript {
+			mode = 0o755
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, files[name], mode); err != nil {
+			return err
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// testbenchFiles renders every file Generate writes.
+func testbenchFiles(s *sim.System, expected []byte) (map[string][]byte, error) {
+	if s == nil || s.Topo == nil || s.Units == nil || s.Table == nil {
+		return nil, errors.New("testbench: incomplete sim.System (use sim.Build)")
+	}
+	if s.Sys.Duplex != "full" {
+		return nil, fmt.Errorf("testbench: duplex %q: the RTL is full duplex only (half duplex is a model-only what-if)", s.Sys.Duplex)
+	}
+	evs, err := ParseTrace(expected)
+	if err != nil {
+		return nil, fmt.Errorf("expected trace: %w", err)
+	}
+	cycles, err := checkTrace(s, evs)
+	if err != nil {
+		return nil, fmt.Errorf("expected trace: %w", err)
+	}
+	last := cycles - 1
+	limit := last + 64 + last/4
+	if mc := s.Sys.MaxCycles; mc > last+drainCycles+2 && mc < limit {
+		limit = mc
+	}
+	if limit >= 1<<maxCycleBits {
+		return nil, fmt.Errorf("expected trace: cycle %d does not fit the %d-bit cycle field of %s", limit, maxCycleBits, ExpectedFile)
+	}
+	return map[string][]byte{
+		TBFile:       tbText(s.Sys.Name, s.Topo.Nodes, len(evs)),
+		ScenarioFile: scenarioFile(s),
+		ExpectedFile: expectedFile(s.Sys.Name, s.Topo.Nodes, s.Table.Ranks, evs, cycles, limit),
+		RunScript:    []byte(runScript),
+		MakefileName: []byte(makefile),
+	}, nil
+}
+
+// checkTrace checks that a parsed trace belongs to s and is complete: every
+// event on a node that hosts a rank, arrival and release events naming that
+// rank, every rank released exactly once. It returns the run's cycle count
+// (last release + 1).
+func checkTrace(s *sim.System, evs []barrierunit.Event) (int64, error) {
+	nodes := s.Topo.Nodes
+	rankOf := make([]int32, nodes)
+	for n := range rankOf {
+		rankOf[n] = -1
+	}
+	for r, n := range s.Units.NodeOf {
+		rankOf[n] = int32(r)
+	}
+	released := make([]bool, s.Table.Ranks)
+	nrel := 0
+	var last int64 = -1
+	for i, e := range evs {
+		if int(e.Node) >= nodes || rankOf[e.Node] < 0 {
+			return 0, fmt.Errorf("event #%d %q: node %d hosts no rank of this system", i, FormatEvent(e), e.Node)
+		}
+		r := rankOf[e.Node]
+		switch e.Kind {
+		case barrierunit.EvArrive, barrierunit.EvRelease:
+			if e.Rank != r {
+				return 0, fmt.Errorf("event #%d %q: node %d hosts rank %d", i, FormatEvent(e), e.Node, r)
+			}
+		case barrierunit.EvSend, barrierunit.EvRecv:
+			if int(e.Rank) >= s.Table.Ranks {
+				return 0, fmt.Errorf("event #%d %q: rank %d out of range (the system has %d ranks)", i, FormatEvent(e), e.Rank, s.Table.Ranks)
+			}
+		}
+		if e.Kind == barrierunit.EvRelease {
+			if released[r] {
+				return 0, fmt.Errorf("event #%d %q: rank %d released twice", i, FormatEvent(e), r)
+			}
+			released[r] = true
+			nrel++
+			last = e.Cycle
+		}
+	}
+	if nrel < s.Table.Ranks {
+		for r, ok := range released {
+			if !ok {
+				return 0, fmt.Errorf("rank %d (node %d) is never released: the model's run did not complete, so there is nothing a testbench could pass", r, s.Units.NodeOf[r])
+			}
+		}
+	}
+	if n := len(evs); n > 0 && evs[n-1].Cycle > last {
+		return evs[n-1].Cycle + 1, nil
+	}
+	return last + 1, nil
+}
+
+const runScript = `#!/bin/sh
+# run.sh: run the hxbar testbench in this directory without Go (docs/cosim.md).
+#
+#   ./run.sh                      Icarus Verilog (iverilog + vvp)
+#   ./run.sh verilator            Verilator 5 (--binary, build in obj_dir/)
+#   ./run.sh icarus +vcd          extra arguments are plusargs: +vcd dumps hx.vcd,
+#                                 +context=N, +scenario=FILE, +expected=FILE
+#
+# Prints the event trace, then exactly one line "PASS ..." or "FAIL ...";
+# the exit status is 0 only for PASS.
+set -eu
+cd "$(dirname "$0")"
+sim=${1:-icarus}
+[ $# -gt 0 ] && shift
+case $sim in
+icarus)
+    for t in iverilog vvp; do
+        command -v $t >/dev/null 2>&1 || { echo "$t not found: install Icarus Verilog with 'apt-get install -y iverilog'" >&2; exit 2; }
+    done
+    iverilog -g2005 -s hx_tb -o sim.vvp *.v
+    exec vvp -N sim.vvp "$@"
+    ;;
+verilator)
+    for t in verilator make g++; do
+        command -v $t >/dev/null 2>&1 || { echo "$t not found: install Verilator with 'apt-get install -y verilator make g++'" >&2; exit 2; }
+    done
+    verilator --binary -j 2 -Wno-fatal --top-module hx_tb -Mdir obj_dir -o hx_tb *.v >obj_dir.log 2>&1 || { cat obj_dir.log >&2; exit 2; }
+    exec ./obj_dir/hx_tb "$@"
+    ;;
+*)
+    echo "usage: ./run.sh [icarus|verilator] [+plusargs]" >&2
+    exit 2
+    ;;
+esac
+`
+
+const makefile = `# Makefile: run the hxbar testbench in this directory without Go (docs/cosim.md).
+#
+#   make             Icarus Verilog: compile sim.vvp, run it
+#   make vcd         the same, dumping the waveform hx.vcd
+#   make verilator   Verilator 5: build obj_dir/hx_tb, run it
+#   make clean       remove the builds and hx.vcd
+#
+# Each run prints the event trace, then exactly one line "PASS ..." or
+# "FAIL ..."; the exit status is 0 only for PASS. The design is every .v file
+# here (the RTL library, hx_top.v, tb.v); the tables and the data files are
+# read when the simulation starts, so editing them needs no rebuild.
+IVERILOG  ?= iverilog
+VVP       ?= vvp
+VERILATOR ?= verilator
+SRCS      := $(sort $(wildcard *.v))
+
+.PHONY: all icarus vcd verilator clean
+
+all: icarus
+
+sim.vvp: $(SRCS) hx_params.vh
+	$(IVERILOG) -g2005 -s hx_tb -o $@ $(SRCS)
+
+icarus: sim.vvp
+	$(VVP) -N sim.vvp
+
+vcd: sim.vvp
+	$(VVP) -N sim.vvp +vcd
+
+obj_dir/hx_tb: $(SRCS) hx_params.vh
+	$(VERILATOR) --binary -j 2 -Wno-fatal --top-module hx_tb -Mdir obj_dir -o hx_tb $(SRCS)
+
+verilator: obj_dir/hx_tb
+	./obj_dir/hx_tb
+
+clean:
+	rm -rf sim.vvp sim.vvp.stamp obj_dir obj_dir.log hx.vcd
+`

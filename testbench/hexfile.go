@@ -1,0 +1,162 @@
+package testbench
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/sim"
+)
+
+// File names written by Generate.
+const (
+	TBFile       = "tb.v"         // the testbench, module TBModule
+	ScenarioFile = "scenario.hex" // per node: arrival cycle and operand
+	ExpectedFile = "expected.hex" // the model's events
+	RunScript    = "run.sh"       // runs the testbench without Go
+	MakefileName = "Makefile"     // make / make verilator / make vcd
+	TBModule     = "hx_tb"        // top module of the simulation
+)
+
+// Magics (4 ASCII characters, first one in the most significant byte) and
+// format version of the two data files, see docs/cosim.md.
+const (
+	MagicExpected = "HXEV"
+	MagicScenario = "HXSC"
+	MagicEnd      = "END!"
+	FormatVersion = 1
+)
+
+// Field limits of the word formats.
+const (
+	maxCycleBits = 48 // cycle fields of expected.hex
+	maxArrBits   = 63 // arrival cycle field of scenario.hex
+)
+
+// drainCycles is how many cycles the testbench keeps watching after the
+// last expected event and the last release, to catch stray events.
+const drainCycles = 3
+
+// word is a wide $readmemh word, most significant 64 bits first:
+// w[0] holds bits 191..128 (expected.hex) or 127..64 (scenario.hex, which
+// uses only w[0] and w[1]).
+type word [3]uint64
+
+func magic32(m string) uint64 {
+	return uint64(m[0])<<24 | uint64(m[1])<<16 | uint64(m[2])<<8 | uint64(m[3])
+}
+
+// rotlXor folds w into the checksum c: c = rotl(c, 1) ^ w over n words of
+// 64 bits (2 for 128-bit, 3 for 192-bit words), the same rotate-and-xor as
+// the table checksum of docs/tables.md, over the full word width.
+func rotlXor(c, w word, n int) word {
+	top := c[0] >> 63
+	var r word
+	for i := 0; i < n; i++ {
+		r[i] = c[i] << 1
+		if i+1 < n {
+			r[i] |= c[i+1] >> 63
+		} else {
+			r[i] |= top
+		}
+		r[i] ^= w[i]
+	}
+	return r
+}
+
+// eventWord packs an event into the 192-bit expected.hex word:
+//
+//	[191:144] cycle  [143:112] node  [111:104] kind  [103:96] gate
+//	[95:64]   rank   [63:0]    value
+func eventWord(e barrierunit.Event) word {
+	node := uint64(uint32(e.Node))
+	return word{
+		uint64(e.Cycle)<<16 | node>>16,
+		(node&0xffff)<<48 | uint64(e.Kind)<<40 | uint64(e.Gate)<<32 | uint64(uint32(e.Rank)),
+		e.Value,
+	}
+}
+
+// expectedFile builds expected.hex from the parsed model trace.
+//
+//	word 0          [191:160] "HXEV" [159:128] version [127:96] nodes [95:64] ranks [63:0] events E
+//	word 1          checksum of words 2 .. E+3
+//	word 2          [191:144] watchdog limit (cycle) [143:96] model cycles [95:0] 0
+//	word 3 .. E+2   one event each (eventWord)
+//	word E+3        [191:160] "END!" [63:0] E
+func expectedFile(name string, nodes, ranks int, evs []barrierunit.Event, cycles, limit int64) []byte {
+	body := make([]word, 0, len(evs)+2)
+	body = append(body, word{uint64(limit)<<16 | uint64(cycles)>>32, uint64(cycles) << 32, 0})
+	for _, e := range evs {
+		body = append(body, eventWord(e))
+	}
+	body = append(body, word{magic32(MagicEnd) << 32, 0, uint64(len(evs))})
+	var sum word
+	for _, w := range body {
+		sum = rotlXor(sum, w, 3)
+	}
+	var b bytes.Buffer
+	b.Grow(112 * (len(evs) + 10))
+	fmt.Fprintf(&b, "// %s: the Go model's event trace for the testbench tb.v (docs/cosim.md)\n", ExpectedFile)
+	fmt.Fprintf(&b, "// system: %s\n", name)
+	b.WriteString("// event word: cycle[191:144] node[143:112] kind[111:104] gate[103:96] rank[95:64] value[63:0]\n")
+	b.WriteString("// kinds: 0 arrive, 1 gate, 2 release, 3 send, 4 recv\n")
+	hex := func(w word, comment string) {
+		fmt.Fprintf(&b, "%016x%016x%016x // %s\n", w[0], w[1], w[2], comment)
+	}
+	hex(word{magic32(MagicExpected)<<32 | FormatVersion, uint64(nodes)<<32 | uint64(ranks), uint64(len(evs))},
+		fmt.Sprintf("header: magic %s, version %d, %d nodes, %d ranks, %d events", MagicExpected, FormatVersion, nodes, ranks, len(evs)))
+	hex(sum, "checksum of the words below")
+	hex(body[0], fmt.Sprintf("watchdog limit cycle %d, model cycles %d", limit, cycles))
+	for i, e := range evs {
+		hex(body[i+1], "#"+strconv.Itoa(i)+": "+FormatEvent(e))
+	}
+	hex(body[len(body)-1], fmt.Sprintf("end: %d events", len(evs)))
+	return b.Bytes()
+}
+
+// scenarioFile builds scenario.hex: where and when each rank arrives.
+//
+//	word 0          [127:96] "HXSC" [95:64] version [63:0] nodes N
+//	word 1          checksum of words 2 .. N+2
+//	word 2+n        node n: [127] arrives [126:64] arrival cycle [63:0] operand
+//	word N+2        [127:96] "END!" [63:0] N
+func scenarioFile(s *sim.System) []byte {
+	nodes := s.Topo.Nodes
+	u := s.Units
+	body := make([]word, nodes+1)
+	rankOf := make([]int, nodes)
+	for n := range rankOf {
+		rankOf[n] = -1
+	}
+	for r, n := range u.NodeOf {
+		rankOf[n] = r
+		body[n] = word{1<<63 | uint64(u.Arrive[r]), u.Operand[r]}
+	}
+	body[nodes] = word{magic32(MagicEnd) << 32, uint64(nodes)}
+	var sum word
+	for _, w := range body {
+		sum = rotlXor(sum, w, 2)
+	}
+	var b bytes.Buffer
+	b.Grow(80 * (nodes + 8))
+	fmt.Fprintf(&b, "// %s: the CPU side of the scenario for the testbench tb.v (docs/cosim.md)\n", ScenarioFile)
+	fmt.Fprintf(&b, "// system: %s\n", s.Sys.Name)
+	b.WriteString("// node word: arrives[127] arrival_cycle[126:64] operand[63:0]\n")
+	hex := func(w word, comment string) {
+		fmt.Fprintf(&b, "%016x%016x // %s\n", w[0], w[1], comment)
+	}
+	hex(word{magic32(MagicScenario)<<32 | FormatVersion, uint64(nodes)},
+		fmt.Sprintf("header: magic %s, version %d, %d nodes", MagicScenario, FormatVersion, nodes))
+	hex(sum, "checksum of the words below")
+	for n := 0; n < nodes; n++ {
+		c := fmt.Sprintf("node %d: no rank, never arrives", n)
+		if r := rankOf[n]; r >= 0 {
+			c = fmt.Sprintf("node %d: rank %d arrives in cycle %d, operand %016x", n, r, u.Arrive[r], u.Operand[r])
+		}
+		hex(body[n], c)
+	}
+	hex(body[nodes], fmt.Sprintf("end: %d nodes", nodes))
+	return b.Bytes()
+}

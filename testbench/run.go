@@ -1,0 +1,341 @@
+package testbench
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Simulators that RunSimulator accepts.
+const (
+	Icarus    = "icarus"
+	Verilator = "verilator"
+)
+
+// Simulators lists the simulator names, for messages.
+var Simulators = []string{Icarus, Verilator}
+
+// Build products, inside the testbench directory.
+const (
+	IcarusBuild    = "sim.vvp"      // iverilog output
+	VerilatorBuild = "obj_dir"      // Verilator's build directory
+	verilatorExe   = "hx_tb"        // executable inside VerilatorBuild
+	stampSuffix    = ".stamp"       // hash of what a build was made from
+	paramsFile     = "hx_params.vh" // included by tb.v
+	systemFile     = "system.yaml"  // the reference system of a directory
+	installIcarus  = "apt-get install -y iverilog"
+	installVerilat = "apt-get install -y verilator make g++"
+)
+
+// ErrToolMissing is wrapped by the error for a simulator that is not
+// installed; the error's text names the install command.
+var ErrToolMissing = errors.New("simulator not installed")
+
+// ToolError is a simulator (or a tool it needs) missing from PATH.
+type ToolError struct {
+	Tool    string
+	Install string // command that installs it (Debian/Ubuntu)
+}
+
+func (e *ToolError) Error() string {
+	return fmt.Sprintf("%s not found in PATH: install it with '%s' (or 'make deps' in the hxbar repository)", e.Tool, e.Install)
+}
+
+// Unwrap makes errors.Is(err, ErrToolMissing) hold.
+func (e *ToolError) Unwrap() error { return ErrToolMissing }
+
+// CompileError is a design or testbench the simulator could not build; Output
+// is the simulator's message.
+type CompileError struct {
+	Simulator string
+	Command   string
+	Output    string
+}
+
+func (e *CompileError) Error() string {
+	return fmt.Sprintf("%s could not build the testbench (%s):\n%s", e.Simulator, e.Command, strings.TrimRight(e.Output, "\n"))
+}
+
+// RunResult is one simulation of the testbench in a directory.
+type RunResult struct {
+	Simulator string // Icarus or Verilator
+	Dir       string
+	Command   string // the simulation command line (run in Dir)
+
+	Compiled      bool          // false: an up-to-date build was reused
+	CompileTime   time.Duration // 0 when reused
+	CompileOutput string        // what the compiler printed (warnings)
+	RunTime       time.Duration // wall time of the simulation run
+
+	Output   string   // everything the simulation printed (stdout and stderr)
+	Trace    []string // the lines that are trace events, in order
+	Verdicts []string // the PASS / FAIL lines (exactly one in a sound run)
+	ExitCode int
+
+	// From the PASS line.
+	Events int
+	Cycles int64
+}
+
+// Verdict is the run's PASS or FAIL line ("" when it printed none).
+func (r *RunResult) Verdict() string {
+	if len(r.Verdicts) == 0 {
+		return ""
+	}
+	return r.Verdicts[0]
+}
+
+// Passed reports a clean pass: exactly one verdict, PASS, exit status 0.
+func (r *RunResult) Passed() bool {
+	return len(r.Verdicts) == 1 && strings.HasPrefix(r.Verdicts[0], "PASS ") && r.ExitCode == 0
+}
+
+// Problem explains a run that did not pass ("" when it passed).
+func (r *RunResult) Problem() string {
+	switch {
+	case r.Passed():
+		return ""
+	case len(r.Verdicts) > 1:
+		return fmt.Sprintf("the testbench printed %d verdict lines (%q, ...), exactly one was expected", len(r.Verdicts), r.Verdicts[0])
+	case len(r.Verdicts) == 1 && strings.HasPrefix(r.Verdicts[0], "PASS "):
+		return fmt.Sprintf("%s, but the simulation exited with status %d", r.Verdicts[0], r.ExitCode)
+	case len(r.Verdicts) == 1:
+		return r.Verdicts[0]
+	}
+	msg := simMessages(r.Output)
+	if msg == "" {
+		msg = lastLines(r.Output, 5)
+	}
+	return fmt.Sprintf("the simulation stopped without PASS or FAIL (exit status %d): %s", r.ExitCode, msg)
+}
+
+// simMessages picks the simulator's own error lines out of its output.
+func simMessages(out string) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "FATAL") || strings.HasPrefix(t, "ERROR") || strings.HasPrefix(t, "%Error") ||
+			strings.Contains(t, "%Error:") || strings.HasPrefix(t, "WARNING") || strings.HasPrefix(t, "%Warning") {
+			keep = append(keep, t)
+		}
+	}
+	return strings.Join(keep, "; ")
+}
+
+func lastLines(s string, n int) string {
+	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(l) > n {
+		l = l[len(l)-n:]
+	}
+	return strings.Join(l, " | ")
+}
+
+// RunIcarus compiles the testbench in dir with iverilog (unless sim.vvp is
+// up to date with every source) and runs it with vvp, in dir. plusargs are
+// passed to the simulation (e.g. "+vcd"). Nothing in dir is regenerated: the
+// design, the tables and the data files are used as they are.
+//
+// The error is non-nil only when the simulation could not be run: the tool
+// is missing (a *ToolError, with the install command), the sources do not
+// compile (a *CompileError with the simulator's message), ctx ended. A run
+// that fails its checks is a RunResult whose Passed is false.
+func RunIcarus(ctx context.Context, dir string, plusargs ...string) (*RunResult, error) {
+	return RunSimulator(ctx, dir, Icarus, plusargs...)
+}
+
+// RunVerilator is RunIcarus with Verilator 5 (verilator --binary); the
+// build lives in dir/obj_dir and is reused while the sources are unchanged.
+func RunVerilator(ctx context.Context, dir string, plusargs ...string) (*RunResult, error) {
+	return RunSimulator(ctx, dir, Verilator, plusargs...)
+}
+
+// RunSimulator runs the testbench in dir with the named simulator (Icarus or
+// Verilator); see RunIcarus.
+func RunSimulator(ctx context.Context, dir, simulator string, plusargs ...string) (*RunResult, error) {
+	var tools []ToolError
+	switch simulator {
+	case Icarus:
+		tools = []ToolError{{"iverilog", installIcarus}, {"vvp", installIcarus}}
+	case Verilator:
+		tools = []ToolError{{"verilator", installVerilat}, {"make", installVerilat}, {"g++", installVerilat}}
+	default:
+		return nil, fmt.Errorf("simulator %q (allowed: %s)", simulator, strings.Join(Simulators, ", "))
+	}
+	for _, t := range tools {
+		if _, err := exec.LookPath(t.Tool); err != nil {
+			return nil, &t
+		}
+	}
+	srcs, stamp, err := sources(dir)
+	if err != nil {
+		return nil, err
+	}
+	res := &RunResult{Simulator: simulator, Dir: dir}
+	var build, exe string
+	var compile []string
+	switch simulator {
+	case Icarus:
+		build = IcarusBuild
+		compile = append([]string{"iverilog", "-g2005", "-s", TBModule, "-o", IcarusBuild}, srcs...)
+		exe = "vvp"
+	case Verilator:
+		build = filepath.Join(VerilatorBuild, verilatorExe)
+		compile = append([]string{"verilator", "--binary", "-j", "2", "-Wno-fatal", "--top-module", TBModule,
+			"-Mdir", VerilatorBuild, "-o", verilatorExe}, srcs...)
+		exe = "./" + build
+	}
+	stamp = hashStrings(append([]string{stamp}, compile...))
+	stampFile := filepath.Join(dir, build+stampSuffix)
+	if old, err := os.ReadFile(stampFile); err != nil || string(old) != stamp || !exists(filepath.Join(dir, build)) {
+		os.Remove(stampFile)
+		start := time.Now()
+		out, code, err := execIn(ctx, dir, compile)
+		res.CompileTime = time.Since(start)
+		res.CompileOutput = out
+		if err != nil {
+			return nil, err
+		}
+		if code != 0 || !exists(filepath.Join(dir, build)) {
+			return nil, &CompileError{Simulator: simulator, Command: strings.Join(compile, " "), Output: compileMessages(simulator, out)}
+		}
+		res.Compiled = true
+		if err := os.WriteFile(stampFile, []byte(stamp), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	args := []string{exe}
+	if simulator == Icarus {
+		args = append(args, "-N", IcarusBuild)
+	}
+	args = append(args, plusargs...)
+	res.Command = strings.Join(args, " ")
+	start := time.Now()
+	out, code, err := execIn(ctx, dir, args)
+	res.RunTime = time.Since(start)
+	if err != nil {
+		return nil, err
+	}
+	res.Output, res.ExitCode = out, code
+	parseOutput(res)
+	return res, nil
+}
+
+// parseOutput extracts the trace and the verdicts from res.Output.
+func parseOutput(res *RunResult) {
+	for _, l := range strings.Split(res.Output, "\n") {
+		l = strings.TrimRight(l, "\r")
+		if strings.HasPrefix(l, "PASS ") || strings.HasPrefix(l, "FAIL ") || l == "PASS" || l == "FAIL" {
+			res.Verdicts = append(res.Verdicts, l)
+			if f := strings.Fields(l); len(f) == 5 && f[0] == "PASS" && f[2] == "events" && f[4] == "cycles" {
+				res.Events, _ = strconv.Atoi(f[1])
+				res.Cycles, _ = strconv.ParseInt(f[3], 10, 64)
+			}
+			continue
+		}
+		if _, err := ParseEvent(l); err == nil {
+			res.Trace = append(res.Trace, l)
+		}
+	}
+}
+
+// compileMessages keeps Verilator's diagnostics and drops its make/g++
+// command echo; Icarus's output is kept whole.
+func compileMessages(simulator, out string) string {
+	if simulator != Verilator {
+		return out
+	}
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "%") || strings.HasPrefix(l, " ") || strings.Contains(l, "error") {
+			keep = append(keep, l)
+		}
+	}
+	if len(keep) == 0 {
+		return lastLines(out, 20)
+	}
+	return strings.Join(keep, "\n")
+}
+
+// sources lists the Verilog sources of dir (every *.v, sorted) and hashes
+// them with hx_params.vh, so that a build is reused only for the same text.
+func sources(dir string) ([]string, string, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("testbench directory: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, "", fmt.Errorf("testbench directory %s: not a directory", dir)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	var srcs []string
+	for _, e := range ents {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".v") {
+			srcs = append(srcs, e.Name())
+		}
+	}
+	slices.Sort(srcs)
+	if !slices.Contains(srcs, TBFile) {
+		return nil, "", fmt.Errorf("%s: no %s (write it with 'hxbar gen --out %s')", dir, TBFile, dir)
+	}
+	h := sha256.New()
+	for _, name := range append(slices.Clone(srcs), paramsFile) {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, "", fmt.Errorf("%s: no %s (the design's defines; write the directory with 'hxbar gen --out %s')", dir, name, dir)
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		fmt.Fprintf(h, "%s %d\n", name, len(data))
+		h.Write(data)
+	}
+	return srcs, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func hashStrings(s []string) string {
+	h := sha256.New()
+	for _, x := range s {
+		fmt.Fprintf(h, "%d:%s\n", len(x), x)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// execIn runs args in dir and returns the combined output and exit status.
+// The error is for a command that could not be run or was cancelled.
+func execIn(ctx context.Context, dir string, args []string) (string, int, error) {
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return out.String(), -1, fmt.Errorf("%s: %w", args[0], ctx.Err())
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return out.String(), ee.ExitCode(), nil
+	}
+	if err != nil {
+		return out.String(), -1, fmt.Errorf("%s: %w", args[0], err)
+	}
+	return out.String(), 0, nil
+}

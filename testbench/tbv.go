@@ -1,0 +1,333 @@
+package testbench
+
+import (
+	"fmt"
+	"strings"
+)
+
+// tbSource is tb.v. %[1]s is the header comment, %[2]d the number of
+// expected events the testbench is built for, %[3]d drainCycles.
+//
+// The monitor follows docs/rtl.md, "Monitor protocol": the event registers
+// written by the edge that ends cycle t hold during cycle t+1 and are sampled
+// at the edge that ends cycle t+1, where cyc still reads t+1.
+const tbSource = `%[1]s` + "`" + `timescale 1ns / 1ps
+` + "`" + `include "hx_params.vh"
+
+/* verilator lint_off DECLFILENAME */
+module hx_tb;
+/* verilator lint_on DECLFILENAME */
+    localparam integer N     = ` + "`" + `HX_NODES;  // nodes (hx_params.vh)
+    localparam integer RB    = ` + "`" + `HX_RB;     // rank bits (hx_params.vh)
+    localparam integer NEV   = %[2]d;  // events in expected.hex (its header must agree)
+    localparam integer DRAIN = %[3]d;  // cycles watched after the last event and release
+
+    // ------------------------------------------------------------------
+    // Design under test
+    // ------------------------------------------------------------------
+    reg             clk = 1'b0;
+    reg             rst = 1'b1;
+    reg  [N-1:0]    arrive = {N{1'b0}};
+    reg  [N*64-1:0] operand = {N*64{1'b0}};
+    reg  [63:0]     cyc = 64'd0;   // reads t during cycle t (0: first cycle after reset)
+
+    wire [N-1:0]    released, has_rank;
+    /* verilator lint_off UNUSED */
+    wire [N*64-1:0] result;        // = acc: checked as the release event's value
+    /* verilator lint_on UNUSED */
+    wire [N*RB-1:0] rank;
+    wire [N-1:0]    ev_arrive, ev_gate, ev_release, ev_send, ev_recv;
+    wire [N*6-1:0]  ev_gnum, ev_send_gate, ev_recv_gate;
+    wire [N*64-1:0] ev_value, ev_recv_value;
+    wire [N*RB-1:0] ev_send_to, ev_recv_from;
+
+    hx_top dut (
+        .clk(clk), .rst(rst), .arrive(arrive), .operand(operand),
+        .released(released), .result(result), .has_rank(has_rank), .rank(rank),
+        .ev_arrive(ev_arrive), .ev_gate(ev_gate), .ev_release(ev_release),
+        .ev_send(ev_send), .ev_recv(ev_recv),
+        .ev_gnum(ev_gnum), .ev_send_gate(ev_send_gate), .ev_recv_gate(ev_recv_gate),
+        .ev_value(ev_value), .ev_recv_value(ev_recv_value),
+        .ev_send_to(ev_send_to), .ev_recv_from(ev_recv_from)
+    );
+
+    // The testbench uses blocking assignments for its own bookkeeping inside
+    // clocked blocks (nothing in the design reads those variables).
+    /* verilator lint_off BLKSEQ */
+    always #5 clk = ~clk;
+
+    // ------------------------------------------------------------------
+    // Data files, checked at time 0 (docs/cosim.md)
+    // ------------------------------------------------------------------
+    reg [8*256-1:0] scen_file, exp_file;
+    reg [127:0]     scen [0:N+2];    // header, checksum, node 0..N-1, end
+    reg [191:0]     expm [0:NEV+3];  // header, checksum, limits, event 0..NEV-1, end
+    reg [63:0]      limit;           // watchdog: last cycle that may be reported
+    reg [63:0]      next_arr;        // next arrival cycle (all ones: none)
+    reg [8*160-1:0] msg;
+
+    // die: the one FAIL line, then stop with exit status 1.
+    task die;
+        input [8*256-1:0] file;
+        input [8*160-1:0] what;
+        begin
+            $display("FAIL %%0s: %%0s", file, what);
+            $fatal(1, "%%0s: %%0s", file, what);
+        end
+    endtask
+
+    integer i;
+    reg [127:0] c128;
+    reg [191:0] c192;
+    initial begin : load
+        scen_file = "scenario.hex";
+        exp_file  = "expected.hex";
+        if ($value$plusargs("scenario=%%s", scen_file)) begin end
+        if ($value$plusargs("expected=%%s", exp_file)) begin end
+        if ($test$plusargs("vcd")) begin
+            $dumpfile("hx.vcd");
+            $dumpvars(0, hx_tb);
+        end
+
+        $readmemh(scen_file, scen);
+        if (^scen[0] === 1'bx || scen[0] == 128'd0)
+            die(scen_file, "missing, empty or unreadable (header word is X or 0)");
+        if (scen[0][127:96] !== 32'h48585343)
+            begin $sformat(msg, "bad magic %%h, expected 48585343 (HXSC)", scen[0][127:96]); die(scen_file, msg); end
+        if (scen[0][95:64] !== 32'd1)
+            begin $sformat(msg, "format version %%0d, this testbench reads version 1", scen[0][95:64]); die(scen_file, msg); end
+        if (scen[0][63:32] !== 32'd0 || scen[0][31:0] !== N)
+            begin $sformat(msg, "%%0d nodes, the design (hx_params.vh) has %%0d", scen[0][63:0], N); die(scen_file, msg); end
+        c128 = 128'd0;
+        next_arr = ~64'd0;
+        for (i = 2; i <= N + 2; i = i + 1) begin
+            if (^scen[i] === 1'bx)
+                begin $sformat(msg, "word %%0d missing or not hex (file truncated?)", i); die(scen_file, msg); end
+            c128 = {c128[126:0], c128[127]} ^ scen[i];
+            if (i < N + 2 && scen[i][127] && {1'b0, scen[i][126:64]} < next_arr)
+                next_arr = {1'b0, scen[i][126:64]};
+        end
+        if (scen[N+2][127:96] !== 32'h454e4421 || scen[N+2][63:32] !== 32'd0 || scen[N+2][31:0] !== N)
+            begin $sformat(msg, "no end marker after node %%0d (file truncated, too long or for another design?)", N - 1); die(scen_file, msg); end
+        if (scen[1] !== c128)
+            begin $sformat(msg, "checksum %%h does not match the words (computed %%h)", scen[1], c128); die(scen_file, msg); end
+
+        $readmemh(exp_file, expm);
+        if (^expm[0] === 1'bx || expm[0] == 192'd0)
+            die(exp_file, "missing, empty or unreadable (header word is X or 0)");
+        if (expm[0][191:160] !== 32'h48584556)
+            begin $sformat(msg, "bad magic %%h, expected 48584556 (HXEV)", expm[0][191:160]); die(exp_file, msg); end
+        if (expm[0][159:128] !== 32'd1)
+            begin $sformat(msg, "format version %%0d, this testbench reads version 1", expm[0][159:128]); die(exp_file, msg); end
+        if (expm[0][127:96] !== N)
+            begin $sformat(msg, "%%0d nodes, the design (hx_params.vh) has %%0d", expm[0][127:96], N); die(exp_file, msg); end
+        if (expm[0][63:32] !== 32'd0 || expm[0][31:0] !== NEV)
+            begin $sformat(msg, "%%0d events, tb.v was generated for %%0d (regenerate tb.v with the data files)", expm[0][63:0], NEV); die(exp_file, msg); end
+        c192 = 192'd0;
+        for (i = 2; i <= NEV + 3; i = i + 1) begin
+            if (^expm[i] === 1'bx)
+                begin $sformat(msg, "word %%0d missing or not hex (file truncated?)", i); die(exp_file, msg); end
+            c192 = {c192[190:0], c192[191]} ^ expm[i];
+        end
+        if (expm[NEV+3][191:160] !== 32'h454e4421 || expm[NEV+3][63:32] !== 32'd0 || expm[NEV+3][31:0] !== NEV)
+            begin $sformat(msg, "no end marker after event %%0d (file truncated or too long?)", NEV - 1); die(exp_file, msg); end
+        if (expm[1] !== c192)
+            begin $sformat(msg, "checksum %%h does not match the words (computed %%h)", expm[1], c192); die(exp_file, msg); end
+        limit = {16'd0, expm[2][191:144]};
+    end
+
+    // ------------------------------------------------------------------
+    // Clock, reset, cycle counter, CPU inputs
+    // ------------------------------------------------------------------
+    // Reset is sampled high by three edges; the cycle after the last reset
+    // edge is cycle 0. rst changes by a non-blocking assignment at a rising
+    // edge (in an always block, so that no simulator runs it as a blocking
+    // one), hence the edge that ends cycle 0 is the first to sample it low.
+    reg [1:0] rcnt = 2'd0;
+    always @(posedge clk) begin
+        rst  <= (rcnt < 2'd2);
+        rcnt <= (rcnt == 2'd3) ? rcnt : rcnt + 2'd1;
+    end
+
+    always @(posedge clk)
+        cyc <= rst ? 64'd0 : cyc + 64'd1;
+
+    // Inputs change on the falling edge: arrive[n] and node n's operand are
+    // driven during node n's arrival cycle only. The nodes are scanned only
+    // in arrival cycles (next_arr is the next one), not in every cycle.
+    integer a;
+    reg [N-1:0]    arr_v;
+    reg [N*64-1:0] op_v;
+    reg            driving = 1'b0;
+    always @(negedge clk) begin
+        if (!rst && cyc == next_arr) begin
+            next_arr = ~64'd0;
+            arr_v = {N{1'b0}};
+            op_v = {N*64{1'b0}};
+            for (a = 0; a < N; a = a + 1) begin
+                if (scen[a+2][127] && {1'b0, scen[a+2][126:64]} == cyc) begin
+                    arr_v[a] = 1'b1;
+                    op_v[64*a +: 64] = scen[a+2][63:0];
+                end
+                if (scen[a+2][127] && {1'b0, scen[a+2][126:64]} > cyc && {1'b0, scen[a+2][126:64]} < next_arr)
+                    next_arr = {1'b0, scen[a+2][126:64]};
+            end
+            arrive  <= arr_v;
+            operand <= op_v;
+            driving = 1'b1;
+        end else if (driving) begin
+            arrive  <= {N{1'b0}};
+            operand <= {N*64{1'b0}};
+            driving = 1'b0;
+        end
+    end
+
+    // ------------------------------------------------------------------
+    // Monitor: print the previous cycle's events in canonical order (node id,
+    // then arrive, gate, release, send, recv) and check each against the next
+    // expected event.
+    // ------------------------------------------------------------------
+    reg [63:0]  c;          // the cycle being reported
+    reg [63:0]  last_c;     // cycle of the last matched event
+    reg [31:0]  nn;
+    integer     n, ei, drain, ctx;
+    reg         failed, done;
+    initial begin
+        ei = 0; drain = 0; ctx = 3; failed = 1'b0; done = 1'b0; last_c = 64'd0;
+        if ($value$plusargs("context=%%d", ctx)) begin end
+    end
+
+    // put writes the trace line of an event word (no newline).
+    task put;
+        input [191:0] w;
+        begin
+            case (w[111:104])
+            8'd0: $write("%%0d n%%0d arrive rank=%%0d value=%%h", w[191:144], w[143:112], w[95:64], w[63:0]);
+            8'd1: $write("%%0d n%%0d gate g=%%0d value=%%h", w[191:144], w[143:112], w[103:96], w[63:0]);
+            8'd2: $write("%%0d n%%0d release rank=%%0d value=%%h", w[191:144], w[143:112], w[95:64], w[63:0]);
+            8'd3: $write("%%0d n%%0d send to=%%0d gate=%%0d", w[191:144], w[143:112], w[95:64], w[103:96]);
+            8'd4: $write("%%0d n%%0d recv from=%%0d gate=%%0d value=%%h", w[191:144], w[143:112], w[95:64], w[103:96], w[63:0]);
+            default: $write("%%0d n%%0d kind%%0d gate=%%0d rank=%%0d value=%%h", w[191:144], w[143:112], w[111:104], w[103:96], w[95:64], w[63:0]);
+            endcase
+        end
+    endtask
+
+    // see prints the RTL's event and checks it against the next expected one.
+    task see;
+        input [191:0] got;
+        begin
+            put(got);
+            $display("");
+            if (!failed) begin
+                if (ei >= NEV) begin
+                    $write("FAIL event #%%0d: the RTL printed \"", ei);
+                    put(got);
+                    $display("\" after the model's last event (#%%0d)", NEV - 1);
+                    failed = 1'b1;
+                end else if (got !== expm[ei+3]) begin
+                    $write("FAIL event #%%0d: the RTL printed \"", ei);
+                    put(got);
+                    $write("\", the model expects \"");
+                    put(expm[ei+3]);
+                    $display("\"");
+                    failed = 1'b1;
+                end else begin
+                    ei = ei + 1;
+                    last_c = c;
+                end
+            end
+        end
+    endtask
+
+    function [31:0] rk;     // a rank field, zero-extended to 32 bits
+        input [RB-1:0] r;
+        begin
+            rk = 32'd0;
+            rk[RB-1:0] = r;
+        end
+    endfunction
+
+    always @(posedge clk) begin
+        if (!rst && cyc != 64'd0 && !done) begin
+            c = cyc - 64'd1;
+            if (|{ev_arrive, ev_gate, ev_release, ev_send, ev_recv}) begin
+                for (n = 0; n < N; n = n + 1) begin
+                    nn = n;
+                    if (ev_arrive[n])
+                        see({c[47:0], nn, 8'd0, 8'd0, rk(rank[RB*n +: RB]), ev_value[64*n +: 64]});
+                    if (ev_gate[n])
+                        see({c[47:0], nn, 8'd1, 2'd0, ev_gnum[6*n +: 6], 32'd0, ev_value[64*n +: 64]});
+                    if (ev_release[n])
+                        see({c[47:0], nn, 8'd2, 8'd0, rk(rank[RB*n +: RB]), ev_value[64*n +: 64]});
+                    if (ev_send[n])
+                        see({c[47:0], nn, 8'd3, 2'd0, ev_send_gate[6*n +: 6], rk(ev_send_to[RB*n +: RB]), 64'd0});
+                    if (ev_recv[n])
+                        see({c[47:0], nn, 8'd4, 2'd0, ev_recv_gate[6*n +: 6], rk(ev_recv_from[RB*n +: RB]), ev_recv_value[64*n +: 64]});
+                end
+            end
+            if (failed) begin
+                // Keep printing the RTL's trace for a few cycles as context.
+                if (ctx <= 0)
+                    $fatal(1, "hx_tb: the RTL trace differs from the model (see the FAIL line)");
+                ctx = ctx - 1;
+            end else if (ei < NEV && {16'd0, expm[ei+3][191:144]} <= c) begin
+                $write("FAIL event #%%0d: the model expects \"", ei);
+                put(expm[ei+3]);
+                $display("\", the RTL printed nothing more in cycle %%0d", c);
+                failed = 1'b1;
+                if (ctx <= 0)
+                    $fatal(1, "hx_tb: the RTL trace differs from the model (see the FAIL line)");
+            end else if (c >= limit) begin
+                $display("FAIL watchdog: cycle limit %%0d reached, %%0d of %%0d events matched, %%0d of %%0d nodes with a rank not released",
+                         limit, ei, NEV, count1(has_rank & ~released), count1(has_rank));
+                $fatal(1, "hx_tb: watchdog");
+            end else if (ei == NEV && (released | ~has_rank) == {N{1'b1}}) begin
+                drain = drain + 1;
+                if (drain > DRAIN) begin
+                    $display("PASS %%0d events %%0d cycles", NEV, last_c + 64'd1);
+                    done = 1'b1;
+                    $finish;
+                end
+            end
+        end
+    end
+
+    function integer count1;   // population count
+        input [N-1:0] v;
+        integer k;
+        begin
+            count1 = 0;
+            for (k = 0; k < N; k = k + 1)
+                count1 = count1 + {31'd0, v[k]};
+        end
+    endfunction
+endmodule
+`
+
+// tbText renders tb.v for a system named name with nev expected events.
+func tbText(name string, nodes, nev int) []byte {
+	hdr := []string{
+		"tb.v: self-checking testbench, generated by hxbar — do not edit.",
+		"system: " + name + fmt.Sprintf(" (%d nodes, %d expected events)", nodes, nev),
+		"",
+		"Drives hx_top with the scenario in scenario.hex and checks every event the",
+		"design reports against expected.hex (the Go model's trace); formats in",
+		"docs/cosim.md. Prints the trace of docs/microarchitecture.md (\"Trace\") from",
+		"one monitor, then exactly one line: \"PASS <events> events <cycles> cycles\"",
+		"or \"FAIL <what>\" (followed by $fatal, exit status 1).",
+		"",
+		"Plusargs: +vcd (dump hx.vcd), +scenario=FILE, +expected=FILE (other data",
+		"files), +context=N (cycles of RTL trace printed after a mismatch, default 3).",
+		"Compile every .v file of this directory, top module hx_tb (see Makefile).",
+		"",
+	}
+	var b strings.Builder
+	for _, l := range hdr {
+		if l == "" {
+			b.WriteString("//\n")
+		} else {
+			b.WriteString("// " + l + "\n")
+		}
+	}
+	return []byte(fmt.Sprintf(tbSource, b.String(), nev, drainCycles))
+}
