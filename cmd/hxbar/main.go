@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
+	"strings"
 )
 
 type command struct {
@@ -54,8 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "hxbar: unknown command %q\n", args[0])
-		usage(stderr)
+		fmt.Fprintf(stderr, "hxbar: unknown command %q (allowed: %s; see 'hxbar help')\n", args[0], strings.Join(commandNames(), ", "))
 		return 2
 	}
 	err := c.run(args[1:], stdout, stderr)
@@ -75,41 +76,85 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: hxbar <command> [flags]\n\ncommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'hxbar <command> -h' for a command's flags.")
 }
 
-// newFlags makes a flag set whose errors are returned, not printed and exited.
+// newFlags makes a flag set whose errors are returned as one line, not
+// printed with the whole usage; -h prints the usage to stderr.
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("hxbar "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {} // errors are reported by run, in one line
+	helpOut[fs] = func() {
+		fmt.Fprintf(stderr, "usage of hxbar %s:\n", name)
+		fs.SetOutput(stderr)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
 	return fs
 }
 
-// parseFlags parses and rejects stray arguments.
-func parseFlags(fs *flag.FlagSet, args []string, maxArgs int) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+// helpOut prints a flag set's usage, for -h.
+var helpOut = map[*flag.FlagSet]func(){}
+
+// flagNameRE finds the flag in the flag package's error messages.
+var flagNameRE = regexp.MustCompile(`flag -{1,2}([a-z0-9-]+)`)
+
+// explainFlagError turns the flag package's error into one line that names
+// the flag and, when it has one, what the flag allows.
+func explainFlagError(fs *flag.FlagSet, err error) error {
+	msg := err.Error()
+	if m := flagNameRE.FindStringSubmatch(msg); m != nil {
+		if f := fs.Lookup(m[1]); f != nil && !strings.Contains(msg, "allowed") {
+			msg += " (--" + f.Name + ": " + f.Usage + ")"
 		}
-		return usageError{err}
 	}
-	if fs.NArg() > maxArgs {
-		return usagef("unexpected argument %q", fs.Arg(maxArgs))
+	return usageError{errors.New(msg)}
+}
+
+// parseFlags parses flags and up to maxArgs positional arguments, which may
+// come before, between or after the flags.
+func parseFlags(fs *flag.FlagSet, args []string, maxArgs int) error {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				helpOut[fs]()
+				return err
+			}
+			return explainFlagError(fs, err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
+	if len(pos) > maxArgs {
+		return usagef("unexpected argument %q", pos[maxArgs])
+	}
+	positional[fs] = pos
 	return nil
 }
+
+// positional holds each flag set's positional arguments (see parseFlags).
+var positional = map[*flag.FlagSet][]string{}
 
 func checkFormat(f string) error {
 	if f != "table" && f != "json" {
 		return usagef("invalid --format: %q (allowed: table, json)", f)
 	}
 	return nil
+}
+
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

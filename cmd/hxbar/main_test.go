@@ -144,7 +144,10 @@ func TestBadInputNamesTheFieldAndNeverPanics(t *testing.T) {
 		{[]string{"schedule", "--ranks", "0"}, 2, "ranks"},
 		{[]string{"schedule", "--algo", "ring"}, 2, "algo"},
 		{[]string{"verify"}, 2, "FILE"},
-		{[]string{"verify", junk}, 1, "to_rank"},
+		{[]string{"verify", junk}, 2, "to_rank"},
+		{[]string{"sim", "--dims", "4,,4"}, 2, "dims"},
+		{[]string{"sim", "--seed", "-1"}, 2, "seed"},
+		{[]string{"sim", "--foo"}, 2, "foo"},
 		{[]string{"traffic", "--pattern", "tornado"}, 2, "pattern"},
 		{[]string{"traffic", "--rate", "1.5"}, 2, "rate"},
 		{[]string{"traffic", "--dims", "3,3", "--pattern", "transpose"}, 2, "power-of-two"},
@@ -154,6 +157,9 @@ func TestBadInputNamesTheFieldAndNeverPanics(t *testing.T) {
 		code, _, errs := hx(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d (want %d), stderr %q (want it to name %q)", c.args, code, c.code, errs, c.want)
+		}
+		if n := strings.Count(strings.TrimSpace(errs), "\n"); n > 0 || strings.Contains(errs, "goroutine") {
+			t.Errorf("%v: error is %d lines, want one: %q", c.args, n+1, errs)
 		}
 	}
 }

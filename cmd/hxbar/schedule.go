@@ -58,12 +58,13 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	args = positional[fs]
+	if len(args) != 1 {
 		return usagef("verify needs one schedule FILE (the JSON of 'hxbar schedule --format json')")
 	}
-	s, err := readScheduleFile(fs.Arg(0))
+	s, err := readScheduleFile(args[0])
 	if err != nil {
-		return failure{err.Error()}
+		return usageError{err}
 	}
 	var rep barrierunit.Report
 	note := ""

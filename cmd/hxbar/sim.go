@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -41,6 +42,13 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if *schedFile != "" {
 		if sched, err = readScheduleFile(*schedFile); err != nil {
 			return usageError{err}
+		}
+		// Without --ranks, the schedule says how many ranks take part.
+		if !flagGiven(fs, "ranks") && sched.Ranks != s.NumRanks() {
+			s.Ranks = sched.Ranks
+			if err := s.Validate(); err != nil {
+				return usageError{fmt.Errorf("%s: %w", *schedFile, err)}
+			}
 		}
 	}
 	start := time.Now()
@@ -186,4 +194,11 @@ func peakRSSMiB() float64 {
 		return 0
 	}
 	return float64(ru.Maxrss) / 1024 // Linux reports KiB
+}
+
+// flagGiven reports whether a flag was set on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
