@@ -14,6 +14,18 @@ import (
 	"github.com/hxbar/hxbar/noc"
 )
 
+// MaxModelNodes bounds the systems the cycle model accepts: a million nodes
+// take about 3 GiB, so 2^21 nodes stay well inside a 24 GiB machine.
+const MaxModelNodes = 1 << 21
+
+func checkModelSize(sys *hw.System) error {
+	if n := sys.Nodes(); n > MaxModelNodes {
+		return &hw.FieldError{Field: "dims", Value: fmt.Sprintf("%v = %d nodes", sys.Dims, n),
+			Allowed: fmt.Sprintf("at most %d nodes for the cycle model (about 3 GiB per million nodes)", MaxModelNodes)}
+	}
+	return nil
+}
+
 // flatOnlyRanks is the rank count above which generated schedules are built
 // straight into gate tables, without a route list (Sched.Routes is nil).
 const flatOnlyRanks = 1 << 16
@@ -43,6 +55,9 @@ func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
 	if err := sys.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkModelSize(&sys); err != nil {
+		return nil, err
+	}
 	op, err := barrierunit.ParseOp(sys.Op)
 	if err != nil {
 		return nil, err
@@ -66,6 +81,12 @@ func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
 	switch {
 	case sched != nil && sched.Ranks != R:
 		return nil, fmt.Errorf("invalid schedule: ranks %d (allowed: %d, the system's rank count)", sched.Ranks, R)
+	case sched != nil:
+		// A user schedule is proved before it runs: a wrong one would give
+		// wrong results silently.
+		if rep := barrierunit.Verify(sched, op); !rep.OK && rep.Kind != barrierunit.KindTooLarge {
+			return nil, fmt.Errorf("invalid schedule for op %s: %s", op, rep)
+		}
 	case sched == nil && R > flatOnlyRanks:
 		// Never materialise a million-rank route list: build the table directly.
 		if tab, err = barrierunit.GenerateFlat(sys.Algo, R); err != nil {
@@ -179,7 +200,6 @@ func (s *System) Run(opt Options) (*Result, error) {
 	var vcd *vcdWriter
 	if opt.Trace != nil {
 		tw = bufio.NewWriterSize(opt.Trace, 1<<16)
-		defer tw.Flush()
 	}
 	if opt.VCD != nil {
 		vcd = newVCD(opt.VCD, s)
@@ -259,7 +279,14 @@ func (s *System) Run(opt Options) (*Result, error) {
 	}
 	res := s.result(t)
 	if vcd != nil {
-		vcd.finish(res.Cycles)
+		if err := vcd.finish(res.Cycles); err != nil {
+			return res, fmt.Errorf("vcd: %w", err)
+		}
+	}
+	if tw != nil {
+		if err := tw.Flush(); err != nil {
+			return res, fmt.Errorf("trace: %w", err)
+		}
 	}
 	return res, nil
 }

@@ -19,7 +19,7 @@ type TrafficConfig struct {
 	Rate        float64 // offered load, flits per node per cycle
 	PacketFlits int     // flits per packet (head included)
 	Cycles      int64   // cycles of injection
-	Warmup      int64   // cycles excluded from the statistics (default Cycles/10)
+	Warmup      int64   // cycles excluded from the statistics (negative: Cycles/10)
 	Hotspot     float64 // hotspot: fraction of packets sent to node 0 (default 0.1)
 	Seed        uint64
 	// Progress, when set, is called about every 1/64 of the run.
@@ -95,6 +95,9 @@ func RunTraffic(sys hw.System, cfg TrafficConfig) (*TrafficResult, error) {
 	if err := sys.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkModelSize(&sys); err != nil {
+		return nil, err
+	}
 	ok := false
 	for _, p := range Patterns {
 		ok = ok || p == cfg.Pattern
@@ -114,8 +117,14 @@ func RunTraffic(sys hw.System, cfg TrafficConfig) (*TrafficResult, error) {
 	if cfg.Hotspot == 0 {
 		cfg.Hotspot = 0.1
 	}
-	if cfg.Warmup == 0 {
+	if !(cfg.Hotspot > 0 && cfg.Hotspot <= 1) {
+		return nil, fmt.Errorf("invalid hotspot: %v (allowed: a fraction of packets, 0 < hotspot <= 1)", cfg.Hotspot)
+	}
+	if cfg.Warmup < 0 {
 		cfg.Warmup = cfg.Cycles / 10
+	}
+	if cfg.Warmup >= cfg.Cycles {
+		return nil, fmt.Errorf("invalid warmup: %d (allowed: 0..%d, less than cycles)", cfg.Warmup, cfg.Cycles-1)
 	}
 	r, err := newTrafficRun(sys, cfg)
 	if err != nil {

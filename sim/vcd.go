@@ -131,7 +131,7 @@ func (v *vcdWriter) clearPulses(t int64) {
 	}
 }
 
-func (v *vcdWriter) finish(cycles int64) {
+func (v *vcdWriter) finish(cycles int64) error {
 	v.clearPulses(cycles + 1)
-	v.w.Flush()
+	return v.w.Flush()
 }

@@ -99,6 +99,9 @@ func fieldErr(field string, value any, allowed string) error {
 // (docs/rtl.md: G <= 62, at most 255 routes into a gate, route counts and
 // route list indices below 65536). Errors are *hw.FieldError values naming
 // the field, or describe a malformed sim.System.
+// MaxNodes bounds the systems Generate writes RTL for.
+const MaxNodes = 4096
+
 func Check(s *sim.System) error {
 	if err := checkShape(s); err != nil {
 		return err
@@ -112,6 +115,9 @@ func Check(s *sim.System) error {
 	}
 	if sys.Duplex != "full" {
 		return fieldErr("duplex", strconv.Quote(sys.Duplex), "full; half duplex is a model-only what-if")
+	}
+	if n := sys.Nodes(); n > MaxNodes {
+		return fieldErr("dims", fmt.Sprintf("%v = %d nodes", sys.Dims, n), fmt.Sprintf("at most %d nodes for generated RTL (one table file per node and switch)", MaxNodes))
 	}
 	if !slices.Equal(s.Topo.Dims, sys.Dims) {
 		return fmt.Errorf("system %q: topology dims %v differ from the system's dims %v", sys.Name, s.Topo.Dims, sys.Dims)

@@ -59,7 +59,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hxbar: unknown command %q (allowed: %s; see 'hxbar help')\n", args[0], strings.Join(commandNames(), ", "))
 		return 2
 	}
-	err := c.run(args[1:], stdout, stderr)
+	out := &errWriter{w: stdout}
+	err := c.run(args[1:], out, stderr)
+	if err == nil && out.err != nil {
+		err = fmt.Errorf("writing the output: %w", out.err)
+	}
 	switch {
 	case err == nil:
 		return 0
@@ -157,4 +161,22 @@ func commandNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// errWriter remembers the first write error, so that output lost to a full
+// disk or a closed pipe is not reported as success.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = err
+	}
+	return n, err
 }

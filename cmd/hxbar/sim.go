@@ -58,6 +58,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	}
 	built := time.Now()
 	var opt sim.Options
+	var outputs []*os.File
 	for _, o := range []struct {
 		name string
 		dst  *io.Writer
@@ -69,7 +70,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return usageError{err}
 		}
-		defer f.Close()
+		outputs = append(outputs, f)
 		*o.dst = f
 	}
 	if *progress {
@@ -82,6 +83,11 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "timing: %d ranks, %d cycles: build %.2f s, run %.2f s, peak RSS %.0f MiB\n",
 			res.Ranks, res.Cycles, built.Sub(start).Seconds(), time.Since(built).Seconds(), peakRSSMiB())
 	}
+	for _, f := range outputs {
+		if err := f.Close(); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	var stuck *sim.StuckError
 	if runErr != nil && !errors.As(runErr, &stuck) {
 		return runErr
@@ -92,8 +98,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		if err := enc.Encode(res); err != nil {
 			return err
 		}
-	} else {
-		printSim(stdout, system, res)
+	} else if err := printSim(stdout, system, res); err != nil {
+		return err
 	}
 	if runErr != nil {
 		return failure{runErr.Error()}
@@ -114,7 +120,7 @@ func readScheduleFile(name string) (*barrierunit.Schedule, error) {
 	return s, nil
 }
 
-func printSim(w io.Writer, s *sim.System, res *sim.Result) {
+func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	sys := s.Sys
 	fmt.Fprintf(w, "system %q: %d ranks on %v hyper-crossbar, %s, op %s, %s duplex, link latency %d, buffers %d, flit %d bits\n",
 		sys.Name, res.Ranks, dimsString(sys.Dims), s.Sched.Algo, sys.Op, sys.Duplex, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth)
@@ -159,7 +165,7 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) {
 	if res.Cycles > 0 {
 		st.Append("mean network channel load (flits/cycle)", fmt.Sprintf("%.4f", float64(res.Network.FlitHops)/float64(res.Cycles)/float64(2*s.Topo.Nodes*len(sys.Dims))))
 	}
-	st.Render()
+	return st.Render()
 }
 
 func relString(r int64) string {

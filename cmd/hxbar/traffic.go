@@ -20,7 +20,7 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 	rate := fs.Float64("rate", 0.1, "offered load in flits per node per cycle (0 < rate <= 1)")
 	pflits := fs.Int("packet-flits", 1, "flits per packet, head included")
 	cycles := fs.Int64("cycles", 10000, "cycles of injection")
-	warmup := fs.Int64("warmup", 0, "cycles left out of the statistics (default cycles/10)")
+	warmup := fs.Int64("warmup", -1, "cycles left out of the statistics (negative: cycles/10)")
 	hotspot := fs.Float64("hotspot", 0.1, "hotspot pattern: fraction of packets sent to node 0")
 	format := fs.String("format", "table", "output format: table or json")
 	progress := fs.Bool("progress", false, "report progress on stderr")
@@ -36,6 +36,9 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := sim.TrafficConfig{Pattern: *pattern, Rate: *rate, PacketFlits: *pflits, Cycles: *cycles,
 		Warmup: *warmup, Hotspot: *hotspot, Seed: s.Seed}
+	if cfg.Warmup < 0 {
+		cfg.Warmup = cfg.Cycles / 10
+	}
 	if *progress {
 		cfg.Progress = func(done, total int64) {
 			fmt.Fprintf(stderr, "\rtraffic: %3d%%", done*100/total)
@@ -80,6 +83,9 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	t, err := noc.NewTopology(s.Dims)
 	if err != nil {
 		return usageError{err}
+	}
+	if t.Nodes > noc.MaxCheckNodes {
+		return usagef("invalid dims: %d nodes (allowed: at most %d nodes for the all-pairs check)", t.Nodes, noc.MaxCheckNodes)
 	}
 	rep, err := t.Check(t.Table)
 	if err != nil {
