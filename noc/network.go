@@ -438,3 +438,22 @@ func (n *Network) FlitHops() uint64 {
 	}
 	return h
 }
+
+// BusiestChannel returns the network channel that carried the most flits:
+// the node and dimension of its exchanger port, whether it points toward
+// the crossbar (up) or back to the exchanger, and its flit count.
+func (n *Network) BusiestChannel() (node, dim int, up bool, flits uint32) {
+	t := n.T
+	for v := 0; v < t.Nodes; v++ {
+		for k := range t.Dims {
+			if f := n.out[n.portBase[v]+int32(k+1)].sent; f > flits {
+				node, dim, up, flits = v, k, true, f
+			}
+			xs, xp := t.Crossbar(v, k)
+			if f := n.out[n.portBase[xs]+int32(xp)].sent; f > flits {
+				node, dim, up, flits = v, k, false, f
+			}
+		}
+	}
+	return
+}

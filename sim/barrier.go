@@ -165,6 +165,15 @@ type NetStats struct {
 	Packets  uint64 `json:"packets"`
 	Flits    uint64 `json:"flits"`
 	FlitHops uint64 `json:"flit_hops"`
+	// Channels is the number of network channels (two per exchanger port
+	// toward a crossbar); MeanLoad their mean utilisation over the run.
+	Channels int     `json:"channels"`
+	MeanLoad float64 `json:"mean_channel_load"`
+	// Busiest is the channel that carried the most flits, e.g.
+	// "n5.d1 up" (exchanger 5's dimension-1 port toward its crossbar);
+	// BusiestLoad is its utilisation (flits per cycle).
+	Busiest     string  `json:"busiest_channel"`
+	BusiestLoad float64 `json:"busiest_channel_load"`
 }
 
 // StuckError reports a run that hit max_cycles; it names the ranks and gates
@@ -305,7 +314,18 @@ func (s *System) result(t int64) *Result {
 	if u.Released < s.Table.Ranks {
 		res.Cycles = t
 	}
-	res.Network = NetStats{Packets: u.Packets, Flits: u.Flits, FlitHops: s.Net.FlitHops()}
+	res.Network = NetStats{Packets: u.Packets, Flits: u.Flits, FlitHops: s.Net.FlitHops(),
+		Channels: 2 * s.Topo.Nodes * len(s.Topo.Dims)}
+	if res.Cycles > 0 {
+		res.Network.MeanLoad = float64(res.Network.FlitHops) / float64(res.Cycles) / float64(res.Network.Channels)
+		node, dim, up, flits := s.Net.BusiestChannel()
+		dir := "down"
+		if up {
+			dir = "up"
+		}
+		res.Network.Busiest = fmt.Sprintf("n%d.d%d %s", node, dim, dir)
+		res.Network.BusiestLoad = float64(flits) / float64(res.Cycles)
+	}
 	return res
 }
 

@@ -162,9 +162,9 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	st.Append("packets", strconv.FormatUint(res.Network.Packets, 10))
 	st.Append("flits", strconv.FormatUint(res.Network.Flits, 10))
 	st.Append("flit hops (exchanger <-> crossbar)", strconv.FormatUint(res.Network.FlitHops, 10))
-	if res.Cycles > 0 {
-		st.Append("mean network channel load (flits/cycle)", fmt.Sprintf("%.4f", float64(res.Network.FlitHops)/float64(res.Cycles)/float64(2*s.Topo.Nodes*len(sys.Dims))))
-	}
+	st.Append("network channels", strconv.Itoa(res.Network.Channels))
+	st.Append("mean channel load (flits/cycle)", fmt.Sprintf("%.4f", res.Network.MeanLoad))
+	st.Append("busiest channel (load)", fmt.Sprintf("%s (%.4f)", res.Network.Busiest, res.Network.BusiestLoad))
 	return st.Render()
 }
 
