@@ -144,6 +144,16 @@ func (u *Units) SendDone(r int) bool {
 	return c == 0 || c > u.gates || u.rank[r].sendIdx == u.gate[r*(u.gates+2)+c].outEnd
 }
 
+// Sending returns the destination rank of the packet rank r is sending and
+// the index of its next flit (meaningful while SendDone(r) is false).
+func (u *Units) Sending(r int) (to, flit int) {
+	rs := &u.rank[r]
+	if int(rs.sendIdx) >= len(u.Tab.OutDst) {
+		return -1, 0
+	}
+	return int(u.Tab.OutDst[rs.sendIdx]), int(rs.sendFlit)
+}
+
 func (u *Units) emit(w int, e Event) {
 	if u.Emit != nil {
 		u.Emit(w, e)

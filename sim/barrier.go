@@ -148,6 +148,9 @@ type Result struct {
 	Ranks   int          `json:"ranks"`
 	Nodes   []NodeResult `json:"nodes"`
 	Network NetStats     `json:"network"`
+	// Waiting explains, when the run stopped at max_cycles, which ranks
+	// wait at which gate and for whom.
+	Waiting []string `json:"waiting,omitempty"`
 }
 
 // NodeResult is one rank's arrival and release.
@@ -242,7 +245,9 @@ func (s *System) Run(opt Options) (*Result, error) {
 			if tw != nil {
 				tw.Flush()
 			}
-			return s.result(t), s.stuck()
+			res, err := s.result(t), s.stuck()
+			res.Waiting = err.Waiting
+			return res, err
 		}
 		for next < R && u.Arrive[order[next]] == t {
 			s.eng.wake(int32(s.Topo.Switches)+u.NodeOf[order[next]], t)
@@ -330,7 +335,7 @@ func (s *System) result(t int64) *Result {
 }
 
 // stuck explains which ranks wait at which gate, and for whom.
-func (s *System) stuck() error {
+func (s *System) stuck() *StuckError {
 	u := s.Units
 	tab := s.Table
 	into := map[[2]int][]int{} // (rank, gate) -> source ranks of remote routes
@@ -353,22 +358,27 @@ func (s *System) stuck() error {
 		case c == 0:
 			w = append(w, fmt.Sprintf("rank %d has not arrived (arrives at cycle %d)", r, u.Arrive[r]))
 		case !u.SendDone(r):
-			w = append(w, fmt.Sprintf("rank %d gate %d is still sending (network blocked)", r, c))
+			to, flit := u.Sending(r)
+			w = append(w, fmt.Sprintf("rank %d gate %d is still sending to rank %d (next flit %d of its packet)", r, c, to, flit))
 		default:
 			g := c + 1
-			var from []string
+			// Name every source of the gate: those that have not sent yet
+			// with the gate they are at, those that have with "sent".
+			var notYet, sent []string
 			for _, src := range into[[2]int{r, g}] {
 				if u.Gate(src) < g-1 || !u.SendDone(src) && u.Gate(src) == g-1 {
-					from = append(from, fmt.Sprintf("rank %d (at gate %d)", src, u.Gate(src)))
+					notYet = append(notYet, fmt.Sprintf("rank %d (at gate %d)", src, u.Gate(src)))
+				} else {
+					sent = append(sent, fmt.Sprintf("rank %d", src))
 				}
 			}
-			msg := fmt.Sprintf("rank %d gate %d waits for %d of %d routes", r, g, int(tab.Need[r*tab.Stride()+g])-u.Received(r, g), tab.Need[r*tab.Stride()+g])
-			if len(from) > 0 {
-				msg += " from " + strings.Join(from, ", ")
-			} else if u.Received(r, g) > int(tab.Need[r*tab.Stride()+g]) {
-				msg += " but received more than it needs"
-			} else {
-				msg += " still in the network"
+			need := int(tab.Need[r*tab.Stride()+g])
+			msg := fmt.Sprintf("rank %d gate %d has %d of %d routes", r, g, u.Received(r, g), need)
+			if len(notYet) > 0 {
+				msg += "; waits for " + strings.Join(notYet, ", ")
+			}
+			if len(sent) > 0 && u.Received(r, g) < need {
+				msg += "; in the network or delivered from " + strings.Join(sent, ", ")
 			}
 			w = append(w, msg)
 		}

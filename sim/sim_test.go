@@ -185,7 +185,7 @@ func TestMaxCyclesNamesTheWaiters(t *testing.T) {
 	if !errors.As(err, &stuck) {
 		t.Fatalf("got %v, want a StuckError", err)
 	}
-	for _, want := range []string{"rank 3 has not arrived", "rank 1 gate 2 waits for 1 of 1 routes from rank 3 (at gate 0)"} {
+	for _, want := range []string{"rank 3 has not arrived", "rank 1 gate 2 has 0 of 1 routes; waits for rank 3 (at gate 0)"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Fatalf("error %q does not say %q", err, want)
 		}
