@@ -268,3 +268,21 @@ func TestOneFlitPerChannelPerCycle(t *testing.T) {
 		}
 	}
 }
+
+func TestTablesAreCachedByDimensions(t *testing.T) {
+	a, _ := NewTopology([]int{3, 4})
+	b, _ := NewTopology([]int{3, 4})
+	ta, tb := a.Tables(), b.Tables()
+	if &ta[0][0] != &tb[0][0] {
+		t.Fatal("two topologies of the same dimensions did not share the cached tables")
+	}
+	for s := range ta {
+		if string(ta[s]) != string(a.Table(s)) {
+			t.Fatalf("cached table of switch %d differs from the generated one", s)
+		}
+	}
+	c, _ := NewTopology([]int{4, 3})
+	if tc := c.Tables(); string(tc[0]) == string(ta[0]) && len(tc) == len(ta) && string(tc[len(tc)-1]) == string(ta[len(ta)-1]) {
+		t.Fatal("different dimensions share tables")
+	}
+}

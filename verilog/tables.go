@@ -131,7 +131,7 @@ func RouteTableBody(s *sim.System, sw int) ([]uint64, error) {
 	if sw < 0 || sw >= s.Topo.Switches {
 		return nil, fmt.Errorf("routing table: switch %d (allowed: 0..%d)", sw, s.Topo.Switches-1)
 	}
-	t := s.Topo.Table(sw)
+	t := s.Topo.Tables()[sw] // the cached set: read only
 	body := make([]uint64, len(t))
 	for i, e := range t {
 		body[i] = uint64(e)

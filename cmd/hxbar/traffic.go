@@ -87,7 +87,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if t.Nodes > noc.MaxCheckNodes {
 		return usagef("invalid dims: %d nodes (allowed: at most %d nodes for the all-pairs check)", t.Nodes, noc.MaxCheckNodes)
 	}
-	rep, err := t.Check(t.Table)
+	rep, err := t.Check(func(sw int) []uint8 { return t.Tables()[sw] })
 	if err != nil {
 		return failure{err.Error()}
 	}
