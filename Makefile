@@ -43,12 +43,12 @@ race:
 rtl:
 	bash verilog/rtl/test/run.sh
 
-# Short, bounded fuzz runs; see docs/testing.md for longer ones.
+# Short, bounded fuzz runs (FUZZTIME each); see docs/testing.md for longer ones.
 fuzz:
 	$(GO) test ./hw -run=NONE -fuzz=FuzzParse -fuzztime=$(FUZZTIME)
 	$(GO) test ./barrierunit -run=NONE -fuzz=FuzzReadSchedule -fuzztime=$(FUZZTIME)
 
-test: deps vet unit race rtl fuzz
+test: deps vet fuzz rtl race unit
 	@echo "make test: all passed"
 
 # Benchmarks and scale runs: long, not part of 'make test'. Figures are
