@@ -10,6 +10,9 @@ import (
 	"github.com/olekukonko/tablewriter"
 )
 
+// maxTableRanks bounds the schedules printed as a table (a route a row).
+const maxTableRanks = 4096
+
 func runSchedule(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("schedule", stderr)
 	ranks := fs.Int("ranks", 16, "number of ranks R")
@@ -20,6 +23,9 @@ func runSchedule(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := checkFormat(*format); err != nil {
 		return err
+	}
+	if *format == "table" && *ranks > maxTableRanks {
+		return usagef("invalid --ranks: %d for --format table (allowed: up to %d; use --format json for larger schedules)", *ranks, maxTableRanks)
 	}
 	s, err := barrierunit.Generate(*algo, *ranks)
 	if err != nil {
