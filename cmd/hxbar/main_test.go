@@ -182,3 +182,31 @@ func TestTrafficJSONContract(t *testing.T) {
 		t.Fatalf("offered %v accepted %v at rate 0.1", off, acc)
 	}
 }
+
+// TestCollectiveCompareReproducesTheSeed checks the six orders of the
+// Hitachi seed's worked comparison through the CLI.
+func TestCollectiveCompareReproducesTheSeed(t *testing.T) {
+	code, out, errs := hx(t, "collective", "--compare", "--nodes", "16", "--items", "4", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var costs []struct {
+		Order string `json:"order"`
+		Cost  int    `json:"cost"`
+	}
+	if err := json.Unmarshal([]byte(out), &costs); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"OOMM": 5, "OMOM": 6, "OMMO": 8, "MMOO": 11, "MOMO": 9, "MOOM": 7}
+	if len(costs) != len(want) {
+		t.Fatalf("%d orders, want 6: %s", len(costs), out)
+	}
+	for _, c := range costs {
+		if want[c.Order] != c.Cost {
+			t.Fatalf("order %s costs %d, the seed says %d", c.Order, c.Cost, want[c.Order])
+		}
+	}
+	if code, _, errs := hx(t, "collective", "--algo", "order", "--order", "OOM"); code != 2 || !strings.Contains(errs, "order") {
+		t.Fatalf("bad order: exit %d, %q", code, errs)
+	}
+}
