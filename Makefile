@@ -58,6 +58,7 @@ bench: build
 	$(BIN) sim --dims 8,8,8,8 --skew 100 --format json --timing > /dev/null
 	$(BIN) sim --dims 16,16,16,16 --skew 100 --format json --timing > /dev/null
 	$(BIN) sim --dims 32,32,32,32 --skew 100 --format json --timing > /dev/null
+	HXBAR_SPEED=1 $(GO) test -count=1 -run TestSpeed -v ./testbench/ | grep -v '^=== '
 
 clean:
 	rm -f $(BIN)
