@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hxbar/hxbar/barrierunit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,9 +116,13 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	sched, err := ReadDirSchedule(dir)
+	if err != nil {
+		return nil, err
+	}
 	rep := &Report{Dir: dir, Simulator: simulator, System: sys}
 	start := time.Now()
-	s, trace, res, err := RunModel(sys)
+	s, trace, res, err := RunModelSchedule(sys, sched)
 	rep.ModelTime = time.Since(start)
 	if err != nil {
 		return nil, err
@@ -164,7 +169,35 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 // its trace and result. A run that does not complete within max_cycles is an
 // error (a *sim.StuckError).
 func RunModel(sys hw.System) (*sim.System, []byte, *sim.Result, error) {
-	s, err := sim.Build(sys, nil)
+	return RunModelSchedule(sys, nil)
+}
+
+// ScheduleFile holds, in a generated directory, the user-supplied gate
+// schedule the design was generated for (absent for a generated schedule).
+const ScheduleFile = "schedule.json"
+
+// ReadDirSchedule returns the schedule recorded in dir, or nil when the
+// directory uses the schedule its system.yaml names.
+func ReadDirSchedule(dir string) (*barrierunit.Schedule, error) {
+	f, err := os.Open(filepath.Join(dir, ScheduleFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := barrierunit.ReadSchedule(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ScheduleFile), err)
+	}
+	return s, nil
+}
+
+// RunModelSchedule is RunModel with a user-supplied schedule (nil: the
+// generated one).
+func RunModelSchedule(sys hw.System, sched *barrierunit.Schedule) (*sim.System, []byte, *sim.Result, error) {
+	s, err := sim.Build(sys, sched)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -19,6 +19,7 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("cosim", stderr)
 	sys := bindSystem(fs)
 	dir := fs.String("dir", "", "check the design in `DIR` (made by 'hxbar gen', possibly edited) against DIR/system.yaml; without it the system flags are generated into a temporary directory")
+	schedFile := fs.String("schedule", "", "without --dir: generate for the schedule in `FILE` (JSON of 'hxbar schedule')")
 	simulator := fs.String("simulator", testbench.Icarus, "simulator: "+strings.Join(testbench.Simulators, " or "))
 	keep := fs.Bool("keep", false, "without --dir: keep the temporary directory and print its name")
 	if err := parseFlags(fs, args, 0); err != nil {
@@ -27,7 +28,7 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 	if !slices.Contains(testbench.Simulators, *simulator) {
 		return usagef("invalid --simulator: %q (allowed: %s)", *simulator, strings.Join(testbench.Simulators, ", "))
 	}
-	own := map[string]bool{"dir": true, "simulator": true, "keep": true}
+	own := map[string]bool{"dir": true, "simulator": true, "keep": true, "schedule": true}
 	var sysFlags []string
 	fs.Visit(func(f *flag.Flag) {
 		if !own[f.Name] {
@@ -37,6 +38,9 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 	if *dir != "" && len(sysFlags) > 0 {
 		return usagef("%s cannot be combined with --dir: the directory's system.yaml is the reference (regenerate the directory with 'hxbar gen --out DIR' and those flags)",
 			strings.Join(sysFlags, ", "))
+	}
+	if *dir != "" && *schedFile != "" {
+		return usagef("--schedule applies only without --dir (a directory records its schedule in %s)", testbench.ScheduleFile)
 	}
 	if *dir != "" && *keep {
 		return usagef("--keep applies only without --dir (a temporary directory)")
@@ -60,7 +64,11 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 		} else {
 			defer os.RemoveAll(tmp)
 		}
-		if _, err := generateDir(tmp, s); err != nil {
+		sched, err := scheduleFlag(fs, *schedFile, &s)
+		if err != nil {
+			return err
+		}
+		if _, err := generateDir(tmp, s, sched); err != nil {
 			return err
 		}
 		target = tmp

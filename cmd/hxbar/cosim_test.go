@@ -123,3 +123,38 @@ func TestCosimMissingSimulator(t *testing.T) {
 		t.Fatalf("exit %d: %q", code, errs)
 	}
 }
+
+// TestGenWithUserSchedule generates for a user schedule (near-first on 6 of
+// 9 nodes), checks the schedule is recorded in the directory and co-simulates
+// it; then a schedule that double counts is refused before anything is
+// written.
+func TestGenWithUserSchedule(t *testing.T) {
+	needIcarus(t)
+	tmp := t.TempDir()
+	sched := filepath.Join(tmp, "s6.json")
+	code, out, errs := hx(t, "schedule", "--ranks", "6", "--algo", "butterfly-near-first", "--format", "json")
+	if code != 0 {
+		t.Fatalf("schedule: exit %d: %s", code, errs)
+	}
+	os.WriteFile(sched, []byte(out), 0o644)
+	dir := filepath.Join(tmp, "out")
+	if code, _, errs := hx(t, "gen", "--out", dir, "--dims", "3,3", "--op", "sum", "--schedule", sched); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, testbench.ScheduleFile)); err != nil {
+		t.Fatalf("schedule not recorded: %v", err)
+	}
+	if code, out, errs := hx(t, "cosim", "--dir", dir); code != 0 || !strings.Contains(out, "cycle-exact") {
+		t.Fatalf("cosim: exit %d: %s %s", code, out, errs)
+	}
+	// Removing the recorded schedule makes the directory's testbench stale.
+	os.Remove(filepath.Join(dir, testbench.ScheduleFile))
+	if code, _, errs := hx(t, "cosim", "--dir", dir); code == 0 || !strings.Contains(errs, "stale") {
+		t.Fatalf("cosim without the recorded schedule: exit %d, %q", code, errs)
+	}
+	code, out, _ = hx(t, "schedule", "--ranks", "5", "--algo", "dissemination", "--format", "json")
+	os.WriteFile(sched, []byte(out), 0o644)
+	if code, _, errs := hx(t, "gen", "--out", filepath.Join(tmp, "bad"), "--dims", "5", "--op", "sum", "--schedule", sched); code != 2 || !strings.Contains(errs, "twice") {
+		t.Fatalf("double-counting schedule: exit %d, %q", code, errs)
+	}
+}

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/hxbar/hxbar/barrierunit"
 
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
@@ -16,6 +21,7 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("gen", stderr)
 	sys := bindSystem(fs)
 	out := fs.String("out", "", "write the Verilog and the testbench into `DIR` (created if needed)")
+	schedFile := fs.String("schedule", "", "generate for the schedule in `FILE` (JSON of 'hxbar schedule'); it is copied into DIR")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -26,7 +32,11 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	g, err := generateDir(*out, s)
+	sched, err := scheduleFlag(fs, *schedFile, &s)
+	if err != nil {
+		return err
+	}
+	g, err := generateDir(*out, s, sched)
 	if err != nil {
 		return err
 	}
@@ -51,15 +61,15 @@ type generated struct {
 // generateDir writes the design (verilog.Generate) and its testbench, with
 // the model's trace as the expected one, into dir. Systems the RTL cannot
 // build are usage errors; a model run that does not complete is a failure.
-func generateDir(dir string, sys hw.System) (*generated, error) {
-	s, err := sim.Build(sys, nil)
+func generateDir(dir string, sys hw.System, sched *barrierunit.Schedule) (*generated, error) {
+	s, err := sim.Build(sys, sched)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	if err := verilog.Check(s); err != nil {
 		return nil, usageError{err}
 	}
-	s, trace, res, err := testbench.RunModel(sys)
+	s, trace, res, err := testbench.RunModelSchedule(sys, sched)
 	if err != nil {
 		var stuck *sim.StuckError
 		if errors.As(err, &stuck) {
@@ -69,6 +79,19 @@ func generateDir(dir string, sys hw.System) (*generated, error) {
 	}
 	m, err := verilog.Generate(dir, s)
 	if err != nil {
+		return nil, err
+	}
+	// A user schedule is part of the reference: cosim --dir reads it back.
+	schedPath := filepath.Join(dir, testbench.ScheduleFile)
+	if sched != nil {
+		b, err := json.MarshalIndent(sched, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(schedPath, append(b, '\n'), 0o644); err != nil {
+			return nil, err
+		}
+	} else if err := os.Remove(schedPath); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
 	if err := testbench.Generate(dir, s, trace); err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
 	"github.com/olekukonko/tablewriter"
 )
@@ -38,18 +39,9 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	var sched *barrierunit.Schedule
-	if *schedFile != "" {
-		if sched, err = readScheduleFile(*schedFile); err != nil {
-			return usageError{err}
-		}
-		// Without --ranks, the schedule says how many ranks take part.
-		if !flagGiven(fs, "ranks") && sched.Ranks != s.NumRanks() {
-			s.Ranks = sched.Ranks
-			if err := s.Validate(); err != nil {
-				return usageError{fmt.Errorf("%s: %w", *schedFile, err)}
-			}
-		}
+	sched, err := scheduleFlag(fs, *schedFile, &s)
+	if err != nil {
+		return err
 	}
 	start := time.Now()
 	system, err := sim.Build(s, sched)
@@ -207,4 +199,23 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
 	return given
+}
+
+// scheduleFlag reads the --schedule file (none: nil). Without --ranks, the
+// schedule says how many ranks take part.
+func scheduleFlag(fs *flag.FlagSet, name string, s *hw.System) (*barrierunit.Schedule, error) {
+	if name == "" {
+		return nil, nil
+	}
+	sched, err := readScheduleFile(name)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if !flagGiven(fs, "ranks") && sched.Ranks != s.NumRanks() {
+		s.Ranks = sched.Ranks
+		if err := s.Validate(); err != nil {
+			return nil, usageError{fmt.Errorf("%s: %w", name, err)}
+		}
+	}
+	return sched, nil
 }
