@@ -42,15 +42,20 @@ type fifoState struct {
 // switch's evaluation reads a few adjacent cache lines. For switch ports the
 // same index is also the input port: inOwned belongs to the input side.
 type outState struct {
-	down    int32  // downstream FIFO
-	wake    int32  // element to wake when a flit is sent
-	wire    int32  // half-duplex wire, or -1
-	sent    uint32 // flits sent (channel load statistic)
-	owner   int8   // input owning this output, or -1
-	inOwned int8   // output the input with this index owns, or -1
-	rr      uint8  // round-robin pointer
-	sendIdx uint8  // credit ring index of the next flit
-	net     bool   // drives an exchanger <-> crossbar channel
+	// nextFree caches the free cycle of the slot the next flit goes to,
+	// read when the previous flit was written next to it: only the
+	// upstream ever makes a slot "taken", so a cached cycle <= t stays
+	// true and the remote slot is read again only when it said no.
+	nextFree int64
+	down     int32  // downstream FIFO
+	wake     int32  // element to wake when a flit is sent
+	wire     int32  // half-duplex wire, or -1
+	sent     uint32 // flits sent (channel load statistic)
+	owner    int8   // input owning this output, or -1
+	inOwned  int8   // output the input with this index owns, or -1
+	rr       uint8  // round-robin pointer
+	sendIdx  uint8  // credit ring index of the next flit
+	net      bool   // drives an exchanger <-> crossbar channel
 }
 
 // taken marks a credit-ring entry whose slot holds a flit.
@@ -211,7 +216,11 @@ func (n *Network) count(f int32) uint32 {
 // the RTL's credit counter with its return latency.
 func (n *Network) hasCredit(o int32, t int64) bool {
 	oi := &n.out[o]
-	return atomic.LoadInt64(&n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].free) <= t
+	if oi.nextFree <= t {
+		return true
+	}
+	oi.nextFree = atomic.LoadInt64(&n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].free)
+	return oi.nextFree <= t
 }
 
 // push sends a flit from output o into its FIFO f of switch sw (sw < 0: an
@@ -236,6 +245,7 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 	s.f = fl
 	s.ready = t + int64(q.lat)
 	atomic.StoreInt64(&s.free, taken)
+	oi.nextFree = atomic.LoadInt64(&n.slots[uint32(f)*n.B+uint32(oi.sendIdx)].free)
 	atomic.AddUint32(&q.pushed, 1)
 	if sw >= 0 {
 		atomic.OrUint64(&n.occ[sw], 1<<q.port)
