@@ -3,7 +3,6 @@ package noc
 import (
 	"fmt"
 	"github.com/hxbar/hxbar/internal/bigmem"
-	"io"
 	"math"
 	"math/bits"
 	"sync/atomic"
@@ -401,42 +400,6 @@ func (n *Network) RxPending(node int, t int64) bool {
 	return n.count(f) != 0 && n.front(f).ready <= t
 }
 
-// ChannelLoad returns, for every network channel (exchanger <-> crossbar),
-// the number of flits it carried: keyed as "exN.dK->" (toward the crossbar)
-// and "->exN.dK" (toward the exchanger), in a deterministic order.
-func (n *Network) ChannelLoad() []Load {
-	t := n.T
-	var out []Load
-	for v := 0; v < t.Nodes; v++ {
-		for k := range t.Dims {
-			xs, xp := t.Crossbar(v, k)
-			up := n.portBase[v] + int32(k+1) // exchanger v port k+1 output
-			dn := n.portBase[xs] + int32(xp) // crossbar output toward v
-			out = append(out, Load{Node: v, Dim: k, Up: n.out[up].sent, Down: n.out[dn].sent})
-		}
-	}
-	return out
-}
-
-// Load is the flit count of the two channels between an exchanger port and
-// its crossbar port.
-type Load struct {
-	Node, Dim int
-	Up, Down  uint32 // toward the crossbar, toward the exchanger
-}
-
-// Dump writes every non-empty FIFO and owned output (debugging aid).
-func (n *Network) Dump(w io.Writer) {
-	for s := 0; s < n.T.Switches; s++ {
-		for p := n.portBase[s]; p < n.portBase[s+1]; p++ {
-			fmt.Fprintf(w, "sw %d port %d: fifo %d/%d owner %d inOwned %d rr %d down %d\n", s, p-n.portBase[s], n.count(p), n.B, n.out[p].owner, n.out[p].inOwned, n.out[p].rr, n.out[p].down)
-		}
-	}
-	for v := 0; v < n.T.Nodes; v++ {
-		f := n.rxBase + int32(v)
-		fmt.Fprintf(w, "rx %d: %d\n", v, n.count(f))
-	}
-}
 
 // FlitHops is the number of flits moved over exchanger <-> crossbar channels.
 func (n *Network) FlitHops() uint64 {

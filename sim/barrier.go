@@ -45,8 +45,7 @@ type System struct {
 	eng        *engine
 	events     []barrierunit.Event
 	wevents    [barrierunit.MaxWorkers][]barrierunit.Event // per worker, merged after each cycle
-	onCycle    func(t int64, evs []barrierunit.Event) error
-	exhaustive bool // evaluate every element every cycle (the reference for tests)
+	exhaustive bool                                        // evaluate every element every cycle (the reference for tests)
 }
 
 // Build assembles a validated system. sched may be nil to generate the
@@ -216,7 +215,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 	if opt.VCD != nil {
 		vcd = newVCD(opt.VCD, s)
 	}
-	if tw != nil || vcd != nil || s.onCycle != nil {
+	if tw != nil || vcd != nil {
 		s.Units.Emit = func(w int, e barrierunit.Event) { s.wevents[w] = append(s.wevents[w], e) }
 	}
 	u := s.Units
@@ -274,11 +273,6 @@ func (s *System) Run(opt Options) (*Result, error) {
 			}
 			if vcd != nil {
 				vcd.cycle(t, s.events)
-			}
-			if s.onCycle != nil {
-				if err := s.onCycle(t, s.events); err != nil {
-					return nil, err
-				}
 			}
 			s.events = s.events[:0]
 		}

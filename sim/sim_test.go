@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,42 +89,22 @@ func TestBarrierProperties(t *testing.T) {
 			if n.Release <= lastArrive && res.Ranks > 1 {
 				rt.Fatalf("rank %d released at %d, last arrival at %d", n.Rank, n.Release, lastArrive)
 			}
-			if n.Result != u64(want) {
+			if n.Result != strconv.FormatUint(want, 10) {
 				rt.Fatalf("rank %d result %s, want %d (op %s)", n.Rank, n.Result, want, sys.Op)
 			}
 		}
 	})
 }
 
-func u64(v uint64) string {
-	return strings.TrimSpace(strings.Replace(string(appendU(nil, v)), "\n", "", -1))
-}
-
-func appendU(b []byte, v uint64) []byte {
-	var d [20]byte
-	i := len(d)
-	for {
-		i--
-		d[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			break
-		}
-	}
-	return append(b, d[i:]...)
-}
-
 func firstDiff(a, b string) string {
 	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
 	for i := 0; i < len(la) && i < len(lb); i++ {
 		if la[i] != lb[i] {
-			return "line " + appendIntS(i+1) + ": " + la[i] + " | " + lb[i]
+			return "line " + strconv.Itoa(i+1) + ": " + la[i] + " | " + lb[i]
 		}
 	}
 	return "lengths differ"
 }
-
-func appendIntS(i int) string { return string(appendU(nil, uint64(i))) }
 
 func TestDeterministicTrace(t *testing.T) {
 	sys := hw.Default()

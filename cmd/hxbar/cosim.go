@@ -17,7 +17,7 @@ import (
 
 func runCosim(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("cosim", stderr)
-	sys := bindSystem(fs)
+	sys := bindSystem(fs.FlagSet)
 	dir := fs.String("dir", "", "check the design in `DIR` (made by 'hxbar gen', possibly edited) against DIR/system.yaml; without it the system flags are generated into a temporary directory")
 	schedFile := fs.String("schedule", "", "without --dir: generate for the schedule in `FILE` (JSON of 'hxbar schedule')")
 	simulator := fs.String("simulator", testbench.Icarus, "simulator: "+strings.Join(testbench.Simulators, " or "))
@@ -64,7 +64,7 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 		} else {
 			defer os.RemoveAll(tmp)
 		}
-		sched, err := scheduleFlag(fs, *schedFile, &s)
+		sched, err := scheduleFlag(fs.FlagSet, *schedFile, &s)
 		if err != nil {
 			return err
 		}

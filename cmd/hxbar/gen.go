@@ -19,7 +19,7 @@ import (
 
 func runGen(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("gen", stderr)
-	sys := bindSystem(fs)
+	sys := bindSystem(fs.FlagSet)
 	out := fs.String("out", "", "write the Verilog and the testbench into `DIR` (created if needed)")
 	schedFile := fs.String("schedule", "", "generate for the schedule in `FILE` (JSON of 'hxbar schedule'); it is copied into DIR")
 	if err := parseFlags(fs, args, 0); err != nil {
@@ -32,7 +32,7 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	sched, err := scheduleFlag(fs, *schedFile, &s)
+	sched, err := scheduleFlag(fs.FlagSet, *schedFile, &s)
 	if err != nil {
 		return err
 	}

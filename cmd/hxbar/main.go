@@ -87,23 +87,22 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'hxbar <command> -h' for a command's flags.")
 }
 
-// newFlags makes a flag set whose errors are returned as one line, not
-// printed with the whole usage; -h prints the usage to stderr.
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+// flagSet is a command's flag set: errors come back as one line naming
+// the flag (not printed with the whole usage), -h prints the usage, and the
+// positional arguments are kept in args.
+type flagSet struct {
+	*flag.FlagSet
+	name   string
+	stderr io.Writer
+	args   []string
+}
+
+func newFlags(name string, stderr io.Writer) *flagSet {
 	fs := flag.NewFlagSet("hxbar "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {} // errors are reported by run, in one line
-	helpOut[fs] = func() {
-		fmt.Fprintf(stderr, "usage of hxbar %s:\n", name)
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
-	return fs
+	return &flagSet{FlagSet: fs, name: name, stderr: stderr}
 }
-
-// helpOut prints a flag set's usage, for -h.
-var helpOut = map[*flag.FlagSet]func(){}
 
 // flagNameRE finds the flag in the flag package's error messages.
 var flagNameRE = regexp.MustCompile(`flag -{1,2}([a-z0-9-]+)`)
@@ -120,33 +119,32 @@ func explainFlagError(fs *flag.FlagSet, err error) error {
 	return usageError{errors.New(msg)}
 }
 
-// parseFlags parses flags and up to maxArgs positional arguments, which may
-// come before, between or after the flags.
-func parseFlags(fs *flag.FlagSet, args []string, maxArgs int) error {
-	var pos []string
+// parseFlags parses flags and up to maxArgs positional arguments (kept in
+// fs.args), which may come before, between or after the flags.
+func parseFlags(fs *flagSet, args []string, maxArgs int) error {
+	fs.args = nil
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				helpOut[fs]()
+				fmt.Fprintf(fs.stderr, "usage of hxbar %s:\n", fs.name)
+				fs.SetOutput(fs.stderr)
+				fs.PrintDefaults()
+				fs.SetOutput(io.Discard)
 				return err
 			}
-			return explainFlagError(fs, err)
+			return explainFlagError(fs.FlagSet, err)
 		}
 		if fs.NArg() == 0 {
 			break
 		}
-		pos = append(pos, fs.Arg(0))
+		fs.args = append(fs.args, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	if len(pos) > maxArgs {
-		return usagef("unexpected argument %q", pos[maxArgs])
+	if len(fs.args) > maxArgs {
+		return usagef("unexpected argument %q", fs.args[maxArgs])
 	}
-	positional[fs] = pos
 	return nil
 }
-
-// positional holds each flag set's positional arguments (see parseFlags).
-var positional = map[*flag.FlagSet][]string{}
 
 func checkFormat(f string) error {
 	if f != "table" && f != "json" {

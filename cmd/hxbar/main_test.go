@@ -92,7 +92,8 @@ func TestScheduleJSONRoundTripsThroughVerify(t *testing.T) {
 		}
 		// Remove one route between ranks: the verifier must refute it.
 		var raw map[string]any
-		json.Unmarshal([]byte(s2b(out, f)), &raw)
+		b0, _ := os.ReadFile(f)
+		json.Unmarshal(b0, &raw)
 		routes := raw["routes"].([]any)
 		for i, r := range routes {
 			m := r.(map[string]any)
@@ -108,11 +109,6 @@ func TestScheduleJSONRoundTripsThroughVerify(t *testing.T) {
 			t.Fatalf("%s: broken schedule: exit %d, %q", algo, code, errs)
 		}
 	}
-}
-
-func s2b(_ string, f string) string {
-	b, _ := os.ReadFile(f)
-	return string(b)
 }
 
 // TestBadInputNamesTheFieldAndNeverPanics feeds the CLI bad values; each

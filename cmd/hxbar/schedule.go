@@ -64,7 +64,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	args = positional[fs]
+	args = fs.args
 	if len(args) != 1 {
 		return usagef("verify needs one schedule FILE (the JSON of 'hxbar schedule --format json')")
 	}

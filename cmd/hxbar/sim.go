@@ -22,7 +22,7 @@ const maxTableRows = 64
 
 func runSim(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sim", stderr)
-	sys := bindSystem(fs)
+	sys := bindSystem(fs.FlagSet)
 	format := fs.String("format", "table", "output format: table or json")
 	trace := fs.String("trace", "", "write the event trace to `FILE`")
 	vcd := fs.String("vcd", "", "write a VCD waveform of the barrier units to `FILE`")
@@ -39,7 +39,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	sched, err := scheduleFlag(fs, *schedFile, &s)
+	sched, err := scheduleFlag(fs.FlagSet, *schedFile, &s)
 	if err != nil {
 		return err
 	}

@@ -4,18 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/hxbar/hxbar/noc"
 	"github.com/hxbar/hxbar/sim"
 	"github.com/olekukonko/tablewriter"
 )
 
 func runTraffic(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("traffic", stderr)
-	sys := bindSystem(fs)
+	sys := bindSystem(fs.FlagSet)
 	pattern := fs.String("pattern", "uniform", "traffic pattern: "+strings.Join(sim.Patterns, ", "))
 	rate := fs.Float64("rate", 0.1, "offered load in flits per node per cycle (0 < rate <= 1)")
 	pflits := fs.Int("packet-flits", 1, "flits per packet, head included")
@@ -65,46 +63,3 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 		fmt.Sprintf("%.0f", res.LatencyP99), res.Packets, res.Drained)
 	return tw.Render()
 }
-
-func runCheck(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("check", stderr)
-	sys := bindSystem(fs)
-	format := fs.String("format", "table", "output format: table or json")
-	if err := parseFlags(fs, args, 0); err != nil {
-		return err
-	}
-	if err := checkFormat(*format); err != nil {
-		return err
-	}
-	s, err := sys()
-	if err != nil {
-		return usageError{err}
-	}
-	t, err := noc.NewTopology(s.Dims)
-	if err != nil {
-		return usageError{err}
-	}
-	if t.Nodes > noc.MaxCheckNodes {
-		return usagef("invalid dims: %d nodes (allowed: at most %d nodes for the all-pairs check)", t.Nodes, noc.MaxCheckNodes)
-	}
-	rep, err := t.Check(func(sw int) []uint8 { return t.Tables()[sw] })
-	if err != nil {
-		return failure{err.Error()}
-	}
-	if *format == "json" {
-		return json.NewEncoder(stdout).Encode(rep)
-	}
-	fmt.Fprintf(stdout, "routing tables of the %s hyper-crossbar: proved\n", dimsString(s.Dims))
-	tw := tablewriter.NewWriter(stdout)
-	tw.Header("property", "value")
-	tw.Append("source/destination paths walked", rep.Pairs)
-	tw.Append("every path reaches its destination", true)
-	tw.Append("every path minimal (gonum Dijkstra)", rep.Minimal)
-	tw.Append("longest path (crossbars)", rep.MaxCrossbars)
-	tw.Append("channels used", rep.Channels)
-	tw.Append("channel dependencies", rep.Dependencies)
-	tw.Append("dependency graph acyclic (deadlock-free)", rep.Acyclic)
-	return tw.Render()
-}
-
-var _ = os.Stdout
