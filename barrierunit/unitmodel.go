@@ -63,6 +63,30 @@ type Units struct {
 	// Emit, when set, receives every event as it happens, with the
 	// worker that evaluated the unit.
 	Emit func(w int, e Event)
+
+	// Data, when set, makes the units move items (docs/transfers.md):
+	// each route's packet carries its items' flits instead of a value.
+	Data *DataTable
+	ds   []dataState
+	// GateDone[g] is the last cycle any rank passed gate g (summed by
+	// Collect; -1 until one has): step g-1 of a data schedule is done then.
+	GateDone []int64
+	// ItemsReceived counts items delivered to the units; DataErrors counts
+	// received flits that were not what the schedule says, FirstDataError
+	// describes the first (summed by Collect).
+	ItemsReceived  uint64
+	DataErrors     uint64
+	FirstDataError string
+}
+
+// dataState is one unit's transfer-engine registers (data mode only).
+type dataState struct {
+	sendItem int32  // item index within the current route
+	sendJ    int32  // flit index within the item
+	rxItem   int32  // index into Data.Items of the item being received
+	rxEnd    int32  // one past the last item of the message being received
+	rxJ      int32  // flit index within the item being received
+	rxSum    uint64 // FoldWord checksum of the message's payload so far
 }
 
 // MaxWorkers is the number of goroutines that may evaluate units at once.
@@ -71,7 +95,10 @@ const MaxWorkers = 8
 type workerStats struct {
 	released       int
 	packets, flits uint64
-	_              [40]byte // keep workers off each other's cache line
+	items, errs    uint64
+	firstErr       string
+	gateDone       []int64
+	_              [64]byte // keep workers off each other's cache line
 }
 
 // Collect folds the per-worker counters into Released, Packets and Flits.
@@ -82,6 +109,20 @@ func (u *Units) Collect() {
 		u.Packets += w.packets
 		u.Flits += w.flits
 		w.released, w.packets, w.flits = 0, 0, 0
+		if w.items|w.errs != 0 {
+			u.ItemsReceived += w.items
+			if w.errs != 0 && u.DataErrors == 0 {
+				u.FirstDataError = w.firstErr
+			}
+			u.DataErrors += w.errs
+			w.items, w.errs = 0, 0
+		}
+		for g, c := range w.gateDone {
+			if c > u.GateDone[g] {
+				u.GateDone[g] = c
+			}
+			w.gateDone[g] = -1
+		}
 	}
 }
 
@@ -120,6 +161,13 @@ func NewUnits(tab *FlatTable, op Op, flitWidth int, nodeOf []int32, arrive []int
 	u.gate = bigmem.Make[gateState](u, R*tab.Stride())
 	if op.HasPayload() {
 		u.payloadFlits = (64 + flitWidth - 1) / flitWidth
+	}
+	u.GateDone = make([]int64, tab.Gates+2)
+	for i := range u.stats {
+		u.stats[i].gateDone = make([]int64, tab.Gates+2)
+		for g := range u.GateDone {
+			u.stats[i].gateDone[g], u.GateDone[g] = -1, -1
+		}
 	}
 	id := op.Identity()
 	for i := range u.gate {
@@ -179,6 +227,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 	case c == 0:
 		if u.Arrive[r] == t {
 			rs.cur = 1
+			ws.gateDone[1] = t
 			if u.Op.HasPayload() {
 				rs.acc = u.Operand[r]
 			}
@@ -203,6 +252,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 		rs.cur = uint8(g)
 		rs.sendIdx = gs[g].outStart
 		rs.sendFlit = 0
+		ws.gateDone[g] = t
 		changed = true
 		if g == G+1 {
 			u.Release[r], u.Result[r] = t, rs.acc
@@ -214,7 +264,12 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 	}
 
 	// 2. Send (state at the start of the cycle: gate c, its pending routes).
-	if sending && p.CanInject(node, t) {
+	if sending && u.Data != nil {
+		if p.CanInject(node, t) {
+			u.sendData(r, c, rs, node, t, p, w)
+			changed = true
+		}
+	} else if sending && p.CanInject(node, t) {
 		dst := u.Tab.OutDst[rs.sendIdx]
 		k := rs.sendFlit
 		var f hw.Flit
@@ -241,7 +296,11 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 	}
 
 	// 3. Receive: one flit per cycle, always accepted.
-	if f, ok := p.RxFront(node, t); ok {
+	if f, ok := p.RxFront(node, t); ok && u.Data != nil {
+		p.RxPop(node, t)
+		changed = true
+		u.recvData(r, gs, rs, f, node, t, w)
+	} else if ok {
 		p.RxPop(node, t)
 		changed = true
 		if f.Head {

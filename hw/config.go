@@ -71,7 +71,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return strconv.Quote(s.Name) }},
 	{key: "topology", flag: "topology", typ: "string", allowed: strings.Join(Topologies, ", "),
-		doc: "Network. hyperxbar: a hyper-crossbar, one crossbar per line of every dimension, joined at each node by an exchanger.",
+		doc: "Network. hyperxbar: a hyper-crossbar, one crossbar per line of every dimension, joined at each node by an exchanger; torus: a k-ary n-cube (dims [16] is a 16-node ring) with two virtual channels and a dateline; fattree: a k-ary n-tree (dims all equal to k, n levels). torus and fattree are model only (docs/networks.md).",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Topology, err = decodeString(n, "topology", strings.Join(Topologies, ", "))
 			return err
@@ -115,6 +115,44 @@ var keys = []keySpec{
 			return err
 		},
 		write: func(s *System) string { return s.Op }},
+	{key: "collective", flag: "collective", typ: "string", allowed: strings.Join(Collectives, ", "),
+		doc: "What the units run. barrier: the gate schedule of algo with op; allgather: every item reaches every rank; broadcast: one item from its rank to all (docs/transfers.md).",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Collective, err = decodeString(n, "collective", strings.Join(Collectives, ", "))
+			return err
+		},
+		write: func(s *System) string { return s.Collective }},
+	{key: "items", flag: "items", typ: "integer", allowed: "0..ranks (0: ranks for allgather, 1 for broadcast)",
+		doc: "Items of a data collective, each starting on its own rank. allgather with items = ranks is recursive doubling (algo butterfly: near-last, butterfly-near-first: near-first); fewer items use order.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Items, err = decodeInt(n, "items", "0..ranks (0: ranks for allgather, 1 for broadcast)")
+			return err
+		},
+		write: func(s *System) string { return strconv.Itoa(s.Items) }},
+	{key: "item_flits", flag: "item-flits", typ: "integer", allowed: fmt.Sprintf("1..%d", MaxItemFlits),
+		doc: "Payload flits per item of a data collective (a message of n items is 1 + n*item_flits flits).",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.ItemFlits, err = decodeInt(n, "item_flits", fmt.Sprintf("1..%d", MaxItemFlits))
+			return err
+		},
+		write: func(s *System) string { return strconv.Itoa(s.ItemFlits) }},
+	{key: "order", flag: "order", typ: "string", allowed: "empty, or O and M characters, e.g. OOMM",
+		doc: "Step order of an all-gather with fewer items than ranks: log2(ranks/items) one-sided (O) and log2(items) mutual (M) steps; empty: the Hitachi order (all O, then all M).",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Order, err = decodeString(n, "order", "empty, or O and M characters, e.g. OOMM")
+			return err
+		},
+		write: func(s *System) string { return strconv.Quote(s.Order) }},
+	{key: "item_placement", flag: "item-placement", typ: "list of integers", allowed: "a list of distinct ranks, one per item, or []",
+		doc: "Rank each item starts on: item i on rank item_placement[i]. Empty: the Hitachi seed's placement (broadcast: rank 0).",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.ItemPlace, err = decodeIntList(n, "item_placement", "a list of distinct ranks, one per item, or []", "a rank number 0..ranks-1")
+			if len(s.ItemPlace) == 0 {
+				s.ItemPlace = nil
+			}
+			return err
+		},
+		write: func(s *System) string { return writeInts(s.ItemPlace, "  ") }},
 	{key: "seed", flag: "seed", typ: "integer", allowed: "0..18446744073709551615",
 		doc: "Seed of the arrival cycles and operands: the same seed gives the same scenario.",
 		decode: func(s *System, n *yaml.Node) (err error) {

@@ -94,7 +94,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"dims: [4, 65]\n", 1, "dims[1]", []string{"line 1: invalid dims[1]: 65 (allowed: 2..64)"}},
 		{"name: x\nskew: 3\n\ndims:\n  - 4\n  - 65\n", 6, "dims[1]", []string{"line 6: invalid dims[1]: 65"}},
-		{"name: x\ndim: [4]\n", 2, "", []string{`line 2: unknown key "dim"`, "allowed keys: name, topology, dims, ranks, placement, algo, op, seed, skew, link_latency, buffer_depth, flit_width, duplex, max_cycles", `did you mean "dims"`}},
+		{"name: x\ndim: [4]\n", 2, "", []string{`line 2: unknown key "dim"`, "allowed keys: name, topology, dims, ranks, placement, algo, op, collective, items, item_flits, order, item_placement, seed, skew, link_latency, buffer_depth, flit_width, duplex, max_cycles", `did you mean "dims"`}},
 		{"link-latency: 3\n", 1, "", []string{`unknown key "link-latency"`, `did you mean "link_latency"`}},
 		{"frobnicate: 3\n", 1, "", []string{`unknown key "frobnicate"`, "allowed keys:"}},
 		{"<<: {skew: 3}\n", 1, "", []string{`unknown key "<<"`}},
@@ -122,7 +122,7 @@ func TestParseErrors(t *testing.T) {
 		{"name: [a]\n", 1, "name", []string{"invalid name: a list"}},
 		{"name:\n", 1, "name", []string{"invalid name: null"}},
 		{"name: has space\n", 1, "name", []string{`invalid name: "has space"`}},
-		{"topology: torus\n", 1, "topology", []string{`invalid topology: "torus" (allowed: hyperxbar)`}},
+		{"topology: mesh\n", 1, "topology", []string{`invalid topology: "mesh" (allowed: hyperxbar, torus, fattree)`}},
 		{"algo: ring\n", 1, "algo", []string{`invalid algo: "ring"`}},
 		{"op: 5\n", 1, "op", []string{`invalid op: "5"`}},
 		{"algo: dissemination\nop: sum\n", 2, "op", []string{`line 2: invalid op: "sum"`}},
@@ -259,7 +259,16 @@ func genSystem(t *rapid.T) System {
 		Duplex:      rapid.SampledFrom(DuplexModes).Draw(t, "duplex"),
 		MaxCycles:   rapid.Int64Range(1, MaxMaxCycles).Draw(t, "max_cycles"),
 	}
-	if s.Algo == "dissemination" {
+	if s.Topology == "fattree" {
+		for i := range s.Dims {
+			s.Dims[i] = s.Dims[0]
+		}
+	}
+	s.Collective = rapid.SampledFrom(Collectives).Draw(t, "collective")
+	s.ItemFlits = rapid.IntRange(1, MaxItemFlits).Draw(t, "item_flits")
+	if s.IsData() {
+		s.Op = "barrier"
+	} else if s.Algo == "dissemination" {
 		s.Op = rapid.SampledFrom([]string{"barrier", "max", "min", "and", "or"}).Draw(t, "op")
 	} else {
 		s.Op = rapid.SampledFrom(Ops).Draw(t, "op")
@@ -275,6 +284,22 @@ func genSystem(t *rapid.T) System {
 	}
 	if n := s.NumRanks(); n <= 300 && rapid.Bool().Draw(t, "placed") {
 		s.Placement = rapid.SliceOfNDistinct(rapid.IntRange(0, nodes-1), n, n, rapid.ID[int]).Draw(t, "placement")
+	}
+	if s.IsData() && s.NumRanks() > MaxCollectiveRanks {
+		s.Ranks = rapid.IntRange(1, min(s.Nodes(), MaxCollectiveRanks)).Draw(t, "data_ranks")
+		s.Placement = nil
+	}
+	if s.IsData() {
+		R := s.NumRanks()
+		maxItems := R
+		if s.Collective == "broadcast" {
+			maxItems = 1
+		}
+		s.Items = rapid.IntRange(0, maxItems).Draw(t, "items")
+		s.Order = rapid.StringMatching(`[OM]{0,6}`).Draw(t, "order")
+		if n := s.NumItems(); n <= 64 && rapid.Bool().Draw(t, "items_placed") {
+			s.ItemPlace = rapid.SliceOfNDistinct(rapid.IntRange(0, R-1), n, n, rapid.ID[int]).Draw(t, "item_placement")
+		}
 	}
 	s.FlitWidth = rapid.IntRange(max(MinFlitWidth, s.HeaderBits()), MaxFlitWidth).Draw(t, "flit_width")
 	return s

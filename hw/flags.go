@@ -36,6 +36,11 @@ func BindFlags(fs *flag.FlagSet) *Flags {
 	fs.Var((*intList)(&v.Placement), "placement", "comma-separated node of each rank, e.g. 0,5,10,15, distinct, one per rank; empty: rank r on node r (key placement)")
 	fs.StringVar(&v.Algo, "algo", v.Algo, u("algo", "gate schedule"))
 	fs.StringVar(&v.Op, "op", v.Op, u("op", "reduction carried by the barrier"))
+	fs.StringVar(&v.Collective, "collective", v.Collective, u("collective", "what the units run"))
+	fs.IntVar(&v.Items, "items", v.Items, u("items", "items of a data collective"))
+	fs.IntVar(&v.ItemFlits, "item-flits", v.ItemFlits, u("item_flits", "payload flits per item"))
+	fs.StringVar(&v.Order, "order", v.Order, u("order", "one-sided/mutual step order of an all-gather"))
+	fs.Var((*intList)(&v.ItemPlace), "item-placement", "comma-separated rank each item starts on, distinct; empty: the seed's placement (key item_placement)")
 	fs.Uint64Var(&v.Seed, "seed", v.Seed, u("seed", "seed of arrival cycles and operands"))
 	fs.IntVar(&v.Skew, "skew", v.Skew, u("skew", "arrival cycles are drawn from 0..skew"))
 	fs.IntVar(&v.LinkLatency, "link-latency", v.LinkLatency, u("link_latency", "cycles per network channel"))
@@ -72,6 +77,7 @@ func (f *Flags) Apply(dst *System) error {
 	s := *dst
 	s.Dims = slices.Clone(s.Dims)
 	s.Placement = slices.Clone(s.Placement)
+	s.ItemPlace = slices.Clone(s.ItemPlace)
 	set, names := f.given()
 	v := &f.val
 	for key := range set {
@@ -104,10 +110,23 @@ func (f *Flags) Apply(dst *System) error {
 			s.Duplex = v.Duplex
 		case "max_cycles":
 			s.MaxCycles = v.MaxCycles
+		case "collective":
+			s.Collective = v.Collective
+		case "items":
+			s.Items = v.Items
+		case "item_flits":
+			s.ItemFlits = v.ItemFlits
+		case "order":
+			s.Order = v.Order
+		case "item_placement":
+			s.ItemPlace = slices.Clone(v.ItemPlace)
 		}
 	}
 	if len(s.Placement) == 0 {
 		s.Placement = nil
+	}
+	if len(s.ItemPlace) == 0 {
+		s.ItemPlace = nil
 	}
 	derived := !set["ranks"] && (set["dims"] || set["placement"])
 	if derived {

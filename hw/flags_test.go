@@ -91,7 +91,7 @@ func TestApplyEveryFlag(t *testing.T) {
 	}
 	want := System{Name: "cli", Topology: "hyperxbar", Dims: []int{4, 8}, Ranks: 3, Placement: []int{31, 0, 7},
 		Algo: "dissemination", Op: "min", Seed: 1<<64 - 1, Skew: 0, LinkLatency: 64, BufferDepth: 1,
-		FlitWidth: 128, Duplex: "half", MaxCycles: 1 << 40}
+		FlitWidth: 128, Duplex: "half", MaxCycles: 1 << 40, Collective: "barrier", ItemFlits: 4}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Apply =\n %+v, want\n %+v", got, want)
 	}
@@ -170,7 +170,9 @@ func TestFlagErrors(t *testing.T) {
 		{Default(), []string{"--flit-width", "8"}, "flit-width", "flit_width"},
 		{Default(), []string{"--duplex", "simplex"}, "duplex", "duplex"},
 		{Default(), []string{"--max-cycles", "0"}, "max-cycles", "max_cycles"},
-		{Default(), []string{"--topology", "torus"}, "topology", "topology"},
+		{Default(), []string{"--topology", "mesh"}, "topology", "topology"},
+		{Default(), []string{"--collective", "allgather", "--items", "3", "--order", "OX"}, "order", "order"},
+		{Default(), []string{"--item-flits", "0"}, "item-flits", "item_flits"},
 		{Default(), []string{"--name", "a b"}, "name", "name"},
 		{Default(), []string{"--ranks", "2", "--placement", "1,2,3"}, "placement", "placement"},
 		// ranks derived from a too-long placement: blamed on --placement.
@@ -255,6 +257,9 @@ func TestFlagsRoundTrip(t *testing.T) {
 			"--skew=" + strconv.Itoa(s.Skew), "--link-latency=" + strconv.Itoa(s.LinkLatency),
 			"--buffer-depth=" + strconv.Itoa(s.BufferDepth), "--flit-width=" + strconv.Itoa(s.FlitWidth),
 			"--duplex=" + s.Duplex, "--max-cycles=" + strconv.FormatInt(s.MaxCycles, 10),
+			"--collective=" + s.Collective, "--items=" + strconv.Itoa(s.Items),
+			"--item-flits=" + strconv.Itoa(s.ItemFlits), "--order=" + s.Order,
+			"--item-placement=" + join(s.ItemPlace),
 		}
 		fs, f := newFlags(t)
 		if err := fs.Parse(args); err != nil {

@@ -15,7 +15,8 @@ import (
 
 // Allowed values of the enumerated fields.
 var (
-	Topologies  = []string{"hyperxbar"}
+	Topologies  = []string{"hyperxbar", "torus", "fattree"}
+	Collectives = []string{"barrier", "allgather", "broadcast"}
 	Algorithms  = []string{"butterfly", "butterfly-near-first", "dissemination"}
 	Ops         = []string{"barrier", "sum", "max", "min", "and", "or", "xor"}
 	DuplexModes = []string{"full", "half"}
@@ -30,6 +31,11 @@ const (
 	MaxBufferDepth             = 64
 	MaxSkew                    = 1 << 30
 	MaxMaxCycles               = 1 << 40
+	// MaxItemFlits bounds item_flits (the transfer engine's flit counter).
+	MaxItemFlits = 4096
+	// MaxCollectiveRanks bounds the ranks of a data collective: its
+	// schedule lists every item each transfer carries.
+	MaxCollectiveRanks = 4096
 )
 
 // System is the full description of one simulated system and scenario.
@@ -42,6 +48,11 @@ type System struct {
 	Placement   []int  `yaml:"placement,omitempty" json:"placement,omitempty"`
 	Algo        string `yaml:"algo" json:"algo"`
 	Op          string `yaml:"op" json:"op"`
+	Collective  string `yaml:"collective" json:"collective"`
+	Items       int    `yaml:"items" json:"items"`
+	ItemFlits   int    `yaml:"item_flits" json:"item_flits"`
+	Order       string `yaml:"order" json:"order"`
+	ItemPlace   []int  `yaml:"item_placement,omitempty" json:"item_placement,omitempty"`
 	Seed        uint64 `yaml:"seed" json:"seed"`
 	Skew        int    `yaml:"skew" json:"skew"`
 	LinkLatency int    `yaml:"link_latency" json:"link_latency"`
@@ -61,6 +72,8 @@ func Default() System {
 		Ranks:       16,
 		Algo:        "butterfly",
 		Op:          "barrier",
+		Collective:  "barrier",
+		ItemFlits:   4,
 		Seed:        1,
 		Skew:        40,
 		LinkLatency: 1,
@@ -187,6 +200,10 @@ func (s *System) Validate() error {
 		if d < MinDimSize || d > MaxDimSize {
 			return outOfRange(fmt.Sprintf("dims[%d]", i), d, MinDimSize, MaxDimSize)
 		}
+		if s.Topology == "fattree" && d != s.Dims[0] {
+			return &FieldError{Field: fmt.Sprintf("dims[%d]", i), Value: d,
+				Allowed: fmt.Sprintf("%d: a fat tree's dims are all equal (a k-ary n-tree: k = dims[0], n = the number of dims)", s.Dims[0])}
+		}
 	}
 	nodes := s.Nodes()
 	if err := inRange("ranks", s.Ranks, 0, nodes); err != nil {
@@ -213,6 +230,9 @@ func (s *System) Validate() error {
 	if s.Algo == "dissemination" && (s.Op == "sum" || s.Op == "xor") {
 		return &FieldError{Field: "op", Value: showString(s.Op),
 			Allowed: "barrier, max, min, and, or with algo dissemination (dissemination delivers some operands more than once, which only idempotent ops tolerate)"}
+	}
+	if err := s.validateCollective(); err != nil {
+		return err
 	}
 	if err := inRange("skew", s.Skew, 0, MaxSkew); err != nil {
 		return err
@@ -326,4 +346,69 @@ func (s *System) Arrivals() []Arrival {
 		out[r].Operand = rng.Uint64()
 	}
 	return out
+}
+
+// IsData reports whether the system runs a data collective rather than a
+// barrier.
+func (s *System) IsData() bool { return s.Collective != "" && s.Collective != "barrier" }
+
+// NumItems is the number of items of a data collective: Items, or when 0
+// every rank's (all-gather) or one (broadcast).
+func (s *System) NumItems() int {
+	switch {
+	case s.Items != 0:
+		return s.Items
+	case s.Collective == "broadcast":
+		return 1
+	}
+	return s.NumRanks()
+}
+
+// validateCollective checks collective, items, item_flits, order and
+// item_placement; the collective package checks what depends on the
+// schedule (which orders a rank and item count allow).
+func (s *System) validateCollective() error {
+	if err := oneOf("collective", s.Collective, Collectives); err != nil {
+		return err
+	}
+	if err := inRange("item_flits", s.ItemFlits, 1, MaxItemFlits); err != nil {
+		return err
+	}
+	if !s.IsData() {
+		return nil
+	}
+	R := s.NumRanks()
+	if R > MaxCollectiveRanks {
+		return &FieldError{Field: "ranks", Value: R, Allowed: fmt.Sprintf("1..%d with collective %s (its schedule lists every item moved)", MaxCollectiveRanks, s.Collective)}
+	}
+	if s.Op != "barrier" {
+		return &FieldError{Field: "op", Value: showString(s.Op), Allowed: fmt.Sprintf("barrier with collective %s (the units carry items, not a reduction)", s.Collective)}
+	}
+	maxItems := R
+	if s.Collective == "broadcast" {
+		maxItems = 1
+	}
+	if err := inRange("items", s.Items, 0, maxItems); err != nil {
+		err.Allowed += fmt.Sprintf(" with collective %s on %d ranks (0 means %d)", s.Collective, R, s.NumItems())
+		return err
+	}
+	for i, c := range s.Order {
+		if c != 'O' && c != 'M' {
+			return &FieldError{Field: "order", Value: showString(s.Order), Allowed: fmt.Sprintf(`a string of O (one-sided) and M (mutual) steps, e.g. "OOMM"; character %d is %q`, i, c)}
+		}
+	}
+	if len(s.ItemPlace) > 0 {
+		if len(s.ItemPlace) != s.NumItems() {
+			return &FieldError{Field: "item_placement", Value: fmt.Sprintf("%d entries", len(s.ItemPlace)), Allowed: fmt.Sprintf("empty (the default placement), or one distinct rank per item (%d entries)", s.NumItems())}
+		}
+		for i, r := range s.ItemPlace {
+			if r < 0 || r >= R {
+				return outOfRange(fmt.Sprintf("item_placement[%d]", i), r, 0, R-1)
+			}
+			if j := slices.Index(s.ItemPlace, r); j < i {
+				return &FieldError{Field: fmt.Sprintf("item_placement[%d]", i), Value: r, Allowed: fmt.Sprintf("a rank not already used (item %d starts on rank %d)", j, r)}
+			}
+		}
+	}
+	return nil
 }
