@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/collective"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/noc"
 )
@@ -40,6 +41,10 @@ type System struct {
 	Units    *barrierunit.Units
 	Arrivals []hw.Arrival
 	Op       barrierunit.Op
+	// Data is the data schedule of a collective (nil for a barrier);
+	// DataTable what the units read of it.
+	Data      *collective.Schedule
+	DataTable *barrierunit.DataTable
 
 	rankOfNode []int32
 	eng        *engine
@@ -50,7 +55,23 @@ type System struct {
 
 // Build assembles a validated system. sched may be nil to generate the
 // schedule named by sys.Algo; a user schedule must be for sys's rank count.
+// A data collective (sys.Collective allgather or broadcast) runs the data
+// schedule DataSchedule generates; sched must then be nil (see BuildData).
 func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
+	return build(sys, sched, nil)
+}
+
+// BuildData assembles a system running the data schedule cs (nil: the one
+// DataSchedule generates for sys). sys.Collective must name a data
+// collective; cs is verified before it runs.
+func BuildData(sys hw.System, cs *collective.Schedule) (*System, error) {
+	if !sys.IsData() {
+		return nil, &hw.FieldError{Field: "collective", Value: fmt.Sprintf("%q", sys.Collective), Allowed: "allgather or broadcast with a data schedule"}
+	}
+	return build(sys, nil, cs)
+}
+
+func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) (*System, error) {
 	if err := sys.Validate(); err != nil {
 		return nil, err
 	}
@@ -77,7 +98,23 @@ func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
 	}()
 	defer func() { <-netDone }() // never leave the goroutine behind on an early return
 	var tab *barrierunit.FlatTable
+	var dtab *barrierunit.DataTable
+	if sys.IsData() && sched != nil {
+		return nil, fmt.Errorf("invalid schedule: a gate schedule was given for collective %s (give a data schedule)", sys.Collective)
+	}
+	if sys.IsData() {
+		if cs == nil {
+			if cs, err = DataSchedule(&sys); err != nil {
+				return nil, err
+			}
+		}
+		if tab, dtab, err = dataTables(&sys, cs); err != nil {
+			return nil, err
+		}
+		sched = &barrierunit.Schedule{Ranks: R, Algo: cs.Algo, Gates: tab.Gates}
+	}
 	switch {
+	case tab != nil:
 	case sched != nil && sched.Ranks != R:
 		return nil, fmt.Errorf("invalid schedule: ranks %d (allowed: %d, the system's rank count)", sched.Ranks, R)
 	case sched != nil:
@@ -107,7 +144,7 @@ func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
 		return nil, err
 	}
 	netDone <- nil
-	s := &System{Sys: sys, Topo: topo, Net: net, Sched: sched, Table: tab, Op: op, Arrivals: sys.Arrivals()}
+	s := &System{Sys: sys, Topo: topo, Net: net, Sched: sched, Table: tab, Op: op, Arrivals: sys.Arrivals(), Data: cs, DataTable: dtab}
 	s.rankOfNode = make([]int32, topo.Nodes)
 	for i := range s.rankOfNode {
 		s.rankOfNode[i] = -1
@@ -124,6 +161,11 @@ func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
 		}
 	}
 	s.Units = barrierunit.NewUnits(tab, op, sys.FlitWidth, nodeOf, arrive, operand)
+	if dtab != nil {
+		if err := s.Units.SetData(dtab); err != nil {
+			return nil, err
+		}
+	}
 	sw := int32(topo.Switches)
 	s.eng = newEngine(net.Elements(), int32(topo.Nodes), sw, s.eval)
 	net.Wake = s.eng.wake
@@ -150,6 +192,10 @@ type Result struct {
 	// Waiting explains, when the run stopped at max_cycles, which ranks
 	// wait at which gate and for whom.
 	Waiting []string `json:"waiting,omitempty"`
+	// Data and Steps describe a data collective: what it ran, and the
+	// cycle each step was done (the last rank passed the step's gate).
+	Data  *DataResult `json:"data,omitempty"`
+	Steps []StepDone  `json:"steps,omitempty"`
 }
 
 // NodeResult is one rank's arrival and release.
@@ -286,6 +332,11 @@ func (s *System) Run(opt Options) (*Result, error) {
 		}
 	}
 	res := s.result(t)
+	if s.Data != nil {
+		if err := s.dataError(res); err != nil {
+			return res, err
+		}
+	}
 	if vcd != nil {
 		if err := vcd.finish(res.Cycles); err != nil {
 			return res, fmt.Errorf("vcd: %w", err)
@@ -324,6 +375,9 @@ func (s *System) result(t int64) *Result {
 		}
 		res.Network.Busiest = fmt.Sprintf("n%d.d%d %s", node, dim, dir)
 		res.Network.BusiestLoad = float64(flits) / float64(res.Cycles)
+	}
+	if s.Data != nil {
+		s.dataResult(res)
 	}
 	return res
 }

@@ -1,0 +1,159 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/collective"
+	"github.com/hxbar/hxbar/hw"
+)
+
+// DataSchedule returns the data schedule a system's collective runs
+// (docs/transfers.md, docs/config.md): for allgather with items = ranks,
+// recursive doubling near-last (algo butterfly) or near-first
+// (butterfly-near-first); with fewer items, the Hitachi schedule in
+// sys.Order (default: all one-sided steps first); when ranks is not a power
+// of two or items does not divide it, the general all-gather; for
+// broadcast, the binomial broadcast from item_placement[0] (default rank 0).
+// Errors name the system's field (ranks, items, order, item_placement).
+func DataSchedule(sys *hw.System) (*collective.Schedule, error) {
+	R, D := sys.NumRanks(), sys.NumItems()
+	place := sys.ItemPlace
+	pow2 := R&(R-1) == 0
+	var s *collective.Schedule
+	var err error
+	switch {
+	case sys.Collective == "broadcast":
+		root := 0
+		if len(place) > 0 {
+			root = place[0]
+		}
+		s, err = collective.Broadcast(R, root)
+	case sys.Algo == "dissemination":
+		return nil, &hw.FieldError{Field: "algo", Value: `"dissemination"`, Allowed: "butterfly (near-last) or butterfly-near-first with collective " + sys.Collective}
+	case D == R && pow2:
+		if sys.Order != "" {
+			return nil, &hw.FieldError{Field: "order", Value: fmt.Sprintf("%q", sys.Order), Allowed: `"" when items = ranks (recursive doubling: algo butterfly or butterfly-near-first picks the order)`}
+		}
+		if len(place) > 0 {
+			return nil, &hw.FieldError{Field: "item_placement", Value: fmt.Sprint(place), Allowed: "[] when items = ranks (item i starts on rank i)"}
+		}
+		s, err = collective.RecursiveDoubling(R, sys.Algo != "butterfly-near-first")
+	case pow2 && R%D == 0:
+		order := sys.Order
+		if order == "" {
+			order = strings.Repeat(collective.KindOneSided, log2(R/D)) + strings.Repeat(collective.KindMutual, log2(D))
+		}
+		s, err = collective.Order(R, D, place, order)
+	default:
+		if sys.Order != "" {
+			return nil, &hw.FieldError{Field: "order", Value: fmt.Sprintf("%q", sys.Order),
+				Allowed: fmt.Sprintf(`"" for %d ranks and %d items (the general all-gather; an order needs a power-of-two rank count and items dividing it)`, R, D)}
+		}
+		s, err = collective.General(R, D, place)
+	}
+	if err != nil {
+		return nil, renameFields(err)
+	}
+	return s, nil
+}
+
+// renameFields maps the collective package's field names onto the system's.
+func renameFields(err error) error {
+	fe, ok := errors.AsType[*hw.FieldError](err)
+	if !ok {
+		return err
+	}
+	g := *fe
+	switch {
+	case g.Field == "nodes":
+		g.Field = "ranks"
+	case g.Field == "root":
+		g.Field = "item_placement[0]"
+	case strings.HasPrefix(g.Field, "placement"):
+		g.Field = "item_" + g.Field
+	}
+	return &g
+}
+
+func log2(n int) int {
+	k := 0
+	for n > 1 {
+		n >>= 1
+		k++
+	}
+	return k
+}
+
+// dataTables verifies a data schedule and compiles it for the units.
+func dataTables(sys *hw.System, cs *collective.Schedule) (*barrierunit.FlatTable, *barrierunit.DataTable, error) {
+	if cs.Nodes != sys.NumRanks() {
+		return nil, nil, fmt.Errorf("invalid schedule: nodes %d (allowed: %d, the system's rank count)", cs.Nodes, sys.NumRanks())
+	}
+	if rep := collective.Verify(cs); !rep.OK {
+		return nil, nil, fmt.Errorf("invalid data schedule: %s", rep)
+	}
+	var msgs []barrierunit.Message
+	for k, st := range cs.Steps {
+		for _, t := range st.Transfers {
+			items := make([]int32, len(t.Items))
+			for i, it := range t.Items {
+				items[i] = int32(it)
+			}
+			msgs = append(msgs, barrierunit.Message{From: t.Src, To: t.Dst, Gate: k + 1, Items: items})
+		}
+	}
+	origin := make([]int32, cs.Items)
+	for i, p := range cs.Placement {
+		origin[i] = int32(p)
+	}
+	return barrierunit.BuildData(cs.Nodes, len(cs.Steps), sys.ItemFlits, origin, msgs)
+}
+
+// StepDone is one step of a data schedule in a run's result.
+type StepDone struct {
+	Step int    `json:"step"` // 1-based
+	Kind string `json:"kind"` // "O" one-sided, "M" mutual
+	Gate int    `json:"gate"` // the gate passed when the step is done (step+1)
+	Done int64  `json:"done"` // cycle the last rank passed it
+}
+
+// DataResult describes the data collective of a run.
+type DataResult struct {
+	Collective    string `json:"collective"`
+	Algo          string `json:"algo"`
+	Order         string `json:"order"`
+	Items         int    `json:"items"`
+	ItemFlits     int    `json:"item_flits"`
+	ItemsMoved    int    `json:"items_moved"`    // item copies the schedule transfers
+	ItemsReceived uint64 `json:"items_received"` // item copies the units received and checked
+	Cost          int    `json:"cost"`           // the seed's cost model: the sum of the largest message per step, in items
+}
+
+func (s *System) dataResult(res *Result) {
+	cs := s.Data
+	res.Steps = make([]StepDone, len(cs.Steps))
+	moved := 0
+	for k, st := range cs.Steps {
+		res.Steps[k] = StepDone{Step: k + 1, Kind: st.Kind, Gate: k + 2, Done: s.Units.GateDone[k+2]}
+		for _, t := range st.Transfers {
+			moved += len(t.Items)
+		}
+	}
+	res.Data = &DataResult{Collective: s.Sys.Collective, Algo: cs.Algo, Order: cs.Order, Items: cs.Items,
+		ItemFlits: s.Sys.ItemFlits, ItemsMoved: moved, ItemsReceived: s.Units.ItemsReceived, Cost: collective.Cost(cs)}
+}
+
+// dataError reports flits that arrived wrong, or items that did not arrive.
+func (s *System) dataError(res *Result) error {
+	u := s.Units
+	if u.DataErrors > 0 {
+		return fmt.Errorf("data check failed: %d payload flits wrong; first: %s", u.DataErrors, u.FirstDataError)
+	}
+	if res.Data != nil && u.Released == s.Table.Ranks && uint64(res.Data.ItemsMoved) != u.ItemsReceived {
+		return fmt.Errorf("data check failed: %d item copies received, the schedule moves %d", u.ItemsReceived, res.Data.ItemsMoved)
+	}
+	return nil
+}
