@@ -78,8 +78,8 @@ func BuildData(ranks, gates, itemFlits int, origin []int32, msgs []Message) (*Fl
 	if ranks < 1 || ranks > MaxDataRanks {
 		return nil, nil, fmt.Errorf("invalid ranks: %d (allowed: 1..%d for a data schedule)", ranks, MaxDataRanks)
 	}
-	if gates < 1 || gates > MaxGates {
-		return nil, nil, fmt.Errorf("invalid data schedule: %d steps (allowed: 1..%d)", gates, MaxGates)
+	if gates < 0 || gates > MaxGates {
+		return nil, nil, fmt.Errorf("invalid data schedule: %d steps (allowed: 0..%d)", gates, MaxGates)
 	}
 	if len(origin) < 1 || len(origin) > MaxItems {
 		return nil, nil, fmt.Errorf("invalid data schedule: %d items (allowed: 1..%d)", len(origin), MaxItems)

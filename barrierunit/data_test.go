@@ -1,0 +1,150 @@
+package barrierunit
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hxbar/hxbar/hw"
+)
+
+// TestItemWordSeparates checks the property docs/transfers.md promises:
+// within one item the low 16 bits differ for every flit, and flipping any
+// bit of the origin or the item changes the low 16 bits of flit 0.
+func TestItemWordSeparates(t *testing.T) {
+	for _, oi := range [][2]int{{0, 0}, {5, 3}, {65535, 65535}, {1234, 77}} {
+		seen := map[uint64]int{}
+		for j := 0; j < 1<<16; j++ {
+			w := ItemWord(oi[0], oi[1], j) & 0xffff
+			if k, dup := seen[w]; dup {
+				t.Fatalf("origin %d item %d: flits %d and %d share the low 16 bits %#x", oi[0], oi[1], k, j, w)
+			}
+			seen[w] = j
+		}
+		for b := 0; b < 16; b++ {
+			w := ItemWord(oi[0], oi[1], 0) & 0xffff
+			if ItemWord(oi[0]^1<<b, oi[1], 0)&0xffff == w {
+				t.Errorf("origin bit %d does not reach the low 16 bits", b)
+			}
+			if ItemWord(oi[0], oi[1]^1<<b, 0)&0xffff == w {
+				t.Errorf("item bit %d does not reach the low 16 bits", b)
+			}
+		}
+	}
+}
+
+// loopback is an ideal network for unit tests: a flit injected in cycle t
+// reaches its destination's receive side in cycle t+1; tamper may alter it.
+type loopback struct {
+	q      map[int][]hw.Flit
+	due    map[int][]int64
+	tamper func(f *hw.Flit)
+}
+
+func (l *loopback) CanInject(int, int64) bool { return true }
+func (l *loopback) Inject(node int, f hw.Flit, t int64) {
+	if l.tamper != nil && !f.Head {
+		l.tamper(&f)
+	}
+	d := int(f.Dst)
+	l.q[d] = append(l.q[d], f)
+	l.due[d] = append(l.due[d], t+1)
+}
+func (l *loopback) RxFront(node int, t int64) (hw.Flit, bool) {
+	if len(l.q[node]) == 0 || l.due[node][0] > t {
+		return hw.Flit{}, false
+	}
+	return l.q[node][0], true
+}
+func (l *loopback) RxPop(node int, t int64) {
+	l.q[node], l.due[node] = l.q[node][1:], l.due[node][1:]
+}
+func (l *loopback) RxPending(node int, t int64) bool { _, ok := l.RxFront(node, t); return ok }
+
+// runPair swaps items between two ranks over a loopback (rank 0 sends
+// items 0 and 2 to rank 1, which sends item 1 back) and returns the units.
+func runPair(t *testing.T, tamper func(f *hw.Flit), edit func(d *DataTable)) *Units {
+	t.Helper()
+	msgs := []Message{{From: 0, To: 1, Gate: 1, Items: []int32{0, 2}}, {From: 1, To: 0, Gate: 1, Items: []int32{1}}}
+	tab, d, err := BuildData(2, 1, 3, []int32{0, 1, 0}, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(d)
+	}
+	u := NewUnits(tab, OpBarrier, 16, []int32{0, 1}, []int64{0, 0}, []uint64{0, 0})
+	if err := u.SetData(d); err != nil {
+		t.Fatal(err)
+	}
+	p := &loopback{q: map[int][]hw.Flit{}, due: map[int][]int64{}, tamper: tamper}
+	for c := int64(0); c < 40; c++ {
+		for r := 0; r < 2; r++ {
+			u.Eval(r, c, p, 0)
+		}
+		u.Collect()
+	}
+	return u
+}
+
+func TestDataUnitsPair(t *testing.T) {
+	u := runPair(t, nil, nil)
+	if u.Released != 2 || u.DataErrors != 0 || u.ItemsReceived != 3 || u.Flits != 2+3*3 {
+		t.Fatalf("released %d, errors %d (%s), items %d, flits %d", u.Released, u.DataErrors, u.FirstDataError, u.ItemsReceived, u.Flits)
+	}
+	// Rank 1 sends 4 flits in cycles 1..4, so rank 0 pops the tail in
+	// cycle 5, but rank 0 sends 7 flits (1..7) and passes gate 2 only in 8,
+	// when its send pointer is at the end; rank 1 pops that tail in 8 and
+	// passes in 9.
+	if u.Release[0] != 8 || u.Release[1] != 9 || u.GateDone[2] != 9 {
+		t.Fatalf("release %v, gate done %v", u.Release, u.GateDone)
+	}
+}
+
+// TestDataUnitsCatchBadFlits corrupts the data on the wire, or makes the
+// receiver expect something else, and checks that the receiver names it.
+func TestDataUnitsCatchBadFlits(t *testing.T) {
+	cases := []struct {
+		name   string
+		tamper func(f *hw.Flit)
+		edit   func(d *DataTable)
+		want   string
+	}{
+		{"bit flip", func(f *hw.Flit) {
+			if f.Dst == 1 && f.Tail {
+				f.Data ^= 1 << 7
+			}
+		}, nil, "rank 1 gate 2 from rank 0: item 2 flit 2"},
+		{"early tail", func(f *hw.Flit) { f.Tail = true }, nil, "message ended early"},
+		{"wrong source", nil, func(d *DataTable) { d.RouteFrom[0] = 1 }, "expected rank 1"},
+		{"no message expected", nil, func(d *DataTable) { d.RxRoute[1*3+2] = -1 }, "expects none"},
+	}
+	for _, c := range cases {
+		u := runPair(t, c.tamper, c.edit)
+		if u.DataErrors == 0 || !strings.Contains(u.FirstDataError, c.want) {
+			t.Errorf("%s: %d errors, first %q; want %q", c.name, u.DataErrors, u.FirstDataError, c.want)
+		}
+	}
+}
+
+func TestBuildDataErrors(t *testing.T) {
+	one := []int32{0, 1}
+	cases := []struct {
+		ranks, gates, f int
+		origin          []int32
+		msgs            []Message
+		want            string
+	}{
+		{2, 1, 0, one, nil, "invalid item_flits: 0"},
+		{2, 1, 1, []int32{0, 2}, nil, "item 1: starts on rank 2"},
+		{2, 1, 1, one, []Message{{From: 0, To: 1, Gate: 1}}, "no items"},
+		{2, 1, 1, one, []Message{{From: 0, To: 0, Gate: 1, Items: []int32{0}}}, "sends to itself"},
+		{2, 1, 1, one, []Message{{From: 0, To: 1, Gate: 1, Items: []int32{5}}}, "item 5"},
+		{3, 1, 1, one, []Message{{From: 0, To: 1, Gate: 1, Items: []int32{0}}, {From: 2, To: 1, Gate: 1, Items: []int32{1}}}, "already receives message 0"},
+		{2, 1, 1, one, []Message{{From: 0, To: 1, Gate: 2, Items: []int32{0}}}, "not a valid route"},
+	}
+	for _, c := range cases {
+		if _, _, err := BuildData(c.ranks, c.gates, c.f, c.origin, c.msgs); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("BuildData(%v): %v, want %q", c.msgs, err, c.want)
+		}
+	}
+}
