@@ -41,6 +41,8 @@ func DataSchedule(sys *hw.System) (*collective.Schedule, error) {
 			return nil, &hw.FieldError{Field: "item_placement", Value: fmt.Sprint(place), Allowed: "[] when items = ranks (item i starts on rank i)"}
 		}
 		s, err = collective.RecursiveDoubling(R, sys.Algo != "butterfly-near-first")
+	case pow2 && R%D == 0 && sys.Order == "" && D > 1 && D < R:
+		s, err = collective.Hitachi(R, D, place)
 	case pow2 && R%D == 0:
 		order := sys.Order
 		if order == "" {

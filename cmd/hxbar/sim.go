@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -12,10 +13,14 @@ import (
 	"time"
 
 	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/collective"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
 	"github.com/olekukonko/tablewriter"
 )
+
+// topologyNames are the networks' names in reports.
+var topologyNames = map[string]string{"hyperxbar": "hyper-crossbar", "torus": "torus", "fattree": "fat tree"}
 
 // maxTableRows bounds the per-node table on the terminal; JSON has them all.
 const maxTableRows = 64
@@ -26,7 +31,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "table", "output format: table or json")
 	trace := fs.String("trace", "", "write the event trace to `FILE`")
 	vcd := fs.String("vcd", "", "write a VCD waveform of the barrier units to `FILE`")
-	schedFile := fs.String("schedule", "", "run the schedule in `FILE` (JSON of 'hxbar schedule') instead of a generated one")
+	schedFile := fs.String("schedule", "", "run the schedule in `FILE` instead of a generated one: a gate schedule (JSON of 'hxbar schedule'), or with --collective allgather|broadcast a data schedule (JSON of 'hxbar collective')")
 	timing := fs.Bool("timing", false, "report build and run wall time and peak memory on stderr")
 	progress := fs.Bool("progress", false, "report progress on stderr during long runs")
 	if err := parseFlags(fs, args, 0); err != nil {
@@ -39,14 +44,29 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	sched, err := scheduleFlag(fs.FlagSet, *schedFile, &s)
-	if err != nil {
-		return err
-	}
 	start := time.Now()
-	system, err := sim.Build(s, sched)
-	if err != nil {
-		return usageError{err}
+	var system *sim.System
+	if s.IsData() {
+		cs, err := dataScheduleFlag(fs.FlagSet, *schedFile, &s)
+		if err != nil {
+			return err
+		}
+		if cs == nil {
+			system, err = sim.Build(s, nil)
+		} else {
+			system, err = sim.BuildData(s, cs)
+		}
+		if err != nil {
+			return usageError{err}
+		}
+	} else {
+		sched, err := scheduleFlag(fs.FlagSet, *schedFile, &s)
+		if err != nil {
+			return err
+		}
+		if system, err = sim.Build(s, sched); err != nil {
+			return usageError{err}
+		}
 	}
 	built := time.Now()
 	var opt sim.Options
@@ -114,10 +134,26 @@ func readScheduleFile(name string) (*barrierunit.Schedule, error) {
 
 func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	sys := s.Sys
-	fmt.Fprintf(w, "system %q: %d ranks on %v hyper-crossbar, %s, op %s, %s duplex, link latency %d, buffers %d, flit %d bits\n",
-		sys.Name, res.Ranks, dimsString(sys.Dims), s.Sched.Algo, sys.Op, sys.Duplex, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth)
+	what := "op " + sys.Op
+	if res.Data != nil {
+		d := res.Data
+		what = fmt.Sprintf("%s of %d items x %d flits, order %s", sys.Collective, d.Items, d.ItemFlits, d.Order)
+	}
+	fmt.Fprintf(w, "system %q: %d ranks on %v %s, %s, %s, %s duplex, link latency %d, buffers %d, flit %d bits\n",
+		sys.Name, res.Ranks, dimsString(sys.Dims), topologyNames[sys.Topology], s.Sched.Algo, what, sys.Duplex, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth)
 	fmt.Fprintf(w, "schedule: %d gates + end gate, %d routes between nodes; arrivals skewed over [0, %d] with seed %d\n\n",
 		s.Table.Gates, len(s.Table.OutDst), sys.Skew, sys.Seed)
+	if res.Data != nil {
+		tw := tablewriter.NewWriter(w)
+		tw.Header("step", "kind", "gate", "done at cycle", "largest message, items")
+		for i, st := range res.Steps {
+			tw.Append(st.Step, st.Kind, st.Gate, st.Done, collective.StepCost(s.Data.Steps[i]))
+		}
+		if err := tw.Render(); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "items moved %d, received and checked %d; seed cost model %d items\n\n", res.Data.ItemsMoved, res.Data.ItemsReceived, res.Data.Cost)
+	}
 	tw := tablewriter.NewWriter(w)
 	hdr := []any{"rank", "node", "arrive", "release", "wait"}
 	if s.Op.HasPayload() {
@@ -153,7 +189,7 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	st.Append("release spread (first -> last release)", strconv.FormatInt(lastRel-firstRel, 10))
 	st.Append("packets", strconv.FormatUint(res.Network.Packets, 10))
 	st.Append("flits", strconv.FormatUint(res.Network.Flits, 10))
-	st.Append("flit hops (exchanger <-> crossbar)", strconv.FormatUint(res.Network.FlitHops, 10))
+	st.Append("flit hops (switch <-> switch channels)", strconv.FormatUint(res.Network.FlitHops, 10))
 	st.Append("network channels", strconv.Itoa(res.Network.Channels))
 	st.Append("mean channel load (flits/cycle)", fmt.Sprintf("%.4f", res.Network.MeanLoad))
 	st.Append("busiest channel (load)", fmt.Sprintf("%s (%.4f)", res.Network.Busiest, res.Network.BusiestLoad))
@@ -199,6 +235,37 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
 	return given
+}
+
+// dataScheduleFlag reads a data schedule from the --schedule file (none:
+// nil). Without --ranks, the schedule's node count is the rank count.
+func dataScheduleFlag(fs *flag.FlagSet, name string, s *hw.System) (*collective.Schedule, error) {
+	if name == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	// Accept the output of 'hxbar collective --format json' as it is: the
+	// schedule wrapped with its verifier report.
+	var wrapped struct {
+		Schedule json.RawMessage `json:"schedule"`
+	}
+	if json.Unmarshal(data, &wrapped) == nil && len(wrapped.Schedule) > 0 {
+		data = wrapped.Schedule
+	}
+	cs, err := collective.ReadSchedule(bytes.NewReader(data))
+	if err != nil {
+		return nil, usageError{fmt.Errorf("%s: %w", name, err)}
+	}
+	if !flagGiven(fs, "ranks") && cs.Nodes != s.NumRanks() {
+		s.Ranks = cs.Nodes
+		if err := s.Validate(); err != nil {
+			return nil, usageError{fmt.Errorf("%s: %w", name, err)}
+		}
+	}
+	return cs, nil
 }
 
 // scheduleFlag reads the --schedule file (none: nil). Without --ranks, the
