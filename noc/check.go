@@ -14,12 +14,13 @@ const MaxCheckNodes = 4096
 
 // CheckReport summarises a proof of a set of routing tables.
 type CheckReport struct {
-	Pairs        int  `json:"pairs"`         // (source, destination) paths walked
-	MaxCrossbars int  `json:"max_crossbars"` // longest path, in crossbars crossed
-	Channels     int  `json:"channels"`      // channels used by some path
-	Dependencies int  `json:"dependencies"`  // edges of the channel dependency graph
-	Minimal      bool `json:"minimal"`       // every path is a shortest path
-	Acyclic      bool `json:"acyclic"`       // the dependency graph has no cycle
+	Pairs        int  `json:"pairs"`              // (source, destination) paths walked
+	MaxCrossbars int  `json:"max_crossbars"`      // longest path, in crossbars crossed
+	Channels     int  `json:"channels"`           // channels used by some path
+	Dependencies int  `json:"dependencies"`       // edges of the channel dependency graph
+	Minimal      bool `json:"minimal"`            // every path is a shortest path
+	Acyclic      bool `json:"acyclic"`            // the dependency graph has no cycle
+	MaxHops      int  `json:"max_hops,omitempty"` // longest path, in network channels (CheckFabric)
 }
 
 // Check proves a set of routing tables (table(sw) for every switch) on this

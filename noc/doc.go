@@ -6,4 +6,9 @@
 // with gonum (every path reaches its destination, the channel dependency graph
 // is acyclic), and runs the switches cycle by cycle as specified in
 // docs/microarchitecture.md.
+//
+// The same cycle model also runs two model-only fabrics, a torus with two
+// virtual channels per link direction (dateline routing) and a k-ary n-tree
+// fat tree, through the Fabric interface (NewFabric, NewFabricNetwork,
+// CheckFabric); docs/networks.md describes them.
 package noc

@@ -67,9 +67,15 @@ const taken = math.MaxInt64
 // Elements, as the engine schedules them: switch s is element s; the
 // endpoint of node n is element Switches+n.
 type Network struct {
-	T   *Topology
+	T   *Topology // the hyper-crossbar, or nil for another fabric
+	F   Fabric    // the fabric (T when it is the hyper-crossbar)
 	cfg Config
 	B   uint32
+
+	switches, nodes int
+	// gen routes every head flit through the fabric's routing function;
+	// nil for the hyper-crossbar, whose route reads the tables below.
+	gen Fabric
 
 	portBase []int32 // len Switches+1
 	rxBase   int32
@@ -91,70 +97,14 @@ type Network struct {
 	Wake func(e int32, at int64)
 }
 
-// NewNetwork builds the network state for a topology.
+// NewNetwork builds the network state for a hyper-crossbar.
 func NewNetwork(t *Topology, cfg Config) (*Network, error) {
-	if cfg.BufferDepth < 1 || cfg.BufferDepth > hw.MaxBufferDepth {
-		return nil, fmt.Errorf("invalid buffer_depth: %d (allowed: 1..%d)", cfg.BufferDepth, hw.MaxBufferDepth)
+	n, err := newNetwork(t, cfg)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.LinkLatency < 1 || cfg.LinkLatency > hw.MaxLinkLatency {
-		return nil, fmt.Errorf("invalid link_latency: %d (allowed: 1..%d)", cfg.LinkLatency, hw.MaxLinkLatency)
-	}
-	n := &Network{T: t, cfg: cfg, B: uint32(cfg.BufferDepth), Wake: func(int32, int64) {}}
+	n.T = t
 	nd := t.NumDims()
-	n.portBase = make([]int32, t.Switches+1)
-	p := 0
-	for s := 0; s < t.Switches; s++ {
-		n.portBase[s] = int32(p)
-		p += t.Ports(s)
-	}
-	n.portBase[t.Switches] = int32(p)
-	n.rxBase = int32(p)
-	nfifo := p + t.Nodes
-	n.fifo = bigmem.Make[fifoState](n, nfifo)
-
-	n.occ = make([]uint64, t.Switches)
-	for s := 0; s < t.Switches; s++ {
-		for q := n.portBase[s]; q < n.portBase[s+1]; q++ {
-			n.fifo[q].port = uint8(q - n.portBase[s])
-		}
-	}
-	n.slots = bigmem.Make[slot](n, nfifo*cfg.BufferDepth)
-	nout := p + t.Nodes
-	n.out = bigmem.Make[outState](n, nout)
-	for i := range n.out {
-		n.out[i].owner, n.out[i].inOwned, n.out[i].wire = -1, -1, -1
-	}
-	for s := 0; s < t.Switches; s++ {
-		for q := 0; q < t.Ports(s); q++ {
-			o := n.portBase[s] + int32(q)
-			ns, np := t.Neighbor(s, q)
-			if ns < 0 { // exchanger port 0: ejection into the endpoint
-				n.out[o].down = n.rxBase + int32(np)
-				n.out[p+np].down = o // the endpoint's injection output feeds exchanger port 0
-				n.out[o].wake = int32(t.Switches + np)
-				n.fifo[n.rxBase+int32(np)].lat = 1
-				n.fifo[o].lat = 1 // injection FIFO (exchanger port 0 input)
-				continue
-			}
-			n.out[o].down = n.portBase[ns] + int32(np)
-			n.out[o].net = true
-			n.out[o].wake = int32(ns)
-			n.fifo[n.out[o].down].lat = uint8(cfg.LinkLatency)
-			if cfg.HalfDuplex {
-				node, k := s, q-1
-				if t.IsCrossbar(s) {
-					node, k = ns, np-1
-				}
-				n.out[o].wire = int32(node*nd + k)
-			}
-		}
-	}
-	if cfg.HalfDuplex {
-		n.used = make([]int64, t.Nodes*nd)
-		for i := range n.used {
-			n.used[i] = -1
-		}
-	}
 	n.coords = make([]uint8, t.Nodes*nd)
 	for v := 0; v < t.Nodes; v++ {
 		for k := 0; k < nd; k++ {
@@ -177,11 +127,95 @@ func NewNetwork(t *Topology, cfg Config) (*Network, error) {
 	return n, nil
 }
 
-// Elements is the number of schedulable elements (switches + endpoints).
-func (n *Network) Elements() int { return n.T.Switches + n.T.Nodes }
+// NewFabricNetwork builds the network state for any fabric. A *Topology
+// gets NewNetwork's table-driven route; other fabrics route every head flit
+// through Fabric.Next.
+func NewFabricNetwork(f Fabric, cfg Config) (*Network, error) {
+	if t, ok := f.(*Topology); ok {
+		return NewNetwork(t, cfg)
+	}
+	n, err := newNetwork(f, cfg)
+	if err != nil {
+		return nil, err
+	}
+	n.gen = f
+	return n, nil
+}
 
-// route computes the output port of switch sw for a head flit.
-func (n *Network) route(sw int, f *hw.Flit) int {
+// newNetwork builds the switches, FIFOs, channels and wires of a fabric.
+func newNetwork(f Fabric, cfg Config) (*Network, error) {
+	if cfg.BufferDepth < 1 || cfg.BufferDepth > hw.MaxBufferDepth {
+		return nil, fmt.Errorf("invalid buffer_depth: %d (allowed: 1..%d)", cfg.BufferDepth, hw.MaxBufferDepth)
+	}
+	if cfg.LinkLatency < 1 || cfg.LinkLatency > hw.MaxLinkLatency {
+		return nil, fmt.Errorf("invalid link_latency: %d (allowed: 1..%d)", cfg.LinkLatency, hw.MaxLinkLatency)
+	}
+	S, N := f.NumSwitches(), f.NumNodes()
+	n := &Network{F: f, cfg: cfg, B: uint32(cfg.BufferDepth), switches: S, nodes: N, Wake: func(int32, int64) {}}
+	n.portBase = make([]int32, S+1)
+	p := 0
+	for s := 0; s < S; s++ {
+		n.portBase[s] = int32(p)
+		if P := f.Ports(s); P > MaxSwitchPorts {
+			return nil, fmt.Errorf("switch %d has %d ports (allowed: at most %d in the cycle model)", s, P, MaxSwitchPorts)
+		}
+		p += f.Ports(s)
+	}
+	n.portBase[S] = int32(p)
+	n.rxBase = int32(p)
+	nfifo := p + N
+	n.fifo = bigmem.Make[fifoState](n, nfifo)
+
+	n.occ = make([]uint64, S)
+	for s := 0; s < S; s++ {
+		for q := n.portBase[s]; q < n.portBase[s+1]; q++ {
+			n.fifo[q].port = uint8(q - n.portBase[s])
+		}
+	}
+	n.slots = bigmem.Make[slot](n, nfifo*cfg.BufferDepth)
+	nout := p + N
+	n.out = bigmem.Make[outState](n, nout)
+	for i := range n.out {
+		n.out[i].owner, n.out[i].inOwned, n.out[i].wire = -1, -1, -1
+	}
+	for s := 0; s < S; s++ {
+		for q := 0; q < f.Ports(s); q++ {
+			o := n.portBase[s] + int32(q)
+			ns, np := f.Neighbor(s, q)
+			if ns < 0 { // endpoint port: ejection into node np's endpoint
+				n.out[o].down = n.rxBase + int32(np)
+				n.out[p+np].down = o // the endpoint's injection output feeds this port's input
+				n.out[p+np].wake = int32(s)
+				n.out[o].wake = int32(S + np)
+				n.fifo[n.rxBase+int32(np)].lat = 1
+				n.fifo[o].lat = 1 // injection FIFO
+				continue
+			}
+			n.out[o].down = n.portBase[ns] + int32(np)
+			n.out[o].net = f.IsChannel(s, q)
+			n.out[o].wake = int32(ns)
+			n.fifo[n.out[o].down].lat = uint8(cfg.LinkLatency)
+			n.out[o].wire = int32(f.Wire(s, q, cfg.HalfDuplex))
+		}
+	}
+	if w := f.Wires(cfg.HalfDuplex); w > 0 {
+		n.used = make([]int64, w)
+		for i := range n.used {
+			n.used[i] = -1
+		}
+	}
+	return n, nil
+}
+
+// Elements is the number of schedulable elements (switches + endpoints).
+func (n *Network) Elements() int { return n.switches + n.nodes }
+
+// route computes the output port of switch sw for a head flit at the
+// front of input port in.
+func (n *Network) route(sw, in int, f *hw.Flit) int {
+	if n.gen != nil {
+		return n.gen.Next(sw, in, int(f.Dst))
+	}
 	t := n.T
 	nd := len(t.Dims)
 	dc := f.DstC[:nd]
@@ -319,7 +353,7 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 			continue
 		}
 		if s.f.Head {
-			o := n.route(sw, &s.f)
+			o := n.route(sw, i, &s.f)
 			reqs[o] |= 1 << uint(i)
 			touched |= 1 << uint(o)
 			continue
@@ -368,14 +402,17 @@ func (n *Network) CanInject(node int, t int64) bool {
 	return n.hasCredit(n.rxBase+int32(node), t)
 }
 
-// Inject sends a flit from node's endpoint into its exchanger in cycle t.
+// Inject sends a flit from node's endpoint into its attach switch (the
+// exchanger for the hyper-crossbar) in cycle t.
 func (n *Network) Inject(node int, fl hw.Flit, t int64) {
-	if fl.Head {
+	if fl.Head && n.gen == nil {
 		nd := len(n.T.Dims)
 		copy(fl.DstC[:nd], n.coords[int(fl.Dst)*nd:int(fl.Dst)*nd+nd])
 	}
-	ready := n.push(n.rxBase+int32(node), n.portBase[node], int32(node), fl, t)
-	n.Wake(int32(node), ready)
+	o := n.rxBase + int32(node)
+	sw := n.out[o].wake
+	ready := n.push(o, n.out[o].down, sw, fl, t)
+	n.Wake(sw, ready)
 }
 
 // RxFront returns the ready front flit of node's ejection FIFO in cycle t.
@@ -400,8 +437,8 @@ func (n *Network) RxPending(node int, t int64) bool {
 	return n.count(f) != 0 && n.front(f).ready <= t
 }
 
-
-// FlitHops is the number of flits moved over exchanger <-> crossbar channels.
+// FlitHops is the number of flits moved over network channels (switch to
+// switch: exchanger <-> crossbar for the hyper-crossbar).
 func (n *Network) FlitHops() uint64 {
 	var h uint64
 	for o := int32(0); o < n.rxBase; o++ {
@@ -415,8 +452,12 @@ func (n *Network) FlitHops() uint64 {
 // BusiestChannel returns the network channel that carried the most flits:
 // the node and dimension of its exchanger port, whether it points toward
 // the crossbar (up) or back to the exchanger, and its flit count.
+// For another fabric it returns zeros: see BusiestOutput.
 func (n *Network) BusiestChannel() (node, dim int, up bool, flits uint32) {
 	t := n.T
+	if t == nil {
+		return
+	}
 	for v := 0; v < t.Nodes; v++ {
 		for k := range t.Dims {
 			if f := n.out[n.portBase[v]+int32(k+1)].sent; f > flits {
@@ -430,3 +471,26 @@ func (n *Network) BusiestChannel() (node, dim int, up bool, flits uint32) {
 	}
 	return
 }
+
+// BusiestOutput returns the network channel (switch output; for a torus one
+// virtual channel) that carried the most flits: the first in (switch, port)
+// order among equals; (-1, -1, 0) when no channel carried a flit.
+func (n *Network) BusiestOutput() (sw, port int, flits uint32) {
+	sw, port = -1, -1
+	for s := 0; s < n.switches; s++ {
+		for o := n.portBase[s]; o < n.portBase[s+1]; o++ {
+			if n.out[o].net && n.out[o].sent > flits {
+				sw, port, flits = s, int(o-n.portBase[s]), n.out[o].sent
+			}
+		}
+	}
+	return
+}
+
+// OutputFlits is the number of flits output port of switch sw has sent.
+func (n *Network) OutputFlits(sw, port int) uint32 {
+	return n.out[n.portBase[sw]+int32(port)].sent
+}
+
+// DescribeOutput names output port of switch sw, as the fabric does.
+func (n *Network) DescribeOutput(sw, port int) string { return n.F.DescribeOutput(sw, port) }

@@ -34,7 +34,8 @@ const flatOnlyRanks = 1 << 16
 // System is an assembled barrier system, ready to run once.
 type System struct {
 	Sys      hw.System
-	Topo     *noc.Topology
+	Fabric   noc.Fabric    // the network
+	Topo     *noc.Topology // the hyper-crossbar, or nil for another network
 	Net      *noc.Network
 	Sched    *barrierunit.Schedule
 	Table    *barrierunit.FlatTable
@@ -46,6 +47,7 @@ type System struct {
 	Data      *collective.Schedule
 	DataTable *barrierunit.DataTable
 
+	switches   int // switch count: element ids of the endpoints follow
 	rankOfNode []int32
 	eng        *engine
 	events     []barrierunit.Event
@@ -83,17 +85,18 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 		return nil, err
 	}
 	R := sys.NumRanks()
-	topo, err := noc.NewTopology(sys.Dims)
+	fab, err := noc.NewFabric(sys.Topology, sys.Dims)
 	if err != nil {
 		return nil, err
 	}
+	topo, _ := fab.(*noc.Topology)
 	// The network's state (most of the memory of a big system) is built
 	// while the schedule is generated.
 	var net *noc.Network
 	netDone := make(chan error, 1)
 	go func() {
 		var err error
-		net, err = noc.NewNetwork(topo, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == "half"})
+		net, err = noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == "half"})
 		netDone <- err
 	}()
 	defer func() { <-netDone }() // never leave the goroutine behind on an early return
@@ -144,8 +147,8 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 		return nil, err
 	}
 	netDone <- nil
-	s := &System{Sys: sys, Topo: topo, Net: net, Sched: sched, Table: tab, Op: op, Arrivals: sys.Arrivals(), Data: cs, DataTable: dtab}
-	s.rankOfNode = make([]int32, topo.Nodes)
+	s := &System{Sys: sys, Fabric: fab, Topo: topo, switches: fab.NumSwitches(), Net: net, Sched: sched, Table: tab, Op: op, Arrivals: sys.Arrivals(), Data: cs, DataTable: dtab}
+	s.rankOfNode = make([]int32, fab.NumNodes())
 	for i := range s.rankOfNode {
 		s.rankOfNode[i] = -1
 	}
@@ -166,17 +169,16 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 			return nil, err
 		}
 	}
-	sw := int32(topo.Switches)
-	s.eng = newEngine(net.Elements(), int32(topo.Nodes), sw, s.eval)
+	s.eng = newFabricEngine(fab, sys.Duplex == "half", net.Elements(), s.eval)
 	net.Wake = s.eng.wake
 	return s, nil
 }
 
 func (s *System) eval(e int32, t int64, w int) bool {
-	if int(e) < s.Topo.Switches {
+	if int(e) < s.switches {
 		return s.Net.EvalSwitch(int(e), t)
 	}
-	r := s.rankOfNode[int(e)-s.Topo.Switches]
+	r := s.rankOfNode[int(e)-s.switches]
 	if r < 0 {
 		return false
 	}
@@ -295,7 +297,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 			return res, err
 		}
 		for next < R && u.Arrive[order[next]] == t {
-			s.eng.wake(int32(s.Topo.Switches)+u.NodeOf[order[next]], t)
+			s.eng.wake(int32(s.switches)+u.NodeOf[order[next]], t)
 			next++
 		}
 		if s.exhaustive {
@@ -364,22 +366,43 @@ func (s *System) result(t int64) *Result {
 	if u.Released < s.Table.Ranks {
 		res.Cycles = t
 	}
-	res.Network = NetStats{Packets: u.Packets, Flits: u.Flits, FlitHops: s.Net.FlitHops(),
-		Channels: 2 * s.Topo.Nodes * len(s.Topo.Dims)}
-	if res.Cycles > 0 {
+	res.Network = NetStats{Packets: u.Packets, Flits: u.Flits, FlitHops: s.Net.FlitHops(), Channels: s.channels()}
+	if res.Cycles > 0 && res.Network.Channels > 0 {
 		res.Network.MeanLoad = float64(res.Network.FlitHops) / float64(res.Cycles) / float64(res.Network.Channels)
-		node, dim, up, flits := s.Net.BusiestChannel()
-		dir := "down"
-		if up {
-			dir = "up"
+		var flits uint32
+		if s.Topo != nil {
+			node, dim, up, f := s.Net.BusiestChannel()
+			dir := "down"
+			if up {
+				dir = "up"
+			}
+			res.Network.Busiest, flits = fmt.Sprintf("n%d.d%d %s", node, dim, dir), f
+		} else if sw, port, f := s.Net.BusiestOutput(); sw >= 0 {
+			res.Network.Busiest, flits = s.Net.DescribeOutput(sw, port), f
 		}
-		res.Network.Busiest = fmt.Sprintf("n%d.d%d %s", node, dim, dir)
 		res.Network.BusiestLoad = float64(flits) / float64(res.Cycles)
 	}
 	if s.Data != nil {
 		s.dataResult(res)
 	}
 	return res
+}
+
+// channels is the number of network channels (switch-to-switch outputs;
+// for a torus, each virtual channel counts).
+func (s *System) channels() int {
+	if t := s.Topo; t != nil {
+		return 2 * t.Nodes * len(t.Dims)
+	}
+	c := 0
+	for sw := 0; sw < s.switches; sw++ {
+		for p := 0; p < s.Fabric.Ports(sw); p++ {
+			if s.Fabric.IsChannel(sw, p) {
+				c++
+			}
+		}
+	}
+	return c
 }
 
 // stuck explains which ranks wait at which gate, and for whom.

@@ -137,6 +137,9 @@ func TestDataProperties(t *testing.T) {
 		if err != nil {
 			rt.Fatal(err)
 		}
+		if par.eng.alternate {
+			return // one worker by design (half-duplex wires between switches)
+		}
 		par.eng.workers = rapid.IntRange(2, 4).Draw(rt, "workers")
 		par.eng.block = 1
 		var pbuf bytes.Buffer

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/hxbar/hxbar/noc"
 	"math/bits"
 	"runtime"
 	"sync"
@@ -39,7 +40,11 @@ type engine struct {
 	n       int32
 	workers int
 	block   int32 // bitmap words per unit of work
-	eval    func(e int32, t int64, w int) bool
+	// alternate walks the elements in descending id order in odd cycles
+	// (single worker only): half-duplex torus and fat-tree wires go to the
+	// lower switch id in even cycles and to the higher one in odd cycles.
+	alternate bool
+	eval      func(e int32, t int64, w int) bool
 
 	// parallel phase state
 	next   atomic.Int64 // next block to take
@@ -57,6 +62,24 @@ func newEngine(elements int, class1, class1End int32, eval func(int32, int64, in
 	}
 	if elements >= parallelElements {
 		e.workers = min(runtime.GOMAXPROCS(0), maxWorkers)
+	}
+	return e
+}
+
+// newFabricEngine builds the engine for a network's elements (switches,
+// then endpoints). The hyper-crossbar's exchangers (ids below the node
+// count) and crossbars are its two classes; another fabric has one class,
+// and with half duplex (where two switches may want one wire in a cycle)
+// runs on one worker alternating the walk order, so the lower switch id
+// wins a contended wire in even cycles and the higher one in odd cycles.
+func newFabricEngine(f noc.Fabric, half bool, elements int, eval func(int32, int64, int) bool) *engine {
+	S := int32(f.NumSwitches())
+	if _, ok := f.(*noc.Topology); ok {
+		return newEngine(elements, int32(f.NumNodes()), S, eval)
+	}
+	e := newEngine(elements, S, S, eval)
+	if half {
+		e.workers, e.alternate = 1, true
 	}
 	return e
 }
@@ -105,6 +128,11 @@ func (e *engine) step(t int64) {
 
 // phase evaluates the elements of [lo1, hi1) and [lo2, hi2) scheduled for t.
 func (e *engine) phase(t int64, lo1, hi1, lo2, hi2 int32) {
+	if e.alternate && t&1 == 1 {
+		e.runDown(t, lo1, hi1)
+		e.runDown(t, lo2, hi2)
+		return
+	}
 	if e.workers == 1 {
 		e.run(t, lo1, hi1, 0)
 		e.run(t, lo2, hi2, 0)
@@ -158,6 +186,36 @@ func (e *engine) close() {
 		close(c)
 	}
 	e.start = nil
+}
+
+// runDown is run in descending id order, for a single worker.
+func (e *engine) runDown(t int64, lo, hi int32) {
+	if lo >= hi {
+		return
+	}
+	bm := e.slots[t%wheelSize]
+	for wi := (hi - 1) >> 6; wi >= lo>>6; wi-- {
+		word := bm[wi]
+		base := wi << 6
+		if base < lo {
+			word &^= uint64(1)<<(lo-base) - 1
+		}
+		if end := base + 64; end > hi {
+			word &= uint64(1)<<(hi-base) - 1
+		}
+		if word == 0 {
+			continue
+		}
+		bm[wi] &^= word
+		for word != 0 {
+			b := 63 - bits.LeadingZeros64(word)
+			word &^= 1 << b
+			el := base + int32(b)
+			if e.eval(el, t, 0) {
+				e.wake(el, t+1)
+			}
+		}
+	}
 }
 
 // run evaluates the elements of [lo, hi) scheduled for cycle t, as worker w.

@@ -45,7 +45,7 @@ const latBins = 1 << 16
 type trafficRun struct {
 	cfg   TrafficConfig
 	net   *noc.Network
-	topo  *noc.Topology
+	fab   noc.Fabric
 	eng   *engine
 	rng   *rand.Rand
 	nodes int
@@ -154,25 +154,25 @@ func RunTraffic(sys hw.System, cfg TrafficConfig) (*TrafficResult, error) {
 }
 
 func newTrafficRun(sys hw.System, cfg TrafficConfig) (*trafficRun, error) {
-	topo, err := noc.NewTopology(sys.Dims)
+	fab, err := noc.NewFabric(sys.Topology, sys.Dims)
 	if err != nil {
 		return nil, err
 	}
-	n := topo.Nodes
+	n := fab.NumNodes()
 	if cfg.Pattern == "transpose" && n&(n-1) != 0 {
 		return nil, fmt.Errorf("invalid pattern: \"transpose\" needs a power-of-two node count, this system has %d nodes (allowed: uniform, bitcomp, hotspot)", n)
 	}
-	net, err := noc.NewNetwork(topo, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == "half"})
+	net, err := noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == "half"})
 	if err != nil {
 		return nil, err
 	}
-	r := &trafficRun{cfg: cfg, net: net, topo: topo, nodes: n,
+	r := &trafficRun{cfg: cfg, net: net, fab: fab, nodes: n,
 		rng:  rand.New(rand.NewPCG(cfg.Seed, 0x5bd1e995)),
 		qDst: make([][]int32, n), qBorn: make([][]int64, n), qHead: make([]int, n), flit: make([]int, n),
 		qBornRx: make([]int64, n),
 		hist:    make([]uint64, latBins), winStart: cfg.Warmup, winEnd: cfg.Cycles,
 		pPacket: cfg.Rate / float64(cfg.PacketFlits)}
-	r.eng = newEngine(net.Elements(), int32(n), int32(topo.Switches), r.eval)
+	r.eng = newFabricEngine(fab, sys.Duplex == "half", net.Elements(), r.eval)
 	r.eng.workers = 1 // the endpoints share their statistics
 	net.Wake = r.eng.wake
 	return r, nil
@@ -201,13 +201,13 @@ func (r *trafficRun) enqueue(src, dst int, t int64) {
 		r.createdFlits += uint64(r.cfg.PacketFlits)
 		r.outstanding++
 	}
-	r.eng.wake(int32(r.topo.Switches+src), t)
+	r.eng.wake(int32(r.fab.NumSwitches()+src), t)
 }
 
 // eval runs a switch, or a traffic endpoint: inject one flit per cycle from
 // the source queue, eject one flit per cycle.
 func (r *trafficRun) eval(e int32, t int64, _ int) bool {
-	sw := r.topo.Switches
+	sw := r.fab.NumSwitches()
 	if int(e) < sw {
 		return r.net.EvalSwitch(int(e), t)
 	}
