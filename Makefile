@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := ./hxbar
 FUZZTIME ?= 10s
 
-.PHONY: all build run test deps vet unit race fuzz rtl bench clean
+.PHONY: all build run test deps vet unit race fuzz rtl bench experiments clean
 
 all: build
 
@@ -47,6 +47,11 @@ rtl:
 fuzz:
 	$(GO) test ./hw -run=NONE -fuzz=FuzzParse -fuzztime=$(FUZZTIME)
 	$(GO) test ./barrierunit -run=NONE -fuzz=FuzzReadSchedule -fuzztime=$(FUZZTIME)
+
+# The seeds' claims measured on the cycle model: rewrites docs/experiments.md
+# and its plots in docs/img (a few seconds; TestDocInStep keeps them in step).
+experiments: build
+	$(BIN) experiments --doc docs/experiments.md --img docs/img
 
 test: deps vet fuzz rtl race unit
 	@echo "make test: all passed"

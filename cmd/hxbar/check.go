@@ -24,27 +24,36 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	t, err := noc.NewTopology(s.Dims)
+	f, err := noc.NewFabric(s.Topology, s.Dims)
 	if err != nil {
 		return usageError{err}
 	}
-	if t.Nodes > noc.MaxCheckNodes {
-		return usagef("invalid dims: %d nodes (allowed: at most %d nodes for the all-pairs check)", t.Nodes, noc.MaxCheckNodes)
+	if f.NumNodes() > noc.MaxCheckNodes {
+		return usagef("invalid dims: %d nodes (allowed: at most %d nodes for the all-pairs check)", f.NumNodes(), noc.MaxCheckNodes)
 	}
-	rep, err := t.Check(func(sw int) []uint8 { return t.Tables()[sw] })
+	var rep *noc.CheckReport
+	if t, ok := f.(*noc.Topology); ok {
+		rep, err = t.Check(func(sw int) []uint8 { return t.Tables()[sw] })
+	} else {
+		rep, err = noc.CheckFabric(f)
+	}
 	if err != nil {
 		return failure{err.Error()}
 	}
 	if *format == "json" {
 		return json.NewEncoder(stdout).Encode(rep)
 	}
-	fmt.Fprintf(stdout, "routing tables of the %s hyper-crossbar: proved\n", dimsString(s.Dims))
+	fmt.Fprintf(stdout, "routing tables of the %s %s: proved\n", dimsString(s.Dims), topologyNames[s.Topology])
 	tw := tablewriter.NewWriter(stdout)
 	tw.Header("property", "value")
 	tw.Append("source/destination paths walked", rep.Pairs)
 	tw.Append("every path reaches its destination", true)
 	tw.Append("every path minimal (gonum Dijkstra)", rep.Minimal)
-	tw.Append("longest path (crossbars)", rep.MaxCrossbars)
+	if rep.MaxHops > 0 {
+		tw.Append("longest path (switch-to-switch links)", rep.MaxHops)
+	} else {
+		tw.Append("longest path (crossbars)", rep.MaxCrossbars)
+	}
 	tw.Append("channels used", rep.Channels)
 	tw.Append("channel dependencies", rep.Dependencies)
 	tw.Append("dependency graph acyclic (deadlock-free)", rep.Acyclic)

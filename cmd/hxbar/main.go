@@ -23,14 +23,15 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"sim":        {"simulate one barrier or reduction, cycle by cycle", runSim},
-	"schedule":   {"print a gate schedule (every route)", runSchedule},
-	"verify":     {"prove or refute a schedule file", runVerify},
-	"traffic":    {"run synthetic traffic and report latency and throughput", runTraffic},
-	"collective": {"print, verify and cost a data-collective schedule (Hitachi one-sided/mutual all-gather, ...)", runCollective},
-	"check":      {"prove the routing tables (reachability, minimality, deadlock freedom)", runCheck},
-	"gen":        {"generate the Verilog and a self-checking testbench for a system", runGen},
-	"cosim":      {"run the RTL under Icarus or Verilator and compare it with the model, cycle by cycle", runCosim},
+	"sim":         {"simulate one barrier or reduction, cycle by cycle", runSim},
+	"schedule":    {"print a gate schedule (every route)", runSchedule},
+	"verify":      {"prove or refute a schedule file", runVerify},
+	"traffic":     {"run synthetic traffic and report latency and throughput", runTraffic},
+	"collective":  {"print, verify and cost a data-collective schedule (Hitachi one-sided/mutual all-gather, ...)", runCollective},
+	"check":       {"prove the routing tables (reachability, minimality, deadlock freedom)", runCheck},
+	"gen":         {"generate the Verilog and a self-checking testbench for a system", runGen},
+	"cosim":       {"run the RTL under Icarus or Verilator and compare it with the model, cycle by cycle", runCosim},
+	"experiments": {"measure the seeds' claims (orders, near-last vs near-first, duplex) and write docs/experiments.md", runExperiments},
 }
 
 // usageError marks bad command-line input: exit status 2.

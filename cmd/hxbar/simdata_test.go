@@ -109,3 +109,39 @@ func TestSimCollectiveBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestExperimentsCommand(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "e.md")
+	code, out, errs := hx(t, "experiments", "--doc", doc, "--img", filepath.Join(dir, "img"))
+	if code != 0 || !strings.Contains(out, "wrote") {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	data, err := os.ReadFile(doc)
+	if err != nil || !strings.Contains(string(data), "](img/exp-orders.svg)") {
+		t.Fatalf("%v: %.200s", err, data)
+	}
+}
+
+func TestCheckOtherNetworks(t *testing.T) {
+	for _, c := range []struct{ args []string }{
+		{[]string{"--topology", "torus", "--dims", "16"}},
+		{[]string{"--topology", "torus", "--dims", "4,4,4"}},
+		{[]string{"--topology", "fattree", "--dims", "2,2,2,2"}},
+	} {
+		code, out, errs := hx(t, append([]string{"check", "--format", "json"}, c.args...)...)
+		var rep struct {
+			Pairs   int  `json:"pairs"`
+			Minimal bool `json:"minimal"`
+			Acyclic bool `json:"acyclic"`
+			MaxHops int  `json:"max_hops"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || !rep.Minimal || !rep.Acyclic || rep.MaxHops == 0 {
+			t.Errorf("check %v: exit %d, %s %s", c.args, code, out, errs)
+		}
+	}
+	code, _, errs := hx(t, "check", "--topology", "fattree", "--dims", "4,2")
+	if code != 2 || !strings.Contains(errs, "invalid dims[1]: 2") {
+		t.Errorf("fat tree with unequal dims: exit %d, %s", code, errs)
+	}
+}

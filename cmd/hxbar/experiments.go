@@ -1,0 +1,26 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/hxbar/hxbar/sim/experiments"
+)
+
+// runExperiments measures the seeds' claims and writes docs/experiments.md
+// with its plots (make experiments).
+func runExperiments(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("experiments", stderr)
+	doc := fs.String("doc", "docs/experiments.md", "write the report to `FILE`")
+	img := fs.String("img", "docs/img", "write the SVG plots into `DIR`")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	opt := experiments.Default()
+	opt.Progress = stderr
+	if err := experiments.Write(opt, *doc, *img); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s and its plots in %s\n", *doc, *img)
+	return nil
+}

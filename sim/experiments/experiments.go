@@ -1,0 +1,200 @@
+// Package experiments measures the two seeds' claims on the cycle model and
+// writes docs/experiments.md with its tables and SVG plots: the Hitachi
+// seed's six one-sided/mutual step orders, near-last versus near-first
+// recursive-doubling all-gather (the Fujitsu seed's order) on four networks,
+// and full versus half duplex. Every figure comes from a sim run that
+// `make experiments` (hxbar experiments) repeats; the runs are
+// deterministic, so the document is too.
+package experiments
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hxbar/hxbar/collective"
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/sim"
+)
+
+// Run is one simulated data collective and what it measured.
+type Run struct {
+	Label    string
+	Sys      hw.System
+	Cycles   int64
+	Flits    uint64
+	FlitHops uint64
+	Cost     int
+}
+
+// Measure simulates a data collective system.
+func Measure(sys hw.System) (Run, error) {
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		return Run{}, err
+	}
+	res, err := s.Run(sim.Options{})
+	if err != nil {
+		return Run{}, err
+	}
+	return Run{Sys: sys, Cycles: res.Cycles, Flits: res.Network.Flits, FlitHops: res.Network.FlitHops, Cost: res.Data.Cost}, nil
+}
+
+// system is the base of every experiment: all ranks arrive in cycle 0, so
+// the cycles measure the collective alone.
+func system(topology string, dims []int, itemFlits int) hw.System {
+	s := hw.Default()
+	s.Name = "experiment"
+	s.Topology, s.Dims, s.Ranks = topology, dims, 0
+	s.Collective, s.ItemFlits, s.Skew = "allgather", itemFlits, 0
+	s.MaxCycles = 1 << 30
+	return s
+}
+
+// Network is one network of the near-last/near-first comparison.
+type Network struct {
+	Label    string
+	Topology string
+	Dims     []int
+}
+
+// Networks are the comparison's networks, 16 nodes each.
+var Networks = []Network{
+	{"ring 16 (torus [16])", "torus", []int{16}},
+	{"torus 4x4", "torus", []int{4, 4}},
+	{"fat tree 2-ary 4-tree", "fattree", []int{2, 2, 2, 2}},
+	{"fat tree 4-ary 2-tree", "fattree", []int{4, 4}},
+	{"hyper-crossbar 16", "hyperxbar", []int{16}},
+	{"hyper-crossbar 4x4", "hyperxbar", []int{4, 4}},
+}
+
+// Options sizes the experiments.
+type Options struct {
+	OrderFlits  []int // item sizes of the six-orders experiment
+	DoubleFlits []int // item sizes of the near-last/near-first comparison
+	DuplexFlits int   // item size of the duplex comparison
+	Progress    io.Writer
+}
+
+// Default is what `make experiments` runs.
+func Default() Options {
+	return Options{OrderFlits: []int{4, 16, 64, 256}, DoubleFlits: []int{1, 4, 16, 64}, DuplexFlits: 64}
+}
+
+// Results holds every run of the three experiments.
+type Results struct {
+	Opt    Options
+	Orders map[string]map[int]Run    // order -> item flits -> run
+	Double map[string]map[int][2]Run // network label -> item flits -> {near-last, near-first}
+	Duplex map[string]map[string]Run // case -> "full"/"half"
+	Cases  []string                  // duplex cases in table order
+	Exps   int                       // runs made
+}
+
+func (r *Results) progress(format string, a ...any) {
+	if r.Opt.Progress != nil {
+		fmt.Fprintf(r.Opt.Progress, format+"\n", a...)
+	}
+}
+
+// Collect runs every experiment.
+func Collect(opt Options) (*Results, error) {
+	r := &Results{Opt: opt, Orders: map[string]map[int]Run{}, Double: map[string]map[int][2]Run{}, Duplex: map[string]map[string]Run{}}
+	measure := func(sys hw.System) (Run, error) {
+		r.Exps++
+		run, err := Measure(sys)
+		if err != nil {
+			return run, fmt.Errorf("%s %v %s items %d x %d flits order %q algo %s duplex %s: %w",
+				sys.Topology, sys.Dims, sys.Collective, sys.NumItems(), sys.ItemFlits, sys.Order, sys.Algo, sys.Duplex, err)
+		}
+		return run, nil
+	}
+	for _, o := range collective.SeedOrders {
+		r.Orders[o] = map[int]Run{}
+		for _, f := range opt.OrderFlits {
+			sys := system("hyperxbar", []int{4, 4}, f)
+			sys.Items, sys.Order = 4, o
+			run, err := measure(sys)
+			if err != nil {
+				return nil, err
+			}
+			r.Orders[o][f] = run
+		}
+		r.progress("experiments: order %s done", o)
+	}
+	for _, n := range Networks {
+		r.Double[n.Label] = map[int][2]Run{}
+		for _, f := range opt.DoubleFlits {
+			var pair [2]Run
+			for i, algo := range []string{"butterfly", "butterfly-near-first"} {
+				sys := system(n.Topology, n.Dims, f)
+				sys.Algo = algo
+				run, err := measure(sys)
+				if err != nil {
+					return nil, err
+				}
+				pair[i] = run
+			}
+			r.Double[n.Label][f] = pair
+		}
+		r.progress("experiments: %s done", n.Label)
+	}
+	type dcase struct {
+		label string
+		edit  func(s *hw.System)
+	}
+	var cases []dcase
+	for _, o := range []string{"OOMM", "MMOO"} {
+		cases = append(cases, dcase{"hyper-crossbar 4x4, 4 items, " + o, func(s *hw.System) { s.Items, s.Order = 4, o }})
+	}
+	cases = append(cases,
+		dcase{"hyper-crossbar 4x4, recursive doubling near-last", func(s *hw.System) {}},
+		dcase{"ring 16, recursive doubling near-last", func(s *hw.System) { s.Topology, s.Dims = "torus", []int{16} }},
+		dcase{"fat tree 4-ary 2-tree, recursive doubling near-last", func(s *hw.System) { s.Topology = "fattree" }},
+		dcase{"hyper-crossbar 4x4, broadcast", func(s *hw.System) { s.Collective = "broadcast" }},
+	)
+	for _, c := range cases {
+		r.Cases = append(r.Cases, c.label)
+		r.Duplex[c.label] = map[string]Run{}
+		for _, d := range hw.DuplexModes {
+			sys := system("hyperxbar", []int{4, 4}, opt.DuplexFlits)
+			c.edit(&sys)
+			sys.Duplex = d
+			run, err := measure(sys)
+			if err != nil {
+				return nil, err
+			}
+			r.Duplex[c.label][d] = run
+		}
+	}
+	r.progress("experiments: duplex done (%d runs)", r.Exps)
+	return r, nil
+}
+
+// Write runs the experiments and writes the report as docPath (Markdown)
+// and its plots into imgDir, named relative to the report.
+func Write(opt Options, docPath, imgDir string) error {
+	r, err := Collect(opt)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(imgDir, 0o755); err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(filepath.Dir(docPath), imgDir)
+	if err != nil {
+		return err
+	}
+	plots, err := r.Plots(imgDir)
+	if err != nil {
+		return err
+	}
+	for i := range plots {
+		plots[i] = filepath.ToSlash(filepath.Join(rel, plots[i]))
+	}
+	var b strings.Builder
+	r.Markdown(&b, plots)
+	return os.WriteFile(docPath, []byte(b.String()), 0o644)
+}
