@@ -644,7 +644,11 @@ func (s System) YAML() ([]byte, error) {
 	for i, d := range s.Dims {
 		dims[i] = strconv.Itoa(d)
 	}
-	fmt.Fprintf(&b, "# %s %s, %d nodes, %d ranks, %s %s.\n", strings.Join(dims, "x"), s.Topology, s.Nodes(), s.NumRanks(), s.Algo, s.Op)
+	what := s.Algo + " " + s.Op
+	if s.IsData() {
+		what = fmt.Sprintf("%s of %d items x %d flits", s.Collective, s.NumItems(), s.ItemFlits)
+	}
+	fmt.Fprintf(&b, "# %s %s, %d nodes, %d ranks, %s.\n", strings.Join(dims, "x"), s.Topology, s.Nodes(), s.NumRanks(), what)
 	b.WriteString("# Every key is given, so no default applies when this file is read.\n")
 	b.WriteString("# Keys, defaults and the matching CLI flags: docs/config.md.\n")
 	comments := keyComments()

@@ -46,6 +46,12 @@ func TestExamples(t *testing.T) {
 		"big-32x32x32x32.yaml": func(s *System) bool {
 			return reflect.DeepEqual(s.Dims, []int{32, 32, 32, 32}) && s.NumRanks() == 1<<20 && s.Skew == 100
 		},
+		"allgather-hitachi-4x4.yaml": func(s *System) bool {
+			return s.Collective == "allgather" && s.NumItems() == 4 && s.Order == "" && s.Skew == 0
+		},
+		"allgather-ring-16.yaml": func(s *System) bool {
+			return s.Topology == "torus" && reflect.DeepEqual(s.Dims, []int{16}) && s.Collective == "allgather" && s.NumItems() == 16
+		},
 		"dissemination-8x8.yaml": func(s *System) bool {
 			return reflect.DeepEqual(s.Dims, []int{8, 8}) && s.Algo == "dissemination" && s.Op == "min"
 		},
