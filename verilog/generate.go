@@ -70,6 +70,7 @@ type Manifest struct {
 
 	GateTables  []string // gate table of node n at [n]
 	RouteTables []string // routing table of switch sw at [sw]
+	DataTables  []string // data table of node n at [n]; nil unless the system runs a data collective
 
 	Nodes     int // N: hx_top's per-node vectors have N entries
 	Switches  int
@@ -78,6 +79,9 @@ type Manifest struct {
 	RankBits  int // RB: width of a rank field in hx_top's ports
 	AddrBits  int
 	FlitWidth int
+	Data      bool // a data collective: the units run with DATA = 1 (docs/transfers.md)
+	ItemFlits int  // F of a data collective, else 0
+	Items     int  // items of a data collective, else 0
 }
 
 // Paths returns the names joined to m.Dir.
@@ -94,24 +98,32 @@ func fieldErr(field string, value any, allowed string) error {
 	return &hw.FieldError{Field: field, Value: value, Allowed: allowed}
 }
 
-// Check reports whether the RTL can build s: the system must be valid, a
-// hyper-crossbar, full duplex, and its tables must fit the RTL's fields
-// (docs/rtl.md: G <= 62, at most 255 routes into a gate, route counts and
-// route list indices below 65536). Errors are *hw.FieldError values naming
-// the field, or describe a malformed sim.System.
 // MaxNodes bounds the systems Generate writes RTL for.
 const MaxNodes = 4096
 
+// Check reports whether the RTL can build s: the system must be valid, a
+// hyper-crossbar, full duplex, and its tables must fit the RTL's fields
+// (docs/rtl.md: G <= 62, at most 255 routes into a gate, route counts and
+// route list indices below 65536). A data collective (s.Data set by
+// sim.Build) must have op barrier, at most 2^16 ranks and items, and
+// item_flits up to 4096 (docs/transfers.md). Errors are *hw.FieldError
+// values naming the field, or describe a malformed sim.System.
 func Check(s *sim.System) error {
+	// The network first: another topology's system has no hyper-crossbar
+	// (s.Topo) to check.
+	if s != nil && s.Sys.Topology != "hyperxbar" {
+		what := "hyperxbar (the only network the RTL library builds)"
+		if s.Sys.IsData() {
+			what = "hyperxbar (the only network the RTL library builds, for data collectives too)"
+		}
+		return fieldErr("topology", strconv.Quote(s.Sys.Topology), what)
+	}
 	if err := checkShape(s); err != nil {
 		return err
 	}
 	sys := &s.Sys
 	if err := sys.Validate(); err != nil {
 		return err
-	}
-	if sys.Topology != "hyperxbar" {
-		return fieldErr("topology", strconv.Quote(sys.Topology), "hyperxbar (the only network the RTL library builds)")
 	}
 	if sys.Duplex != "full" {
 		return fieldErr("duplex", strconv.Quote(sys.Duplex), "full; half duplex is a model-only what-if")
@@ -137,12 +149,13 @@ func Check(s *sim.System) error {
 	if ab := sys.AddrBits(); ab > 32 {
 		return fieldErr("dims", fmt.Sprint(sys.Dims), "at most 32 address bits (32-bit address field of the gate table)")
 	}
-	return nil
+	return checkData(s)
 }
 
 // Generate writes the generated directory for s into dir (created if
 // needed; existing files of the same names are overwritten, others are left
 // alone): the RTL library, hx_top.v, gt_n<node>.hex for every node,
+// dt_n<node>.hex for every node when s runs a data collective,
 // rt_s<switch>.hex for every switch, hx_params.vh and system.yaml. The same
 // s always gives byte-identical files. See docs/rtl.md, "Generated
 // directory".
@@ -162,6 +175,9 @@ func Generate(dir string, s *sim.System) (*Manifest, error) {
 		Nodes:   topo.Nodes, Switches: topo.Switches,
 		Ranks: s.Table.Ranks, Gates: s.Table.Gates,
 		RankBits: sys.RankBits(), AddrBits: sys.AddrBits(), FlitWidth: sys.FlitWidth,
+	}
+	if s.Data != nil {
+		m.Data, m.ItemFlits, m.Items = true, s.DataTable.ItemFlits, len(s.DataTable.Origin)
 	}
 	if len(m.Library) == 0 {
 		return nil, fmt.Errorf("the embedded RTL library is empty")
@@ -186,6 +202,21 @@ func Generate(dir string, s *sim.System) (*Manifest, error) {
 			return nil, err
 		}
 		gate[n] = b
+	}
+	var data [][]uint64
+	if s.Data != nil {
+		data = make([][]uint64, topo.Nodes)
+		for n := range data {
+			if rankOf[n] < 0 {
+				data[n] = []uint64{0}
+				continue
+			}
+			b, err := dataBody(s, rankOf[n])
+			if err != nil {
+				return nil, err
+			}
+			data[n] = b
+		}
 	}
 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -229,6 +260,22 @@ func Generate(dir string, s *sim.System) (*Manifest, error) {
 		m.GateTables[n] = name
 	}
 
+	if data != nil {
+		m.DataTables = make([]string, topo.Nodes)
+		for n := 0; n < topo.Nodes; n++ {
+			name := DataTableFile(n)
+			title, notes := dataNotes(s, n, rankOf[n], data[n])
+			b, err := FormatTable(MagicData, data[n], append(slices.Clone(hdr), title...), notes)
+			if err != nil {
+				return nil, err
+			}
+			if err := write(name, b); err != nil {
+				return nil, err
+			}
+			m.DataTables[n] = name
+		}
+	}
+
 	m.RouteTables = make([]string, topo.Switches)
 	for sw := 0; sw < topo.Switches; sw++ {
 		name := RouteTableFile(sw)
@@ -250,7 +297,7 @@ func Generate(dir string, s *sim.System) (*Manifest, error) {
 	if err := write(ParamsFile, paramsFile(s, hdr)); err != nil {
 		return nil, err
 	}
-	if err := write(TopFile, topFile(s, hdr, gate)); err != nil {
+	if err := write(TopFile, topFile(s, hdr, gate, data)); err != nil {
 		return nil, err
 	}
 	y, err := sys.YAML()
@@ -313,14 +360,22 @@ func headerLines(s *sim.System) []string {
 	if len(sys.Placement) > 0 {
 		ranks += " (custom placement)"
 	}
-	return []string{
+	lines := []string{
 		"generated by hxbar — do not edit",
 		"configuration: " + sys.Name,
 		fmt.Sprintf("system: %s %s (%d nodes, %d switches), %s, algo %s (G = %d), op %s, L = %d, B = %d, FW = %d, %s duplex",
 			sys.Topology, dimsString(sys.Dims), s.Topo.Nodes, s.Topo.Switches, ranks, algoName(s), s.Table.Gates,
 			s.Op, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth, sys.Duplex),
-		"",
 	}
+	if d := s.Data; d != nil && s.DataTable != nil {
+		order := ""
+		if d.Order != "" {
+			order = ", order " + d.Order
+		}
+		lines = append(lines, fmt.Sprintf("data: collective %s, schedule %s%s, %d items of %d flits, %d steps (docs/transfers.md)",
+			sys.Collective, d.Algo, order, len(s.DataTable.Origin), s.DataTable.ItemFlits, len(d.Steps)))
+	}
+	return append(lines, "")
 }
 
 // coords writes a node's coordinates as "(c0, c1, ...)".
@@ -416,6 +471,13 @@ func paramsFile(s *sim.System, hdr []string) []byte {
 	def("HX_GATES", s.Table.Gates, "gates G of the schedule (end gate G+1)")
 	def("HX_L", sys.LinkLatency, "network link latency L")
 	def("HX_B", sys.BufferDepth, "buffer depth B")
+	if s.Data != nil && s.DataTable != nil {
+		def("HX_DATA", 1, "the units run a data collective ("+sys.Collective+"): DATA = 1, tables dt_n<node>.hex")
+		def("HX_ITEMS", len(s.DataTable.Origin), "items of the data collective")
+		def("HX_IF", s.DataTable.ItemFlits, "flits per item F")
+	} else {
+		def("HX_DATA", 0, "a barrier: DATA = 0")
+	}
 	b.WriteString("`endif\n")
 	return b.Bytes()
 }

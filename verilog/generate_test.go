@@ -186,7 +186,11 @@ func checkManifest(t *testing.T, s *sim.System, dir string, m *Manifest) {
 	if !slices.Equal(onDisk, m.Files) {
 		t.Errorf("files on disk %v, manifest %v", onDisk, m.Files)
 	}
-	if want := s.Topo.Nodes + s.Topo.Switches + len(Library()) + 3; len(m.Files) != want {
+	want := s.Topo.Nodes + s.Topo.Switches + len(Library()) + 3
+	if s.Data != nil {
+		want += s.Topo.Nodes // dt_n<node>.hex
+	}
+	if len(m.Files) != want {
 		t.Errorf("%d files, want %d", len(m.Files), want)
 	}
 	for _, f := range m.Files {
@@ -274,6 +278,9 @@ func TestGenerateMatchesHandTables(t *testing.T) {
 		{"grid2", testSystem("grid2", []int{2, 2}, nil), nil},
 		{"gather4", testSystem("gather4", []int{4}, nil), gather},
 		{"grid2diag", testSystem("grid2diag", []int{2, 2}, nil), diag},
+		{"ag4", dataTestSystem("ag4", []int{4}, 4, "allgather", 2, 2, func(s *hw.System) {
+			s.FlitWidth, s.LinkLatency, s.BufferDepth, s.Skew = 32, 2, 1, 0
+		}), nil},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			s := build(t, c.sys, c.sched)
@@ -284,8 +291,8 @@ func TestGenerateMatchesHandTables(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(ents) != len(m.GateTables)+len(m.RouteTables) {
-				t.Errorf("%d hand tables, %d generated", len(ents), len(m.GateTables)+len(m.RouteTables))
+			if len(ents) != len(m.GateTables)+len(m.RouteTables)+len(m.DataTables) {
+				t.Errorf("%d hand tables, %d generated", len(ents), len(m.GateTables)+len(m.RouteTables)+len(m.DataTables))
 			}
 			for _, e := range ents {
 				hm, hb, err := ReadTable(filepath.Join(hand, e.Name()))
@@ -475,7 +482,8 @@ func TestDocsListGeneratedFiles(t *testing.T) {
 		sec = sec[:j+3]
 	}
 	names := append(Library(), TopFile, ParamsFile, SystemFile, "gt_n<node>.hex", "rt_s<switch>.hex",
-		"HX_NODES", "HX_RB", "HX_FW", "HX_RANKS", "HX_OP", "HX_NAME", "HX_AB", "HX_GATES", "HX_L", "HX_B")
+		"HX_NODES", "HX_RB", "HX_FW", "HX_RANKS", "HX_OP", "HX_NAME", "HX_AB", "HX_GATES", "HX_L", "HX_B",
+		"dt_n<node>.hex", "HX_DATA", "HX_ITEMS", "HX_IF")
 	for _, n := range names {
 		if !strings.Contains(sec, "`"+n+"`") {
 			t.Errorf("docs/rtl.md \"Generated directory\" does not list `%s`", n)

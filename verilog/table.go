@@ -202,9 +202,10 @@ func clip(s string) string {
 }
 
 // ParseTable reads the text of a table file and checks it as the RTL does:
-// a header word with a known magic (HXRT or HXGT) and a count equal to the
+// a header word with a known magic (HXRT, HXGT or HXDT) and a count equal to the
 // number of body words in the file, and the checksum. It does not check the
-// fields of the body (see DecodeGateTable and DecodeRouteTable).
+// fields of the body (see DecodeGateTable, DecodeRouteTable and
+// DecodeDataTable).
 func ParseTable(data []byte) (magic string, body []uint64, err error) {
 	words, terr := scanWords(data)
 	if terr != nil {
@@ -215,8 +216,8 @@ func ParseTable(data []byte) (magic string, body []uint64, err error) {
 	}
 	h := words[0].v
 	magic = magicOf(h)
-	if magic != MagicRoute && magic != MagicGate {
-		return "", nil, &TableError{Line: words[0].line, Problem: fmt.Sprintf("bad magic %q (allowed: %s, %s)", magic, MagicRoute, MagicGate)}
+	if magic != MagicRoute && magic != MagicGate && magic != MagicData {
+		return "", nil, &TableError{Line: words[0].line, Problem: fmt.Sprintf("bad magic %q (allowed: %s, %s, %s)", magic, MagicRoute, MagicGate, MagicData)}
 	}
 	count := uint32(h)
 	if uint64(count) != uint64(len(words)-2) {

@@ -57,6 +57,10 @@ func lintSystems() []hw.System {
 		testSystem("line8-r5", []int{8}, func(s *hw.System) { s.Ranks = 5; s.Op = "xor"; s.FlitWidth = 24 }),
 		testSystem("cube4-64", []int{4, 4, 4}, nil),
 		testSystem("hyper2x2x2x2-and", []int{2, 2, 2, 2}, func(s *hw.System) { s.Op = "and"; s.FlitWidth = 128; s.Algo = "dissemination" }),
+		// Data collectives: DATA = 1 (docs/transfers.md), incl. nodes without a rank.
+		dataTestSystem("data-grid4x4-ag4-F5-fw16", []int{4, 4}, 16, "allgather", 4, 5, func(s *hw.System) { s.FlitWidth = 16; s.BufferDepth = 1 }),
+		dataTestSystem("data-line8-r5-ag-F1-fw128", []int{8}, 5, "allgather", 0, 1, func(s *hw.System) { s.FlitWidth = 128 }),
+		dataTestSystem("data-cube2-bcast-F16", []int{2, 2, 2}, 8, "broadcast", 0, 16, func(s *hw.System) { s.LinkLatency = 3 }),
 	}
 }
 
@@ -98,6 +102,7 @@ func TestYosysSynth(t *testing.T) {
 	for _, sys := range []hw.System{
 		testSystem("line2-barrier-fw16", []int{2}, func(s *hw.System) { s.FlitWidth = 16 }),
 		testSystem("line3-r2-or-fw16", []int{3}, func(s *hw.System) { s.Ranks = 2; s.Op = "or"; s.FlitWidth = 16; s.LinkLatency = 2 }),
+		dataTestSystem("data-line3-r2-ag-F3-fw16", []int{3}, 2, "allgather", 0, 3, func(s *hw.System) { s.FlitWidth = 16 }),
 	} {
 		t.Run(sys.Name, func(t *testing.T) {
 			t.Parallel()
@@ -191,6 +196,8 @@ func TestIcarusRunMatchesModel(t *testing.T) {
 		}),
 		testSystem("grid2x3-xor-r5", []int{2, 3}, func(s *hw.System) { s.Ranks = 5; s.Op = "xor"; s.FlitWidth = 24; s.LinkLatency = 2 }),
 		testSystem("cube2-min-diss", []int{2, 2, 2}, func(s *hw.System) { s.Op = "min"; s.Algo = "dissemination" }),
+		dataTestSystem("data-grid2x3-r5-ag-F2-fw24", []int{2, 3}, 5, "allgather", 0, 2, func(s *hw.System) { s.FlitWidth = 24; s.LinkLatency = 2; s.Skew = 7 }),
+		dataTestSystem("data-line4-ag2-F4-B1", []int{4}, 4, "allgather", 2, 4, func(s *hw.System) { s.BufferDepth = 1 }),
 	} {
 		t.Run(sys.Name, func(t *testing.T) {
 			t.Parallel()

@@ -9,8 +9,9 @@ import (
 
 // topFile writes hx_top.v: every instance spelled out, wired as docs/rtl.md
 // "Top-level wiring (for the generator)" prescribes. gate[n] is node n's gate
-// table body (it gives the unit's NG and NWORDS).
-func topFile(s *sim.System, hdr []string, gate [][]uint64) []byte {
+// table body (it gives the unit's NG and NWORDS), data[n] its data table
+// body (NDW; nil for a barrier: the units keep DATA = 0).
+func topFile(s *sim.System, hdr []string, gate [][]uint64, data [][]uint64) []byte {
 	sys := &s.Sys
 	t := s.Topo
 	N := t.Nodes
@@ -94,7 +95,12 @@ func topFile(s *sim.System, hdr []string, gate [][]uint64) []byte {
 		}
 		p("\n    // ---- node %d %s, address %#x: %s\n", n, coords(t, n), t.Addr(n), desc)
 		p("    hx_barrier_unit #(.FW(FW), .B(B), .OP(OP), .AB(AB), .RB(RB), .NG(%d), .NWORDS(%d),\n", ng, nwords)
-		p("                      .TABLE(\"%s\")) bu%d (\n", GateTableFile(n), n)
+		if data != nil {
+			p("                      .TABLE(\"%s\"),\n", GateTableFile(n))
+			p("                      .DATA(1), .IF(%d), .NDW(%d), .DTABLE(\"%s\")) bu%d (\n", s.DataTable.ItemFlits, len(data[n]), DataTableFile(n), n)
+		} else {
+			p("                      .TABLE(\"%s\")) bu%d (\n", GateTableFile(n), n)
+		}
 		p("        .clk(clk), .rst(rst),\n")
 		p("        .arrive(arrive[%d]), .operand(operand[%d +: 64]),\n", n, 64*n)
 		p("        .released(released[%d]), .result(result[%d +: 64]),\n", n, 64*n)

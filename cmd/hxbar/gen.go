@@ -43,7 +43,11 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	m := g.manifest
 	fmt.Fprintf(stdout, "wrote %s (system %q: %d nodes, %d ranks, %d switches):\n", *out, m.Name, m.Nodes, m.Ranks, m.Switches)
 	fmt.Fprintf(stdout, "  RTL:        %s (top level, module %s), %s\n", verilog.TopFile, m.Top, strings.Join(m.Library, " "))
-	fmt.Fprintf(stdout, "  tables:     %d gate tables gt_n<node>.hex, %d routing tables rt_s<switch>.hex\n", len(m.GateTables), len(m.RouteTables))
+	fmt.Fprintf(stdout, "  tables:     %d gate tables gt_n<node>.hex, %d routing tables rt_s<switch>.hex", len(m.GateTables), len(m.RouteTables))
+	if m.Data {
+		fmt.Fprintf(stdout, ", %d data tables dt_n<node>.hex (%s: %d items of %d flits)", len(m.DataTables), s.Collective, m.Items, m.ItemFlits)
+	}
+	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "  defines:    %s; reference system: %s\n", m.Params, m.System)
 	fmt.Fprintf(stdout, "  testbench:  %s, %s, %s (%d events over %d cycles), %s, %s\n",
 		testbench.TBFile, testbench.ScenarioFile, testbench.ExpectedFile, g.events, g.cycles, testbench.RunScript, testbench.MakefileName)

@@ -20,6 +20,19 @@
 // body[g] (g = 1..G+1) = {self, need, route count, route start},
 // body[G+2+j] = route j = {dst rank, dst address}.
 //
+// With DATA = 1 the unit moves data instead of a value (docs/transfers.md):
+// a route's packet is its head and IF flits per item of the route's item
+// list, each flit ItemWord(origin, item, j); the receiver checks every
+// payload flit against the message its data table says the gate expects and
+// stops the simulation on any difference; the recv event's value is the
+// rotate-xor checksum of the message's payload. The data table DTABLE is a
+// second $readmemh file (magic "HXDT", NDW body words): body[0] = {IF, L},
+// body[1+j] = route j = {dst rank, item count, first item},
+// body[1+NR+g-2] = gate g's expected message = {src rank, item count, first
+// item}, body[1+NR+G+n] = item-list word n = {origin, item, 32'b0}.
+// With DATA = 0 (the default) none of this exists and the unit is the
+// barrier unit above.
+//
 // Event outputs (ev_*) are registers written by the edge that ends cycle t
 // for an event "at cycle t": a monitor that samples them at the next rising
 // edge (i.e. during cycle t+1) prints cycle t. See docs/rtl.md.
@@ -32,7 +45,11 @@ module hx_barrier_unit #(
     parameter integer RB     = 1,        // rank bits
     parameter integer NG     = 1,        // gates G of the table (0 for a node without a rank)
     parameter integer NWORDS = 4,        // body words of the table (its count field)
-    parameter         TABLE  = "gt.hex"  // gate table file
+    parameter         TABLE  = "gt.hex", // gate table file
+    parameter integer DATA   = 0,        // 1: data mode (docs/transfers.md; OP must be 0)
+    parameter integer IF     = 1,        // data mode: flits per item, 1..4096
+    parameter integer NDW    = 1,        // data mode: body words of the data table
+    parameter         DTABLE = "dt.hex"  // data mode: data table file
 ) (
     input                clk,
     input                rst,          // synchronous, active high
@@ -207,7 +224,10 @@ module hx_barrier_unit #(
     wire inj_ok;
     wire do_send = in_gate && !send_done && inj_ok;
     wire is_head_tx = (fi == FZERO);
-    wire is_tail_tx = (fi == FLAST);
+    // Data mode: the tail is the last flit of the route's last item.
+    wire          d_tail;
+    wire [FW-1:0] d_tx;            // data mode: payload flit (ItemWord)
+    wire is_tail_tx = (DATA != 0) ? d_tail : (fi == FLAST);
 
     hx_credit #(.B(B)) inj_cr (
         .clk(clk), .rst(rst), .take(do_send), .give(inj_credit), .ok(inj_ok)
@@ -222,7 +242,8 @@ module hx_barrier_unit #(
     wire [FW+63:0] hdr_x  = {{(FW+58-AB-RB){1'b0}}, gnext, myrank, rword[AB-1:0]};
     wire [FW+63:0] acc_x  = {{FW{1'b0}}, acc} >> (ptx * FW);
     /* verilator lint_on UNUSED */
-    wire [FW-1:0]  tx_data = is_head_tx ? hdr_x[FW-1:0] : acc_x[FW-1:0];
+    wire [FW-1:0]  tx_data = is_head_tx ? hdr_x[FW-1:0] :
+                             (DATA != 0) ? d_tx : acc_x[FW-1:0];
 
     assign inj_valid = do_send;
     assign inj_flit  = {is_head_tx, is_tail_tx, tx_data};
@@ -260,6 +281,242 @@ module hx_barrier_unit #(
     wire          rx_done  = ej_ready && rx_tail;
 
     // ------------------------------------------------------------------
+    // Transfer engine (DATA = 1, docs/transfers.md)
+    // ------------------------------------------------------------------
+    wire [63:0] d_sum_n;   // checksum of the message including the popped flit
+
+    // ItemWord: x ^ rotl(x, 13) ^ rotl(x, 21) ^ rotl(x, 37), where x is an
+    // item-list word OR the flit index.
+    function [63:0] item_word;
+        input [63:0] x;
+        begin
+            item_word = x ^ {x[50:0], x[63:51]} ^ {x[42:0], x[63:43]} ^ {x[26:0], x[63:27]};
+        end
+    endfunction
+
+    generate
+        if (DATA != 0) begin : g_data
+            localparam integer NR   = NWORDS - NG - 2;   // route words of the gate table
+            localparam integer DRAW = $clog2(NDW + 2);   // data ROM index width
+            localparam integer JW   = (IF < 2) ? 1 : $clog2(IF);
+            localparam integer IFM1 = IF - 1;
+            localparam [JW-1:0] JLAST = IFM1[JW-1:0];   // flit index of an item's last flit
+            localparam integer GX0  = NR + 1;            // ROM index of gate g's word is GX0 + g
+            localparam integer IL0  = NR + NG + 3;       // ROM index of item-list word 0
+
+            // Data table ROM: word 0 header, 1 checksum, body from 2.
+            reg [63:0] drom [0:NDW+1];
+`ifndef SYNTHESIS
+            // The load checks compare with the gate table: read it again
+            // here, since the order of the two initial blocks is undefined.
+            reg [63:0] grom [0:NWORDS+1];
+`endif
+
+            initial begin : dload
+`ifndef SYNTHESIS
+                reg [63:0] c, w;
+                reg        gok;
+                integer n, g, nl;
+`endif
+                $readmemh(DTABLE, drom);
+`ifndef SYNTHESIS
+                $readmemh(TABLE, grom);
+                if (^drom[0] === 1'bx)
+                    $fatal(1, "%0s: data table missing or unreadable (header word is X)", DTABLE);
+                if (drom[0][63:32] !== 32'h48584454)
+                    $fatal(1, "%0s: bad magic %h, expected 48584454 (\"HXDT\")", DTABLE, drom[0][63:32]);
+                if (drom[0][31:0] !== NDW)
+                    $fatal(1, "%0s: %0d body words, this unit was built for NDW = %0d",
+                           DTABLE, drom[0][31:0], NDW);
+                c = 64'd0;
+                for (n = 0; n < NDW; n = n + 1) begin
+                    if (^drom[n+2] === 1'bx)
+                        $fatal(1, "%0s: body word %0d missing or not hex (file too short?)", DTABLE, n);
+                    c = {c[62:0], c[63]} ^ drom[n+2];
+                end
+                if (^drom[1] === 1'bx || drom[1] !== c)
+                    $fatal(1, "%0s: checksum %h does not match the body (computed %h)", DTABLE, drom[1], c);
+                if (OP != 0)
+                    $fatal(1, "%m: DATA = 1 needs OP = 0 (barrier), not %0d", OP);
+                if (IF < 1 || IF > 4096)
+                    $fatal(1, "%m: IF = %0d flits per item (allowed 1..4096)", IF);
+                if (RB > 16)
+                    $fatal(1, "%m: RB = %0d, a data unit has 16-bit rank fields", RB);
+                // A gate table that fails its own checks is reported by the
+                // gate table's load block: no cross-checks against it here.
+                c = 64'd0;
+                for (n = 0; n < NWORDS; n = n + 1)
+                    c = {c[62:0], c[63]} ^ grom[n+2];
+                gok = grom[0] === {32'h48584754, NWORDS[31:0]} && grom[1] === c;
+                w = drom[2];
+                if (!gok) begin
+                    // nothing to compare with
+                end else if (grom[2][63] !== 1'b1) begin
+                    if (w !== 64'd0 || NDW != 1)
+                        $fatal(1, "%0s: a node without a rank must have the single data body word 0 (NDW = 1)", DTABLE);
+                end else begin
+                    nl = NDW - 1 - NR - NG;
+                    if (w[63:32] != IF)
+                        $fatal(1, "%0s: F = %0d flits per item, this unit was built for IF = %0d", DTABLE, w[63:32], IF);
+                    if (nl < 0 || w[31:0] != nl || nl > 24'hffffff)
+                        $fatal(1, "%0s: L = %0d item-list words, NDW = %0d holds 1 + %0d routes + %0d gates + %0d",
+                               DTABLE, w[31:0], NDW, NR, NG, nl);
+                    for (n = 0; n < NR; n = n + 1) begin
+                        w = drom[3+n];
+                        if ({16'd0, w[63:48]} != grom[RT0+n][63:32])
+                            $fatal(1, "%0s: route %0d: destination rank %0d, the gate table's route goes to rank %0d",
+                                   DTABLE, n, w[63:48], grom[RT0+n][63:32]);
+                        if (w[47:24] == 0 || {8'd0, w[23:0]} + {8'd0, w[47:24]} > nl)
+                            $fatal(1, "%0s: route %0d: %0d items from item-list word %0d (allowed: 1 or more, inside the %0d words)",
+                                   DTABLE, n, w[47:24], w[23:0], nl);
+                    end
+                    for (g = 2; g <= NG + 1; g = g + 1) begin
+                        w = drom[GX0+g];
+                        if (w[47:24] == 0) begin
+                            if (w != 0 || grom[g+2][39:32] != 0)
+                                $fatal(1, "%0s: gate %0d expects no message: its word must be 0 and the gate table's need 0 (need %0d)",
+                                       DTABLE, g, grom[g+2][39:32]);
+                        end else begin
+                            if (grom[g+2][39:32] != 1)
+                                $fatal(1, "%0s: gate %0d expects a message, the gate table's need is %0d (must be 1)",
+                                       DTABLE, g, grom[g+2][39:32]);
+                            if ({8'd0, w[23:0]} + {8'd0, w[47:24]} > nl)
+                                $fatal(1, "%0s: gate %0d: %0d items from item-list word %0d, past the %0d words",
+                                       DTABLE, g, w[47:24], w[23:0], nl);
+                            if ((w[63:48] >> RB) != 0)
+                                $fatal(1, "%0s: gate %0d: source rank %0d does not fit in RB = %0d bits", DTABLE, g, w[63:48], RB);
+                        end
+                    end
+                    for (n = 0; n < nl; n = n + 1)
+                        if (drom[IL0+n][31:0] != 32'd0)
+                            $fatal(1, "%0s: item-list word %0d: bits 31..0 not zero", DTABLE, n);
+                end
+`endif
+            end
+
+            // Send: item sk of the route, flit sj of the item (reset at the head).
+            reg [23:0]   sk;
+            reg [JW-1:0] sj;
+            /* verilator lint_off UNUSED */
+            wire [31:0]    ix_dr  = 32'd3 + {16'd0, rstart} + {16'd0, ri};
+            wire [63:0]    drw    = drom[ix_dr[DRAW-1:0]];       // route {dst, count, first}
+            wire [31:0]    ix_si  = IL0 + {8'd0, drw[23:0]} + {8'd0, sk};
+            wire [63:0]    s_word = item_word(drom[ix_si[DRAW-1:0]] | {{(64-JW){1'b0}}, sj});
+            wire [FW+63:0] s_x    = {{FW{1'b0}}, s_word};
+            /* verilator lint_on UNUSED */
+            assign d_tx   = s_x[FW-1:0];
+            assign d_tail = !is_head_tx && (sj == JLAST) && (sk + 24'd1 == drw[47:24]);
+
+            always @(posedge clk) begin
+                if (rst) begin
+                    sk <= 24'd0;
+                    sj <= {JW{1'b0}};
+                end else if (do_send) begin
+                    if (is_head_tx) begin
+                        sk <= 24'd0;
+                        sj <= {JW{1'b0}};
+                    end else if (sj == JLAST) begin
+                        sk <= sk + 24'd1;
+                        sj <= {JW{1'b0}};
+                    end else begin
+                        sj <= sj + {{(JW-1){1'b0}}, 1'b1};
+                    end
+                end
+            end
+
+            // Receive: item-list index rp of the item being received, one
+            // past the message's last rend, flit rj, checksum rsum.
+            reg [23:0]   rp;
+            reg [24:0]   rend;
+            reg [JW-1:0] rj;
+            reg [63:0]   rsum;
+            reg          rbusy;   // between a head and its tail
+            /* verilator lint_off UNUSED */
+            wire [31:0]    ix_rg  = GX0 + {26'd0, pkt_gate};
+            wire [63:0]    grx    = drom[ix_rg[DRAW-1:0]];      // gate {src, count, first}
+            wire [31:0]    ix_ri  = IL0 + {8'd0, rp};
+            wire [63:0]    r_ilw  = drom[ix_ri[DRAW-1:0]];
+            wire [63:0]    r_word = item_word(r_ilw | {{(64-JW){1'b0}}, rj});
+            wire [FW+63:0] r_x    = {{FW{1'b0}}, r_word};
+            wire [FW+63:0] rd_x   = {64'd0, rx_d};
+            wire [RB+15:0] src_x  = {16'd0, pkt_src};
+            /* verilator lint_on UNUSED */
+            wire [FW-1:0]  r_exp  = r_x[FW-1:0];
+            wire [15:0]    src16  = src_x[15:0];
+            wire           r_last = (rj == JLAST) && ({1'b0, rp} + 25'd1 == rend);
+            assign d_sum_n = {rsum[62:0], rsum[63]} ^ rd_x[63:0];
+
+            always @(posedge clk) begin
+                if (rst) begin
+                    rp    <= 24'd0;
+                    rend  <= 25'd0;
+                    rj    <= {JW{1'b0}};
+                    rsum  <= 64'd0;
+                    rbusy <= 1'b0;
+                end else if (ej_ready) begin
+                    if (rx_head) begin
+                        rp    <= grx[23:0];
+                        rend  <= {1'b0, grx[23:0]} + {1'b0, grx[47:24]};
+                        rj    <= {JW{1'b0}};
+                        rsum  <= 64'd0;
+                        rbusy <= 1'b1;
+                    end else begin
+                        rsum <= d_sum_n;
+                        if (rj == JLAST) begin
+                            rp <= rp + 24'd1;
+                            rj <= {JW{1'b0}};
+                        end else begin
+                            rj <= rj + {{(JW-1){1'b0}}, 1'b1};
+                        end
+                        if (rx_tail)
+                            rbusy <= 1'b0;
+                    end
+                end
+            end
+
+`ifndef SYNTHESIS
+            // Every received flit is checked against the data table.
+            /* verilator lint_off CMPCONST */
+            always @(posedge clk) begin
+                if (!rst && ej_ready && rx_head) begin
+                    if (rbusy)
+                        $fatal(1, "%m: rank %0d: head from rank %0d for gate %0d while the message from rank %0d for gate %0d lacks its tail",
+                               myrank, pkt_src, pkt_gate, rx_src, rx_gate);
+                    if (pkt_gate < 6'd2 || {26'd0, pkt_gate} > NG + 1)
+                        $fatal(1, "%m: rank %0d: message from rank %0d for gate %0d, outside 2..%0d",
+                               myrank, pkt_src, pkt_gate, NG + 1);
+                    if (grx[47:24] == 24'd0)
+                        $fatal(1, "%m: rank %0d gate %0d: message from rank %0d, the gate expects none",
+                               myrank, pkt_gate, pkt_src);
+                    if (grx[63:48] != src16)
+                        $fatal(1, "%m: rank %0d gate %0d: message from rank %0d, expected rank %0d",
+                               myrank, pkt_gate, pkt_src, grx[63:48]);
+                    if (rx_tail)
+                        $fatal(1, "%m: rank %0d gate %0d from rank %0d: message ended early (a head-only packet, items missing)",
+                               myrank, pkt_gate, pkt_src);
+                end
+                if (!rst && ej_ready && !rx_head) begin
+                    if ({1'b0, rp} >= rend)
+                        $fatal(1, "%m: rank %0d gate %0d from rank %0d: payload flit past the expected items (tail late or missing)",
+                               myrank, rx_gate, rx_src);
+                    if (rx_d !== r_exp)
+                        $fatal(1, "%m: rank %0d gate %0d from rank %0d: item %0d (origin rank %0d) flit %0d is %h, expected %h",
+                               myrank, rx_gate, rx_src, r_ilw[47:32], r_ilw[63:48], rj, rx_d, r_exp);
+                    if (rx_tail && !r_last)
+                        $fatal(1, "%m: rank %0d gate %0d from rank %0d: message ended early at item %0d flit %0d (items or flits missing)",
+                               myrank, rx_gate, rx_src, r_ilw[47:32], rj);
+                end
+            end
+            /* verilator lint_on CMPCONST */
+`endif
+        end else begin : g_barrier
+            assign d_tx    = {FW{1'b0}};
+            assign d_tail  = 1'b0;
+            assign d_sum_n = 64'd0;
+        end
+    endgenerate
+
+    // ------------------------------------------------------------------
     // Registers
     // ------------------------------------------------------------------
     integer h;
@@ -295,8 +552,8 @@ module hx_barrier_unit #(
                 if (is_tail_tx) begin
                     ri <= ri + 16'd1;
                     fi <= FZERO;
-                end else begin
-                    fi <= fi + FONE;
+                end else if (DATA == 0 || is_head_tx) begin
+                    fi <= fi + FONE;    // data mode: fi = 1 from the head to the tail
                 end
             end
             // receive
@@ -343,7 +600,7 @@ module hx_barrier_unit #(
             ev_recv       <= rx_done;
             ev_recv_from  <= pkt_src;
             ev_recv_gate  <= pkt_gate;
-            ev_recv_value <= pkt_val;
+            ev_recv_value <= (DATA != 0) ? d_sum_n : pkt_val;
         end
     end
 
@@ -360,7 +617,7 @@ module hx_barrier_unit #(
     always @(posedge clk) begin
         if (!rst && rx_done && (pkt_gate < 6'd2 || {26'd0, pkt_gate} > NG + 1))
             $fatal(1, "%m: received a packet for gate %0d, outside 2..%0d", pkt_gate, NG + 1);
-        if (!rst && rx_done && !rx_head && rx_idx != FLAST - FONE)
+        if (DATA == 0 && !rst && rx_done && !rx_head && rx_idx != FLAST - FONE)
             $fatal(1, "%m: packet tail after %0d payload flits, expected %0d", rx_idx + 1, NPAY);
     end
     /* verilator lint_on CMPCONST */

@@ -10,6 +10,7 @@
 //   gt_n<n>.hex  gate table of the barrier unit on node n
 //   rt_s<n>.hex  routing table of the exchanger of node n
 //   rt_s<K>.hex  routing table of the crossbar
+//   dt_n<n>.hex  data table of the barrier unit on node n (DATA = 1 only)
 `timescale 1ns / 1ps
 module line_top #(
     parameter integer K   = 2,            // nodes on the line, 2..4
@@ -19,6 +20,9 @@ module line_top #(
     parameter integer OP  = 0,            // reduction op (hx_alu codes)
     parameter [127:0] NGV = {4{32'd1}},  // G of node n at [32n +: 32]
     parameter [127:0] NWV = {4{32'd4}},  // body words of node n at [32n +: 32]
+    parameter integer DATA = 0,           // 1: data mode, data tables dt_n<n>.hex
+    parameter integer IF  = 1,            // data mode: flits per item
+    parameter [127:0] NDWV = {4{32'd1}}, // data mode: data table words of node n at [32n +: 32]
     parameter integer AB  = (K <= 2) ? 1 : $clog2(K),  // address bits (1-D: c0)
     parameter integer RB  = AB                         // rank bits (ranks = nodes here)
 ) (
@@ -63,6 +67,8 @@ module line_top #(
         for (n = 0; n < K; n = n + 1) begin : node
             localparam GT = (n == 0) ? "gt_n0.hex" : (n == 1) ? "gt_n1.hex" :
                             (n == 2) ? "gt_n2.hex" : "gt_n3.hex";
+            localparam DT = (n == 0) ? "dt_n0.hex" : (n == 1) ? "dt_n1.hex" :
+                            (n == 2) ? "dt_n2.hex" : "dt_n3.hex";
             localparam RT = (n == 0) ? "rt_s0.hex" : (n == 1) ? "rt_s1.hex" :
                             (n == 2) ? "rt_s2.hex" : "rt_s3.hex";
 
@@ -83,7 +89,8 @@ module line_top #(
 
             hx_barrier_unit #(.FW(FW), .B(B), .OP(OP), .AB(AB), .RB(RB),
                               .NG(NGV[32*n +: 32]), .NWORDS(NWV[32*n +: 32]),
-                              .TABLE(GT)) bu (
+                              .TABLE(GT), .DATA(DATA), .IF(IF),
+                              .NDW(NDWV[32*n +: 32]), .DTABLE(DT)) bu (
                 .clk(clk), .rst(rst),
                 .arrive(arrive[n]), .operand(operand[64*n +: 64]),
                 .released(released[n]), .result(result[64*n +: 64]),

@@ -42,21 +42,31 @@ pass() { echo "ok   $*"; }
 pack4() { printf "128'h%08x%08x%08x%08x" "$4" "$3" "$2" "$1"; }
 
 # scenario: name dir top K L B FW OP "G per node" "words per node" "arrival per node" OPS
+#           [IF "data words per node"]   (data mode, DATA = 1: line_top only)
 run_scenario() {
     local name=$1 dir=$2 top=$3 k=$4 l=$5 b=$6 fw=$7 op=$8
     local -a ng=($9) nw=(${10}) arr=(${11})
     local ops=${12}
+    local -a ndw=(${14:-})
     while [ ${#ng[@]} -lt 4 ]; do ng+=(0); nw+=(0); arr+=(0); done
     local ngv nwv arrv
     ngv=$(pack4 "${ng[@]}")
     nwv=$(pack4 "${nw[@]}")
     arrv=$(pack4 "${arr[@]}")
     local vvpf="$WORK/$name.vvp" log="$WORK/$name"
+    local -a ivd=() vlg=() ysp=()
+    if [ -n "${13:-}" ]; then
+        while [ ${#ndw[@]} -lt 4 ]; do ndw+=(1); done
+        local ndwv; ndwv=$(pack4 "${ndw[@]}")
+        ivd=(-DTB_DATA=1 -DTB_IF="${13}" -DTB_NDWV="$ndwv")
+        vlg=(-GDATA=1 -GIF="${13}" -GNDWV="$ndwv")
+        ysp=(-chparam DATA 1 -chparam IF "${13}" -chparam NDWV "$ndwv")
+    fi
 
     # 1. compile
     if ! iverilog -g2005 -Wall -o "$vvpf" \
             -DTB_TOP="$top" -DTB_K="$k" -DTB_L="$l" -DTB_B="$b" -DTB_FW="$fw" -DTB_OP="$op" \
-            -DTB_NGV="$ngv" -DTB_NWV="$nwv" -DTB_ARR="$arrv" -DTB_OPS="$ops" \
+            -DTB_NGV="$ngv" -DTB_NWV="$nwv" -DTB_ARR="$arrv" -DTB_OPS="$ops" "${ivd[@]}" \
             "$HERE/smoke_tb.v" "$HERE/$top.v" "${LIBP[@]}" >"$log.iv" 2>&1 || [ -s "$log.iv" ]; then
         fail "$name: iverilog"; sed 's/^/     /' "$log.iv"; return
     fi
@@ -75,7 +85,7 @@ run_scenario() {
 
     # 3. lint the top with the same parameters
     if ! verilator --lint-only -Wall --top-module "$top" \
-            -GK="$k" -GL="$l" -GB="$b" -GFW="$fw" -GOP="$op" -GNGV="$ngv" -GNWV="$nwv" \
+            -GK="$k" -GL="$l" -GB="$b" -GFW="$fw" -GOP="$op" -GNGV="$ngv" -GNWV="$nwv" "${vlg[@]}" \
             "$HERE/$top.v" "${LIBP[@]}" >"$log.vl" 2>&1 || [ -s "$log.vl" ]; then
         fail "$name: verilator --lint-only -Wall"; sed 's/^/     /' "$log.vl" | head -20; return
     fi
@@ -84,7 +94,7 @@ run_scenario() {
     # 4. synthesis (run in the table directory: $readmemh is evaluated here)
     (cd "$HERE/$dir" && yosys -q -l "$log.ys" -p "read_verilog -defer $HERE/$top.v ${LIBP[*]}; \
         hierarchy -top $top -chparam K $k -chparam L $l -chparam B $b -chparam FW $fw \
-                  -chparam OP $op -chparam NGV $ngv -chparam NWV $nwv; \
+                  -chparam OP $op -chparam NGV $ngv -chparam NWV $nwv ${ysp[*]}; \
         synth -top $top; check -assert; stat" >/dev/null 2>&1)
     rc=$?
     if [ $rc -ne 0 ] || grep -qiE 'warning|error' "$log.ys"; then
@@ -118,6 +128,15 @@ run_scenario grid2_l2_b2_xor       grid2     grid2_top 4 2 2 64 6 "2 2 2 2" "6 6
 run_scenario grid2diag_l1_b1_min   grid2diag grid2_top 4 1 1 64 3 "2 2 2 2" "6 6 6 6" "0 0 4 1" \
     "256'h0000000000000070_0000000000000030_9000000000000000_0000000000000050"
 
+# Data mode (docs/transfers.md): all-gather of 2 items on a 4-node line,
+# Hitachi order OM, F = 2 flits per item, FW = 32; every payload flit is
+# checked by the receiving unit, recv values are the payload checksums. The
+# tables (ag4/) and the trace are the Go generator's and model's, with the
+# command in the tables' first lines; TestGenerateMatchesHandTables keeps
+# the tables equal to what the generator writes.
+run_scenario ag4_l2_b1_fw32_f2     ag4       line_top 4 2 1 32 0 "2 2 2 2" "6 6 5 5" "0 0 0 0" "256'h0" \
+    2 "8 8 7 7"
+
 echo "== module lint (verilator --lint-only -Wall) over parameter spreads"
 lint_one() {
     local top=$1; shift
@@ -146,6 +165,11 @@ lint_one hx_barrier_unit -GNG=0 -GNWORDS=1
 lint_one hx_barrier_unit -GOP=1 -GFW=64 -GNG=26 -GNWORDS=80 -GAB=24 -GRB=24 -GB=64
 lint_one hx_barrier_unit -GOP=3 -GFW=128 -GNG=62 -GNWORDS=300
 lint_one hx_barrier_unit -GOP=6 -GFW=16 -GNG=3 -GNWORDS=8 -GAB=2 -GRB=3 -GB=1
+lint_one hx_barrier_unit -GDATA=1
+lint_one hx_barrier_unit -GDATA=1 -GNG=0 -GNWORDS=1 -GNDW=1
+lint_one hx_barrier_unit -GDATA=1 -GIF=4096 -GFW=128 -GNG=62 -GNWORDS=300 -GNDW=5000 -GAB=16 -GRB=16 -GB=64
+lint_one hx_barrier_unit -GDATA=1 -GIF=5 -GFW=16 -GNG=3 -GNWORDS=8 -GNDW=20 -GAB=2 -GRB=3 -GB=1
+lint_one hx_barrier_unit -GDATA=1 -GIF=2 -GFW=24 -GNG=4 -GNWORDS=10 -GNDW=12 -GAB=3 -GRB=2
 
 echo "== table header checks (each broken table must stop the simulation)"
 # Build the bfly2 barrier scenario once; run it on damaged copies of bfly2/.
@@ -172,6 +196,32 @@ neg_case count      gt_n0.hex 'sed -i "s/^4858475400000004/4858475400000003/" gt
 neg_case checksum   gt_n1.hex 'sed -i "s/^0000000000000000 \/\/ body\[3\]/0000000000000001 \/\/ body[3]/" gt_n1.hex'
 neg_case entry      rt_s1.hex 'printf "4858525400000002\n00000000000000f5\n0000000000000005\n00000000000000ff\n" > rt_s1.hex'
 neg_case gates      gt_n0.hex 'printf "4858475400000004\n0000021300040007\n8000000200000000\n0000000000010000\n0000010100000001\n0000000100000001\n" > gt_n0.hex'
+
+echo "== data table checks (DATA = 1; each broken table must stop the simulation)"
+# The ag4 data scenario, run on damaged copies of ag4/.
+NEGD="$WORK/negd.vvp"
+iverilog -g2005 -Wall -o "$NEGD" -DTB_TOP=line_top -DTB_K=4 -DTB_L=2 -DTB_B=1 -DTB_FW=32 \
+    -DTB_NGV="$(pack4 2 2 2 2)" -DTB_NWV="$(pack4 6 6 5 5)" -DTB_ARR="$(pack4 0 0 0 0)" -DTB_OPS="256'h0" \
+    -DTB_DATA=1 -DTB_IF=2 -DTB_NDWV="$(pack4 8 8 7 7)" \
+    "$HERE/smoke_tb.v" "$HERE/line_top.v" "${LIBP[@]}" >/dev/null 2>&1
+dneg_case() {   # dneg_case label text-in-message command-to-damage
+    local label=$1 text=$2; shift 2
+    local d="$WORK/dneg_$label"
+    rm -rf "$d"; cp -r "$HERE/ag4" "$d"
+    (cd "$d" && eval "$*")
+    (cd "$d" && vvp -n "$NEGD") >"$d.out" 2>&1
+    local rc=$?
+    if [ $rc -ne 0 ] && grep "FATAL" "$d.out" | grep -q "$text"; then
+        pass "broken data table ($label): exit $rc, $(grep -m1 -o "$text.*" "$d.out")"
+    else
+        fail "broken data table ($label) not detected (exit $rc)"; sed 's/^/     /' "$d.out" | head
+    fi
+}
+dneg_case missing    "dt_n2.hex: data table missing" 'rm dt_n2.hex'
+dneg_case magic      "dt_n0.hex: bad magic"          'sed -i "s/^4858445400000008/4858445500000008/" dt_n0.hex'
+dneg_case count      "dt_n1.hex: 7 body words"       'sed -i "s/^4858445400000008/4858445400000007/" dt_n1.hex'
+dneg_case checksum   "dt_n3.hex: checksum"           'sed -i "s/^0001000001000001 \/\/ body\[2\]/0001000001000002 \/\/ body[2]/" dt_n3.hex'
+dneg_case short      "dt_n2.hex: body word 6 missing" 'sed -i "\$d" dt_n2.hex'
 
 echo
 if [ $FAILS -ne 0 ]; then

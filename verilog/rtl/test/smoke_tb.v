@@ -8,6 +8,8 @@
 //   TB_NGV, TB_NWV                   per-node G / body words, 32 bits per node
 //   TB_ARR                           arrival cycle of rank n at [32n +: 32]
 //   TB_OPS                           operand of rank n at [64n +: 64]
+//   TB_DATA, TB_IF, TB_NDWV          data mode (line_top only), flits per item,
+//                                    data table words of node n at [32n +: 32]
 //   TB_MAXC                          cycle limit
 `timescale 1ns / 1ps
 `ifndef TB_TOP
@@ -40,6 +42,14 @@
 `ifndef TB_OPS
 `define TB_OPS 128'h0
 `endif
+`ifdef TB_DATA
+`ifndef TB_IF
+`define TB_IF 1
+`endif
+`ifndef TB_NDWV
+`define TB_NDWV {4{32'd1}}
+`endif
+`endif
 `ifndef TB_MAXC
 `define TB_MAXC 1000
 `endif
@@ -65,7 +75,11 @@ module smoke_tb;
     wire [K*RB-1:0] ev_send_to, ev_recv_from;
 
     `TB_TOP #(.K(K), .L(`TB_L), .B(`TB_B), .FW(`TB_FW), .OP(`TB_OP),
-               .NGV(`TB_NGV), .NWV(`TB_NWV), .AB(AB), .RB(RB)) dut (
+               .NGV(`TB_NGV), .NWV(`TB_NWV), .AB(AB), .RB(RB)
+`ifdef TB_DATA
+               , .DATA(`TB_DATA), .IF(`TB_IF), .NDWV(`TB_NDWV)
+`endif
+               ) dut (
         .clk(clk), .rst(rst), .arrive(arrive), .operand(OPS),
         .released(released), .result(result), .has_rank(has_rank), .rank(rank),
         .ev_arrive(ev_arrive), .ev_gate(ev_gate), .ev_release(ev_release),

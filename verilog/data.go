@@ -1,0 +1,295 @@
+package verilog
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/sim"
+)
+
+// MagicData is the magic of a data table file (docs/transfers.md).
+const MagicData = "HXDT"
+
+// Limits of the RTL transfer engine (docs/transfers.md, "Data table file").
+const (
+	MaxDataRanks  = 1 << 16   // 16-bit rank fields
+	MaxDataItems  = 1 << 16   // 16-bit item field of an item-list word
+	MaxItemFlits  = 4096      // F
+	MaxItemList   = 1<<24 - 1 // item-list words of one table (24-bit index)
+	dtRankShift   = 48        // route / gate word: bits 63..48
+	dtCountShift  = 24        // bits 47..24
+	dtField24     = 1<<24 - 1 // count and first-item fields
+	dtOriginShift = 48        // item-list word: origin bits 63..48
+	dtItemShift   = 32        // item id bits 47..32
+)
+
+// DataTableFile is the name of node's data table file.
+func DataTableFile(node int) string { return "dt_n" + strconv.Itoa(node) + ".hex" }
+
+// DataItem is one entry of a data table's item list.
+type DataItem struct{ Origin, Item int }
+
+// DataMessage is a route's or a gate's entry of a data table: the other rank
+// (destination of a route, expected source of a gate) and Count items from
+// item-list index First. A gate that expects no message has Count 0.
+type DataMessage struct{ Rank, Count, First int }
+
+// DataTable is a decoded data table (docs/transfers.md): for a node without
+// a rank only Rank = -1 is set.
+type DataTable struct {
+	Rank      int           // -1 for a node without a rank (as the gate table says)
+	ItemFlits int           // F
+	Routes    []DataMessage // route j of the gate table
+	Gates     []DataMessage // index g = 0..G+1; 0 and 1 unused
+	Items     []DataItem
+}
+
+// RouteItems returns the items route j carries.
+func (t *DataTable) RouteItems(j int) []DataItem {
+	m := t.Routes[j]
+	return t.Items[m.First : m.First+m.Count]
+}
+
+// GateItems returns the items gate g expects (none for a gate without a
+// message).
+func (t *DataTable) GateItems(g int) []DataItem {
+	m := t.Gates[g]
+	return t.Items[m.First : m.First+m.Count]
+}
+
+// DecodeDataTable decodes the body of a data table against the node's
+// decoded gate table and checks it as the RTL does at load: the layout,
+// every route's destination equal to the gate table's, every count and
+// first index inside the item list, a gate's word zero exactly when its
+// need is 0 (and its need 1 otherwise), the low 32 bits of item-list words
+// zero.
+func DecodeDataTable(body []uint64, gt *GateTable) (*DataTable, error) {
+	if gt == nil {
+		return nil, fmt.Errorf("data table: no gate table")
+	}
+	if gt.Rank < 0 {
+		if len(body) != 1 || body[0] != 0 {
+			return nil, fmt.Errorf("data table: a node without a rank must have the single body word 0 (%d words)", len(body))
+		}
+		return &DataTable{Rank: -1}, nil
+	}
+	G, NR := gt.Gates, len(gt.Routes)
+	if len(body) < 1+NR+G {
+		return nil, fmt.Errorf("data table: %d body words cannot hold 1 + %d routes + %d gates", len(body), NR, G)
+	}
+	L := len(body) - 1 - NR - G
+	t := &DataTable{Rank: gt.Rank, ItemFlits: int(body[0] >> 32), Routes: make([]DataMessage, NR),
+		Gates: make([]DataMessage, G+2), Items: make([]DataItem, L)}
+	if t.ItemFlits < 1 || t.ItemFlits > MaxItemFlits {
+		return nil, fmt.Errorf("data table: F = %d flits per item (allowed: 1..%d)", t.ItemFlits, MaxItemFlits)
+	}
+	if int(uint32(body[0])) != L || L > MaxItemList {
+		return nil, fmt.Errorf("data table: L = %d item-list words, the body holds %d (allowed: up to %d)", uint32(body[0]), L, MaxItemList)
+	}
+	msg := func(w uint64) DataMessage {
+		return DataMessage{Rank: int(w >> dtRankShift), Count: int(w >> dtCountShift & dtField24), First: int(w & dtField24)}
+	}
+	for j := range t.Routes {
+		m := msg(body[1+j])
+		if m.Rank != gt.Routes[j].Rank {
+			return nil, fmt.Errorf("data table: route %d: destination rank %d, the gate table's route goes to rank %d", j, m.Rank, gt.Routes[j].Rank)
+		}
+		if m.Count == 0 || m.First+m.Count > L {
+			return nil, fmt.Errorf("data table: route %d: %d items from item-list word %d (allowed: 1 or more, inside the %d words)", j, m.Count, m.First, L)
+		}
+		t.Routes[j] = m
+	}
+	for g := 2; g <= G+1; g++ {
+		w := body[1+NR+g-2]
+		m := msg(w)
+		switch {
+		case m.Count == 0 && (w != 0 || gt.Need[g] != 0):
+			return nil, fmt.Errorf("data table: gate %d expects no message: its word must be 0 and the gate table's need 0 (word %016x, need %d)", g, w, gt.Need[g])
+		case m.Count != 0 && gt.Need[g] != 1:
+			return nil, fmt.Errorf("data table: gate %d expects a message, the gate table's need is %d (must be 1)", g, gt.Need[g])
+		case m.First+m.Count > L:
+			return nil, fmt.Errorf("data table: gate %d: %d items from item-list word %d, past the %d words", g, m.Count, m.First, L)
+		}
+		t.Gates[g] = m
+	}
+	for n := range t.Items {
+		w := body[1+NR+G+n]
+		if uint32(w) != 0 {
+			return nil, fmt.Errorf("data table: item-list word %d = %016x: bits 31..0 not zero", n, w)
+		}
+		t.Items[n] = DataItem{Origin: int(w >> dtOriginShift), Item: int(w >> dtItemShift & 0xffff)}
+	}
+	return t, nil
+}
+
+// DataTableBody is the body of the data table file of node
+// (docs/transfers.md): for the rank s.Units.NodeOf places there, its
+// routes in the gate table's route order (gates 1..G, each in s.Table's
+// order), its gates' expected messages and the item list; the single word 0
+// for a node without a rank. s must run a data schedule.
+func DataTableBody(s *sim.System, node int) ([]uint64, error) {
+	if err := checkShape(s); err != nil {
+		return nil, err
+	}
+	if err := checkData(s); err != nil {
+		return nil, err
+	}
+	if s.DataTable == nil {
+		return nil, fmt.Errorf("system %q: not a data collective (no data table)", s.Sys.Name)
+	}
+	if node < 0 || node >= s.Topo.Nodes {
+		return nil, fmt.Errorf("data table: node %d (allowed: 0..%d)", node, s.Topo.Nodes-1)
+	}
+	for r, n := range s.Units.NodeOf {
+		if int(n) == node {
+			return dataBody(s, r)
+		}
+	}
+	return []uint64{0}, nil
+}
+
+// dataBody encodes rank r's data table.
+func dataBody(s *sim.System, r int) ([]uint64, error) {
+	tab, d := s.Table, s.DataTable
+	G := tab.Gates
+	st := tab.Stride()
+	base := r * st
+	var routes, gates, list []uint64
+	addItems := func(items []int32) (int, error) {
+		first := len(list)
+		for _, it := range items {
+			if it < 0 || int(it) >= len(d.Origin) {
+				return 0, fmt.Errorf("invalid data table: item %d (allowed: 0..%d)", it, len(d.Origin)-1)
+			}
+			list = append(list, uint64(d.Origin[it])<<dtOriginShift|uint64(it)<<dtItemShift)
+		}
+		if len(list) > MaxItemList {
+			return 0, fieldErr("items", fmt.Sprintf("rank %d: %d item-list words", r, len(list)),
+				fmt.Sprintf("at most %d per rank (24-bit item index of the RTL data table)", MaxItemList))
+		}
+		return first, nil
+	}
+	msg := func(rank int32, items []int32) (uint64, error) {
+		first, err := addItems(items)
+		if err != nil {
+			return 0, err
+		}
+		return uint64(uint16(rank))<<dtRankShift | uint64(len(items))<<dtCountShift | uint64(first), nil
+	}
+	for g := 1; g <= G+1; g++ {
+		for i := tab.OutStart[base+g]; i < tab.OutEnd[base+g]; i++ {
+			items := d.Items[d.RouteItems[i]:d.RouteItems[i+1]]
+			if len(items) == 0 {
+				return nil, fmt.Errorf("invalid data table: rank %d gate %d: route %d to rank %d carries no item", r, g, i, tab.OutDst[i])
+			}
+			w, err := msg(tab.OutDst[i], items)
+			if err != nil {
+				return nil, err
+			}
+			routes = append(routes, w)
+		}
+	}
+	for g := 2; g <= G+1; g++ {
+		ri := d.RxRoute[base+g]
+		need := tab.Need[base+g]
+		if ri < 0 {
+			if need != 0 {
+				return nil, fmt.Errorf("invalid data table: rank %d gate %d needs %d messages and expects none", r, g, need)
+			}
+			gates = append(gates, 0)
+			continue
+		}
+		if need != 1 {
+			return nil, fmt.Errorf("invalid data table: rank %d gate %d expects one message, its need is %d", r, g, need)
+		}
+		items := d.Items[d.RouteItems[ri]:d.RouteItems[ri+1]]
+		w, err := msg(d.RouteFrom[ri], items)
+		if err != nil {
+			return nil, err
+		}
+		gates = append(gates, w)
+	}
+	body := make([]uint64, 0, 1+len(routes)+len(gates)+len(list))
+	body = append(body, uint64(d.ItemFlits)<<32|uint64(len(list)))
+	body = append(body, routes...)
+	body = append(body, gates...)
+	return append(body, list...), nil
+}
+
+// checkData checks what the RTL transfer engine needs of a data system.
+func checkData(s *sim.System) error {
+	sys := &s.Sys
+	if s.Data == nil && s.DataTable == nil && !sys.IsData() {
+		return nil
+	}
+	if s.Data == nil || s.DataTable == nil || !sys.IsData() {
+		return fmt.Errorf("system %q: collective %q with a data schedule %v and a data table %v (a data system needs all three: use sim.Build)",
+			sys.Name, sys.Collective, s.Data != nil, s.DataTable != nil)
+	}
+	d, tab := s.DataTable, s.Table
+	if s.Op != barrierunit.OpBarrier {
+		return fieldErr("op", s.Op, "barrier with collective "+sys.Collective+" (a data unit carries items, not a value)")
+	}
+	if n := tab.Ranks; n > MaxDataRanks {
+		return fieldErr("ranks", n, fmt.Sprintf("at most %d for a data collective in the RTL (16-bit rank fields of the data table)", MaxDataRanks))
+	}
+	if f := d.ItemFlits; f < 1 || f > MaxItemFlits {
+		return fieldErr("item_flits", f, fmt.Sprintf("1..%d in the RTL (the transfer engine's flit counter)", MaxItemFlits))
+	}
+	if n := len(d.Origin); n < 1 || n > MaxDataItems {
+		return fieldErr("items", n, fmt.Sprintf("1..%d in the RTL (16-bit item field)", MaxDataItems))
+	}
+	if len(d.RouteItems) != len(tab.OutDst)+1 || len(d.RouteFrom) != len(tab.OutDst) || len(d.RxRoute) != tab.Ranks*tab.Stride() ||
+		int(d.RouteItems[len(d.RouteItems)-1]) != len(d.Items) {
+		return fmt.Errorf("system %q: the data table does not match the gate tables", sys.Name)
+	}
+	for i := 1; i < len(d.RouteItems); i++ {
+		if d.RouteItems[i] < d.RouteItems[i-1] {
+			return fmt.Errorf("system %q: malformed data table (route %d's items)", sys.Name, i-1)
+		}
+	}
+	for _, ri := range d.RxRoute {
+		if ri < -1 || int(ri) >= len(tab.OutDst) {
+			return fmt.Errorf("system %q: malformed data table (receive route %d)", sys.Name, ri)
+		}
+	}
+	return nil
+}
+
+// dataNotes describes a data table's words for the file's comments.
+func dataNotes(s *sim.System, node, rank int, body []uint64) (title, notes []string) {
+	t := s.Topo
+	if rank < 0 {
+		return []string{fmt.Sprintf("data table of node %d %s: no rank", node, coords(t, node))}, []string{"no rank"}
+	}
+	G := s.Table.Gates
+	L := int(uint32(body[0]))
+	NR := len(body) - 1 - G - L
+	title = []string{fmt.Sprintf("data table of node %d %s: rank %d of %d, %s: %d %s of %d %s, %d item-list %s",
+		node, coords(t, node), rank, s.Table.Ranks, s.Sys.Collective, NR, plural(NR, "route", "routes"),
+		s.DataTable.ItemFlits, plural(s.DataTable.ItemFlits, "flit", "flits"), L, plural(L, "word", "words"))}
+	notes = make([]string, len(body))
+	notes[0] = fmt.Sprintf("F=%d flits per item, L=%d item-list words", body[0]>>32, L)
+	items := func(w uint64) string {
+		n, first := int(w>>dtCountShift&dtField24), int(w&dtField24)
+		return fmt.Sprintf("%d %s from item-list word %d", n, plural(n, "item", "items"), first)
+	}
+	for j := 0; j < NR; j++ {
+		w := body[1+j]
+		notes[1+j] = fmt.Sprintf("route %d: to rank %d, %s", j, w>>dtRankShift, items(w))
+	}
+	for g := 2; g <= G+1; g++ {
+		w := body[1+NR+g-2]
+		if w == 0 {
+			notes[1+NR+g-2] = fmt.Sprintf("gate %d: expects no message", g)
+		} else {
+			notes[1+NR+g-2] = fmt.Sprintf("gate %d: expects rank %d, %s", g, w>>dtRankShift, items(w))
+		}
+	}
+	for n := 0; n < L; n++ {
+		w := body[1+NR+G+n]
+		notes[1+NR+G+n] = fmt.Sprintf("item-list word %d: item %d, origin rank %d", n, w>>dtItemShift&0xffff, w>>dtOriginShift)
+	}
+	return title, notes
+}
