@@ -53,13 +53,20 @@ func (d *DataTable) MessageFlits(i int) int {
 // ItemWord is the 64-bit content of flit j of item `item`, which starts on
 // rank origin: the sender generates it and the receiver checks it, so every
 // payload flit of a data schedule is checked end to end. A flit of width FW
-// carries the low FW bits (zero-extended when FW > 64). For fixed origin and
-// item, the low 16 bits already differ for every j < 65536, and every
-// origin and item bit reaches the low 16 bits.
+// carries the low FW bits (zero-extended when FW > 64).
+//
+// The low 16 bits (the narrowest flit) are an affine function of each of
+// origin, item and j with an invertible linear part, and also of the item
+// when origin = item (the all-gather's placement): for fixed other inputs,
+// distinct values of any one of them (below 2^16) give distinct low 16 bits.
+// The constant keeps item 0 of rank 0 from being all zeros.
 func ItemWord(origin, item, j int) uint64 {
-	x := uint64(origin)<<48 ^ uint64(item)<<32 ^ uint64(uint32(j))
-	return x ^ bits.RotateLeft64(x, 13) ^ bits.RotateLeft64(x, 21) ^ bits.RotateLeft64(x, 37)
+	x := (uint64(origin)<<48 | uint64(item&0xffff)<<32 | uint64(uint32(j))) ^ itemWordConst
+	return x ^ bits.RotateLeft64(x, 13) ^ bits.RotateLeft64(x, 21) ^ bits.RotateLeft64(x, 32)
 }
+
+// itemWordConst is the golden-ratio constant 2^64/phi.
+const itemWordConst = 0x9e3779b97f4a7c15
 
 // FoldWord folds one payload word into a message checksum, the value of a
 // data recv event: c = rotl(c, 1) XOR w, starting from 0 (the table

@@ -285,12 +285,14 @@ module hx_barrier_unit #(
     // ------------------------------------------------------------------
     wire [63:0] d_sum_n;   // checksum of the message including the popped flit
 
-    // ItemWord: x ^ rotl(x, 13) ^ rotl(x, 21) ^ rotl(x, 37), where x is an
-    // item-list word OR the flit index.
+    // ItemWord: x ^ rotl(x, 13) ^ rotl(x, 21) ^ rotl(x, 32), where x is
+    // (an item-list word OR the flit index) XOR 64'h9e3779b97f4a7c15.
     function [63:0] item_word;
-        input [63:0] x;
+        input [63:0] w;
+        reg   [63:0] x;
         begin
-            item_word = x ^ {x[50:0], x[63:51]} ^ {x[42:0], x[63:43]} ^ {x[26:0], x[63:27]};
+            x = w ^ 64'h9e3779b97f4a7c15;
+            item_word = x ^ {x[50:0], x[63:51]} ^ {x[42:0], x[63:43]} ^ {x[31:0], x[63:32]};
         end
     endfunction
 
