@@ -1,12 +1,10 @@
 package noc
 
 import (
-	"errors"
 	"fmt"
 
 	"gonum.org/v1/gonum/graph/path"
 	"gonum.org/v1/gonum/graph/simple"
-	"gonum.org/v1/gonum/graph/topo"
 )
 
 // CheckFabric proves a fabric's routing function (Fabric.Next, which reads
@@ -97,13 +95,5 @@ func CheckFabric(f Fabric) (*CheckReport, error) {
 	}
 	rep.Channels = len(used)
 	rep.Dependencies = len(deps)
-	if _, err := topo.Sort(cdg); err != nil {
-		var u topo.Unorderable
-		if errors.As(err, &u) && len(u) > 0 {
-			return rep, fmt.Errorf("channel dependency graph has a cycle through %d channels: wormhole routing can deadlock", len(u[0]))
-		}
-		return rep, err
-	}
-	rep.Acyclic = true
-	return rep, nil
+	return rep, proveAcyclic(cdg, rep)
 }

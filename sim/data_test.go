@@ -133,21 +133,8 @@ func TestDataProperties(t *testing.T) {
 		if rbuf.String() != trace {
 			rt.Fatalf("trace differs from the exhaustive reference: %s", firstDiff(trace, rbuf.String()))
 		}
-		par, err := Build(sys, nil)
-		if err != nil {
-			rt.Fatal(err)
-		}
-		if par.eng.alternate {
-			return // one worker by design (half-duplex wires between switches)
-		}
-		par.eng.workers = rapid.IntRange(2, 4).Draw(rt, "workers")
-		par.eng.block = 1
-		var pbuf bytes.Buffer
-		if _, err := par.Run(Options{Trace: &pbuf}); err != nil {
-			rt.Fatal(err)
-		}
-		if pbuf.String() != trace {
-			rt.Fatalf("parallel trace differs: %s", firstDiff(pbuf.String(), trace))
+		if got, ok := parallelTrace(rt, sys); ok && got != trace {
+			rt.Fatalf("parallel trace differs: %s", firstDiff(got, trace))
 		}
 	})
 }

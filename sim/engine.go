@@ -188,6 +188,18 @@ func (e *engine) close() {
 	e.start = nil
 }
 
+// inRange keeps the bits of a bitmap word (elements base..base+63) that
+// stand for elements in [lo, hi).
+func inRange(word uint64, base, lo, hi int32) uint64 {
+	if base < lo {
+		word &^= uint64(1)<<(lo-base) - 1
+	}
+	if base+64 > hi {
+		word &= uint64(1)<<(hi-base) - 1
+	}
+	return word
+}
+
 // runDown is run in descending id order, for a single worker.
 func (e *engine) runDown(t int64, lo, hi int32) {
 	if lo >= hi {
@@ -195,14 +207,8 @@ func (e *engine) runDown(t int64, lo, hi int32) {
 	}
 	bm := e.slots[t%wheelSize]
 	for wi := (hi - 1) >> 6; wi >= lo>>6; wi-- {
-		word := bm[wi]
 		base := wi << 6
-		if base < lo {
-			word &^= uint64(1)<<(lo-base) - 1
-		}
-		if end := base + 64; end > hi {
-			word &= uint64(1)<<(hi-base) - 1
-		}
+		word := inRange(bm[wi], base, lo, hi)
 		if word == 0 {
 			continue
 		}
@@ -232,13 +238,7 @@ func (e *engine) run(t int64, lo, hi int32, w int) {
 			continue
 		}
 		base := wi << 6
-		if base < lo {
-			word &^= uint64(1)<<(lo-base) - 1
-		}
-		if end := base + 64; end > hi {
-			word &= uint64(1)<<(hi-base) - 1
-		}
-		if word == 0 {
+		if word = inRange(word, base, lo, hi); word == 0 {
 			continue
 		}
 		atomic.AndUint64(&bm[wi], ^word)

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -79,47 +78,15 @@ func TestCosimData(t *testing.T) {
 	}
 	designs := dataDesigns(t)
 	checkDataCoverage(t, designs)
-	var mu sync.Mutex
-	runs, events := 0, 0
-	start := time.Now()
-	t.Cleanup(func() {
-		t.Logf("data matrix: %d designs, %d co-simulations (%d events) in %v", len(designs), runs, events, time.Since(start).Round(time.Millisecond))
-	})
-	for i, sys := range designs {
-		t.Run(sys.Name, func(t *testing.T) {
-			t.Parallel()
-			dir := filepath.Join(t.TempDir(), sys.Name)
-			begin := time.Now()
-			for k := 0; k < seeds; k++ {
-				sys := sys
-				sys.Seed = uint64(7000 + 100*i + k)
-				sys.Skew = dataSkews[k%len(dataSkews)]
-				s, _ := generate(t, dir, sys)
-				if s.Data == nil || s.DataTable == nil {
-					t.Fatalf("%s: not a data system", sys.Name)
-				}
-				rep, err := Cosim(ctxFor(t, 5*time.Minute), dir, Icarus)
-				var mm *MismatchError
-				if errors.As(err, &mm) {
-					t.Fatalf("seed %d skew %d: %s", sys.Seed, sys.Skew, rep.String())
-				}
-				if err != nil {
-					t.Fatalf("seed %d skew %d: %v", sys.Seed, sys.Skew, err)
-				}
-				if !rep.OK() || rep.Run.Compiled != (k == 0) {
-					t.Fatalf("seed %d: ok %v, compiled %v: %s", sys.Seed, rep.OK(), rep.Run.Compiled, rep.String())
-				}
-				if n := strings.Count(strings.Join(rep.Model, "\n"), " recv "); n == 0 {
-					t.Fatalf("seed %d: no recv event in the trace", sys.Seed)
-				}
-				mu.Lock()
-				runs++
-				events += rep.Events
-				mu.Unlock()
+	runMatrix(t, "data matrix", designs, seeds, dataSkews, func(i, k int) uint64 { return uint64(7000 + 100*i + k) },
+		func(t *testing.T, s *sim.System, rep *Report) {
+			if s.Data == nil || s.DataTable == nil {
+				t.Fatalf("%s: not a data system", s.Sys.Name)
 			}
-			t.Logf("%d seeds in %v", seeds, time.Since(begin).Round(time.Millisecond))
+			if n := strings.Count(strings.Join(rep.Model, "\n"), " recv "); n == 0 {
+				t.Fatalf("seed %d: no recv event in the trace", s.Sys.Seed)
+			}
 		})
-	}
 }
 
 // checkDataCoverage requires what the data matrix promises.

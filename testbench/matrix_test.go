@@ -11,6 +11,7 @@ import (
 
 	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/sim"
 )
 
 // matrixDesigns are the systems of the co-simulation matrix. Each is one
@@ -60,11 +61,20 @@ func TestCosimMatrix(t *testing.T) {
 	}
 	designs := matrixDesigns(t)
 	checkMatrixCoverage(t, designs)
+	runMatrix(t, "matrix", designs, seeds, matrixSkews, func(i, k int) uint64 { return uint64(1000*(i+1) + k) }, nil)
+}
+
+// runMatrix co-simulates every design for seeds seeds (seed seedOf(design,
+// k), skew skews[k] round robin), the designs in parallel, each compiled
+// once (later seeds only change system.yaml and the data files), and
+// requires every run to match the model cycle for cycle; check, when set,
+// looks further at each run's system and report.
+func runMatrix(t *testing.T, label string, designs []hw.System, seeds int, skews []int, seedOf func(i, k int) uint64, check func(t *testing.T, s *sim.System, rep *Report)) {
 	var mu sync.Mutex
 	runs, events := 0, 0
 	start := time.Now()
 	t.Cleanup(func() {
-		t.Logf("matrix: %d designs, %d co-simulations (%d events) in %v", len(designs), runs, events, time.Since(start).Round(time.Millisecond))
+		t.Logf("%s: %d designs, %d co-simulations (%d events) in %v", label, len(designs), runs, events, time.Since(start).Round(time.Millisecond))
 	})
 	for i, sys := range designs {
 		t.Run(sys.Name, func(t *testing.T) {
@@ -73,9 +83,9 @@ func TestCosimMatrix(t *testing.T) {
 			begin := time.Now()
 			for k := 0; k < seeds; k++ {
 				sys := sys
-				sys.Seed = uint64(1000*(i+1) + k)
-				sys.Skew = matrixSkews[k%len(matrixSkews)]
-				generate(t, dir, sys)
+				sys.Seed = seedOf(i, k)
+				sys.Skew = skews[k%len(skews)]
+				s, _ := generate(t, dir, sys)
 				rep, err := Cosim(ctxFor(t, 5*time.Minute), dir, Icarus)
 				var mm *MismatchError
 				if errors.As(err, &mm) {
@@ -89,6 +99,9 @@ func TestCosimMatrix(t *testing.T) {
 				}
 				if rep.Run.Compiled != (k == 0) {
 					t.Errorf("seed %d: compiled = %v, want a build only for the first seed", sys.Seed, rep.Run.Compiled)
+				}
+				if check != nil {
+					check(t, s, rep)
 				}
 				mu.Lock()
 				runs++
