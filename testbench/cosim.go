@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/collective"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,9 +121,20 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	cs, err := ReadDirDataSchedule(dir)
+	if err != nil {
+		return nil, err
+	}
 	rep := &Report{Dir: dir, Simulator: simulator, System: sys}
 	start := time.Now()
-	s, trace, res, err := RunModelSchedule(sys, sched)
+	var s *sim.System
+	var trace []byte
+	var res *sim.Result
+	if cs != nil {
+		s, trace, res, err = RunModelData(sys, cs)
+	} else {
+		s, trace, res, err = RunModelSchedule(sys, sched)
+	}
 	rep.ModelTime = time.Since(start)
 	if err != nil {
 		return nil, err
@@ -194,6 +206,27 @@ func ReadDirSchedule(dir string) (*barrierunit.Schedule, error) {
 	return s, nil
 }
 
+// DataScheduleFile holds, in a generated directory, the user-supplied data
+// schedule of a collective (absent for a generated one).
+const DataScheduleFile = "data-schedule.json"
+
+// ReadDirDataSchedule returns the data schedule recorded in dir, or nil.
+func ReadDirDataSchedule(dir string) (*collective.Schedule, error) {
+	f, err := os.Open(filepath.Join(dir, DataScheduleFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := collective.ReadSchedule(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, DataScheduleFile), err)
+	}
+	return s, nil
+}
+
 // RunModelSchedule is RunModel with a user-supplied schedule (nil: the
 // generated one).
 func RunModelSchedule(sys hw.System, sched *barrierunit.Schedule) (*sim.System, []byte, *sim.Result, error) {
@@ -201,6 +234,20 @@ func RunModelSchedule(sys hw.System, sched *barrierunit.Schedule) (*sim.System, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	return runModel(s)
+}
+
+// RunModelData is RunModel with a user-supplied data schedule of a
+// collective (sim.BuildData).
+func RunModelData(sys hw.System, cs *collective.Schedule) (*sim.System, []byte, *sim.Result, error) {
+	s, err := sim.BuildData(sys, cs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return runModel(s)
+}
+
+func runModel(s *sim.System) (*sim.System, []byte, *sim.Result, error) {
 	var trace bytes.Buffer
 	res, err := s.Run(sim.Options{Trace: &trace})
 	if err != nil {

@@ -19,7 +19,7 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("cosim", stderr)
 	sys := bindSystem(fs.FlagSet)
 	dir := fs.String("dir", "", "check the design in `DIR` (made by 'hxbar gen', possibly edited) against DIR/system.yaml; without it the system flags are generated into a temporary directory")
-	schedFile := fs.String("schedule", "", "without --dir: generate for the schedule in `FILE` (JSON of 'hxbar schedule')")
+	schedFile := fs.String("schedule", "", "without --dir: generate for the schedule in `FILE`: a gate schedule (JSON of 'hxbar schedule'), or with --collective a data schedule (JSON of 'hxbar collective')")
 	simulator := fs.String("simulator", testbench.Icarus, "simulator: "+strings.Join(testbench.Simulators, " or "))
 	keep := fs.Bool("keep", false, "without --dir: keep the temporary directory and print its name")
 	if err := parseFlags(fs, args, 0); err != nil {
@@ -40,7 +40,7 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 			strings.Join(sysFlags, ", "))
 	}
 	if *dir != "" && *schedFile != "" {
-		return usagef("--schedule applies only without --dir (a directory records its schedule in %s)", testbench.ScheduleFile)
+		return usagef("--schedule applies only without --dir (a directory records its schedule in %s or %s)", testbench.ScheduleFile, testbench.DataScheduleFile)
 	}
 	if *dir != "" && *keep {
 		return usagef("--keep applies only without --dir (a temporary directory)")
@@ -64,11 +64,11 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 		} else {
 			defer os.RemoveAll(tmp)
 		}
-		sched, err := scheduleFlag(fs.FlagSet, *schedFile, &s)
+		sched, cs, err := schedulesFlag(fs.FlagSet, *schedFile, &s)
 		if err != nil {
 			return err
 		}
-		if _, err := generateDir(tmp, s, sched); err != nil {
+		if _, err := generateDir(tmp, s, sched, cs); err != nil {
 			return err
 		}
 		target = tmp

@@ -203,3 +203,48 @@ func TestGenWithUserSchedule(t *testing.T) {
 		t.Fatalf("double-counting schedule: exit %d, %q", code, errs)
 	}
 }
+
+// TestGenWithDataSchedule generates for a data schedule written by 'hxbar
+// collective', checks it is recorded in the directory and co-simulates it;
+// generating again without it removes the record; an incomplete schedule is
+// refused.
+func TestGenWithDataSchedule(t *testing.T) {
+	needIcarus(t)
+	tmp := t.TempDir()
+	code, out, errs := hx(t, "collective", "--algo", "order", "--nodes", "8", "--items", "2", "--order", "MOO", "--format", "json")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	path := filepath.Join(tmp, "ag.json")
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tmp, "out")
+	if code, _, errs := hx(t, "gen", "--out", dir, "--dims", "8", "--collective", "allgather", "--item-flits", "3", "--schedule", path); code != 0 {
+		t.Fatal(errs)
+	}
+	rec := filepath.Join(dir, testbench.DataScheduleFile)
+	if _, err := os.Stat(rec); err != nil {
+		t.Fatalf("data schedule not recorded: %v", err)
+	}
+	if code, out, errs := hx(t, "cosim", "--dir", dir); code != 0 || !strings.Contains(out, "RTL matches the model, cycle-exact") {
+		t.Fatalf("cosim: exit %d: %s %s", code, out, errs)
+	}
+	if code, _, errs := hx(t, "cosim", "--dims", "8", "--collective", "allgather", "--item-flits", "2", "--schedule", path); code != 0 {
+		t.Fatalf("cosim with --schedule: exit %d: %s", code, errs)
+	}
+	if code, _, errs := hx(t, "gen", "--out", dir, "--dims", "8", "--collective", "allgather", "--items", "2"); code != 0 {
+		t.Fatal(errs)
+	}
+	if _, err := os.Stat(rec); !os.IsNotExist(err) {
+		t.Fatalf("stale data schedule left behind: %v", err)
+	}
+	short := `{"nodes":8,"items":2,"placement":[4,5],"steps":[{"kind":"M","transfers":[{"src":4,"dst":5,"items":[0]},{"src":5,"dst":4,"items":[1]}]}]}`
+	if err := os.WriteFile(path, []byte(short), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = hx(t, "gen", "--out", filepath.Join(tmp, "bad"), "--dims", "8", "--collective", "allgather", "--schedule", path)
+	if code != 2 || !strings.Contains(errs, "incomplete") {
+		t.Fatalf("incomplete schedule: exit %d, %s", code, errs)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/hxbar/hxbar/barrierunit"
-
+	"github.com/hxbar/hxbar/collective"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
 	"github.com/hxbar/hxbar/testbench"
@@ -21,7 +22,7 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("gen", stderr)
 	sys := bindSystem(fs.FlagSet)
 	out := fs.String("out", "", "write the Verilog and the testbench into `DIR` (created if needed)")
-	schedFile := fs.String("schedule", "", "generate for the schedule in `FILE` (JSON of 'hxbar schedule'); it is copied into DIR")
+	schedFile := fs.String("schedule", "", "generate for the schedule in `FILE`: a gate schedule (JSON of 'hxbar schedule'), or with --collective a data schedule (JSON of 'hxbar collective'); it is copied into DIR")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -32,11 +33,11 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	sched, err := scheduleFlag(fs.FlagSet, *schedFile, &s)
+	sched, cs, err := schedulesFlag(fs.FlagSet, *schedFile, &s)
 	if err != nil {
 		return err
 	}
-	g, err := generateDir(*out, s, sched)
+	g, err := generateDir(*out, s, sched, cs)
 	if err != nil {
 		return err
 	}
@@ -65,15 +66,27 @@ type generated struct {
 // generateDir writes the design (verilog.Generate) and its testbench, with
 // the model's trace as the expected one, into dir. Systems the RTL cannot
 // build are usage errors; a model run that does not complete is a failure.
-func generateDir(dir string, sys hw.System, sched *barrierunit.Schedule) (*generated, error) {
-	s, err := sim.Build(sys, sched)
+func generateDir(dir string, sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) (*generated, error) {
+	var s *sim.System
+	var err error
+	if cs != nil {
+		s, err = sim.BuildData(sys, cs)
+	} else {
+		s, err = sim.Build(sys, sched)
+	}
 	if err != nil {
 		return nil, usageError{err}
 	}
 	if err := verilog.Check(s); err != nil {
 		return nil, usageError{err}
 	}
-	s, trace, res, err := testbench.RunModelSchedule(sys, sched)
+	var trace []byte
+	var res *sim.Result
+	if cs != nil {
+		s, trace, res, err = testbench.RunModelData(sys, cs)
+	} else {
+		s, trace, res, err = testbench.RunModelSchedule(sys, sched)
+	}
 	if err != nil {
 		var stuck *sim.StuckError
 		if errors.As(err, &stuck) {
@@ -86,20 +99,41 @@ func generateDir(dir string, sys hw.System, sched *barrierunit.Schedule) (*gener
 		return nil, err
 	}
 	// A user schedule is part of the reference: cosim --dir reads it back.
-	schedPath := filepath.Join(dir, testbench.ScheduleFile)
-	if sched != nil {
-		b, err := json.MarshalIndent(sched, "", "  ")
-		if err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(schedPath, append(b, '\n'), 0o644); err != nil {
-			return nil, err
-		}
-	} else if err := os.Remove(schedPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := recordSchedule(filepath.Join(dir, testbench.ScheduleFile), sched); err != nil {
+		return nil, err
+	}
+	if err := recordSchedule(filepath.Join(dir, testbench.DataScheduleFile), cs); err != nil {
 		return nil, err
 	}
 	if err := testbench.Generate(dir, s, trace); err != nil {
 		return nil, err
 	}
 	return &generated{manifest: m, events: len(testbench.Lines(trace)), cycles: res.Cycles}, nil
+}
+
+// recordSchedule writes a user schedule as JSON to path, or removes a stale
+// one when there is none (v is a nil pointer).
+func recordSchedule[T any](path string, v *T) error {
+	if v == nil {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// schedulesFlag reads the --schedule file as a data schedule for a data
+// collective, else as a gate schedule (none: both nil).
+func schedulesFlag(fs *flag.FlagSet, name string, s *hw.System) (*barrierunit.Schedule, *collective.Schedule, error) {
+	if s.IsData() {
+		cs, err := dataScheduleFlag(fs, name, s)
+		return nil, cs, err
+	}
+	sched, err := scheduleFlag(fs, name, s)
+	return sched, nil, err
 }
