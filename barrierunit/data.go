@@ -225,6 +225,12 @@ func (u *Units) recvData(r int, gs []gateState, rs *rankState, f hw.Flit, node i
 	d := u.Data
 	ds := &u.ds[r]
 	if f.Head {
+		if ds.rxItem < ds.rxEnd {
+			u.dataError(w, fmt.Sprintf("rank %d gate %d from rank %d: a head flit (from rank %d) before the tail", r, rs.rxGate, rs.rxSrc, f.Src))
+		}
+		if f.Tail {
+			u.dataError(w, fmt.Sprintf("rank %d received a message from rank %d for gate %d without payload", r, f.Src, f.Gate))
+		}
 		rs.rxSrc, rs.rxGate = f.Src, f.Gate
 		ds.rxSum, ds.rxJ, ds.rxItem, ds.rxEnd = 0, 0, 0, 0
 		g := int(f.Gate)

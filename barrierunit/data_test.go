@@ -42,7 +42,7 @@ type loopback struct {
 
 func (l *loopback) CanInject(int, int64) bool { return true }
 func (l *loopback) Inject(node int, f hw.Flit, t int64) {
-	if l.tamper != nil && !f.Head {
+	if l.tamper != nil {
 		l.tamper(&f)
 	}
 	d := int(f.Dst)
@@ -110,11 +110,12 @@ func TestDataUnitsCatchBadFlits(t *testing.T) {
 		want   string
 	}{
 		{"bit flip", func(f *hw.Flit) {
-			if f.Dst == 1 && f.Tail {
+			if f.Dst == 1 && f.Tail && !f.Head {
 				f.Data ^= 1 << 7
 			}
 		}, nil, "rank 1 gate 2 from rank 0: item 2 flit 2"},
-		{"early tail", func(f *hw.Flit) { f.Tail = true }, nil, "message ended early"},
+		{"early tail", func(f *hw.Flit) { f.Tail = f.Tail || !f.Head }, nil, "message ended early"},
+		{"head-only packet", func(f *hw.Flit) { f.Tail = f.Tail || f.Head }, nil, "without payload"},
 		{"wrong source", nil, func(d *DataTable) { d.RouteFrom[0] = 1 }, "expected rank 1"},
 		{"no message expected", nil, func(d *DataTable) { d.RxRoute[1*3+2] = -1 }, "expects none"},
 	}
@@ -123,6 +124,31 @@ func TestDataUnitsCatchBadFlits(t *testing.T) {
 		if u.DataErrors == 0 || !strings.Contains(u.FirstDataError, c.want) {
 			t.Errorf("%s: %d errors, first %q; want %q", c.name, u.DataErrors, u.FirstDataError, c.want)
 		}
+	}
+}
+
+// TestDataUnitsCatchHeadBeforeTail: rank 2 receives from rank 0 at gate 2
+// and from rank 1 at gate 3; with the tails lost, rank 1's head arrives
+// while rank 0's message is still open.
+func TestDataUnitsCatchHeadBeforeTail(t *testing.T) {
+	msgs := []Message{{From: 0, To: 2, Gate: 1, Items: []int32{0}}, {From: 1, To: 2, Gate: 2, Items: []int32{1}}}
+	tab, d, err := BuildData(3, 2, 2, []int32{0, 1}, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := NewUnits(tab, OpBarrier, 16, []int32{0, 1, 2}, []int64{0, 0, 0}, []uint64{0, 0, 0})
+	if err := u.SetData(d); err != nil {
+		t.Fatal(err)
+	}
+	p := &loopback{q: map[int][]hw.Flit{}, due: map[int][]int64{}, tamper: func(f *hw.Flit) { f.Tail = false }}
+	for c := int64(0); c < 40; c++ {
+		for r := 0; r < 3; r++ {
+			u.Eval(r, c, p, 0)
+		}
+		u.Collect()
+	}
+	if u.DataErrors == 0 || !strings.Contains(u.FirstDataError, "rank 2 gate 2 from rank 0: a head flit (from rank 1) before the tail") {
+		t.Fatalf("%d errors, first %q", u.DataErrors, u.FirstDataError)
 	}
 }
 
