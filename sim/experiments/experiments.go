@@ -75,12 +75,15 @@ type Options struct {
 	OrderFlits  []int // item sizes of the six-orders experiment
 	DoubleFlits []int // item sizes of the near-last/near-first comparison
 	DuplexFlits int   // item size of the duplex comparison
+	RingSizes   []int // ring sizes of the near-last/near-first sweep
+	RingFlits   int   // item size of the ring sweep
 	Progress    io.Writer
 }
 
 // Default is what `make experiments` runs.
 func Default() Options {
-	return Options{OrderFlits: []int{4, 16, 64, 256}, DoubleFlits: []int{1, 4, 16, 64}, DuplexFlits: 64}
+	return Options{OrderFlits: []int{4, 16, 64, 256}, DoubleFlits: []int{1, 4, 16, 64}, DuplexFlits: 64,
+		RingSizes: []int{4, 8, 16, 32, 64}, RingFlits: 16}
 }
 
 // Results holds every run of the three experiments.
@@ -88,6 +91,7 @@ type Results struct {
 	Opt    Options
 	Orders map[string]map[int]Run    // order -> item flits -> run
 	Double map[string]map[int][2]Run // network label -> item flits -> {near-last, near-first}
+	Rings  map[int][2]Run            // ring size -> {near-last, near-first} at RingFlits
 	Duplex map[string]map[string]Run // case -> "full"/"half"
 	Cases  []string                  // duplex cases in table order
 	Exps   int                       // runs made
@@ -101,7 +105,7 @@ func (r *Results) progress(format string, a ...any) {
 
 // Collect runs every experiment.
 func Collect(opt Options) (*Results, error) {
-	r := &Results{Opt: opt, Orders: map[string]map[int]Run{}, Double: map[string]map[int][2]Run{}, Duplex: map[string]map[string]Run{}}
+	r := &Results{Opt: opt, Orders: map[string]map[int]Run{}, Double: map[string]map[int][2]Run{}, Rings: map[int][2]Run{}, Duplex: map[string]map[string]Run{}}
 	measure := func(sys hw.System) (Run, error) {
 		r.Exps++
 		run, err := Measure(sys)
@@ -141,6 +145,20 @@ func Collect(opt Options) (*Results, error) {
 		}
 		r.progress("experiments: %s done", n.Label)
 	}
+	for _, m := range opt.RingSizes {
+		var pair [2]Run
+		for i, algo := range []string{"butterfly", "butterfly-near-first"} {
+			sys := system("torus", []int{m}, opt.RingFlits)
+			sys.Algo = algo
+			run, err := measure(sys)
+			if err != nil {
+				return nil, err
+			}
+			pair[i] = run
+		}
+		r.Rings[m] = pair
+	}
+	r.progress("experiments: ring sweep done")
 	type dcase struct {
 		label string
 		edit  func(s *hw.System)

@@ -51,6 +51,13 @@ func TestFiguresToReach(t *testing.T) {
 			}
 		}
 	}
+	for _, m := range r.Opt.RingSizes {
+		pr := r.Rings[m]
+		got := float64(pr[1].FlitHops) / float64(pr[0].FlitHops)
+		if want := RingHopRatio(m); got > want || got < 0.9*want {
+			t.Errorf("ring %d: hop ratio %.3f, the analysis gives %.3f (head flits keep it a little below)", m, got, want)
+		}
+	}
 	for _, c := range r.Cases {
 		if r.Duplex[c]["half"].Cycles < r.Duplex[c]["full"].Cycles {
 			t.Errorf("%s: half duplex faster than full", c)

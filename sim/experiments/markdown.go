@@ -181,6 +181,24 @@ the order does not matter, which is the hyper-crossbar's point.
 
 `, r.HopRatio(ring, fd), r.CycleRatio(ring, fd), r.HopRatio(torus, fd), r.CycleRatio(torus, fd), r.HopRatio(ft, fd), plots[1], plots[2])
 
+	p(`### The gap grows with the ring
+
+Rings of M nodes, %d flits per item. Per rank, near-last sends 2^k items
+over M/2^(k+1) links in step k, M/2 * log2 M item-links in all; near-first
+sends 2^k items over 2^k links, (M^2-1)/3 in all. So the flit-hop ratio
+tends to 2(M^2-1)/(3 M log2 M) as items grow (the head flits keep the
+measured ratio a little below it).
+
+| ring | near-last cycles | near-first cycles | cycle ratio | near-last flit-hops | near-first flit-hops | hop ratio | 2(M^2-1)/(3 M log2 M) |
+|---|---|---|---|---|---|---|---|
+`, opt.RingFlits)
+	for _, m := range opt.RingSizes {
+		pr := r.Rings[m]
+		p("| %d | %d | %d | %.2f | %d | %d | %.2f | %.2f |\n", m, pr[0].Cycles, pr[1].Cycles, float64(pr[1].Cycles)/float64(pr[0].Cycles),
+			pr[0].FlitHops, pr[1].FlitHops, float64(pr[1].FlitHops)/float64(pr[0].FlitHops), RingHopRatio(m))
+	}
+	p("\n")
+
 	p(`## 3. Full versus half duplex
 
 The same schedules with `+"`duplex: half`"+`: the two directions of a link
@@ -230,4 +248,15 @@ func halfDuplexPrediction(run Run) float64 {
 		}
 	}
 	return float64(o+2*m) / float64(o+m)
+}
+
+// RingHopRatio is the near-first / near-last flit-hop ratio of recursive
+// doubling on a ring of m nodes (a power of two) for large items:
+// ((m^2-1)/3) / (m/2 * log2 m).
+func RingHopRatio(m int) float64 {
+	lg := 0
+	for 1<<lg < m {
+		lg++
+	}
+	return float64(m*m-1) / 3 / (float64(m) / 2 * float64(lg))
 }
