@@ -25,6 +25,8 @@ func DataSchedule(sys *hw.System) (*collective.Schedule, error) {
 	var s *collective.Schedule
 	var err error
 	switch {
+	case sys.Collective == "broadcast" && sys.Order != "":
+		return nil, &hw.FieldError{Field: "order", Value: fmt.Sprintf("%q", sys.Order), Allowed: `"" with collective broadcast (its steps are all one-sided)`}
 	case sys.Collective == "broadcast":
 		root := 0
 		if len(place) > 0 {

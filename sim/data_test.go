@@ -228,6 +228,7 @@ func TestDataErrorsNameTheField(t *testing.T) {
 		{func(s *hw.System) { s.Items, s.Order = 3, "OM" }, "invalid order"},
 		{func(s *hw.System) { s.Ranks = 12; s.Items = 12; s.Order = "M" }, "invalid order"},
 		{func(s *hw.System) { s.ItemPlace = []int{1} }, "invalid item_placement"},
+		{func(s *hw.System) { s.Collective, s.Order = "broadcast", "OOOO" }, `invalid order: "OOOO" (allowed: "" with collective broadcast`},
 	}
 	for _, c := range cases {
 		s := base
