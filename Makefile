@@ -1,5 +1,6 @@
 # hxbar: two commands for a newcomer.
-#   make run   builds hxbar and runs the main job on the default system
+#   make run   builds hxbar and runs the main job: the default barrier and
+#              the Hitachi all-gather, each simulated and co-simulated
 #   make test  installs what is missing (iverilog, verilator, yosys) and runs every test
 GO      ?= go
 BIN     := ./hxbar
@@ -15,6 +16,8 @@ build:
 run: build deps
 	$(BIN) sim
 	$(BIN) cosim
+	$(BIN) sim --config examples/allgather-hitachi-4x4.yaml
+	$(BIN) cosim --config examples/allgather-hitachi-4x4.yaml
 
 # deps installs the simulators the RTL tests need when they are missing.
 deps:

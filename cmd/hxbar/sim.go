@@ -185,7 +185,11 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	st.Header("statistic", "value")
 	st.Append("cycles", strconv.FormatInt(res.Cycles, 10))
 	st.Append("last arrival", strconv.FormatInt(lastArrive, 10))
-	st.Append("barrier latency (last arrival -> last release)", strconv.FormatInt(lastRel-lastArrive, 10))
+	latency := "barrier latency (last arrival -> last release)"
+	if res.Data != nil {
+		latency = sys.Collective + " latency (last arrival -> last release)"
+	}
+	st.Append(latency, strconv.FormatInt(lastRel-lastArrive, 10))
 	st.Append("release spread (first -> last release)", strconv.FormatInt(lastRel-firstRel, 10))
 	st.Append("packets", strconv.FormatUint(res.Network.Packets, 10))
 	st.Append("flits", strconv.FormatUint(res.Network.Flits, 10))
