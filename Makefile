@@ -50,6 +50,7 @@ rtl:
 fuzz:
 	$(GO) test ./hw -run=NONE -fuzz=FuzzParse -fuzztime=$(FUZZTIME)
 	$(GO) test ./barrierunit -run=NONE -fuzz=FuzzReadSchedule -fuzztime=$(FUZZTIME)
+	$(GO) test ./sim -run=NONE -fuzz=FuzzDataSchedule -fuzztime=$(FUZZTIME)
 
 # The seeds' claims measured on the cycle model: rewrites docs/experiments.md
 # and its plots in docs/img (a few seconds; TestDocInStep keeps them in step).
