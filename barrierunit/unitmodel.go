@@ -199,7 +199,12 @@ func (u *Units) Sending(r int) (to, flit int) {
 	if int(rs.sendIdx) >= len(u.Tab.OutDst) {
 		return -1, 0
 	}
-	return int(u.Tab.OutDst[rs.sendIdx]), int(rs.sendFlit)
+	flit = int(rs.sendFlit)
+	if u.Data != nil && flit > 0 { // the head is sent: 1 + items sent * F + flit in the item
+		ds := &u.ds[r]
+		flit = 1 + int(ds.sendItem)*u.Data.ItemFlits + int(ds.sendJ)
+	}
+	return int(u.Tab.OutDst[rs.sendIdx]), flit
 }
 
 func (u *Units) emit(w int, e Event) {

@@ -375,6 +375,15 @@ func (s *System) validateCollective() error {
 		return err
 	}
 	if !s.IsData() {
+		// Data keys given to a barrier would be silently ignored.
+		switch {
+		case s.Items != 0:
+			return &FieldError{Field: "items", Value: s.Items, Allowed: "0 with collective barrier (items belong to allgather and broadcast)"}
+		case s.Order != "":
+			return &FieldError{Field: "order", Value: showString(s.Order), Allowed: `"" with collective barrier (an order belongs to allgather)`}
+		case len(s.ItemPlace) > 0:
+			return &FieldError{Field: "item_placement", Value: showInts(s.ItemPlace), Allowed: "[] with collective barrier (items belong to allgather and broadcast)"}
+		}
 		return nil
 	}
 	R := s.NumRanks()
@@ -389,7 +398,7 @@ func (s *System) validateCollective() error {
 		maxItems = 1
 	}
 	if err := inRange("items", s.Items, 0, maxItems); err != nil {
-		err.Allowed += fmt.Sprintf(" with collective %s on %d ranks (0 means %d)", s.Collective, R, s.NumItems())
+		err.Allowed += fmt.Sprintf(" with collective %s on %d ranks (0 means %d)", s.Collective, R, maxItems)
 		return err
 	}
 	for i, c := range s.Order {

@@ -65,12 +65,34 @@ func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
 
 // BuildData assembles a system running the data schedule cs (nil: the one
 // DataSchedule generates for sys). sys.Collective must name a data
-// collective; cs is verified before it runs.
+// collective, and what sys says of the items (items, item_placement, order;
+// broadcast: one item) must agree with cs; cs is verified before it runs.
 func BuildData(sys hw.System, cs *collective.Schedule) (*System, error) {
 	if !sys.IsData() {
 		return nil, &hw.FieldError{Field: "collective", Value: fmt.Sprintf("%q", sys.Collective), Allowed: "allgather or broadcast with a data schedule"}
 	}
+	if cs != nil {
+		if err := agrees(&sys, cs); err != nil {
+			return nil, err
+		}
+	}
 	return build(sys, nil, cs)
+}
+
+// agrees checks that a user's data schedule is what the system describes.
+func agrees(sys *hw.System, cs *collective.Schedule) error {
+	from := "the schedule's"
+	switch {
+	case sys.Collective == "broadcast" && cs.Items != 1:
+		return &hw.FieldError{Field: "collective", Value: `"broadcast"`, Allowed: fmt.Sprintf("allgather for a schedule of %d items (a broadcast moves one)", cs.Items)}
+	case sys.Items != 0 && sys.Items != cs.Items:
+		return &hw.FieldError{Field: "items", Value: sys.Items, Allowed: fmt.Sprintf("0 or %d, %s item count", cs.Items, from)}
+	case len(sys.ItemPlace) > 0 && !slices.Equal(sys.ItemPlace, cs.Placement):
+		return &hw.FieldError{Field: "item_placement", Value: fmt.Sprint(sys.ItemPlace), Allowed: fmt.Sprintf("[] or %v, %s placement", cs.Placement, from)}
+	case sys.Order != "" && sys.Order != cs.Order:
+		return &hw.FieldError{Field: "order", Value: fmt.Sprintf("%q", sys.Order), Allowed: fmt.Sprintf(`"" or %q, %s order`, cs.Order, from)}
+	}
+	return nil
 }
 
 func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) (*System, error) {

@@ -266,3 +266,52 @@ func TestDataUserSchedule(t *testing.T) {
 		t.Fatalf("incomplete schedule: %v", err)
 	}
 }
+
+// TestDataStuckNamesTheFlit: a data run stopped by max_cycles in the middle
+// of a packet names the flit of the packet the sender is at.
+func TestDataStuckNamesTheFlit(t *testing.T) {
+	sys := hw.Default()
+	sys.Dims, sys.Ranks, sys.Skew, sys.MaxCycles = []int{2}, 2, 0, 30
+	sys.Collective, sys.ItemFlits = "allgather", 64
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Run(Options{})
+	// Each rank sends its head in cycle 1 and one flit a cycle after it
+	// (the credits keep up at L = 1, B = 4); the run stops before cycle 30,
+	// so cycles 1..29 sent the head and 28 payload flits: next is flit 29.
+	if err == nil || !strings.Contains(err.Error(), "rank 0 gate 1 is still sending to rank 1 (next flit 29 of its packet)") {
+		t.Fatalf("%v", err)
+	}
+}
+
+// TestDataScheduleMustAgree: a user's data schedule is refused when the
+// system says something else of its items.
+func TestDataScheduleMustAgree(t *testing.T) {
+	cs, err := collective.Order(4, 2, nil, "MO")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := hw.Default()
+	sys.Dims, sys.Ranks, sys.Collective = []int{4}, 4, "allgather"
+	for _, c := range []struct {
+		edit func(s *hw.System)
+		want string
+	}{
+		{func(s *hw.System) { s.Items = 3 }, "invalid items: 3 (allowed: 0 or 2"},
+		{func(s *hw.System) { s.Items, s.ItemPlace = 2, []int{2, 3} }, "invalid item_placement: [2 3] (allowed: [] or [0 1]"},
+		{func(s *hw.System) { s.Items, s.Order = 2, "OM" }, `invalid order: "OM" (allowed: "" or "MO"`},
+		{func(s *hw.System) { s.Collective = "broadcast" }, "invalid collective"},
+	} {
+		s := sys
+		c.edit(&s)
+		if _, err := BuildData(s, cs); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", s, err, c.want)
+		}
+	}
+	sys.Items = 2
+	if _, err := BuildData(sys, cs); err != nil {
+		t.Fatal(err)
+	}
+}

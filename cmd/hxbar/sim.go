@@ -263,11 +263,15 @@ func dataScheduleFlag(fs *flag.FlagSet, name string, s *hw.System) (*collective.
 	if err != nil {
 		return nil, usageError{fmt.Errorf("%s: %w", name, err)}
 	}
-	if !flagGiven(fs, "ranks") && cs.Nodes != s.NumRanks() {
+	// Without --ranks and --items, the schedule says how many take part.
+	if !flagGiven(fs, "ranks") {
 		s.Ranks = cs.Nodes
-		if err := s.Validate(); err != nil {
-			return nil, usageError{fmt.Errorf("%s: %w", name, err)}
-		}
+	}
+	if !flagGiven(fs, "items") {
+		s.Items = cs.Items
+	}
+	if err := s.Validate(); err != nil {
+		return nil, usageError{fmt.Errorf("%s: %w", name, err)}
 	}
 	return cs, nil
 }
