@@ -410,16 +410,24 @@ func (s *System) result(t int64) *Result {
 	return res
 }
 
-// channels is the number of network channels (switch-to-switch outputs;
-// for a torus, each virtual channel counts).
+// channels is the number of physical network channels (switch to switch,
+// one per direction of a link; a torus link's two virtual channels share
+// one), so flit_hops / cycles / channels is their mean utilisation.
 func (s *System) channels() int {
 	if t := s.Topo; t != nil {
 		return 2 * t.Nodes * len(t.Dims)
 	}
 	c := 0
+	wires := map[int]bool{}
 	for sw := 0; sw < s.switches; sw++ {
 		for p := 0; p < s.Fabric.Ports(sw); p++ {
-			if s.Fabric.IsChannel(sw, p) {
+			if !s.Fabric.IsChannel(sw, p) {
+				continue
+			}
+			if w := s.Fabric.Wire(sw, p, false); w < 0 {
+				c++
+			} else if !wires[w] {
+				wires[w] = true
 				c++
 			}
 		}

@@ -25,6 +25,8 @@ func DataSchedule(sys *hw.System) (*collective.Schedule, error) {
 	var s *collective.Schedule
 	var err error
 	switch {
+	case sys.Collective == "broadcast" && sys.Algo == "butterfly-near-first":
+		return nil, &hw.FieldError{Field: "algo", Value: `"butterfly-near-first"`, Allowed: "butterfly with collective broadcast (near-first is recursive doubling)"}
 	case sys.Collective == "broadcast" && sys.Order != "":
 		return nil, &hw.FieldError{Field: "order", Value: fmt.Sprintf("%q", sys.Order), Allowed: `"" with collective broadcast (its steps are all one-sided)`}
 	case sys.Collective == "broadcast":
@@ -35,6 +37,9 @@ func DataSchedule(sys *hw.System) (*collective.Schedule, error) {
 		s, err = collective.Broadcast(R, root)
 	case sys.Algo == "dissemination":
 		return nil, &hw.FieldError{Field: "algo", Value: `"dissemination"`, Allowed: "butterfly (near-last) or butterfly-near-first with collective " + sys.Collective}
+	case sys.Algo == "butterfly-near-first" && !(D == R && pow2):
+		return nil, &hw.FieldError{Field: "algo", Value: `"butterfly-near-first"`,
+			Allowed: fmt.Sprintf("butterfly for %d items on %d ranks (near-first is recursive doubling: allgather with items = ranks, a power of two)", D, R)}
 	case D == R && pow2:
 		if sys.Order != "" {
 			return nil, &hw.FieldError{Field: "order", Value: fmt.Sprintf("%q", sys.Order), Allowed: `"" when items = ranks (recursive doubling: algo butterfly or butterfly-near-first picks the order)`}

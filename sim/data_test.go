@@ -22,7 +22,7 @@ func randomDataSystem(t *rapid.T) hw.System {
 	s.Op = "barrier"
 	R := s.NumRanks()
 	s.Collective = rapid.SampledFrom([]string{"allgather", "broadcast"}).Draw(t, "collective")
-	s.Algo = rapid.SampledFrom([]string{"butterfly", "butterfly-near-first"}).Draw(t, "data_algo")
+	s.Algo = "butterfly"
 	s.ItemFlits = rapid.IntRange(1, 6).Draw(t, "item_flits")
 	if s.Collective == "allgather" {
 		s.Items = rapid.IntRange(1, R).Draw(t, "items")
@@ -35,6 +35,9 @@ func randomDataSystem(t *rapid.T) hw.System {
 		}
 		if s.Items < R && rapid.Bool().Draw(t, "placed") {
 			s.ItemPlace = rapid.SliceOfNDistinct(rapid.IntRange(0, R-1), s.Items, s.Items, rapid.ID[int]).Draw(t, "item_placement")
+		}
+		if s.Items == R && R&(R-1) == 0 {
+			s.Algo = rapid.SampledFrom([]string{"butterfly", "butterfly-near-first"}).Draw(t, "data_algo")
 		}
 	} else if rapid.Bool().Draw(t, "rooted") {
 		s.ItemPlace = []int{rapid.IntRange(0, R-1).Draw(t, "root")}
@@ -228,6 +231,8 @@ func TestDataErrorsNameTheField(t *testing.T) {
 		{func(s *hw.System) { s.Items, s.Order = 3, "OM" }, "invalid order"},
 		{func(s *hw.System) { s.Ranks = 12; s.Items = 12; s.Order = "M" }, "invalid order"},
 		{func(s *hw.System) { s.ItemPlace = []int{1} }, "invalid item_placement"},
+		{func(s *hw.System) { s.Items, s.Algo = 4, "butterfly-near-first" }, "invalid algo"},
+		{func(s *hw.System) { s.Collective, s.Algo = "broadcast", "butterfly-near-first" }, "invalid algo"},
 		{func(s *hw.System) { s.Collective, s.Order = "broadcast", "OOOO" }, `invalid order: "OOOO" (allowed: "" with collective broadcast`},
 	}
 	for _, c := range cases {
@@ -313,5 +318,30 @@ func TestDataScheduleMustAgree(t *testing.T) {
 	sys.Items = 2
 	if _, err := BuildData(sys, cs); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestChannelCounts: channels are physical (one per direction of a
+// switch-to-switch link): a 16-node ring has 32, a 4-ary 2-tree 32 (16
+// links between 4 leaves and 4 tops, both ways), a 4x4 hyper-crossbar 64.
+func TestChannelCounts(t *testing.T) {
+	for _, c := range []struct {
+		topology string
+		dims     []int
+		want     int
+	}{{"torus", []int{16}, 32}, {"torus", []int{4, 4}, 64}, {"fattree", []int{4, 4}, 32}, {"hyperxbar", []int{4, 4}, 64}} {
+		sys := hw.Default()
+		sys.Topology, sys.Dims, sys.Ranks = c.topology, c.dims, 0
+		s, err := Build(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Run(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Network.Channels != c.want {
+			t.Errorf("%s %v: %d channels, want %d", c.topology, c.dims, res.Network.Channels, c.want)
+		}
 	}
 }

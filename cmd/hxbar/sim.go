@@ -127,6 +127,9 @@ func readScheduleFile(name string) (*barrierunit.Schedule, error) {
 	defer f.Close()
 	s, err := barrierunit.ReadSchedule(f)
 	if err != nil {
+		if data, rerr := os.ReadFile(name); rerr == nil && bytes.Contains(data, []byte(`"transfers"`)) {
+			return nil, fmt.Errorf("%s: %w (this looks like a data schedule: give --collective allgather or broadcast)", name, err)
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return s, nil
@@ -134,18 +137,17 @@ func readScheduleFile(name string) (*barrierunit.Schedule, error) {
 
 func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	sys := s.Sys
-	what := "op " + sys.Op
-	if res.Data != nil {
-		d := res.Data
-		what = fmt.Sprintf("%s of %d items x %d flits, order %s", sys.Collective, d.Items, d.ItemFlits, d.Order)
+	what := s.Sched.Algo + ", op " + sys.Op
+	if d := res.Data; d != nil {
+		what = fmt.Sprintf("%s of %d items x %d flits (schedule %s, steps %s)", sys.Collective, d.Items, d.ItemFlits, d.Algo, d.Order)
 	}
-	fmt.Fprintf(w, "system %q: %d ranks on %v %s, %s, %s, %s duplex, link latency %d, buffers %d, flit %d bits\n",
-		sys.Name, res.Ranks, dimsString(sys.Dims), topologyNames[sys.Topology], s.Sched.Algo, what, sys.Duplex, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth)
+	fmt.Fprintf(w, "system %q: %d ranks on %v %s, %s, %s duplex, link latency %d, buffers %d, flit %d bits\n",
+		sys.Name, res.Ranks, dimsString(sys.Dims), topologyNames[sys.Topology], what, sys.Duplex, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth)
 	fmt.Fprintf(w, "schedule: %d gates + end gate, %d routes between nodes; arrivals skewed over [0, %d] with seed %d\n\n",
 		s.Table.Gates, len(s.Table.OutDst), sys.Skew, sys.Seed)
 	if res.Data != nil {
 		tw := tablewriter.NewWriter(w)
-		tw.Header("step", "kind", "gate", "done at cycle", "largest message, items")
+		tw.Header("step", "kind", "gate", "done at cycle", "items in largest message")
 		for i, st := range res.Steps {
 			tw.Append(st.Step, st.Kind, st.Gate, st.Done, collective.StepCost(s.Data.Steps[i]))
 		}

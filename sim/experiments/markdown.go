@@ -216,17 +216,21 @@ share one wire, one flit per cycle (model only). %d flits per item.
 		p("| %d. %s | %d | %d | %.2f | %s |\n", i+1, c, full.Cycles, half.Cycles, float64(half.Cycles)/float64(full.Cycles), pred)
 	}
 	p(`
-A mutual step sends both ways over each link at once; with half duplex the
-two messages take turns, so a mutual step takes twice as long, while a
-one-sided step, which uses one direction of each link, does not slow down.
-The prediction column applies that to the seed's cost model: (cost of the
-O steps + 2 x cost of the M steps) / cost. On the hyper-crossbar the
-measurements follow it: OOMM, whose cost is mostly its two mutual steps,
-slows down more than MMOO, whose cost is mostly its one-sided steps, but
-stays the faster order; recursive doubling (all mutual) nearly doubles;
-the broadcast (all one-sided) does not change. The Hitachi seed's premise,
-full-duplex ports, is what makes its mutual steps as cheap as one-sided
-ones.
+On the hyper-crossbar the two messages of a mutual pair cross the same
+links in opposite directions; with half duplex they take turns, so a
+mutual step takes twice as long, while a one-sided step, which uses one
+direction of each link, does not slow down. The prediction column applies
+that to the seed's cost model: (cost of the O steps + 2 x cost of the M
+steps) / cost. The hyper-crossbar measurements follow it: OOMM, whose cost
+is mostly its two mutual steps, slows down more than MMOO, whose cost is
+mostly its one-sided steps, but stays the faster order; recursive doubling
+(all mutual) nearly doubles; the broadcast (all one-sided) does not change.
+On the ring and the fat tree the partners' messages do not always share
+wires (on the ring the distance-8 partners are a tie, which both route the
+same way round; under a fat-tree leaf switch partners share no
+switch-to-switch wire at all), so the slowdown is smaller and the seed's
+model does not predict it. The Hitachi seed's premise, full-duplex ports,
+is what makes its mutual steps as cheap as one-sided ones.
 
 ![full vs half duplex](%s)
 `, plots[3])
