@@ -222,6 +222,19 @@ func Generate(dir string, s *sim.System) (*Manifest, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
+	// Tables of an earlier, larger design in the same directory would be
+	// left behind and mislead: the generator owns these names.
+	for _, pattern := range []string{"gt_n*.hex", "rt_s*.hex", "dt_n*.hex"} {
+		old, err := filepath.Glob(filepath.Join(dir, pattern))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range old {
+			if err := os.Remove(f); err != nil {
+				return nil, fmt.Errorf("output directory: %w", err)
+			}
+		}
+	}
 	hdr := headerLines(s)
 	var files []string
 	write := func(name string, data []byte) error {
