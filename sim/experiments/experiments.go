@@ -77,13 +77,14 @@ type Options struct {
 	DuplexFlits int   // item size of the duplex comparison
 	RingSizes   []int // ring sizes of the near-last/near-first sweep
 	RingFlits   int   // item size of the ring sweep
+	WideFlits   int   // item size of every order on 64 nodes, 8 items
 	Progress    io.Writer
 }
 
 // Default is what `make experiments` runs.
 func Default() Options {
 	return Options{OrderFlits: []int{4, 16, 64, 256}, DoubleFlits: []int{1, 4, 16, 64}, DuplexFlits: 64,
-		RingSizes: []int{4, 8, 16, 32, 64}, RingFlits: 16}
+		RingSizes: []int{4, 8, 16, 32, 64}, RingFlits: 16, WideFlits: 64}
 }
 
 // Results holds every run of the three experiments.
@@ -92,6 +93,7 @@ type Results struct {
 	Orders map[string]map[int]Run    // order -> item flits -> run
 	Double map[string]map[int][2]Run // network label -> item flits -> {near-last, near-first}
 	Rings  map[int][2]Run            // ring size -> {near-last, near-first} at RingFlits
+	Wide   []WideRun                 // every order of 64 nodes, 8 items, at WideFlits
 	Duplex map[string]map[string]Run // case -> "full"/"half"
 	Cases  []string                  // duplex cases in table order
 	Exps   int                       // runs made
@@ -101,6 +103,12 @@ func (r *Results) progress(format string, a ...any) {
 	if r.Opt.Progress != nil {
 		fmt.Fprintf(r.Opt.Progress, format+"\n", a...)
 	}
+}
+
+// WideRun is one order of the 64-node, 8-item all-gather.
+type WideRun struct {
+	collective.OrderCost
+	Run Run
 }
 
 // Collect runs every experiment.
@@ -128,6 +136,20 @@ func Collect(opt Options) (*Results, error) {
 		}
 		r.progress("experiments: order %s done", o)
 	}
+	costs, err := collective.CompareOrders(64, 8, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range costs {
+		sys := system("hyperxbar", []int{8, 8}, opt.WideFlits)
+		sys.Items, sys.Order = 8, c.Order
+		run, err := measure(sys)
+		if err != nil {
+			return nil, err
+		}
+		r.Wide = append(r.Wide, WideRun{OrderCost: c, Run: run})
+	}
+	r.progress("experiments: 64-node orders done")
 	for _, n := range Networks {
 		r.Double[n.Label] = map[int][2]Run{}
 		for _, f := range opt.DoubleFlits {

@@ -51,6 +51,17 @@ func TestFiguresToReach(t *testing.T) {
 			}
 		}
 	}
+	if d := r.WideDeviation(); d > 0.05 {
+		t.Errorf("64 nodes, 8 items: largest deviation from the seed's cost ratios %.1f %%", 100*d)
+	}
+	for i := 1; i < len(r.Wide); i++ {
+		for j := 0; j < i; j++ {
+			a, b := r.Wide[i], r.Wide[j]
+			if (a.Cost < b.Cost) != (a.Run.Cycles < b.Run.Cycles) && a.Cost != b.Cost {
+				t.Errorf("64 nodes: %s costs %d and takes %d cycles, %s costs %d and takes %d", a.Order, a.Cost, a.Run.Cycles, b.Order, b.Cost, b.Run.Cycles)
+			}
+		}
+	}
 	for _, m := range r.Opt.RingSizes {
 		pr := r.Rings[m]
 		got := float64(pr[1].FlitHops) / float64(pr[0].FlitHops)

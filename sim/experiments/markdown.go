@@ -132,6 +132,34 @@ order alone decides the cost.
 
 `, plots[0])
 
+	w0 := r.Wide[0]
+	p(`### Every order on 64 nodes, 8 items
+
+An 8x8 hyper-crossbar, 64 ranks, 8 items on the seed's default placement,
+three one-sided and three mutual steps in each of the 20 orders (the seed's
+cost model from `+"`collective.CompareOrders`"+`), %d flits per item; ratios
+are to %s, the cheapest.
+
+| order | seed cost | cost ratio | cycles | cycle ratio | deviation |
+|---|---|---|---|---|---|
+`, opt.WideFlits, w0.Order)
+	for _, w := range r.Wide {
+		cr := float64(w.Cost) / float64(w0.Cost)
+		yr := float64(w.Run.Cycles) / float64(w0.Run.Cycles)
+		p("| %s | %d | %.3f | %d | %.3f | %+.1f %% |\n", w.Order, w.Cost, cr, w.Run.Cycles, yr, 100*(yr/cr-1))
+	}
+	a, b := r.WideFit()
+	p(`
+The largest deviation is %.1f %%, and the cycles are a straight line in the
+seed's cost: cycles = %.2f x cost + %.1f over all 20 orders (least squares,
+largest residual %.1f cycles; %d flits per item is %d cycles per item, and
+the constant is the orders' common start-up), so the seed's cost ranks the
+orders as the model does.
+
+![64-node orders](%s)
+
+`, 100*r.WideDeviation(), a, b, r.WideResidual(), opt.WideFlits, opt.WideFlits, plots[4])
+
 	p(`## 2. Near-last versus near-first recursive doubling
 
 Recursive-doubling all-gather, 16 ranks, one item per rank, four mutual
@@ -263,4 +291,44 @@ func RingHopRatio(m int) float64 {
 		lg++
 	}
 	return float64(m*m-1) / 3 / (float64(m) / 2 * float64(lg))
+}
+
+// WideDeviation is the largest relative difference, over the 64-node
+// orders, between the cycle ratio and the cost ratio to the cheapest order.
+func (r *Results) WideDeviation() float64 {
+	w0 := r.Wide[0]
+	worst := 0.0
+	for _, w := range r.Wide {
+		cr := float64(w.Cost) / float64(w0.Cost)
+		yr := float64(w.Run.Cycles) / float64(w0.Run.Cycles)
+		worst = max(worst, abs(yr/cr-1))
+	}
+	return worst
+}
+
+// WideFit is the least-squares line cycles = a*cost + b over the 64-node
+// orders.
+func (r *Results) WideFit() (a, b float64) {
+	var n, sx, sy, sxx, sxy float64
+	for _, w := range r.Wide {
+		x, y := float64(w.Cost), float64(w.Run.Cycles)
+		n++
+		sx += x
+		sy += y
+		sxx += x * x
+		sxy += x * y
+	}
+	a = (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	return a, (sy - a*sx) / n
+}
+
+// WideResidual is the largest distance, in cycles, of a 64-node order from
+// the WideFit line.
+func (r *Results) WideResidual() float64 {
+	a, b := r.WideFit()
+	worst := 0.0
+	for _, w := range r.Wide {
+		worst = max(worst, abs(float64(w.Run.Cycles)-(a*float64(w.Cost)+b)))
+	}
+	return worst
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // Plot files, in the order Markdown uses them.
-var plotFiles = []string{"exp-orders" + plotExt, "exp-doubling-hops" + plotExt, "exp-doubling-cycles" + plotExt, "exp-duplex" + plotExt}
+var plotFiles = []string{"exp-orders" + plotExt, "exp-doubling-hops" + plotExt, "exp-doubling-cycles" + plotExt, "exp-duplex" + plotExt, "exp-orders-64" + plotExt}
 
 // plotExt picks the image format (gonum/plot chooses by extension).
 var plotExt = ".svg"
@@ -127,6 +127,29 @@ func (r *Results) Plots(dir string) ([]string, error) {
 	}
 	if err := bars(fmt.Sprintf("Full vs half duplex, %d flits/item (cases in table order)", r.Opt.DuplexFlits), "cycles",
 		labels, []string{"full duplex", "half duplex"}, [][]float64{full, half}, filepath.Join(dir, plotFiles[3])); err != nil {
+		return nil, err
+	}
+	p = plot.New()
+	p.Title.Text = fmt.Sprintf("Every order, 8x8 hyper-crossbar, 64 ranks, 8 items, %d flits/item", r.Opt.WideFlits)
+	p.X.Label.Text = "seed cost (items)"
+	p.Y.Label.Text = "cycles"
+	var xy plotter.XYs
+	for _, w := range r.Wide {
+		xy = append(xy, plotter.XY{X: float64(w.Cost), Y: float64(w.Run.Cycles)})
+	}
+	sc, err := plotter.NewScatter(xy)
+	if err != nil {
+		return nil, err
+	}
+	sc.Color = palette[0]
+	a, b := r.WideFit()
+	fit := plotter.NewFunction(func(x float64) float64 { return a*x + b })
+	fit.Color = palette[1]
+	p.Add(plotter.NewGrid(), sc, fit)
+	p.Legend.Add("one order", sc)
+	p.Legend.Add(fmt.Sprintf("%.1f x cost + %.1f", a, b), fit)
+	p.Legend.Top, p.Legend.Left = true, true
+	if err := p.Save(6*vg.Inch, 4*vg.Inch, filepath.Join(dir, plotFiles[4])); err != nil {
 		return nil, err
 	}
 	return append([]string(nil), plotFiles...), nil
