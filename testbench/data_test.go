@@ -199,16 +199,8 @@ func TestDataMutationsDetected(t *testing.T) {
 	}
 	payload := 0
 	for _, m := range muts {
-		path := filepath.Join(dir, m.file)
-		restore := saveFile(t, path)
-		if err := verilog.RewriteTable(path, m.edit); err != nil {
-			t.Fatalf("%s: %v", m.what, err)
-		}
-		rep, err := Cosim(ctx, dir, Icarus)
-		restore()
-		var mm *MismatchError
-		if !errors.As(err, &mm) {
-			t.Errorf("%s: not detected (err %v)", m.what, err)
+		rep, ok := runMutation(t, ctx, dir, m)
+		if !ok {
 			continue
 		}
 		p := rep.Problem()

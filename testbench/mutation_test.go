@@ -1,6 +1,7 @@
 package testbench
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -217,16 +218,8 @@ func TestMutationsDetected(t *testing.T) {
 	}
 	kinds := map[string]int{}
 	for _, m := range muts {
-		path := filepath.Join(dir, m.file)
-		restore := saveFile(t, path)
-		if err := verilog.RewriteTable(path, m.edit); err != nil {
-			t.Fatalf("%s: %v", m.what, err)
-		}
-		rep, err := Cosim(ctx, dir, Icarus)
-		restore()
-		var mm *MismatchError
-		if !errors.As(err, &mm) {
-			t.Errorf("%s: not detected (err %v)", m.what, err)
+		rep, ok := runMutation(t, ctx, dir, m)
+		if !ok {
 			continue
 		}
 		p := rep.Problem()
@@ -275,6 +268,27 @@ func TestMutationsDetected(t *testing.T) {
 	if rep, err := Cosim(ctx, dir, Icarus); err != nil || !rep.OK() {
 		t.Fatalf("restored: %v", err)
 	}
+}
+
+// runMutation applies m to its table in dir (checksum recomputed), runs the
+// co-simulation, restores the table, and returns the report of the mismatch
+// it must cause; ok is false (and the test marked failed) when it is not
+// detected.
+func runMutation(t *testing.T, ctx context.Context, dir string, m mutation) (rep *Report, ok bool) {
+	t.Helper()
+	path := filepath.Join(dir, m.file)
+	restore := saveFile(t, path)
+	if err := verilog.RewriteTable(path, m.edit); err != nil {
+		t.Fatalf("%s: %v", m.what, err)
+	}
+	rep, err := Cosim(ctx, dir, Icarus)
+	restore()
+	var mm *MismatchError
+	if !errors.As(err, &mm) {
+		t.Errorf("%s: not detected (err %v)", m.what, err)
+		return nil, false
+	}
+	return rep, true
 }
 
 func firstLine(s string) string {
