@@ -95,8 +95,8 @@ func TestDataUnitsPair(t *testing.T) {
 	// cycle 5, but rank 0 sends 7 flits (1..7) and passes gate 2 only in 8,
 	// when its send pointer is at the end; rank 1 pops that tail in 8 and
 	// passes in 9.
-	if u.Release[0] != 8 || u.Release[1] != 9 || u.GateDone[2] != 9 {
-		t.Fatalf("release %v, gate done %v", u.Release, u.GateDone)
+	if u.Release[0] != 8 || u.Release[1] != 9 || u.GateDone(2) != 9 {
+		t.Fatalf("release %v, gate done %v", u.Release, []int64{u.GateDone(1), u.GateDone(2)})
 	}
 }
 

@@ -68,9 +68,6 @@ type Units struct {
 	// each route's packet carries its items' flits instead of a value.
 	Data *DataTable
 	ds   []dataState
-	// GateDone[g] is the last cycle any rank passed gate g (summed by
-	// Collect; -1 until one has): step g-1 of a data schedule is done then.
-	GateDone []int64
 	// ItemsReceived counts items delivered to the units; DataErrors counts
 	// received flits that were not what the schedule says, FirstDataError
 	// describes the first (summed by Collect).
@@ -117,12 +114,6 @@ func (u *Units) Collect() {
 			u.DataErrors += w.errs
 			w.items, w.errs = 0, 0
 		}
-		for g, c := range w.gateDone {
-			if c > u.GateDone[g] {
-				u.GateDone[g] = c
-			}
-			w.gateDone[g] = -1
-		}
 	}
 }
 
@@ -162,11 +153,10 @@ func NewUnits(tab *FlatTable, op Op, flitWidth int, nodeOf []int32, arrive []int
 	if op.HasPayload() {
 		u.payloadFlits = (64 + flitWidth - 1) / flitWidth
 	}
-	u.GateDone = make([]int64, tab.Gates+2)
 	for i := range u.stats {
 		u.stats[i].gateDone = make([]int64, tab.Gates+2)
-		for g := range u.GateDone {
-			u.stats[i].gateDone[g], u.GateDone[g] = -1, -1
+		for g := range u.stats[i].gateDone {
+			u.stats[i].gateDone[g] = -1
 		}
 	}
 	id := op.Identity()
@@ -178,6 +168,18 @@ func NewUnits(tab *FlatTable, op Op, flitWidth int, nodeOf []int32, arrive []int
 		u.rank[r].node = nodeOf[r]
 	}
 	return u
+}
+
+// GateDone is the last cycle any rank passed gate g, or -1 while none has:
+// step g-1 of a data schedule is done then. (Each worker records the cycle
+// of its latest pass, and cycles only grow, so the maximum over the workers
+// is the answer: nothing needs folding per cycle.)
+func (u *Units) GateDone(g int) int64 {
+	done := int64(-1)
+	for i := range u.stats {
+		done = max(done, u.stats[i].gateDone[g])
+	}
+	return done
 }
 
 // Gate returns the last gate rank r has passed (0 before it arrives).

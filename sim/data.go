@@ -146,7 +146,7 @@ func (s *System) dataResult(res *Result) {
 	res.Steps = make([]StepDone, len(cs.Steps))
 	moved := 0
 	for k, st := range cs.Steps {
-		res.Steps[k] = StepDone{Step: k + 1, Kind: st.Kind, Gate: k + 2, Done: s.Units.GateDone[k+2]}
+		res.Steps[k] = StepDone{Step: k + 1, Kind: st.Kind, Gate: k + 2, Done: s.Units.GateDone(k + 2)}
 		for _, t := range st.Transfers {
 			moved += len(t.Items)
 		}
