@@ -2,12 +2,12 @@ package noc
 
 import (
 	"fmt"
-	"github.com/hxbar/hxbar/internal/bigmem"
 	"math"
 	"math/bits"
 	"sync/atomic"
 
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/internal/bigmem"
 )
 
 // Config holds the timing parameters of a network.

@@ -63,6 +63,16 @@ func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
 	return build(sys, sched, nil)
 }
 
+// BuildWith assembles a system with a user's schedule: a data schedule cs
+// (BuildData) or else a gate schedule sched (Build); both nil: the schedule
+// sys names.
+func BuildWith(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) (*System, error) {
+	if cs != nil {
+		return BuildData(sys, cs)
+	}
+	return Build(sys, sched)
+}
+
 // BuildData assembles a system running the data schedule cs (nil: the one
 // DataSchedule generates for sys). sys.Collective must name a data
 // collective, and what sys says of the items (items, item_placement, order;

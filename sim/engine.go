@@ -1,11 +1,12 @@
 package sim
 
 import (
-	"github.com/hxbar/hxbar/noc"
 	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hxbar/hxbar/noc"
 )
 
 // wheelSize bounds how far ahead a wake-up may be scheduled; it exceeds the

@@ -5,13 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hxbar/hxbar/barrierunit"
-	"github.com/hxbar/hxbar/collective"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/collective"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
 )
@@ -117,24 +118,17 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	sched, err := ReadDirSchedule(dir)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := ReadDirDataSchedule(dir)
+	sched, cs, err := ReadDirSchedules(dir)
 	if err != nil {
 		return nil, err
 	}
 	rep := &Report{Dir: dir, Simulator: simulator, System: sys}
 	start := time.Now()
-	var s *sim.System
-	var trace []byte
-	var res *sim.Result
-	if cs != nil {
-		s, trace, res, err = RunModelData(sys, cs)
-	} else {
-		s, trace, res, err = RunModelSchedule(sys, sched)
+	s, err := sim.BuildWith(sys, sched, cs)
+	if err != nil {
+		return nil, err
 	}
+	trace, res, err := Trace(s)
 	rep.ModelTime = time.Since(start)
 	if err != nil {
 		return nil, err
@@ -181,38 +175,50 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 // its trace and result. A run that does not complete within max_cycles is an
 // error (a *sim.StuckError).
 func RunModel(sys hw.System) (*sim.System, []byte, *sim.Result, error) {
-	return RunModelSchedule(sys, nil)
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	trace, res, err := Trace(s)
+	return s, trace, res, err
+}
+
+// Trace runs an assembled system (once, as a sim.System runs) and returns
+// its trace, the testbench's expected events, and its result; a run that
+// does not complete is an error wrapping the *sim.StuckError.
+func Trace(s *sim.System) ([]byte, *sim.Result, error) {
+	var trace bytes.Buffer
+	res, err := s.Run(sim.Options{Trace: &trace})
+	if err != nil {
+		return nil, nil, fmt.Errorf("the model does not complete, so there is nothing to compare: %w", err)
+	}
+	return trace.Bytes(), res, nil
 }
 
 // ScheduleFile holds, in a generated directory, the user-supplied gate
 // schedule the design was generated for (absent for a generated schedule).
 const ScheduleFile = "schedule.json"
 
-// ReadDirSchedule returns the schedule recorded in dir, or nil when the
-// directory uses the schedule its system.yaml names.
-func ReadDirSchedule(dir string) (*barrierunit.Schedule, error) {
-	f, err := os.Open(filepath.Join(dir, ScheduleFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+// ReadDirSchedules returns the user schedule recorded in dir: a gate
+// schedule (ScheduleFile) or a data schedule (DataScheduleFile), or neither
+// when the directory uses the schedule its system.yaml names.
+func ReadDirSchedules(dir string) (*barrierunit.Schedule, *collective.Schedule, error) {
+	sched, err := readDirFile(dir, ScheduleFile, barrierunit.ReadSchedule)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer f.Close()
-	s, err := barrierunit.ReadSchedule(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ScheduleFile), err)
-	}
-	return s, nil
+	cs, err := readDirFile(dir, DataScheduleFile, collective.ReadSchedule)
+	return sched, cs, err
 }
 
 // DataScheduleFile holds, in a generated directory, the user-supplied data
 // schedule of a collective (absent for a generated one).
 const DataScheduleFile = "data-schedule.json"
 
-// ReadDirDataSchedule returns the data schedule recorded in dir, or nil.
-func ReadDirDataSchedule(dir string) (*collective.Schedule, error) {
-	f, err := os.Open(filepath.Join(dir, DataScheduleFile))
+// readDirFile reads dir/name with read, or returns nil when it is absent.
+func readDirFile[T any](dir, name string, read func(io.Reader) (*T, error)) (*T, error) {
+	path := filepath.Join(dir, name)
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -220,38 +226,9 @@ func ReadDirDataSchedule(dir string) (*collective.Schedule, error) {
 		return nil, err
 	}
 	defer f.Close()
-	s, err := collective.ReadSchedule(f)
+	v, err := read(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, DataScheduleFile), err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return s, nil
-}
-
-// RunModelSchedule is RunModel with a user-supplied schedule (nil: the
-// generated one).
-func RunModelSchedule(sys hw.System, sched *barrierunit.Schedule) (*sim.System, []byte, *sim.Result, error) {
-	s, err := sim.Build(sys, sched)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return runModel(s)
-}
-
-// RunModelData is RunModel with a user-supplied data schedule of a
-// collective (sim.BuildData).
-func RunModelData(sys hw.System, cs *collective.Schedule) (*sim.System, []byte, *sim.Result, error) {
-	s, err := sim.BuildData(sys, cs)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return runModel(s)
-}
-
-func runModel(s *sim.System) (*sim.System, []byte, *sim.Result, error) {
-	var trace bytes.Buffer
-	res, err := s.Run(sim.Options{Trace: &trace})
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("the model does not complete, so there is nothing to compare: %w", err)
-	}
-	return s, trace.Bytes(), res, nil
+	return v, nil
 }

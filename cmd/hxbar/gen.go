@@ -67,26 +67,14 @@ type generated struct {
 // the model's trace as the expected one, into dir. Systems the RTL cannot
 // build are usage errors; a model run that does not complete is a failure.
 func generateDir(dir string, sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) (*generated, error) {
-	var s *sim.System
-	var err error
-	if cs != nil {
-		s, err = sim.BuildData(sys, cs)
-	} else {
-		s, err = sim.Build(sys, sched)
-	}
+	s, err := sim.BuildWith(sys, sched, cs)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	if err := verilog.Check(s); err != nil {
 		return nil, usageError{err}
 	}
-	var trace []byte
-	var res *sim.Result
-	if cs != nil {
-		s, trace, res, err = testbench.RunModelData(sys, cs)
-	} else {
-		s, trace, res, err = testbench.RunModelSchedule(sys, sched)
-	}
+	trace, res, err := testbench.Trace(s)
 	if err != nil {
 		var stuck *sim.StuckError
 		if errors.As(err, &stuck) {
