@@ -1,7 +1,6 @@
 package collective
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/internal/strictjson"
 )
 
 // Step kinds.
@@ -169,17 +169,9 @@ func checkPlacement(M, D int, place, def []int) error {
 // "order" is filled in from the steps' kinds; a given one must match them.
 // The schedule is returned only if it passes Check.
 func ReadSchedule(r io.Reader) (*Schedule, error) {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
 	var s Schedule
-	if err := dec.Decode(&s); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("invalid schedule JSON: empty input")
-		}
-		return nil, fmt.Errorf("invalid schedule JSON: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("invalid schedule JSON: more data after the schedule object")
+	if err := strictjson.DecodeOne(r, &s, "schedule"); err != nil {
+		return nil, err
 	}
 	if s.Order == "" {
 		var b strings.Builder
