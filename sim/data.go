@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"github.com/hxbar/hxbar/barrierunit"
@@ -87,14 +88,8 @@ func renameFields(err error) error {
 	return &g
 }
 
-func log2(n int) int {
-	k := 0
-	for n > 1 {
-		n >>= 1
-		k++
-	}
-	return k
-}
+// log2 is floor(log2 n) for n >= 1.
+func log2(n int) int { return bits.Len(uint(n)) - 1 }
 
 // dataTables verifies a data schedule and compiles it for the units.
 func dataTables(sys *hw.System, cs *collective.Schedule) (*barrierunit.FlatTable, *barrierunit.DataTable, error) {

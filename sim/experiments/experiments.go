@@ -136,6 +136,17 @@ func Collect(opt Options) (*Results, error) {
 		}
 		r.progress("experiments: order %s done", o)
 	}
+	// doubling runs recursive doubling near-last, then near-first.
+	doubling := func(topology string, dims []int, f int) (pair [2]Run, err error) {
+		for i, algo := range []string{"butterfly", "butterfly-near-first"} {
+			sys := system(topology, dims, f)
+			sys.Algo = algo
+			if pair[i], err = measure(sys); err != nil {
+				return pair, err
+			}
+		}
+		return pair, nil
+	}
 	costs, err := collective.CompareOrders(64, 8, nil)
 	if err != nil {
 		return nil, err
@@ -153,30 +164,18 @@ func Collect(opt Options) (*Results, error) {
 	for _, n := range Networks {
 		r.Double[n.Label] = map[int][2]Run{}
 		for _, f := range opt.DoubleFlits {
-			var pair [2]Run
-			for i, algo := range []string{"butterfly", "butterfly-near-first"} {
-				sys := system(n.Topology, n.Dims, f)
-				sys.Algo = algo
-				run, err := measure(sys)
-				if err != nil {
-					return nil, err
-				}
-				pair[i] = run
+			pair, err := doubling(n.Topology, n.Dims, f)
+			if err != nil {
+				return nil, err
 			}
 			r.Double[n.Label][f] = pair
 		}
 		r.progress("experiments: %s done", n.Label)
 	}
 	for _, m := range opt.RingSizes {
-		var pair [2]Run
-		for i, algo := range []string{"butterfly", "butterfly-near-first"} {
-			sys := system("torus", []int{m}, opt.RingFlits)
-			sys.Algo = algo
-			run, err := measure(sys)
-			if err != nil {
-				return nil, err
-			}
-			pair[i] = run
+		pair, err := doubling("torus", []int{m}, opt.RingFlits)
+		if err != nil {
+			return nil, err
 		}
 		r.Rings[m] = pair
 	}

@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -286,10 +287,7 @@ func halfDuplexPrediction(run Run) float64 {
 // doubling on a ring of m nodes (a power of two) for large items:
 // ((m^2-1)/3) / (m/2 * log2 m).
 func RingHopRatio(m int) float64 {
-	lg := 0
-	for 1<<lg < m {
-		lg++
-	}
+	lg := bits.Len(uint(m)) - 1
 	return float64(m*m-1) / 3 / (float64(m) / 2 * float64(lg))
 }
 
