@@ -1,0 +1,87 @@
+// Package inputfile reads the files users hand to hxbar (system files,
+// schedules, the files of a generated directory) under one rule: an input is
+// a regular file of at most MaxSize bytes. A device, a FIFO, a directory or
+// a socket is refused before anything is read, so /dev/zero cannot fill the
+// memory and a FIFO cannot block the run; a file larger than the cap, or one
+// that grows past it while it is read, is refused with its size. Errors are
+// one line naming the path and what is allowed. It imports nothing of hxbar.
+package inputfile
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// MaxSize is the largest input hxbar reads, in bytes; MaxSizeText says it
+// in messages.
+const (
+	MaxSize     = 64 << 20
+	MaxSizeText = "64 MiB"
+)
+
+// Read returns the contents of the regular file at path (symlinks are
+// followed) if it holds at most MaxSize bytes.
+func Read(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(path, st); err != nil {
+		return nil, err
+	}
+	// O_NONBLOCK: if path was swapped for a FIFO since the Stat, opening it
+	// does not wait for a writer; the Stat of the open file refuses it.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := check(path, st); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(st.Size()) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(f, MaxSize+1)); err != nil {
+		return nil, err // an *fs.PathError: it names the file
+	}
+	data := buf.Bytes()
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("%s: more than %d bytes, it grew while read (allowed: at most %s)", path, MaxSize, MaxSizeText)
+	}
+	return data, nil
+}
+
+// check refuses what is not a regular file of at most MaxSize bytes.
+func check(path string, st fs.FileInfo) error {
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file (%s; allowed: a regular file)", path, kind(st.Mode()))
+	}
+	if st.Size() > MaxSize {
+		return fmt.Errorf("%s: %d bytes (allowed: at most %s)", path, st.Size(), MaxSizeText)
+	}
+	return nil
+}
+
+// kind names a file type for messages.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "a special file"
+}
