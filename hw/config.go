@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/hxbar/hxbar/internal/inputfile"
 )
 
 // ParseError is an error in a system file: the file (empty when parsing
@@ -382,9 +383,10 @@ func Parse(data []byte) (System, error) {
 	return s, err
 }
 
-// Load reads and parses the system file at path; errors name the file.
+// Load reads and parses the system file at path; errors name the file. The
+// file must be a regular file of at most 64 MiB (internal/inputfile).
 func Load(path string) (System, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path)
 	if err != nil {
 		return System{}, err
 	}
@@ -440,6 +442,9 @@ func yamlError(err error) *ParseError {
 // set in the file, for locating errors.
 func parse(data []byte) (System, map[string]*yaml.Node, error) {
 	s := Default()
+	if err := checkYAMLBudget(data); err != nil {
+		return System{}, nil, &ParseError{Err: err}
+	}
 	doc, more, err := decodeDocs(data)
 	if err != nil {
 		return System{}, nil, yamlError(err)
