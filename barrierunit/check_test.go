@@ -100,14 +100,19 @@ func TestReadSchedule(t *testing.T) {
 		t.Fatalf("round trip: %v", err)
 	}
 	for _, c := range []struct{ in, msg string }{
-		{``, "invalid schedule JSON: empty input"},
-		{`{"ranks":2,"gates":1,"routes":[],"colour":1}`, `invalid schedule JSON: json: unknown field "colour"`},
-		{`{"ranks":2,"gates":1,"routes":[{"from_rank":0,"from_gate":1,"to_rank":1,"to_gate":2,"distance":1,"hops":1}]}`, `invalid schedule JSON: json: unknown field "hops"`},
-		{`{"ranks":2} {}`, "invalid schedule JSON: more data after the schedule object"},
-		{`{"ranks":"2"}`, "invalid schedule JSON: json: cannot unmarshal string into Go struct field Schedule.ranks of type int"},
-		{`{"ranks":1e99}`, "invalid schedule JSON: json: cannot unmarshal number 1e99 into Go struct field Schedule.ranks of type int"},
-		{`[1]`, "invalid schedule JSON: json: cannot unmarshal array into Go value of type barrierunit.Schedule"},
-		{`null`, "invalid ranks: 0 (allowed: 1..16777216)"},
+		{``, "invalid gate schedule JSON: empty input"},
+		{`{"ranks":2,"gates":1,"routes":[],"colour":1}`, `invalid gate schedule JSON: json: unknown field "colour"`},
+		{`{"ranks":2,"gates":1,"routes":[{"from_rank":0,"from_gate":1,"to_rank":1,"to_gate":2,"distance":1,"hops":1}]}`, `invalid gate schedule JSON: json: unknown field "hops"`},
+		{`{"ranks":2} {}`, "invalid gate schedule JSON: more data after the gate schedule object"},
+		{`{"ranks":"2"}`, "invalid gate schedule JSON: json: cannot unmarshal string into Go struct field Schedule.ranks of type int"},
+		{`{"ranks":1e99}`, "invalid gate schedule JSON: json: cannot unmarshal number 1e99 into Go struct field Schedule.ranks of type int"},
+		{`[1]`, "invalid gate schedule JSON: json: cannot unmarshal array into Go value of type barrierunit.Schedule"},
+		{`null`, "invalid gate schedule JSON: null is not allowed"},
+		// encoding/json would keep the last of two keys and read null as 0.
+		{`{"ranks":2,"gates":1,"ranks":3}`, `invalid gate schedule JSON: duplicate key "ranks"`},
+		{`{"ranks":null,"gates":1}`, "invalid gate schedule JSON: ranks: null is not allowed"},
+		{`{"ranks":2,"gates":1,"routes":[{"from_rank":0,"from_gate":1,"to_rank":1,"to_rank":0,"to_gate":2,"distance":1}]}`, `invalid gate schedule JSON: routes[0]: duplicate key "to_rank"`},
+		{`{"ranks":2,"gates":1,"routes":[{"from_rank":0,"from_gate":1,"to_rank":null,"to_gate":2,"distance":1}]}`, "invalid gate schedule JSON: routes[0].to_rank: null is not allowed"},
 		{`{"ranks":2,"gates":1,"routes":[{"from_rank":0,"from_gate":1,"to_rank":1,"to_gate":3,"distance":1}]}`, "invalid routes[0].to_gate: 3 (allowed: from_gate+1 = 2)"},
 	} {
 		s, err := ReadSchedule(strings.NewReader(c.in))

@@ -11,7 +11,7 @@ import (
 // returns it only if it passes Check.
 func ReadSchedule(r io.Reader) (*Schedule, error) {
 	var s Schedule
-	if err := strictjson.DecodeOne(r, &s, "schedule"); err != nil {
+	if err := strictjson.DecodeOne(r, &s, "gate schedule"); err != nil {
 		return nil, err
 	}
 	if err := s.Check(); err != nil {

@@ -170,7 +170,7 @@ func checkPlacement(M, D int, place, def []int) error {
 // The schedule is returned only if it passes Check.
 func ReadSchedule(r io.Reader) (*Schedule, error) {
 	var s Schedule
-	if err := strictjson.DecodeOne(r, &s, "schedule"); err != nil {
+	if err := strictjson.DecodeOne(r, &s, "data schedule"); err != nil {
 		return nil, err
 	}
 	if s.Order == "" {

@@ -186,11 +186,16 @@ func TestReadSchedule(t *testing.T) {
 		t.Errorf("omitted order: %v %+v", err, s)
 	}
 	for _, c := range []struct{ in, msg string }{
-		{``, "invalid schedule JSON: empty input"},
-		{`{"nodes":2,"items":1,"placement":[1],"steps":[],"cost":3}`, `invalid schedule JSON: json: unknown field "cost"`},
-		{`{"nodes":2,"items":1,"placement":[1],"steps":[]} {}`, "invalid schedule JSON: more data after the schedule object"},
+		{``, "invalid data schedule JSON: empty input"},
+		{`{"nodes":2,"items":1,"placement":[1],"steps":[],"cost":3}`, `invalid data schedule JSON: json: unknown field "cost"`},
+		{`{"nodes":2,"items":1,"placement":[1],"steps":[]} {}`, "invalid data schedule JSON: more data after the data schedule object"},
 		{`{"nodes":2,"items":1,"placement":[1],"order":"O","steps":[]}`, `invalid order: "O" (allowed: "", the kinds of the steps in order)`},
 		{`{"nodes":2,"items":1,"placement":[2],"steps":[]}`, "invalid placement[0]: 2 (allowed: a node in 0..1)"},
+		// encoding/json would keep the last of two keys and read null as 0.
+		{`{"nodes":2,"items":1,"nodes":4,"placement":[1],"steps":[]}`, `invalid data schedule JSON: duplicate key "nodes"`},
+		{`{"nodes":2,"items":null,"placement":[1],"steps":[]}`, "invalid data schedule JSON: items: null is not allowed"},
+		{`{"nodes":2,"items":1,"placement":[1],"steps":[{"kind":"O","transfers":[{"src":1,"dst":0,"dst":1,"items":[0]}]}]}`, `invalid data schedule JSON: steps[0].transfers[0]: duplicate key "dst"`},
+		{`{"nodes":2,"items":1,"placement":[1],"steps":[{"kind":"O","transfers":[{"src":1,"dst":0,"items":[null]}]}]}`, "invalid data schedule JSON: steps[0].transfers[0].items[0]: null is not allowed"},
 	} {
 		if _, err := ReadSchedule(strings.NewReader(c.in)); err == nil || err.Error() != c.msg {
 			t.Errorf("%q:\n got  %v\n want %s", c.in, err, c.msg)
