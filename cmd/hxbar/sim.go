@@ -15,6 +15,8 @@ import (
 	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/collective"
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/internal/inputfile"
+	"github.com/hxbar/hxbar/internal/strictjson"
 	"github.com/hxbar/hxbar/sim"
 	"github.com/olekukonko/tablewriter"
 )
@@ -38,6 +40,10 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	if err := checkOutputs(map[string]string{"config": fs.Lookup("config").Value.String(), "schedule": *schedFile},
+		map[string]string{"trace": *trace, "vcd": *vcd}); err != nil {
 		return err
 	}
 	s, err := sys()
@@ -120,14 +126,13 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 }
 
 func readScheduleFile(name string) (*barrierunit.Schedule, error) {
-	f, err := os.Open(name)
+	data, err := inputfile.Read(name)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	s, err := barrierunit.ReadSchedule(f)
+	s, err := barrierunit.ReadSchedule(bytes.NewReader(data))
 	if err != nil {
-		if data, rerr := os.ReadFile(name); rerr == nil && bytes.Contains(data, []byte(`"transfers"`)) {
+		if bytes.Contains(data, []byte(`"transfers"`)) {
 			return nil, fmt.Errorf("%s: %w (this looks like a data schedule: give --collective allgather or broadcast)", name, err)
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -249,16 +254,21 @@ func dataScheduleFlag(fs *flag.FlagSet, name string, s *hw.System) (*collective.
 	if name == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(name)
+	data, err := inputfile.Read(name)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	// Accept the output of 'hxbar collective --format json' as it is: the
-	// schedule wrapped with its verifier report.
+	// schedule wrapped with its verifier report. The whole file is held to
+	// the rules of the schedule itself (no key twice, no null).
+	if err := strictjson.Check(data, "data schedule"); err != nil {
+		return nil, usageError{fmt.Errorf("%s: %w", name, err)}
+	}
 	var wrapped struct {
 		Schedule json.RawMessage `json:"schedule"`
+		Report   json.RawMessage `json:"report"`
 	}
-	if json.Unmarshal(data, &wrapped) == nil && len(wrapped.Schedule) > 0 {
+	if strictjson.Unmarshal(data, &wrapped, "data schedule") == nil && len(wrapped.Schedule) > 0 {
 		data = wrapped.Schedule
 	}
 	cs, err := collective.ReadSchedule(bytes.NewReader(data))
