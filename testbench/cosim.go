@@ -14,6 +14,7 @@ import (
 	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/collective"
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/internal/inputfile"
 	"github.com/hxbar/hxbar/sim"
 )
 
@@ -142,7 +143,7 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 	}
 	var stale []string
 	for _, name := range []string{TBFile, ScenarioFile, ExpectedFile} {
-		have, err := os.ReadFile(filepath.Join(dir, name))
+		have, err := inputfile.Read(filepath.Join(dir, name))
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%s: no %s: generate the testbench with 'hxbar gen --config %s --out %s'",
 				dir, name, filepath.Join(dir, systemFile), dir)
@@ -218,15 +219,14 @@ const DataScheduleFile = "data-schedule.json"
 // readDirFile reads dir/name with read, or returns nil when it is absent.
 func readDirFile[T any](dir, name string, read func(io.Reader) (*T, error)) (*T, error) {
 	path := filepath.Join(dir, name)
-	f, err := os.Open(path)
+	data, err := inputfile.Read(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	v, err := read(f)
+	v, err := read(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
