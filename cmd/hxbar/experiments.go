@@ -11,8 +11,8 @@ import (
 // with its plots (make experiments).
 func runExperiments(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("experiments", stderr)
-	doc := fs.String("doc", "docs/experiments.md", "write the report to `FILE`")
-	img := fs.String("img", "docs/img", "write the SVG plots into `DIR`")
+	doc := fs.String("doc", "docs/experiments.md", "write the report to `FILE`, in an existing directory (an existing file only if hxbar experiments wrote it)")
+	img := fs.String("img", "docs/img", "write the SVG plots into `DIR`, created only in an existing directory (its plots overwritten only if hxbar experiments wrote them)")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}

@@ -8,8 +8,10 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,13 +215,19 @@ func Collect(opt Options) (*Results, error) {
 }
 
 // Write runs the experiments and writes the report as docPath (Markdown)
-// and its plots into imgDir, named relative to the report.
+// and its plots into imgDir, named relative to the report. Before running
+// anything it refuses paths it may not write (checkOutputs): it overwrites
+// only files carrying the Marker, creates no parent directory of docPath,
+// and creates imgDir only in an existing directory.
 func Write(opt Options, docPath, imgDir string) error {
+	if err := checkOutputs(docPath, imgDir); err != nil {
+		return err
+	}
 	r, err := Collect(opt)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(imgDir, 0o755); err != nil {
+	if err := os.Mkdir(imgDir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
 	rel, err := filepath.Rel(filepath.Dir(docPath), imgDir)

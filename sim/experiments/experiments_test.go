@@ -110,7 +110,7 @@ func TestPlots(t *testing.T) {
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil || !strings.Contains(string(data), "<svg") {
+		if err != nil || !strings.Contains(string(data), "<svg") || !strings.HasPrefix(string(data), "<?xml version=\"1.0\"?>\n"+svgMarker) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}

@@ -15,8 +15,8 @@ import (
 // Plot files, in the order Markdown uses them.
 var plotFiles = []string{"exp-orders" + plotExt, "exp-doubling-hops" + plotExt, "exp-doubling-cycles" + plotExt, "exp-duplex" + plotExt, "exp-orders-64" + plotExt}
 
-// plotExt picks the image format (gonum/plot chooses by extension).
-var plotExt = ".svg"
+// plotExt is the image format: SVG, which carries the Marker (savePlot).
+const plotExt = ".svg"
 
 var palette = []color.Color{
 	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
@@ -55,7 +55,7 @@ func bars(title, ylabel string, names, series []string, values [][]float64, file
 	p.Legend.Top = true
 	p.NominalX(names...)
 	p.Add(plotter.NewGrid())
-	return p.Save(vg.Length(max(5, len(names))*90)*vg.Points(1)+200, 4*vg.Inch, file)
+	return savePlot(p, vg.Length(max(5, len(names))*90)*vg.Points(1)+200, 4*vg.Inch, file)
 }
 
 // Plots writes the four plots into dir and returns their file names.
@@ -114,7 +114,7 @@ func (r *Results) Plots(dir string) ([]string, error) {
 	p.Legend.Top = true
 	p.Legend.Left = true
 	p.Add(plotter.NewGrid())
-	if err := p.Save(7*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, plotFiles[2])); err != nil {
+	if err := savePlot(p, 7*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, plotFiles[2])); err != nil {
 		return nil, err
 	}
 
@@ -149,7 +149,7 @@ func (r *Results) Plots(dir string) ([]string, error) {
 	p.Legend.Add("one order", sc)
 	p.Legend.Add(fmt.Sprintf("%.1f x cost + %.1f", a, b), fit)
 	p.Legend.Top, p.Legend.Left = true, true
-	if err := p.Save(6*vg.Inch, 4*vg.Inch, filepath.Join(dir, plotFiles[4])); err != nil {
+	if err := savePlot(p, 6*vg.Inch, 4*vg.Inch, filepath.Join(dir, plotFiles[4])); err != nil {
 		return nil, err
 	}
 	return append([]string(nil), plotFiles...), nil
