@@ -16,21 +16,20 @@ import (
 	"syscall"
 )
 
-// MaxSize is the largest input hxbar reads, in bytes; MaxSizeText says it
-// in messages.
-const (
-	MaxSize     = 64 << 20
-	MaxSizeText = "64 MiB"
-)
+// MaxSize is the largest input hxbar reads, in bytes.
+const MaxSize = 64 << 20
 
 // Read returns the contents of the regular file at path (symlinks are
 // followed) if it holds at most MaxSize bytes.
-func Read(path string) ([]byte, error) {
+func Read(path string) ([]byte, error) { return read(path, MaxSize) }
+
+// read is Read with the cap as a parameter, for tests.
+func read(path string, limit int64) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := check(path, st); err != nil {
+	if err := check(path, st, limit); err != nil {
 		return nil, err
 	}
 	// O_NONBLOCK: if path was swapped for a FIFO since the Stat, opening it
@@ -43,30 +42,38 @@ func Read(path string) ([]byte, error) {
 	if st, err = f.Stat(); err != nil {
 		return nil, err
 	}
-	if err := check(path, st); err != nil {
+	if err := check(path, st, limit); err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
 	buf.Grow(int(st.Size()) + bytes.MinRead)
-	if _, err := buf.ReadFrom(io.LimitReader(f, MaxSize+1)); err != nil {
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, err // an *fs.PathError: it names the file
 	}
 	data := buf.Bytes()
-	if len(data) > MaxSize {
-		return nil, fmt.Errorf("%s: more than %d bytes, it grew while read (allowed: at most %s)", path, MaxSize, MaxSizeText)
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: more than %d bytes, it grew while read (allowed: at most %s)", path, limit, sizeText(limit))
 	}
 	return data, nil
 }
 
 // check refuses what is not a regular file of at most MaxSize bytes.
-func check(path string, st fs.FileInfo) error {
+func check(path string, st fs.FileInfo, limit int64) error {
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("%s: not a regular file (%s; allowed: a regular file)", path, kind(st.Mode()))
 	}
-	if st.Size() > MaxSize {
-		return fmt.Errorf("%s: %d bytes (allowed: at most %s)", path, st.Size(), MaxSizeText)
+	if st.Size() > limit {
+		return fmt.Errorf("%s: %d bytes (allowed: at most %s)", path, st.Size(), sizeText(limit))
 	}
 	return nil
+}
+
+// sizeText says a size in messages: 64 MiB.
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // kind names a file type for messages.

@@ -100,7 +100,25 @@ func TestCheckOpenFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := check(fifo, st); err == nil || !strings.Contains(err.Error(), "a named pipe") {
+	if err := check(fifo, st, MaxSize); err == nil || !strings.Contains(err.Error(), "a named pipe") {
 		t.Fatalf("check of an open FIFO: %v", err)
+	}
+}
+
+// TestReadCatchesGrowth: a file longer than its Stat said (here a /proc
+// file, which says 0 bytes; the same as a file growing while read) is
+// caught by the limited read.
+func TestReadCatchesGrowth(t *testing.T) {
+	const path = "/proc/self/status"
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() || st.Size() != 0 {
+		t.Skipf("%s: no regular file of size 0 (%v)", path, err)
+	}
+	_, err = read(path, 100)
+	if want := path + ": more than 100 bytes, it grew while read (allowed: at most 100 bytes)"; err == nil || err.Error() != want {
+		t.Fatalf("%v, want %q", err, want)
+	}
+	if data, err := read(path, MaxSize); err != nil || !strings.Contains(string(data), "Name:") {
+		t.Fatalf("%v: %.100q", err, data)
 	}
 }
