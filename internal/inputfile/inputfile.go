@@ -57,7 +57,7 @@ func read(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// check refuses what is not a regular file of at most MaxSize bytes.
+// check refuses what is not a regular file of at most limit bytes.
 func check(path string, st fs.FileInfo, limit int64) error {
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("%s: not a regular file (%s; allowed: a regular file)", path, kind(st.Mode()))
