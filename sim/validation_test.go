@@ -6,9 +6,11 @@ package sim
 // pattern, never copied from a run.
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"testing"
 
 	"github.com/hxbar/hxbar/hw"
@@ -120,12 +122,17 @@ func analyse(t *testing.T, sys hw.System, pattern string, hot float64) channelLo
 		cl.flowCap[s] = 1 / g
 	}
 	if pattern == "transpose" || pattern == "bitcomp" {
+		// Greedy, in channel order, so that the set is the same every run.
+		var keys [][2]int
+		for k, l := range load {
+			if l >= cl.gammaMax-1e-9 {
+				keys = append(keys, k)
+			}
+		}
+		slices.SortFunc(keys, func(a, b [2]int) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
 		used := map[int]bool{}
 	next:
-		for k, l := range load {
-			if l < cl.gammaMax-1e-9 {
-				continue
-			}
+		for _, k := range keys {
 			for _, s := range srcs[k] {
 				if used[s] {
 					continue next
