@@ -15,6 +15,7 @@ import (
 	"github.com/hxbar/hxbar/collective"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
+	"github.com/hxbar/hxbar/verilog"
 )
 
 // Report is the outcome of one co-simulation.
@@ -144,8 +145,7 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 	for _, name := range []string{TBFile, ScenarioFile, ExpectedFile} {
 		have, err := os.ReadFile(filepath.Join(dir, name))
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no %s: generate the testbench with 'hxbar gen --config %s --out %s'",
-				dir, name, filepath.Join(dir, systemFile), dir)
+			return nil, &DirError{Dir: dir, File: name, Msg: fmt.Sprintf("%s: no %s (a file of the testbench): regenerate with '%s'", dir, name, RegenerateCommand(dir))}
 		}
 		if err != nil {
 			return nil, err
@@ -155,8 +155,13 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 		}
 	}
 	if len(stale) > 0 {
-		return nil, fmt.Errorf("%s: %s not generated from %s (stale or edited); regenerate with 'hxbar gen --config %s --out %s'",
-			dir, strings.Join(stale, ", "), systemFile, filepath.Join(dir, systemFile), dir)
+		return nil, &DirError{Dir: dir, File: stale[0], Msg: fmt.Sprintf("%s: %s not generated from %s (stale or edited); regenerate with '%s'",
+			dir, strings.Join(stale, ", "), systemFile, RegenerateCommand(dir))}
+	}
+	// Every file of the design must be there: a missing table is a broken
+	// directory, not an RTL that differs from the model.
+	if err := checkDesignFiles(dir, s); err != nil {
+		return nil, err
 	}
 
 	run, err := RunSimulator(ctx, dir, simulator)
@@ -169,6 +174,80 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 		return rep, &MismatchError{rep}
 	}
 	return rep, nil
+}
+
+// DirError is a generated directory that cannot be co-simulated as it
+// stands: a file is missing, or the testbench is stale. Msg is the whole
+// one-line message, naming File and the command that regenerates the
+// directory.
+type DirError struct {
+	Dir, File, Msg string
+}
+
+func (e *DirError) Error() string { return e.Msg }
+
+// checkDesignFiles reports the first file of the design for s (the
+// library, hx_top.v, the tables, hx_params.vh) missing from dir.
+func checkDesignFiles(dir string, s *sim.System) error {
+	m, _, err := verilog.Render(s)
+	if err != nil {
+		return err
+	}
+	for _, name := range m.Files {
+		st, err := os.Stat(filepath.Join(dir, name))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return &DirError{Dir: dir, File: name, Msg: fmt.Sprintf("%s: no %s (%s): regenerate with '%s'", dir, name, describe(m, name), RegenerateCommand(dir))}
+		case err != nil:
+			return err
+		case !st.Mode().IsRegular():
+			return &DirError{Dir: dir, File: name, Msg: fmt.Sprintf("%s: %s (%s) is not a regular file: regenerate with '%s'", dir, name, describe(m, name), RegenerateCommand(dir))}
+		}
+	}
+	return nil
+}
+
+// describe says what a design file is, for messages.
+func describe(m *verilog.Manifest, name string) string {
+	for n, f := range m.GateTables {
+		if f == name {
+			return fmt.Sprintf("the gate table of node %d", n)
+		}
+	}
+	for n, f := range m.DataTables {
+		if f == name {
+			return fmt.Sprintf("the data table of node %d", n)
+		}
+	}
+	for sw, f := range m.RouteTables {
+		if f == name {
+			return fmt.Sprintf("the routing table of switch %d", sw)
+		}
+	}
+	switch name {
+	case m.Params:
+		return "the design's defines"
+	case verilog.TopFile:
+		return "the top level"
+	case m.System:
+		return "the reference system"
+	}
+	return "a file of the RTL library"
+}
+
+// RegenerateCommand is the command that regenerates the directory dir from
+// its own records: its system.yaml and, when dir holds one, its recorded
+// schedule (schedule.json or data-schedule.json). gen reads both before it
+// writes anything, and they are its own files (in the manifest), so
+// regenerating over them loses nothing.
+func RegenerateCommand(dir string) string {
+	cmd := "hxbar gen --config " + filepath.Join(dir, systemFile)
+	for _, f := range []string{ScheduleFile, DataScheduleFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			cmd += " --schedule " + filepath.Join(dir, f)
+		}
+	}
+	return cmd + " --out " + dir
 }
 
 // RunModel builds and runs the model of sys and returns the assembled system,
