@@ -75,6 +75,12 @@ type Options struct {
 	Parts []string
 	// Tool is recorded in the manifest (e.g. "hxbar gen").
 	Tool string
+	// Inputs names files in the directory that the caller has read in full
+	// as its input (e.g. --config DIR/system.yaml): a regular file among
+	// them may be replaced by the new file of the same name even when it is
+	// not owned (it is the source of the new content), and is never
+	// removed.
+	Inputs []string
 }
 
 // Entry is one file of a manifest.
@@ -356,13 +362,17 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 			return nil, err
 		}
 		if !ok {
-			conflicts = append(conflicts, f.Name)
+			if !slices.Contains(opts.Inputs, f.Name) || !st.Mode().IsRegular() {
+				conflicts = append(conflicts, f.Name)
+			}
 			continue
 		}
 		if e, _ := old.Lookup(f.Name); e.SHA256 == Hash(f.Data) && st.Mode().Perm() == mode(f) {
 			same[f.Name] = true
 		}
 	}
+	slices.Sort(dirs)
+	slices.Sort(conflicts)
 	if len(dirs) > 0 {
 		return nil, &RefusedError{Dir: dir, Files: dirs, Reason: fmt.Sprintf("%s in the way: a directory is never replaced (move it away)", list(dirs, "is a directory", "are directories"))}
 	}
@@ -386,6 +396,10 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 				return nil, err
 			}
 			switch {
+			case slices.Contains(opts.Inputs, e.Name):
+				if ok {
+					keep = append(keep, e)
+				}
 			case !ok:
 				if _, err := os.Lstat(filepath.Join(real, e.Name)); err == nil {
 					res.Left = append(res.Left, e.Name)
@@ -538,6 +552,26 @@ func list(names []string, one, many string) string {
 		q = append(q[:max], fmt.Sprintf("and %d more", len(names)-max))
 	}
 	return strings.Join(q, ", ") + " " + many
+}
+
+// Owns reports whether dir's manifest owns name: a regular file that the
+// manifest names, with the content it records. A directory without a
+// (valid) manifest owns nothing.
+func Owns(dir, name string) bool {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return false
+	}
+	e, ok := m.Lookup(name)
+	if !ok {
+		return false
+	}
+	p := filepath.Join(dir, name)
+	if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	data, err := os.ReadFile(p)
+	return err == nil && Hash(data) == e.SHA256
 }
 
 // Changed returns, of the names given, those whose content in dir differs

@@ -394,3 +394,27 @@ func TestChanged(t *testing.T) {
 		t.Fatalf("%v %v", ch, miss)
 	}
 }
+
+func TestInputsReplacedNeverRemoved(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	Write(dir, files("system.yaml", "y1", "schedule.json", "s1", "a", "1"), Options{})
+	put(t, filepath.Join(dir, "system.yaml"), "y edited")
+	if !Owns(dir, "a") || Owns(dir, "system.yaml") || Owns(dir, "nope") {
+		t.Fatal("Owns")
+	}
+	_, err := Write(dir, files("system.yaml", "y2", "a", "1"), Options{})
+	refused(t, err, `"system.yaml" is`)
+	// Read as the input: replaced; schedule.json, an input not written
+	// again, is kept.
+	if _, err := Write(dir, files("system.yaml", "y2", "a", "1"), Options{Inputs: []string{"system.yaml", "schedule.json"}}); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, filepath.Join(dir, "system.yaml")) != "y2" || read(t, filepath.Join(dir, "schedule.json")) != "s1" || !Owns(dir, "schedule.json") {
+		t.Fatal("inputs")
+	}
+	// A symlink is never an input that may be replaced.
+	os.Remove(filepath.Join(dir, "system.yaml"))
+	os.Symlink("a", filepath.Join(dir, "system.yaml"))
+	_, err = Write(dir, files("system.yaml", "y3"), Options{Inputs: []string{"system.yaml"}})
+	refused(t, err, `"system.yaml" is`)
+}
