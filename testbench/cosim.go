@@ -8,12 +8,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/collective"
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/sim"
 	"github.com/hxbar/hxbar/verilog"
 )
@@ -160,7 +162,7 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 	}
 	// Every file of the design must be there: a missing table is a broken
 	// directory, not an RTL that differs from the model.
-	if err := checkDesignFiles(dir, s); err != nil {
+	if err := checkDesignFiles(dir); err != nil {
 		return nil, err
 	}
 
@@ -186,50 +188,51 @@ type DirError struct {
 
 func (e *DirError) Error() string { return e.Msg }
 
-// checkDesignFiles reports the first file of the design for s (the
-// library, hx_top.v, the tables, hx_params.vh) missing from dir.
-func checkDesignFiles(dir string, s *sim.System) error {
-	m, _, err := verilog.Render(s)
+// checkDesignFiles reports the first file of the design (a file of part
+// verilog.PartDesign in dir's manifest: the library, hx_top.v, the tables,
+// hx_params.vh) missing from dir. A directory without a manifest (written
+// by hand or by an older hxbar) is not checked.
+func checkDesignFiles(dir string) error {
+	m, err := gendir.ReadManifest(dir)
 	if err != nil {
-		return err
+		return nil
 	}
-	for _, name := range m.Files {
-		st, err := os.Stat(filepath.Join(dir, name))
+	for _, e := range m.Files {
+		if e.Part != verilog.PartDesign {
+			continue
+		}
+		st, err := os.Stat(filepath.Join(dir, e.Name))
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			return &DirError{Dir: dir, File: name, Msg: fmt.Sprintf("%s: no %s (%s): regenerate with '%s'", dir, name, describe(m, name), RegenerateCommand(dir))}
+			return &DirError{Dir: dir, File: e.Name, Msg: fmt.Sprintf("%s: no %s (%s): regenerate with '%s'", dir, e.Name, describe(e.Name), RegenerateCommand(dir))}
 		case err != nil:
 			return err
 		case !st.Mode().IsRegular():
-			return &DirError{Dir: dir, File: name, Msg: fmt.Sprintf("%s: %s (%s) is not a regular file: regenerate with '%s'", dir, name, describe(m, name), RegenerateCommand(dir))}
+			return &DirError{Dir: dir, File: e.Name, Msg: fmt.Sprintf("%s: %s (%s) is not a regular file: regenerate with '%s'", dir, e.Name, describe(e.Name), RegenerateCommand(dir))}
 		}
 	}
 	return nil
 }
 
 // describe says what a design file is, for messages.
-func describe(m *verilog.Manifest, name string) string {
-	for n, f := range m.GateTables {
-		if f == name {
-			return fmt.Sprintf("the gate table of node %d", n)
-		}
-	}
-	for n, f := range m.DataTables {
-		if f == name {
-			return fmt.Sprintf("the data table of node %d", n)
-		}
-	}
-	for sw, f := range m.RouteTables {
-		if f == name {
-			return fmt.Sprintf("the routing table of switch %d", sw)
+func describe(name string) string {
+	for _, k := range []struct{ prefix, what string }{
+		{"gt_n", "the gate table of node "}, {"dt_n", "the data table of node "}, {"rt_s", "the routing table of switch "},
+	} {
+		if n, ok := strings.CutPrefix(name, k.prefix); ok {
+			if n, ok := strings.CutSuffix(n, ".hex"); ok {
+				if _, err := strconv.Atoi(n); err == nil {
+					return k.what + n
+				}
+			}
 		}
 	}
 	switch name {
-	case m.Params:
+	case paramsFile:
 		return "the design's defines"
 	case verilog.TopFile:
 		return "the top level"
-	case m.System:
+	case systemFile:
 		return "the reference system"
 	}
 	return "a file of the RTL library"
