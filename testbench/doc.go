@@ -18,8 +18,8 @@
 //     header (event count, checksum, watchdog limit) that tb.v verifies at
 //     time 0.
 //   - run.sh and Makefile: run it without Go (Icarus Verilog or Verilator),
-//     after checking tb.v, scenario.hex, expected.hex, hx_sources.f and
-//     system.yaml against the hashes of hxbar-manifest.json.
+//     after checking tb.v, scenario.hex, expected.hex and system.yaml
+//     against the hashes of hxbar-manifest.json.
 //   - hx_sources.f: the sources to compile, one a line.
 //
 // The word formats are in docs/cosim.md. RunIcarus and RunVerilator compile

@@ -172,8 +172,8 @@ const runScript = `#!/bin/sh
 #
 # The sources compiled are those hx_sources.f lists (the RTL library,
 # hx_top.v, tb.v), no other .v file of the directory. tb.v, scenario.hex,
-# expected.hex, hx_sources.f and system.yaml must be as hxbar wrote them
-# (their SHA-256 in hxbar-manifest.json): the RTL and the tables may be
+# expected.hex and system.yaml must be as hxbar wrote them (their SHA-256
+# in hxbar-manifest.json); the RTL, the tables and hx_sources.f may be
 # edited, they are the design under test.
 #
 # Prints the event trace, then exactly one line "PASS ..." or "FAIL ...";
@@ -195,7 +195,7 @@ elif command -v shasum >/dev/null 2>&1; then sum="shasum -a 256"
 else sum=""; echo "run.sh: no sha256sum or shasum: the testbench is not checked against hxbar-manifest.json" >&2
 fi
 if [ -n "$sum" ]; then
-    for f in tb.v scenario.hex expected.hex hx_sources.f system.yaml; do
+    for f in tb.v scenario.hex expected.hex system.yaml; do
         [ -f "$f" ] || { echo "$dir: no $f: regenerate with '$regen'" >&2; exit 2; }
         want=$(grep -F "\"name\": \"$f\"" hxbar-manifest.json | sed 's/.*"sha256": "\([0-9a-f]*\)".*/\1/')
         have=$($sum "$f" | cut -d ' ' -f 1)
