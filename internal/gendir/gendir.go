@@ -16,7 +16,9 @@
 //     target (the directory the caller names may itself be a symlink; it is
 //     resolved first);
 //   - writes every new file into a temporary sibling directory first (same
-//     parent, so that rename(2) moves the files), so that a write error
+//     parent, so that rename(2) moves the files; for an existing directory
+//     whose parent is not writable, a hidden directory inside it), so that
+//     a write error
 //     leaves the directory as it was; then renames the files into place,
 //     removes the owned files the new set no longer has (only when their
 //     hash still matches: an edited one is left alone) and writes the
@@ -145,6 +147,7 @@ func Hash(data []byte) string {
 var (
 	writeFile = os.WriteFile
 	rename    = os.Rename
+	mkdirTemp = os.MkdirTemp
 )
 
 // ReadManifest reads dir's manifest. The error wraps fs.ErrNotExist when
@@ -287,7 +290,7 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 
 	if !exists {
 		// A new directory: stage everything, rename it into place.
-		staging, err := stage(real, files, nil, newMan)
+		staging, err := stage(real, files, nil, newMan, false)
 		if err != nil {
 			return nil, err
 		}
@@ -412,7 +415,7 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 		}
 	}
 
-	staging, err := stage(real, files, same, nil)
+	staging, err := stage(real, files, same, nil, true)
 	if err != nil {
 		return nil, err
 	}
@@ -485,13 +488,19 @@ func mode(f File) fs.FileMode {
 
 // stage writes files (except those in skip) into a new temporary sibling
 // of dir, and the manifest man when it is not nil; it returns the staging
-// directory, or removes it and returns the error.
-func stage(dir string, files []File, skip map[string]bool, man *Manifest) (string, error) {
+// directory, or removes it and returns the error. When the parent is not
+// writable and inside is set (dir exists), the staging directory is a
+// hidden directory inside dir instead (the renames stay within one
+// filesystem either way).
+func stage(dir string, files []File, skip map[string]bool, man *Manifest, inside bool) (string, error) {
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", fmt.Errorf("output directory: %w", err)
 	}
-	staging, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".hxbar-")
+	staging, err := mkdirTemp(parent, "."+filepath.Base(dir)+".hxbar-")
+	if err != nil && inside {
+		staging, err = mkdirTemp(dir, ".hxbar-staging-")
+	}
 	if err != nil {
 		return "", fmt.Errorf("output directory: cannot stage the files next to it: %w", err)
 	}

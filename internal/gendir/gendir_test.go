@@ -418,3 +418,29 @@ func TestInputsReplacedNeverRemoved(t *testing.T) {
 	_, err = Write(dir, files("system.yaml", "y3"), Options{Inputs: []string{"system.yaml"}})
 	refused(t, err, `"system.yaml" is`)
 }
+
+func TestStagingInsideWhenParentReadOnly(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	Write(dir, files("a", "1", "b", "2"), Options{})
+	parent := filepath.Dir(dir)
+	mkdirTemp = func(d, pattern string) (string, error) {
+		if d == parent {
+			return "", fs.ErrPermission
+		}
+		return os.MkdirTemp(d, pattern)
+	}
+	defer func() { mkdirTemp = os.MkdirTemp }()
+	if _, err := Write(dir, files("a", "10"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(t, dir); !slices.Equal(got, []string{"a", ManifestName}) || read(t, filepath.Join(dir, "a")) != "10" {
+		t.Fatalf("entries %v", got)
+	}
+	// A new directory cannot be staged inside itself: an error, nothing made.
+	if _, err := Write(filepath.Join(parent, "new"), files("a", "1"), Options{}); err == nil {
+		t.Fatal("no error")
+	}
+	if _, err := os.Stat(filepath.Join(parent, "new")); !os.IsNotExist(err) {
+		t.Fatal("created")
+	}
+}
