@@ -236,9 +236,9 @@ var _ = registerContract("gen",
 			os.Chmod(filepath.Join(d, "out", "gt_n0.hex"), 0o444)
 			os.Chmod(filepath.Join(d, "out", "tb.v"), 0o444)
 		},
-		args: []string{"gen", "--out", "$D/out", "--dims", "2,2", "--op", "sum"},
-		owns: append(genNames("out"), "out/sim.vvp", "out/sim.vvp.stamp"),
-		slow: true,
+		args:  []string{"gen", "--out", "$D/out", "--dims", "2,2", "--op", "sum"},
+		owns:  append(genNames("out"), "out/sim.vvp", "out/sim.vvp.stamp"),
+		slow:  true,
 		check: func(t *testing.T, d string) { cosimOK(t, filepath.Join(d, "out")) },
 	},
 	contractCase{
@@ -272,8 +272,8 @@ var _ = registerContract("gen",
 			os.Mkdir(filepath.Join(d, "real"), 0o755)
 			os.Symlink("real", filepath.Join(d, "link"))
 		},
-		args: []string{"gen", "--out", "$D/link", "--dims", "2"},
-		owns: []string{"real"},
+		args:  []string{"gen", "--out", "$D/link", "--dims", "2"},
+		owns:  []string{"real"},
 		check: func(t *testing.T, d string) { isManaged(t, filepath.Join(d, "real")) },
 	},
 	contractCase{
