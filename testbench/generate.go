@@ -168,7 +168,8 @@ const runScript = `#!/bin/sh
 #   ./run.sh icarus +vcd          extra arguments are plusargs: +vcd dumps hx.vcd,
 #                                 +context=N, +scenario=FILE, +expected=FILE
 #   ./run.sh check                only check that the testbench is the one
-#                                 generated for system.yaml (make runs this)
+#                                 generated for system.yaml and that no file
+#                                 of the design is missing (make runs this)
 #
 # The sources compiled are those hx_sources.f lists (the RTL library,
 # hx_top.v, tb.v), no other .v file of the directory. tb.v, scenario.hex,
@@ -202,6 +203,9 @@ if [ -n "$sum" ]; then
         [ "$want" = "$have" ] || { echo "$dir: $f is not the one generated for system $name (stale or edited); regenerate with '$regen'" >&2; exit 2; }
     done
 fi
+for f in $(grep -F '"part": "design"' hxbar-manifest.json | sed 's/.*"name": "\([^"]*\)".*/\1/'); do
+    [ -f "$f" ] || { echo "$dir: no $f (a file of the design): regenerate with '$regen'" >&2; exit 2; }
+done
 case $sim in
 check)
     exit 0

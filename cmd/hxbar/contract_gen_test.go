@@ -440,6 +440,13 @@ func TestRunShWithoutGo(t *testing.T) {
 			t.Fatalf("make: %v\n%s", err, b)
 		}
 	}
+	gt := filepath.Join(dir, "gt_n1.hex")
+	keep, _ := os.ReadFile(gt)
+	os.Remove(gt)
+	if _, errs, code := runSh(); code != 2 || errs != dir+": no gt_n1.hex (a file of the design): regenerate with 'hxbar gen --config "+dir+"/system.yaml --out "+dir+"'\n" {
+		t.Fatalf("missing table: exit %d, stderr %q", code, errs)
+	}
+	os.WriteFile(gt, keep, 0o644)
 	edit(t, dir, "expected.hex", "")
 	out, errs, code = runSh()
 	want := dir + ": expected.hex is not the one generated for system runsh-2 (stale or edited); regenerate with 'hxbar gen --config " + dir + "/system.yaml --out " + dir + "'\n"
