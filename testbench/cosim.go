@@ -8,14 +8,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/collective"
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/internal/inputfile"
 	"github.com/hxbar/hxbar/sim"
+	"github.com/hxbar/hxbar/verilog"
 )
 
 // Report is the outcome of one co-simulation.
@@ -145,8 +148,7 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 	for _, name := range []string{TBFile, ScenarioFile, ExpectedFile} {
 		have, err := inputfile.Read(filepath.Join(dir, name))
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no %s: generate the testbench with 'hxbar gen --config %s --out %s'",
-				dir, name, filepath.Join(dir, systemFile), dir)
+			return nil, &DirError{Dir: dir, File: name, Msg: fmt.Sprintf("%s: no %s (a file of the testbench): regenerate with '%s'", dir, name, RegenerateCommand(dir))}
 		}
 		if err != nil {
 			return nil, err
@@ -156,8 +158,13 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 		}
 	}
 	if len(stale) > 0 {
-		return nil, fmt.Errorf("%s: %s not generated from %s (stale or edited); regenerate with 'hxbar gen --config %s --out %s'",
-			dir, strings.Join(stale, ", "), systemFile, filepath.Join(dir, systemFile), dir)
+		return nil, &DirError{Dir: dir, File: stale[0], Msg: fmt.Sprintf("%s: %s not generated from %s (stale or edited); regenerate with '%s'",
+			dir, strings.Join(stale, ", "), systemFile, RegenerateCommand(dir))}
+	}
+	// Every file of the design must be there: a missing table is a broken
+	// directory, not an RTL that differs from the model.
+	if err := checkDesignFiles(dir); err != nil {
+		return nil, err
 	}
 
 	run, err := RunSimulator(ctx, dir, simulator)
@@ -170,6 +177,81 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 		return rep, &MismatchError{rep}
 	}
 	return rep, nil
+}
+
+// DirError is a generated directory that cannot be co-simulated as it
+// stands: a file is missing, or the testbench is stale. Msg is the whole
+// one-line message, naming File and the command that regenerates the
+// directory.
+type DirError struct {
+	Dir, File, Msg string
+}
+
+func (e *DirError) Error() string { return e.Msg }
+
+// checkDesignFiles reports the first file of the design (a file of part
+// verilog.PartDesign in dir's manifest: the library, hx_top.v, the tables,
+// hx_params.vh) missing from dir. A directory without a manifest (written
+// by hand or by an older hxbar) is not checked.
+func checkDesignFiles(dir string) error {
+	m, err := gendir.ReadManifest(dir)
+	if err != nil {
+		return nil
+	}
+	for _, e := range m.Files {
+		if e.Part != verilog.PartDesign {
+			continue
+		}
+		st, err := os.Stat(filepath.Join(dir, e.Name))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return &DirError{Dir: dir, File: e.Name, Msg: fmt.Sprintf("%s: no %s (%s): regenerate with '%s'", dir, e.Name, describe(e.Name), RegenerateCommand(dir))}
+		case err != nil:
+			return err
+		case !st.Mode().IsRegular():
+			return &DirError{Dir: dir, File: e.Name, Msg: fmt.Sprintf("%s: %s (%s) is not a regular file: regenerate with '%s'", dir, e.Name, describe(e.Name), RegenerateCommand(dir))}
+		}
+	}
+	return nil
+}
+
+// describe says what a design file is, for messages.
+func describe(name string) string {
+	for _, k := range []struct{ prefix, what string }{
+		{"gt_n", "the gate table of node "}, {"dt_n", "the data table of node "}, {"rt_s", "the routing table of switch "},
+	} {
+		if n, ok := strings.CutPrefix(name, k.prefix); ok {
+			if n, ok := strings.CutSuffix(n, ".hex"); ok {
+				if _, err := strconv.Atoi(n); err == nil {
+					return k.what + n
+				}
+			}
+		}
+	}
+	switch name {
+	case paramsFile:
+		return "the design's defines"
+	case verilog.TopFile:
+		return "the top level"
+	case systemFile:
+		return "the reference system"
+	}
+	return "a file of the RTL library"
+}
+
+// RegenerateCommand is the command that regenerates the directory dir from
+// its own records: its system.yaml and, when dir holds one, its recorded
+// schedule (schedule.json or data-schedule.json). gen reads both before it
+// writes anything, and they are its own files (in the manifest), so
+// regenerating over them loses nothing.
+func RegenerateCommand(dir string) string {
+	cmd := "hxbar gen --config " + filepath.Join(dir, systemFile)
+	for _, f := range []string{ScheduleFile, DataScheduleFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			cmd += " --schedule " + filepath.Join(dir, f)
+		}
+	}
+	return cmd + " --out " + dir
 }
 
 // RunModel builds and runs the model of sys and returns the assembled system,

@@ -17,7 +17,10 @@
 //   - expected.hex: the model's trace, one 192-bit word per event, with a
 //     header (event count, checksum, watchdog limit) that tb.v verifies at
 //     time 0.
-//   - run.sh and Makefile: run it without Go (Icarus Verilog or Verilator).
+//   - run.sh and Makefile: run it without Go (Icarus Verilog or Verilator),
+//     after checking tb.v, scenario.hex, expected.hex and system.yaml
+//     against the hashes of hxbar-manifest.json.
+//   - hx_sources.f: the sources to compile, one a line.
 //
 // The word formats are in docs/cosim.md. RunIcarus and RunVerilator compile
 // (reusing an up-to-date build) and run the testbench in a directory, and
@@ -27,7 +30,11 @@
 // and the tables there are the design under test, possibly edited by hand),
 // and the two traces are compared.
 //
-// The package never imports the verilog generator: it works on whatever
-// *.v files the directory holds, so a hand-written or edited design is
-// checked the same way as a generated one.
+// The simulators compile the files hx_sources.f lists (the RTL library,
+// hx_top.v, tb.v) and no other .v file of the directory, so a user's own
+// Verilog beside the design is never compiled in; a hand-written or edited
+// design is checked the same way as a generated one. The package uses the
+// verilog package only for the names of its files (the library, hx_top.v,
+// PartDesign); Generate writes through internal/gendir, which never
+// overwrites a file the directory's manifest does not own.
 package testbench

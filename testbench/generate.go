@@ -3,55 +3,74 @@ package testbench
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
+	"strings"
 
 	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/sim"
+	"github.com/hxbar/hxbar/verilog"
 )
 
 // Files returns the names of the files Generate writes, in the order it
 // writes them.
 func Files() []string {
-	return []string{TBFile, ScenarioFile, ExpectedFile, RunScript, MakefileName}
+	return []string{TBFile, ScenarioFile, ExpectedFile, RunScript, MakefileName, SourcesFile}
 }
 
-// Generate writes the testbench for s into dir: tb.v, scenario.hex,
-// expected.hex, run.sh and Makefile (see the package comment and
-// docs/cosim.md). dir is expected to hold (or to receive) the design that
-// verilog.Generate writes for the same s. expected is the model's event
-// trace for s, as sim.System.Run writes it; it must be complete (every rank
-// released), since a testbench can only pass a run that completes.
-//
-// The same s and expected always give byte-identical files; tb.v depends
-// only on the system's name, its node count and the number of events, so
-// regenerating for another seed of the same system leaves it unchanged (and
-// a compiled simulation reusable: the data files are read at run time).
+// PartTestbench is the gendir part of the files Render returns.
+const PartTestbench = "testbench"
+
+// Generate writes the testbench for s into dir (see Render) through
+// gendir.Write: an existing directory must be one hxbar wrote or empty, and
+// a file the directory's manifest does not own (a user's file, an edited
+// generated file, a symlink) is never overwritten (a *gendir.RefusedError
+// names it). dir is expected to hold (or to receive) the design that
+// verilog.Generate writes for the same s; its files are kept.
 func Generate(dir string, s *sim.System, expected []byte) error {
-	files, err := testbenchFiles(s, expected)
+	files, err := Render(s, expected)
 	if err != nil {
 		return err
 	}
 	if dir == "" {
 		return errors.New("output directory: empty name")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output directory: %w", err)
+	_, err = gendir.Write(dir, files, gendir.Options{Parts: []string{PartTestbench}, Tool: "hxbar (testbench.Generate)"})
+	return err
+}
+
+// Render returns the testbench for s, in memory (part PartTestbench):
+// tb.v, scenario.hex, expected.hex, run.sh (mode 0755), Makefile and
+// hx_sources.f, the list of the sources to compile (the RTL library,
+// hx_top.v, tb.v: the simulators compile these and no other .v file). See
+// the package comment and docs/cosim.md. expected is the model's event
+// trace for s, as sim.System.Run writes it; it must be complete (every
+// rank released), since a testbench can only pass a run that completes.
+//
+// The same s and expected always give byte-identical files; tb.v depends
+// only on the system's name, its node count and the number of events, so
+// regenerating for another seed of the same system leaves it unchanged (and
+// a compiled simulation reusable: the data files are read at run time).
+func Render(s *sim.System, expected []byte) ([]gendir.File, error) {
+	m, err := testbenchFiles(s, expected)
+	if err != nil {
+		return nil, err
 	}
+	var out []gendir.File
 	for _, name := range Files() {
-		mode := os.FileMode(0o644)
+		mode := fs.FileMode(0o644)
 		if name == RunScript {
 			mode = 0o755
 		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, files[name], mode); err != nil {
-			return err
-		}
-		if err := os.Chmod(p, mode); err != nil {
-			return err
-		}
+		out = append(out, gendir.File{Name: name, Data: m[name], Mode: mode, Part: PartTestbench})
 	}
-	return nil
+	return out, nil
+}
+
+// Sources is the list of the files a testbench directory compiles, in
+// order: the RTL library, hx_top.v, tb.v.
+func Sources() []string {
+	return append(append(verilog.Library(), verilog.TopFile), TBFile)
 }
 
 // testbenchFiles renders every file Generate writes.
@@ -84,6 +103,7 @@ func testbenchFiles(s *sim.System, expected []byte) (map[string][]byte, error) {
 		ExpectedFile: expectedFile(s.Sys.Name, s.Topo.Nodes, s.Table.Ranks, evs, cycles, limit),
 		RunScript:    []byte(runScript),
 		MakefileName: []byte(makefile),
+		SourcesFile:  []byte(strings.Join(Sources(), "\n") + "\n"),
 	}, nil
 }
 
@@ -147,30 +167,67 @@ const runScript = `#!/bin/sh
 #   ./run.sh verilator            Verilator 5 (--binary, build in obj_dir/)
 #   ./run.sh icarus +vcd          extra arguments are plusargs: +vcd dumps hx.vcd,
 #                                 +context=N, +scenario=FILE, +expected=FILE
+#   ./run.sh check                only check that the testbench is the one
+#                                 generated for system.yaml and that no file
+#                                 of the design is missing (make runs this)
+#
+# The sources compiled are those hx_sources.f lists (the RTL library,
+# hx_top.v, tb.v), no other .v file of the directory. tb.v, scenario.hex,
+# expected.hex and system.yaml must be as hxbar wrote them (their SHA-256
+# in hxbar-manifest.json); the RTL, the tables and hx_sources.f may be
+# edited, they are the design under test.
 #
 # Prints the event trace, then exactly one line "PASS ..." or "FAIL ...";
-# the exit status is 0 only for PASS.
+# the exit status is 0 only for PASS (2 for a directory that cannot run).
 set -eu
 cd "$(dirname "$0")"
+dir=$(pwd)
 sim=${1:-icarus}
 [ $# -gt 0 ] && shift
+regen="hxbar gen --config $dir/system.yaml"
+[ -f schedule.json ] && regen="$regen --schedule $dir/schedule.json"
+[ -f data-schedule.json ] && regen="$regen --schedule $dir/data-schedule.json"
+regen="$regen --out $dir"
+name=$(sed -n 's/^name: *//p' system.yaml 2>/dev/null | head -n 1 | tr -d '"')
+[ -n "$name" ] || { echo "$dir: no system.yaml naming the system: write the directory with 'hxbar gen --out $dir'" >&2; exit 2; }
+[ -f hxbar-manifest.json ] || { echo "$dir: no hxbar-manifest.json: regenerate with '$regen'" >&2; exit 2; }
+if command -v sha256sum >/dev/null 2>&1; then sum="sha256sum"
+elif command -v shasum >/dev/null 2>&1; then sum="shasum -a 256"
+else sum=""; echo "run.sh: no sha256sum or shasum: the testbench is not checked against hxbar-manifest.json" >&2
+fi
+if [ -n "$sum" ]; then
+    for f in tb.v scenario.hex expected.hex system.yaml; do
+        [ -f "$f" ] || { echo "$dir: no $f: regenerate with '$regen'" >&2; exit 2; }
+        want=$(grep -F "\"name\": \"$f\"" hxbar-manifest.json | sed 's/.*"sha256": "\([0-9a-f]*\)".*/\1/')
+        have=$($sum "$f" | cut -d ' ' -f 1)
+        [ "$want" = "$have" ] || { echo "$dir: $f is not the one generated for system $name (stale or edited); regenerate with '$regen'" >&2; exit 2; }
+    done
+fi
+for f in $(grep -F '"part": "design"' hxbar-manifest.json | sed 's/.*"name": "\([^"]*\)".*/\1/'); do
+    [ -f "$f" ] || { echo "$dir: no $f (a file of the design): regenerate with '$regen'" >&2; exit 2; }
+done
 case $sim in
+check)
+    exit 0
+    ;;
 icarus)
     for t in iverilog vvp; do
         command -v $t >/dev/null 2>&1 || { echo "$t not found: install Icarus Verilog with 'apt-get install -y iverilog'" >&2; exit 2; }
     done
-    iverilog -g2005 -s hx_tb -o sim.vvp *.v
+    echo "run.sh: system $name, Icarus Verilog" >&2
+    iverilog -g2005 -s hx_tb -o sim.vvp -c hx_sources.f
     exec vvp -N sim.vvp "$@"
     ;;
 verilator)
     for t in verilator make g++; do
         command -v $t >/dev/null 2>&1 || { echo "$t not found: install Verilator with 'apt-get install -y verilator make g++'" >&2; exit 2; }
     done
-    verilator --binary -j 2 -Wno-fatal --top-module hx_tb -Mdir obj_dir -o hx_tb *.v >obj_dir.log 2>&1 || { cat obj_dir.log >&2; exit 2; }
+    echo "run.sh: system $name, Verilator" >&2
+    verilator --binary -j 2 -Wno-fatal --top-module hx_tb -Mdir obj_dir -o hx_tb -f hx_sources.f >obj_dir.log 2>&1 || { cat obj_dir.log >&2; exit 2; }
     exec ./obj_dir/hx_tb "$@"
     ;;
 *)
-    echo "usage: ./run.sh [icarus|verilator] [+plusargs]" >&2
+    echo "usage: ./run.sh [icarus|verilator|check] [+plusargs]" >&2
     exit 2
     ;;
 esac
@@ -181,34 +238,44 @@ const makefile = `# Makefile: run the hxbar testbench in this directory without 
 #   make             Icarus Verilog: compile sim.vvp, run it
 #   make vcd         the same, dumping the waveform hx.vcd
 #   make verilator   Verilator 5: build obj_dir/hx_tb, run it
+#   make check       check the testbench against hxbar-manifest.json (every run does)
 #   make clean       remove the builds and hx.vcd
 #
 # Each run prints the event trace, then exactly one line "PASS ..." or
-# "FAIL ..."; the exit status is 0 only for PASS. The design is every .v file
-# here (the RTL library, hx_top.v, tb.v); the tables and the data files are
-# read when the simulation starts, so editing them needs no rebuild.
+# "FAIL ..."; the exit status is 0 only for PASS. The design is the files
+# hx_sources.f lists (the RTL library, hx_top.v, tb.v), no other .v file;
+# the tables and the data files are read when the simulation starts, so
+# editing them needs no rebuild.
 IVERILOG  ?= iverilog
 VVP       ?= vvp
 VERILATOR ?= verilator
-SRCS      := $(sort $(wildcard *.v))
+SRCS      := $(shell cat hx_sources.f)
 
-.PHONY: all icarus vcd verilator clean
+.PHONY: all icarus vcd verilator check clean
 
 all: icarus
 
-sim.vvp: $(SRCS) hx_params.vh
-	$(IVERILOG) -g2005 -s hx_tb -o $@ $(SRCS)
+check:
+	@sh ./run.sh check
+
+sim.vvp: $(SRCS) hx_params.vh hx_sources.f
+	@sh ./run.sh check
+	$(IVERILOG) -g2005 -s hx_tb -o $@ -c hx_sources.f
 
 icarus: sim.vvp
+	@sh ./run.sh check
 	$(VVP) -N sim.vvp
 
 vcd: sim.vvp
+	@sh ./run.sh check
 	$(VVP) -N sim.vvp +vcd
 
-obj_dir/hx_tb: $(SRCS) hx_params.vh
-	$(VERILATOR) --binary -j 2 -Wno-fatal --top-module hx_tb -Mdir obj_dir -o hx_tb $(SRCS)
+obj_dir/hx_tb: $(SRCS) hx_params.vh hx_sources.f
+	@sh ./run.sh check
+	$(VERILATOR) --binary -j 2 -Wno-fatal --top-module hx_tb -Mdir obj_dir -o hx_tb -f hx_sources.f
 
 verilator: obj_dir/hx_tb
+	@sh ./run.sh check
 	./obj_dir/hx_tb
 
 clean:

@@ -16,6 +16,7 @@ const (
 	ExpectedFile = "expected.hex" // the model's events
 	RunScript    = "run.sh"       // runs the testbench without Go
 	MakefileName = "Makefile"     // make / make verilator / make vcd
+	SourcesFile  = "hx_sources.f" // the Verilog sources to compile, one a line
 	TBModule     = "hx_tb"        // top module of the simulation
 )
 

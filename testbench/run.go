@@ -266,8 +266,10 @@ func compileMessages(simulator, out string) string {
 	return strings.Join(keep, "\n")
 }
 
-// sources lists the Verilog sources of dir (every *.v, sorted) and hashes
-// them with hx_params.vh, so that a build is reused only for the same text.
+// sources reads the list of the Verilog sources of dir (SourcesFile: one
+// plain .v file name a line, each present) and hashes them with
+// hx_params.vh, so that a build is reused only for the same text. No other
+// .v file of dir is compiled.
 func sources(dir string) ([]string, string, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -276,25 +278,32 @@ func sources(dir string) ([]string, string, error) {
 	if !st.IsDir() {
 		return nil, "", fmt.Errorf("testbench directory %s: not a directory", dir)
 	}
-	ents, err := os.ReadDir(dir)
+	list, err := os.ReadFile(filepath.Join(dir, SourcesFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, "", fmt.Errorf("%s: no %s (the list of the sources to compile): regenerate with '%s'", dir, SourcesFile, RegenerateCommand(dir))
+	}
 	if err != nil {
 		return nil, "", err
 	}
 	var srcs []string
-	for _, e := range ents {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".v") {
-			srcs = append(srcs, e.Name())
+	for _, l := range strings.Split(string(list), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
 		}
+		if !strings.HasSuffix(l, ".v") || strings.ContainsAny(l, "/\\") || strings.HasPrefix(l, "-") || strings.HasPrefix(l, "+") {
+			return nil, "", fmt.Errorf("%s: %s names %q: only .v files of the directory may be listed", dir, SourcesFile, l)
+		}
+		srcs = append(srcs, l)
 	}
-	slices.Sort(srcs)
 	if !slices.Contains(srcs, TBFile) {
-		return nil, "", fmt.Errorf("%s: no %s (write it with 'hxbar gen --out %s')", dir, TBFile, dir)
+		return nil, "", fmt.Errorf("%s: %s does not list %s: regenerate with '%s'", dir, SourcesFile, TBFile, RegenerateCommand(dir))
 	}
 	h := sha256.New()
 	for _, name := range append(slices.Clone(srcs), paramsFile) {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, "", fmt.Errorf("%s: no %s (the design's defines; write the directory with 'hxbar gen --out %s')", dir, name, dir)
+			return nil, "", fmt.Errorf("%s: no %s (a source of the design, listed in %s): regenerate with '%s'", dir, name, SourcesFile, RegenerateCommand(dir))
 		}
 		if err != nil {
 			return nil, "", err

@@ -318,7 +318,8 @@ func tbText(name string, nodes, nev int) []byte {
 		"",
 		"Plusargs: +vcd (dump hx.vcd), +scenario=FILE, +expected=FILE (other data",
 		"files), +context=N (cycles of RTL trace printed after a mismatch, default 3).",
-		"Compile every .v file of this directory, top module hx_tb (see Makefile).",
+		"Compile the files hx_sources.f lists (the RTL library, hx_top.v, this file),",
+		"top module hx_tb: iverilog -c hx_sources.f, verilator -f hx_sources.f (see run.sh).",
 		"",
 	}
 	var b strings.Builder

@@ -13,6 +13,11 @@
 // "Top-level wiring (for the generator)"; the files written are listed in
 // docs/rtl.md, "Generated directory".
 //
+// Render returns the files in memory; Generate writes them through
+// internal/gendir, which records them in the directory's manifest
+// (hxbar-manifest.json) and never overwrites or removes a file it does not
+// own (docs/rtl.md, "Generated directory").
+//
 // Output is deterministic: the same system gives byte-identical files (no
 // timestamps, everything written in id order). Systems the RTL cannot build
 // (half duplex, more than 62 gates, a route list index past 16 bits, ...)

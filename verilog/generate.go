@@ -5,13 +5,12 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/noc"
 	"github.com/hxbar/hxbar/sim"
 )
@@ -59,10 +58,10 @@ func LibrarySource(name string) ([]byte, error) {
 
 // Manifest describes a generated directory. Every name is relative to Dir.
 type Manifest struct {
-	Dir     string   // the directory written
+	Dir     string   // the directory written ("" from Render)
 	Name    string   // configuration name (hw.System.Name)
 	Top     string   // top module: TopModule
-	Files   []string // every file written, sorted
+	Files   []string // every file of the design, sorted (the directory's manifest, gendir.ManifestName, besides)
 	Sources []string // Verilog sources of the design: the library, then TopFile
 	Library []string // the RTL library files
 	Params  string   // ParamsFile
@@ -82,15 +81,6 @@ type Manifest struct {
 	Data      bool // a data collective: the units run with DATA = 1 (docs/transfers.md)
 	ItemFlits int  // F of a data collective, else 0
 	Items     int  // items of a data collective, else 0
-}
-
-// Paths returns the names joined to m.Dir.
-func (m *Manifest) Paths(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = filepath.Join(m.Dir, n)
-	}
-	return out
 }
 
 // fieldErr is the error for a system field the RTL cannot build.
@@ -152,24 +142,46 @@ func Check(s *sim.System) error {
 	return checkData(s)
 }
 
-// Generate writes the generated directory for s into dir (created if
-// needed; existing files of the same names are overwritten, others are left
-// alone): the RTL library, hx_top.v, gt_n<node>.hex for every node,
-// dt_n<node>.hex for every node when s runs a data collective,
-// rt_s<switch>.hex for every switch, hx_params.vh and system.yaml. The same
-// s always gives byte-identical files. See docs/rtl.md, "Generated
-// directory".
+// PartDesign is the gendir part of the files Render returns.
+const PartDesign = "design"
+
+// Generate writes the design for s into dir (see Render) through
+// gendir.Write: dir is created if needed; an existing directory must be one
+// hxbar wrote (it has a manifest, hxbar-manifest.json) or empty, and files
+// the manifest does not name, or that were edited since, are never
+// overwritten (a *gendir.RefusedError names them). Design files of an
+// earlier Generate that this design does not have are removed; the
+// testbench's files (testbench.Generate) are kept. See docs/rtl.md,
+// "Generated directory".
 func Generate(dir string, s *sim.System) (*Manifest, error) {
-	if err := Check(s); err != nil {
+	m, files, err := Render(s)
+	if err != nil {
 		return nil, err
 	}
 	if dir == "" {
 		return nil, fmt.Errorf("output directory: empty name")
 	}
+	if _, err := gendir.Write(dir, files, gendir.Options{Parts: []string{PartDesign}, Tool: "hxbar (verilog.Generate)"}); err != nil {
+		return nil, err
+	}
+	m.Dir = dir
+	return m, nil
+}
+
+// Render returns the generated design for s, in memory: the RTL library,
+// hx_top.v, gt_n<node>.hex for every node, dt_n<node>.hex for every node
+// when s runs a data collective, rt_s<switch>.hex for every switch,
+// hx_params.vh and system.yaml (part PartDesign), and the manifest
+// describing them (its Dir is empty). The same s always gives
+// byte-identical files.
+func Render(s *sim.System) (*Manifest, []gendir.File, error) {
+	if err := Check(s); err != nil {
+		return nil, nil, err
+	}
 	sys := &s.Sys
 	topo := s.Topo
 	m := &Manifest{
-		Dir: dir, Name: sys.Name, Top: TopModule,
+		Name: sys.Name, Top: TopModule,
 		Params: ParamsFile, System: SystemFile,
 		Library: Library(),
 		Nodes:   topo.Nodes, Switches: topo.Switches,
@@ -180,10 +192,9 @@ func Generate(dir string, s *sim.System) (*Manifest, error) {
 		m.Data, m.ItemFlits, m.Items = true, s.DataTable.ItemFlits, len(s.DataTable.Origin)
 	}
 	if len(m.Library) == 0 {
-		return nil, fmt.Errorf("the embedded RTL library is empty")
+		return nil, nil, fmt.Errorf("the embedded RTL library is empty")
 	}
 
-	// Encode every table first: nothing is written for a system that fails.
 	rankOf := make([]int, topo.Nodes)
 	for n := range rankOf {
 		rankOf[n] = -1
@@ -199,7 +210,7 @@ func Generate(dir string, s *sim.System) (*Manifest, error) {
 		}
 		b, err := gateBody(s, rankOf[n])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		gate[n] = b
 	}
@@ -213,50 +224,28 @@ func Generate(dir string, s *sim.System) (*Manifest, error) {
 			}
 			b, err := dataBody(s, rankOf[n])
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			data[n] = b
 		}
 	}
 
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
-	}
-	// Tables of an earlier, larger design in the same directory would be
-	// left behind and mislead: the generator owns these names.
-	for _, pattern := range []string{"gt_n*.hex", "rt_s*.hex", "dt_n*.hex"} {
-		old, err := filepath.Glob(filepath.Join(dir, pattern))
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range old {
-			if err := os.Remove(f); err != nil {
-				return nil, fmt.Errorf("output directory: %w", err)
-			}
-		}
-	}
 	hdr := headerLines(s)
-	var files []string
-	write := func(name string, data []byte) error {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return err
-		}
-		files = append(files, name)
-		return nil
+	var files []gendir.File
+	write := func(name string, data []byte) {
+		files = append(files, gendir.File{Name: name, Data: data, Mode: 0o644, Part: PartDesign})
 	}
 
 	for _, name := range m.Library {
 		src, err := LibrarySource(name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var b bytes.Buffer
 		comment(&b, "// ", hdr)
 		comment(&b, "// ", []string{"copy of the hxbar RTL library file verilog/rtl/" + name + " (see docs/rtl.md)", ""})
 		b.Write(src)
-		if err := write(name, b.Bytes()); err != nil {
-			return nil, err
-		}
+		write(name, b.Bytes())
 	}
 
 	m.GateTables = make([]string, topo.Nodes)
@@ -265,11 +254,9 @@ func Generate(dir string, s *sim.System) (*Manifest, error) {
 		title, notes := gateNotes(s, n, rankOf[n], gate[n])
 		data, err := FormatTable(MagicGate, gate[n], append(slices.Clone(hdr), title...), notes)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if err := write(name, data); err != nil {
-			return nil, err
-		}
+		write(name, data)
 		m.GateTables[n] = name
 	}
 
@@ -280,11 +267,9 @@ func Generate(dir string, s *sim.System) (*Manifest, error) {
 			title, notes := dataNotes(s, n, rankOf[n], data[n])
 			b, err := FormatTable(MagicData, data[n], append(slices.Clone(hdr), title...), notes)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			if err := write(name, b); err != nil {
-				return nil, err
-			}
+			write(name, b)
 			m.DataTables[n] = name
 		}
 	}
@@ -294,41 +279,35 @@ func Generate(dir string, s *sim.System) (*Manifest, error) {
 		name := RouteTableFile(sw)
 		body, err := RouteTableBody(s, sw)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		title, notes := routeNotes(topo, sw)
 		data, err := FormatTable(MagicRoute, body, append(slices.Clone(hdr), title...), notes)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if err := write(name, data); err != nil {
-			return nil, err
-		}
+		write(name, data)
 		m.RouteTables[sw] = name
 	}
 
-	if err := write(ParamsFile, paramsFile(s, hdr)); err != nil {
-		return nil, err
-	}
-	if err := write(TopFile, topFile(s, hdr, gate, data)); err != nil {
-		return nil, err
-	}
+	write(ParamsFile, paramsFile(s, hdr))
+	write(TopFile, topFile(s, hdr, gate, data))
 	y, err := sys.YAML()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var yb bytes.Buffer
 	comment(&yb, "# ", hdr)
 	comment(&yb, "# ", []string{"The system this directory was generated from (read it with hxbar --config).", ""})
 	yb.Write(y)
-	if err := write(SystemFile, yb.Bytes()); err != nil {
-		return nil, err
-	}
+	write(SystemFile, yb.Bytes())
 
 	m.Sources = append(slices.Clone(m.Library), TopFile)
-	slices.Sort(files)
-	m.Files = files
-	return m, nil
+	for _, f := range files {
+		m.Files = append(m.Files, f.Name)
+	}
+	slices.Sort(m.Files)
+	return m, files, nil
 }
 
 // comment writes each line with the comment prefix (an empty line as the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/sim"
 )
 
@@ -181,7 +182,9 @@ func checkManifest(t *testing.T, s *sim.System, dir string, m *Manifest) {
 	}
 	var onDisk []string
 	for _, e := range ents {
-		onDisk = append(onDisk, e.Name())
+		if e.Name() != gendir.ManifestName {
+			onDisk = append(onDisk, e.Name())
+		}
 	}
 	if !slices.Equal(onDisk, m.Files) {
 		t.Errorf("files on disk %v, manifest %v", onDisk, m.Files)

@@ -145,22 +145,3 @@ func TestCheckOtherNetworks(t *testing.T) {
 		t.Errorf("fat tree with unequal dims: exit %d, %s", code, errs)
 	}
 }
-
-// TestGenRemovesStaleTables: generating a smaller design into a directory
-// leaves no table of the earlier one behind.
-func TestGenRemovesStaleTables(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "out")
-	if code, _, errs := hx(t, "gen", "--out", dir, "--collective", "allgather", "--items", "4"); code != 0 {
-		t.Fatal(errs)
-	}
-	if code, _, errs := hx(t, "gen", "--out", dir, "--dims", "2,2"); code != 0 {
-		t.Fatal(errs)
-	}
-	for _, pattern := range []string{"gt_n*.hex", "rt_s*.hex", "dt_n*.hex"} {
-		files, _ := filepath.Glob(filepath.Join(dir, pattern))
-		want := map[string]int{"gt_n*.hex": 4, "rt_s*.hex": 8, "dt_n*.hex": 0}[pattern]
-		if len(files) != want {
-			t.Errorf("%s: %d files, want %d: %v", pattern, len(files), want, files)
-		}
-	}
-}

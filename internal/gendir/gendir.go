@@ -1,0 +1,601 @@
+// Package gendir writes a generated directory without ever losing a file it
+// does not own.
+//
+// The generator owns exactly the files named in the manifest it writes into
+// the directory (ManifestName: every file's name, part and SHA-256). Write
+//
+//   - refuses the filesystem root, always;
+//   - refuses a non-empty directory without a manifest, or with one it
+//     cannot read, unless Options.Force is set;
+//   - refuses to replace any entry that it does not own: a file not in the
+//     manifest (a user's file), a file in the manifest whose content no
+//     longer matches its hash (an edited generated file), a symlink, unless
+//     Options.Force is set; a directory is never replaced;
+//   - never follows a symlink inside the directory: a symlink entry is never
+//     owned, and with Force it is the link that is replaced, never its
+//     target (the directory the caller names may itself be a symlink; it is
+//     resolved first);
+//   - writes every new file into a temporary sibling directory first (same
+//     parent, so that rename(2) moves the files; for an existing directory
+//     whose parent is not writable, a hidden directory inside it), so that
+//     a write error
+//     leaves the directory as it was; then renames the files into place,
+//     removes the owned files the new set no longer has (only when their
+//     hash still matches: an edited one is left alone) and writes the
+//     manifest last. A directory that does not exist yet is the staging
+//     directory renamed into place, in one rename; an existing one (empty
+//     or managed) keeps its inode, since a shell may be working in it.
+//
+// Files the user adds to a generated directory (notes, build products) are
+// never touched. The package imports nothing of hxbar.
+package gendir
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ManifestName is the manifest's file name inside a generated directory.
+const ManifestName = "hxbar-manifest.json"
+
+// FormatVersion is the manifest format Write writes and reads.
+const FormatVersion = 1
+
+// File is one file to write: a plain name (no directory part), its content
+// and permission bits (0 means 0644).
+type File struct {
+	Name string
+	Data []byte
+	Mode fs.FileMode
+	// Part groups files that are written together (e.g. "design",
+	// "testbench"); see Options.Parts.
+	Part string
+}
+
+// Options change what Write may do.
+type Options struct {
+	// Force lets Write replace entries it does not own (a user's file, an
+	// edited generated file, a symlink: the link itself, never its target)
+	// and write into a non-empty directory that has no valid manifest. It
+	// never lets Write replace a directory or write into the filesystem
+	// root.
+	Force bool
+	// Parts, when set, limits what this write replaces to those parts:
+	// owned files of other parts are kept (and stay in the manifest). Nil
+	// means the whole directory: every owned file not in the new set is
+	// removed.
+	Parts []string
+	// Tool is recorded in the manifest (e.g. "hxbar gen").
+	Tool string
+	// Inputs names files in the directory that the caller has read in full
+	// as its input (e.g. --config DIR/system.yaml): a regular file among
+	// them may be replaced by the new file of the same name even when it is
+	// not owned (it is the source of the new content), and is never
+	// removed.
+	Inputs []string
+}
+
+// Entry is one file of a manifest.
+type Entry struct {
+	Name   string `json:"name"`
+	Part   string `json:"part,omitempty"`
+	SHA256 string `json:"sha256"`
+}
+
+// Manifest is what ManifestName holds.
+type Manifest struct {
+	Tool   string  `json:"tool"`
+	Format int     `json:"format"`
+	Files  []Entry `json:"files"` // sorted by name
+}
+
+// Lookup returns the entry for name.
+func (m *Manifest) Lookup(name string) (Entry, bool) {
+	if m == nil {
+		return Entry{}, false
+	}
+	for _, e := range m.Files {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// Result says what Write did. Names are relative to Dir.
+type Result struct {
+	Dir     string   // the directory written (symlinks resolved)
+	Written []string // files written or already identical, sorted
+	Removed []string // owned files of the old design removed
+	// Replaced lists entries that were not owned and were replaced
+	// (only with Force).
+	Replaced []string
+	// Left lists files of the old manifest that were edited since and so
+	// were neither removed nor kept in the manifest.
+	Left []string
+}
+
+// RefusedError is a write that Write refused before changing anything:
+// Reason says why, Files names the entries in the way (if any).
+type RefusedError struct {
+	Dir    string
+	Reason string
+	Files  []string
+}
+
+func (e *RefusedError) Error() string {
+	return e.Dir + ": " + e.Reason
+}
+
+// Hash returns the hex SHA-256 of data, as the manifest records it.
+func Hash(data []byte) string {
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:])
+}
+
+// Test hooks: file writes and renames go through these.
+var (
+	writeFile = os.WriteFile
+	rename    = os.Rename
+	mkdirTemp = os.MkdirTemp
+)
+
+// ReadManifest reads dir's manifest. The error wraps fs.ErrNotExist when
+// there is none; a manifest that is a symlink, does not parse, or names
+// files that are not plain names is an error too.
+func ReadManifest(dir string) (*Manifest, error) {
+	p := filepath.Join(dir, ManifestName)
+	st, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", ManifestName)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%s: %v", ManifestName, err)
+	}
+	if m.Format != FormatVersion {
+		return nil, fmt.Errorf("%s: format %d (this hxbar reads format %d)", ManifestName, m.Format, FormatVersion)
+	}
+	seen := map[string]bool{}
+	for _, e := range m.Files {
+		if err := checkName(e.Name); err != nil || seen[e.Name] {
+			return nil, fmt.Errorf("%s: bad file entry %q", ManifestName, e.Name)
+		}
+		if len(e.SHA256) != 64 {
+			return nil, fmt.Errorf("%s: bad sha256 for %q", ManifestName, e.Name)
+		}
+		seen[e.Name] = true
+	}
+	return &m, nil
+}
+
+// Encode renders the manifest: JSON with one file entry per line, so that
+// a shell script can find a file's hash with grep.
+func (m *Manifest) Encode() []byte {
+	var b bytes.Buffer
+	q := func(s string) string { v, _ := json.Marshal(s); return string(v) }
+	fmt.Fprintf(&b, "{\n  \"tool\": %s,\n  \"format\": %d,\n  \"files\": [\n", q(m.Tool), m.Format)
+	for i, e := range m.Files {
+		part := ""
+		if e.Part != "" {
+			part = ", \"part\": " + q(e.Part)
+		}
+		fmt.Fprintf(&b, "    {\"name\": %s%s, \"sha256\": %s}", q(e.Name), part, q(e.SHA256))
+		if i < len(m.Files)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("  ]\n}\n")
+	return b.Bytes()
+}
+
+// checkName accepts plain file names only.
+func checkName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00\n") {
+		return fmt.Errorf("invalid file name %q", name)
+	}
+	return nil
+}
+
+// Resolve returns the absolute, symlink-free name of dir and whether it
+// exists. A dir that exists but is not a directory is an error, and so is
+// the filesystem root.
+func Resolve(dir string) (string, bool, error) {
+	if dir == "" {
+		return "", false, errors.New("output directory: empty name")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false, err
+	}
+	exists := true
+	if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
+		exists = false
+	} else if err != nil {
+		return "", false, err
+	}
+	if exists {
+		if abs, err = filepath.EvalSymlinks(abs); err != nil {
+			return "", false, err
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return "", false, err
+		}
+		if !st.IsDir() {
+			return "", false, &RefusedError{Dir: dir, Reason: "not a directory"}
+		}
+	} else if parent, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		abs = filepath.Join(parent, filepath.Base(abs))
+	}
+	if filepath.Dir(abs) == abs {
+		return "", false, &RefusedError{Dir: dir, Reason: "refusing to write into the filesystem root (even with --force): name a directory for the generated files"}
+	}
+	return abs, exists, nil
+}
+
+// Write makes dir hold files (see the package comment for the rules) and
+// records them in its manifest. Nothing in dir changes when it returns a
+// *RefusedError or fails before the first rename.
+func Write(dir string, files []File, opts Options) (*Result, error) {
+	names := map[string]int{}
+	for i, f := range files {
+		if err := checkName(f.Name); err != nil {
+			return nil, err
+		}
+		if f.Name == ManifestName {
+			return nil, fmt.Errorf("%s: the manifest's name is reserved", f.Name)
+		}
+		if _, dup := names[f.Name]; dup {
+			return nil, fmt.Errorf("%s: written twice", f.Name)
+		}
+		names[f.Name] = i
+	}
+	real, exists, err := Resolve(dir)
+	if err != nil {
+		return nil, err
+	}
+	var ents []fs.DirEntry
+	if exists {
+		if ents, err = os.ReadDir(real); err != nil {
+			return nil, fmt.Errorf("output directory: %w", err)
+		}
+	}
+	res := &Result{Dir: real}
+	tool := opts.Tool
+	if tool == "" {
+		tool = "hxbar"
+	}
+	newMan := &Manifest{Tool: tool, Format: FormatVersion}
+
+	if !exists {
+		// A new directory: stage everything, rename it into place.
+		staging, err := stage(real, files, nil, newMan, false)
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(staging)
+		if err := finishStaging(staging, real); err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			res.Written = append(res.Written, f.Name)
+		}
+		slices.Sort(res.Written)
+		return res, nil
+	}
+
+	// An existing directory keeps its inode (a shell may be in it): the
+	// files are staged and renamed into it one by one.
+	old, err := ReadManifest(real)
+	switch {
+	case len(ents) == 0:
+		old = nil
+	case errors.Is(err, fs.ErrNotExist):
+		if !opts.Force {
+			return nil, &RefusedError{Dir: dir, Reason: "not empty and not written by hxbar (no " + ManifestName + "); refusing to write into it: name a new or empty directory, or --force writes into it anyway (replacing files of the same names)"}
+		}
+		old = nil
+	case err != nil:
+		if !opts.Force {
+			return nil, &RefusedError{Dir: dir, Reason: fmt.Sprintf("unreadable manifest (%v); refusing to write into it: --force writes into it anyway (replacing files of the same names)", err)}
+		}
+		old = nil
+	}
+	if st, err := os.Lstat(filepath.Join(real, ManifestName)); err == nil && st.IsDir() {
+		return nil, &RefusedError{Dir: dir, Reason: ManifestName + " is a directory", Files: []string{ManifestName}}
+	}
+
+	// owned: regular file named in the old manifest whose content matches.
+	owned := func(name string) (bool, error) {
+		e, ok := old.Lookup(name)
+		if !ok {
+			return false, nil
+		}
+		st, err := os.Lstat(filepath.Join(real, name))
+		if err != nil || !st.Mode().IsRegular() {
+			return false, nil
+		}
+		data, err := os.ReadFile(filepath.Join(real, name))
+		if err != nil {
+			return false, err
+		}
+		return Hash(data) == e.SHA256, nil
+	}
+	inParts := func(part string) bool { return opts.Parts == nil || slices.Contains(opts.Parts, part) }
+
+	// Classify the new files' names.
+	var conflicts, dirs []string
+	same := map[string]bool{} // owned, identical content and mode: not rewritten
+	for _, f := range files {
+		p := filepath.Join(real, f.Name)
+		st, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if st.IsDir() {
+			dirs = append(dirs, f.Name)
+			continue
+		}
+		ok, err := owned(f.Name)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			if !slices.Contains(opts.Inputs, f.Name) || !st.Mode().IsRegular() {
+				conflicts = append(conflicts, f.Name)
+			}
+			continue
+		}
+		if e, _ := old.Lookup(f.Name); e.SHA256 == Hash(f.Data) && st.Mode().Perm() == mode(f) {
+			same[f.Name] = true
+		}
+	}
+	slices.Sort(dirs)
+	slices.Sort(conflicts)
+	if len(dirs) > 0 {
+		return nil, &RefusedError{Dir: dir, Files: dirs, Reason: fmt.Sprintf("%s in the way: a directory is never replaced (move it away)", list(dirs, "is a directory", "are directories"))}
+	}
+	if len(conflicts) > 0 && !opts.Force {
+		return nil, &RefusedError{Dir: dir, Files: conflicts, Reason: fmt.Sprintf("%s not written by hxbar or edited since (not as %s records them); refusing to overwrite: move them away, or --force overwrites them",
+			list(conflicts, "is", "are"), ManifestName)}
+	}
+	res.Replaced = conflicts
+
+	// Owned files the new set does not have: removed (in the parts written)
+	// or kept; edited ones are left alone and forgotten.
+	var remove []string
+	var keep []Entry
+	if old != nil {
+		for _, e := range old.Files {
+			if _, isNew := names[e.Name]; isNew {
+				continue
+			}
+			ok, err := owned(e.Name)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case slices.Contains(opts.Inputs, e.Name):
+				if ok {
+					keep = append(keep, e)
+				}
+			case !ok:
+				if _, err := os.Lstat(filepath.Join(real, e.Name)); err == nil {
+					res.Left = append(res.Left, e.Name)
+				}
+			case inParts(e.Part):
+				remove = append(remove, e.Name)
+			default:
+				keep = append(keep, e)
+			}
+		}
+	}
+
+	staging, err := stage(real, files, same, nil, true)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(staging)
+
+	// From here on the directory changes; the manifest records what is
+	// there at every step where it could stop.
+	current := map[string]Entry{}
+	if old != nil {
+		for _, e := range old.Files {
+			if ok, _ := owned(e.Name); ok {
+				current[e.Name] = e
+			}
+		}
+	}
+	commit := func() error {
+		m := *newMan
+		for _, e := range current {
+			m.Files = append(m.Files, e)
+		}
+		slices.SortFunc(m.Files, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+		p := filepath.Join(staging, ManifestName)
+		if err := writeFile(p, m.Encode(), 0o644); err != nil {
+			return err
+		}
+		return rename(p, filepath.Join(real, ManifestName))
+	}
+	fail := func(err error) (*Result, error) {
+		if cerr := commit(); cerr != nil {
+			return nil, fmt.Errorf("%w (and the manifest could not be updated: %v)", err, cerr)
+		}
+		return nil, err
+	}
+	for _, f := range files {
+		e := Entry{Name: f.Name, Part: f.Part, SHA256: Hash(f.Data)}
+		res.Written = append(res.Written, f.Name)
+		if same[f.Name] {
+			current[f.Name] = e
+			continue
+		}
+		if err := rename(filepath.Join(staging, f.Name), filepath.Join(real, f.Name)); err != nil {
+			return fail(fmt.Errorf("output directory: %w", err))
+		}
+		current[f.Name] = e
+	}
+	for _, name := range remove {
+		if err := os.Remove(filepath.Join(real, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fail(fmt.Errorf("output directory: %w", err))
+		}
+		delete(current, name)
+		res.Removed = append(res.Removed, name)
+	}
+	for _, e := range keep {
+		current[e.Name] = e
+	}
+	if err := commit(); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	slices.Sort(res.Written)
+	return res, nil
+}
+
+// mode is f's permission bits (0644 by default).
+func mode(f File) fs.FileMode {
+	if f.Mode == 0 {
+		return 0o644
+	}
+	return f.Mode.Perm()
+}
+
+// stage writes files (except those in skip) into a new temporary sibling
+// of dir, and the manifest man when it is not nil; it returns the staging
+// directory, or removes it and returns the error. When the parent is not
+// writable and inside is set (dir exists), the staging directory is a
+// hidden directory inside dir instead (the renames stay within one
+// filesystem either way).
+func stage(dir string, files []File, skip map[string]bool, man *Manifest, inside bool) (string, error) {
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", fmt.Errorf("output directory: %w", err)
+	}
+	staging, err := mkdirTemp(parent, "."+filepath.Base(dir)+".hxbar-")
+	if err != nil && inside {
+		staging, err = mkdirTemp(dir, ".hxbar-staging-")
+	}
+	if err != nil {
+		return "", fmt.Errorf("output directory: cannot stage the files next to it: %w", err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(staging)
+		}
+	}()
+	for _, f := range files {
+		if skip[f.Name] {
+			continue
+		}
+		p := filepath.Join(staging, f.Name)
+		if err := writeFile(p, f.Data, mode(f)); err != nil {
+			return "", fmt.Errorf("output directory: %w", err)
+		}
+		if err := os.Chmod(p, mode(f)); err != nil { // umask
+			return "", fmt.Errorf("output directory: %w", err)
+		}
+		if man != nil {
+			man.Files = append(man.Files, Entry{Name: f.Name, Part: f.Part, SHA256: Hash(f.Data)})
+		}
+	}
+	if man != nil {
+		slices.SortFunc(man.Files, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+		if err := writeFile(filepath.Join(staging, ManifestName), man.Encode(), 0o644); err != nil {
+			return "", fmt.Errorf("output directory: %w", err)
+		}
+	}
+	ok = true
+	return staging, nil
+}
+
+// finishStaging renames a complete staging directory to dir, which does
+// not exist.
+func finishStaging(staging, dir string) error {
+	if err := os.Chmod(staging, 0o755); err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	if err := rename(staging, dir); err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	return nil
+}
+
+// list writes names for a message: "a.hex is", "a.hex, b.hex are".
+func list(names []string, one, many string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(names) == 1 {
+		return q[0] + " " + one
+	}
+	const max = 5
+	if len(q) > max {
+		q = append(q[:max], fmt.Sprintf("and %d more", len(names)-max))
+	}
+	return strings.Join(q, ", ") + " " + many
+}
+
+// Owns reports whether dir's manifest owns name: a regular file that the
+// manifest names, with the content it records. A directory without a
+// (valid) manifest owns nothing.
+func Owns(dir, name string) bool {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return false
+	}
+	e, ok := m.Lookup(name)
+	if !ok {
+		return false
+	}
+	p := filepath.Join(dir, name)
+	if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	data, err := os.ReadFile(p)
+	return err == nil && Hash(data) == e.SHA256
+}
+
+// Changed returns, of the names given, those whose content in dir differs
+// from the manifest's hash ("" when all match), and those the manifest or
+// the directory lacks.
+func Changed(dir string, m *Manifest, names ...string) (changed, missing []string) {
+	for _, n := range names {
+		e, ok := m.Lookup(n)
+		data, err := os.ReadFile(filepath.Join(dir, n))
+		switch {
+		case err != nil || !ok:
+			missing = append(missing, n)
+		case Hash(data) != e.SHA256:
+			changed = append(changed, n)
+		}
+	}
+	return changed, missing
+}
