@@ -32,9 +32,7 @@ func runSchedule(args []string, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		return writeScheduleJSON(stdout, s)
 	}
 	fmt.Fprintf(stdout, "%s schedule for %d ranks: gates 1..%d, end gate %d, %d routes (distance 0 = within the node)\n",
 		s.Algo, s.Ranks, s.Gates, s.Gates+1, len(s.Routes))

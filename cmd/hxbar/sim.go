@@ -105,9 +105,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return runErr
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := writeSimJSON(stdout, res); err != nil {
 			return err
 		}
 	} else if err := printSim(stdout, system, res); err != nil {
