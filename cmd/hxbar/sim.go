@@ -184,13 +184,25 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	st := tablewriter.NewWriter(w)
 	st.Header("statistic", "value")
 	st.Append("cycles", strconv.FormatInt(res.Cycles, 10))
-	st.Append("last arrival", strconv.FormatInt(lastArrive, 10))
+	if !res.Complete {
+		// Latencies of a run that did not finish would be made up: say so.
+		st.Append("status", fmt.Sprintf("incomplete: %d of %d ranks released by cycle %d (max_cycles)", res.Released, res.Ranks, res.Cycles))
+	}
+	arrival := strconv.FormatInt(lastArrive, 10)
+	if lastArrive >= res.Cycles {
+		arrival += " (after the run stopped)"
+	}
+	st.Append("last arrival", arrival)
 	latency := "barrier latency (last arrival -> last release)"
 	if res.Data != nil {
 		latency = sys.Collective + " latency (last arrival -> last release)"
 	}
-	st.Append(latency, strconv.FormatInt(lastRel-lastArrive, 10))
-	st.Append("release spread (first -> last release)", strconv.FormatInt(lastRel-firstRel, 10))
+	lat, spread := "n/a", "n/a"
+	if res.Complete {
+		lat, spread = strconv.FormatInt(lastRel-lastArrive, 10), strconv.FormatInt(lastRel-firstRel, 10)
+	}
+	st.Append(latency, lat)
+	st.Append("release spread (first -> last release)", spread)
 	st.Append("packets", strconv.FormatUint(res.Network.Packets, 10))
 	st.Append("flits", strconv.FormatUint(res.Network.Flits, 10))
 	st.Append("flit hops (switch <-> switch channels)", strconv.FormatUint(res.Network.FlitHops, 10))

@@ -1,0 +1,42 @@
+package sim
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/hxbar/hxbar/hw"
+)
+
+// A run stopped by max_cycles says so: complete false, the ranks released,
+// and cycles = max_cycles (never an arrival past it the loop skipped to).
+func TestIncompleteRunSaysSo(t *testing.T) {
+	for _, mc := range []int64{1, 2, 30, 45} {
+		sys := hw.Default() // arrivals skewed over 0..40, first at cycle 3
+		sys.MaxCycles = mc
+		s, err := Build(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Run(Options{})
+		if _, ok := errors.AsType[*StuckError](err); !ok {
+			t.Fatalf("max_cycles %d: %v, want a StuckError", mc, err)
+		}
+		released := 0
+		for _, n := range res.Nodes {
+			if n.Release >= 0 {
+				released++
+			}
+		}
+		if res.Complete || res.Cycles != mc || res.Released != released || released == res.Ranks {
+			t.Fatalf("max_cycles %d: complete %v, cycles %d, released %d (counted %d)", mc, res.Complete, res.Cycles, res.Released, released)
+		}
+	}
+	s, err := Build(hw.Default(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(Options{})
+	if err != nil || !res.Complete || res.Released != res.Ranks || res.Cycles > hw.Default().MaxCycles {
+		t.Fatalf("complete run: %v, %+v", err, res)
+	}
+}
