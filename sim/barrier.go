@@ -122,16 +122,6 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 		return nil, err
 	}
 	topo, _ := fab.(*noc.Topology)
-	// The network's state (most of the memory of a big system) is built
-	// while the schedule is generated.
-	var net *noc.Network
-	netDone := make(chan error, 1)
-	go func() {
-		var err error
-		net, err = noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == "half"})
-		netDone <- err
-	}()
-	defer func() { <-netDone }() // never leave the goroutine behind on an early return
 	var tab *barrierunit.FlatTable
 	var dtab *barrierunit.DataTable
 	if sys.IsData() && sched != nil {
@@ -147,7 +137,26 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 			return nil, err
 		}
 		sched = &barrierunit.Schedule{Ranks: R, Algo: cs.Algo, Gates: tab.Gates}
+		// Refuse, before the network is built, a run that cannot finish
+		// within max_cycles (its data alone can take millions of cycles).
+		arrive := make([]int64, R)
+		for r, a := range sys.Arrivals() {
+			arrive[r] = a.Cycle
+		}
+		if b := lowerBound(&sys, cs, arrive); b.Cycles > sys.MaxCycles {
+			return nil, &BoundError{MaxCycles: sys.MaxCycles, Bound: b}
+		}
 	}
+	// The network's state (most of the memory of a big system) is built
+	// while the schedule is generated.
+	var net *noc.Network
+	netDone := make(chan error, 1)
+	go func() {
+		var err error
+		net, err = noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == "half"})
+		netDone <- err
+	}()
+	defer func() { <-netDone }() // never leave the goroutine behind on an early return
 	switch {
 	case tab != nil:
 	case sched != nil && sched.Ranks != R:
