@@ -20,6 +20,10 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
+	if err := refuseFlags(fs.FlagSet, "check", notApplicable{systemFlags("topology", "dims"),
+		"it proves the routing tables of --topology and --dims, nothing else of the system"}); err != nil {
+		return err
+	}
 	s, err := sys()
 	if err != nil {
 		return usageError{err}

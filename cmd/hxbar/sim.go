@@ -44,6 +44,9 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if err := simFlagsApply(fs.FlagSet, &s, *schedFile); err != nil {
+		return err
+	}
 	start := time.Now()
 	var system *sim.System
 	if s.IsData() {
@@ -113,6 +116,20 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	}
 	if runErr != nil {
 		return failure{runErr.Error()}
+	}
+	return nil
+}
+
+// simFlagsApply refuses the flags the run s would ignore: the data keys for
+// a barrier, --algo when --schedule gives the schedule.
+func simFlagsApply(fs *flag.FlagSet, s *hw.System, schedFile string) error {
+	if !s.IsData() {
+		if err := refuseFlags(fs, "a barrier", notApplicable{dataOnlyFlags, "it applies to --collective allgather or broadcast"}); err != nil {
+			return err
+		}
+	}
+	if schedFile != "" {
+		return refuseFlags(fs, "a run of --schedule "+schedFile, notApplicable{[]string{"algo"}, "the file is the schedule"})
 	}
 	return nil
 }
