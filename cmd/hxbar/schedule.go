@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/hxbar/hxbar/barrierunit"
@@ -66,7 +67,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if len(args) != 1 {
 		return usagef("verify needs one schedule FILE (the JSON of 'hxbar schedule --format json')")
 	}
-	s, err := readScheduleFile(args[0])
+	s, err := readVerifyFile(args[0])
 	if err != nil {
 		return usageError{err}
 	}
@@ -95,4 +96,20 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		return failure{rep.String()}
 	}
 	return nil
+}
+
+// readVerifyFile reads a schedule to prove or refute: any schedule the
+// verifier can execute, so that one which deadlocks is reported as a
+// deadlock (exit 1), not refused as input (readScheduleFile, for runs).
+func readVerifyFile(name string) (*barrierunit.Schedule, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := barrierunit.ReadExecutable(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return s, nil
 }
