@@ -25,8 +25,16 @@ func runSchedule(args []string, stdout, stderr io.Writer) error {
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	if *format == "table" && *ranks > maxTableRanks {
-		return usagef("invalid --ranks: %d for --format table (allowed: up to %d; use --format json for larger schedules)", *ranks, maxTableRanks)
+	if hi := barrierunit.MaxRanksFor(*algo); hi > 0 {
+		// The range the command accepts, stated once: what Generate builds
+		// for this algo, and for a table what a terminal can show.
+		allowed := fmt.Sprintf("1..%d for --algo %s, the largest route list (%d routes); sim builds larger systems' gate tables without one", hi, *algo, barrierunit.MaxRoutes)
+		if *format == "table" && hi > maxTableRanks {
+			hi, allowed = maxTableRanks, fmt.Sprintf("1..%d for --format table; use --format json for larger schedules", maxTableRanks)
+		}
+		if *ranks < 1 || *ranks > hi {
+			return usagef("invalid --ranks: %d (allowed: %s)", *ranks, allowed)
+		}
 	}
 	s, err := barrierunit.Generate(*algo, *ranks)
 	if err != nil {

@@ -60,7 +60,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			system, err = sim.BuildData(s, cs)
 		}
 		if err != nil {
-			return usageError{err}
+			return usageError{explainSystemError(fs.FlagSet, err)}
 		}
 	} else {
 		sched, err := scheduleFlag(fs.FlagSet, *schedFile, &s)
@@ -68,7 +68,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if system, err = sim.Build(s, sched); err != nil {
-			return usageError{err}
+			return usageError{explainSystemError(fs.FlagSet, err)}
 		}
 	}
 	built := time.Now()

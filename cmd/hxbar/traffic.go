@@ -62,7 +62,7 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 	start := time.Now()
 	res, err := sim.RunTraffic(s, cfg)
 	if err != nil {
-		return usageError{err}
+		return usageError{explainSystemError(fs.FlagSet, err)}
 	}
 	if *progress {
 		fmt.Fprintf(stderr, "\rtraffic: 100%% in %v\n", time.Since(start).Round(time.Millisecond))
