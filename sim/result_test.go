@@ -40,3 +40,30 @@ func TestIncompleteRunSaysSo(t *testing.T) {
 		t.Fatalf("complete run: %v, %+v", err, res)
 	}
 }
+
+// A step of an incomplete data run is done only when every rank passed its
+// gate: otherwise done is -1, not the cycle of the latest rank so far.
+func TestIncompleteDataRunStepsNotDone(t *testing.T) {
+	sys := hw.Default()
+	sys.Collective, sys.Items, sys.ItemFlits = "allgather", 4, 64
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := s.Run(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := full.Steps[len(full.Steps)-1]
+	s, _ = Build(sys, nil)
+	s.Sys.MaxCycles = last.Done // the last step's gate is passed by the last rank in cycle Done
+	res, _ := s.Run(Options{})
+	if res.Complete {
+		t.Fatalf("complete at max_cycles %d", last.Done)
+	}
+	for i, st := range res.Steps {
+		if want := full.Steps[i].Done; i < len(res.Steps)-1 && st.Done != want || i == len(res.Steps)-1 && st.Done != -1 {
+			t.Errorf("step %d: done %d (complete run: %d)", st.Step, st.Done, want)
+		}
+	}
+}

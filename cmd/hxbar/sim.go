@@ -164,7 +164,11 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 		tw := tablewriter.NewWriter(w)
 		tw.Header("step", "kind", "gate", "done at cycle", "items in largest message")
 		for i, st := range res.Steps {
-			tw.Append(st.Step, st.Kind, st.Gate, st.Done, collective.StepCost(s.Data.Steps[i]))
+			done := strconv.FormatInt(st.Done, 10)
+			if st.Done < 0 {
+				done = "not done"
+			}
+			tw.Append(st.Step, st.Kind, st.Gate, done, collective.StepCost(s.Data.Steps[i]))
 		}
 		if err := tw.Render(); err != nil {
 			return err
