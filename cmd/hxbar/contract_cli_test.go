@@ -184,6 +184,14 @@ var _ = registerContract("cli",
 		stderr: []string{"$D/bad.json: invalid routes[0].to_gate: 1 (allowed: 2..2)"},
 	},
 	contractCase{
+		name: "verify of a data schedule says what it is", exit: 2,
+		setup: func(t *testing.T, d string) {
+			writeFiles(t, d, map[string]string{"data.json": `{"nodes":2,"items":1,"placement":[0],"steps":[{"kind":"O","transfers":[{"src":0,"dst":1,"items":[0]}]}]}`})
+		},
+		args:   []string{"verify", "$D/data.json"},
+		stderr: []string{"$D/data.json:", "this looks like a data schedule"},
+	},
+	contractCase{
 		name: "sim still refuses a schedule that fails Check", exit: 2,
 		setup: func(t *testing.T, d string) {
 			writeFiles(t, d, map[string]string{"deadlock.json": docsDeadlockExample(t)})

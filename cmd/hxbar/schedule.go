@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -117,7 +118,23 @@ func readVerifyFile(name string) (*barrierunit.Schedule, error) {
 	defer f.Close()
 	s, err := barrierunit.ReadExecutable(f)
 	if err != nil {
+		if looksLikeDataSchedule(name) {
+			return nil, fmt.Errorf("%s: %w (this looks like a data schedule: verify proves gate schedules; 'hxbar sim --collective allgather --schedule FILE' verifies a data schedule before it runs)", name, err)
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return s, nil
+}
+
+// looksLikeDataSchedule reports whether the start of a file mentions
+// "transfers", the key of a data schedule's steps.
+func looksLikeDataSchedule(name string) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 1<<16)
+	n, _ := io.ReadFull(f, head)
+	return bytes.Contains(head[:n], []byte(`"transfers"`))
 }
