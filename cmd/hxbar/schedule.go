@@ -17,7 +17,8 @@ const maxTableRanks = 4096
 
 func runSchedule(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("schedule", stderr)
-	ranks := fs.Int("ranks", 16, "number of ranks R")
+	ranks := fs.Int("ranks", 16, fmt.Sprintf("number of ranks R: 1..%d for --format table; with --format json up to %d (butterfly, butterfly-near-first) or %d (dissemination)",
+		maxTableRanks, barrierunit.MaxRanksFor(barrierunit.AlgoButterfly), barrierunit.MaxRanksFor(barrierunit.AlgoDissemination)))
 	algo := fs.String("algo", "butterfly", "schedule: "+strings.Join(barrierunit.Algorithms, ", "))
 	format := fs.String("format", "table", "output format: table or json")
 	if err := parseFlags(fs, args, 0); err != nil {
