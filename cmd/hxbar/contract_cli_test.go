@@ -146,6 +146,11 @@ var _ = registerContract("cli",
 		stderr: []string{"$D/s.yaml: line 2: invalid max_cycles: 700"},
 	},
 	contractCase{
+		name: "gen is refused by the same bound, writing nothing", exit: 2,
+		args:   []string{"gen", "--out", "$D/rtl", "--collective", "allgather", "--dims", "8", "--item-flits", "100", "--skew", "0", "--max-cycles", "700"},
+		stderr: []string{"invalid max_cycles: 700 (allowed: at least 703"},
+	},
+	contractCase{
 		name: "at the bound the run is accepted", exit: 0,
 		args: []string{"sim", "--collective", "allgather", "--dims", "8", "--item-flits", "100", "--skew", "0", "--max-cycles", "2000"},
 	},
