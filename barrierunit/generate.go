@@ -208,6 +208,15 @@ func GenerateFlat(algo string, ranks int) (*FlatTable, error) {
 	return buildFlat(p.r, p.g, p.each)
 }
 
+// MaxRanksFor is the largest rank count Generate accepts for algo (a route
+// list of at most MaxRoutes routes); 0 for an unknown algo.
+func MaxRanksFor(algo string) int {
+	if _, err := newPlan(algo, 1); err != nil {
+		return 0
+	}
+	return maxRanksFor(algo)
+}
+
 // maxRanksFor is the largest R whose algo schedule has at most MaxRoutes
 // routes (the route count grows with R).
 func maxRanksFor(algo string) int {

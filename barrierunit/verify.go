@@ -2,8 +2,11 @@ package barrierunit
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strings"
+
+	"github.com/hxbar/hxbar/internal/strictjson"
 )
 
 // Report kinds. The first two are verdicts of a correct schedule; the others
@@ -338,4 +341,21 @@ func (e *exec) buildIn() {
 		e.inFrom[fill[k]] = e.id(rt.FromRank, rt.FromGate)
 		fill[k]++
 	}
+}
+
+// ReadExecutable decodes a schedule as ReadSchedule does but accepts every
+// schedule Verify can execute, not only those passing Check: ranks in
+// range and routes from gates 1..G+1 to gates 2..G+1, so also one that goes
+// back a gate and deadlocks. It is for proving or refuting a schedule
+// (`hxbar verify`): Verify then reports the deadlock, or Check's error as an
+// invalid schedule. A schedule that is to run must pass ReadSchedule.
+func ReadExecutable(r io.Reader) (*Schedule, error) {
+	var s Schedule
+	if err := strictjson.DecodeOne(r, &s, "schedule"); err != nil {
+		return nil, err
+	}
+	if err := s.check(false); err != nil {
+		return nil, err
+	}
+	return &s, nil
 }

@@ -687,3 +687,33 @@ func TestVerifyPermutedRanks(t *testing.T) {
 		t.Errorf("bounded store: %+v", rep)
 	}
 }
+
+// The deadlock example of docs/schedules.md is read by ReadExecutable and
+// refuted as a deadlock; ReadSchedule, for runs, refuses it.
+func TestReadExecutableReportsTheDocsDeadlock(t *testing.T) {
+	doc, err := os.ReadFile("../docs/schedules.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(doc), "The deadlock example")
+	_, rest, _ = strings.Cut(rest, "```json\n")
+	block, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("no JSON block after \"The deadlock example\" in docs/schedules.md")
+	}
+	if _, err := ReadSchedule(strings.NewReader(block)); err == nil {
+		t.Fatal("ReadSchedule accepted a schedule that fails Check")
+	}
+	s, err := ReadExecutable(strings.NewReader(block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Verify(s, OpBarrier)
+	want := "rank 0 is never released: gate 2 waits for a route from rank 1 gate 2 that can never pass (cycle: rank 1 gate 2 waits for rank 0 gate 2 waits for rank 1 gate 2)"
+	if rep.OK || rep.Kind != KindDeadlock || rep.Message != want {
+		t.Fatalf("got %s", rep)
+	}
+	if _, err := ReadExecutable(strings.NewReader(`{"ranks": 2, "gates": 1, "routes": [{"from_rank": 0, "from_gate": 1, "to_rank": 2, "to_gate": 2, "distance": 2}]}`)); err == nil {
+		t.Fatal("ReadExecutable accepted a rank out of range")
+	}
+}

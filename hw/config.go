@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -527,6 +529,59 @@ func locate(err error, set map[string]*yaml.Node) error {
 	return &ParseError{Line: line, Err: err}
 }
 
+// fieldKeyRE finds the key in a message of the form "invalid KEY...: ...",
+// which packages that do not build a *FieldError (noc) also write.
+var fieldKeyRE = regexp.MustCompile(`^invalid ([a-z_]+(?:\[[0-9]+\])?):`)
+
+// ErrorKey returns the system key an error is about: the field of a
+// *FieldError inside it, else the KEY of a message "invalid KEY: ...", when
+// KEY is a key of the system file; "" otherwise.
+func ErrorKey(err error) string {
+	field := ""
+	if fe, ok := errors.AsType[*FieldError](err); ok {
+		field = fe.Field
+	} else if m := fieldKeyRE.FindStringSubmatch(err.Error()); m != nil {
+		field = m[1]
+	}
+	if key, _ := splitField(field); specOf(key) != nil {
+		return key
+	}
+	return ""
+}
+
+// LocateInFile places an error found after the system file at path was
+// read (a network too large for the model, a bound on max_cycles) on the
+// line of the key it names, as Load places its own errors: a *ParseError
+// with the file and line. err is returned unchanged when it names no key,
+// the file does not set that key, or the file cannot be read again.
+func LocateInFile(path string, err error) error {
+	key := ErrorKey(err)
+	if key == "" || path == "" {
+		return err
+	}
+	data, rerr := os.ReadFile(path)
+	if rerr != nil {
+		return err
+	}
+	_, set, perr := parse(data)
+	if perr != nil {
+		return err
+	}
+	n, ok := set[key]
+	if !ok {
+		return err
+	}
+	line := n.Line
+	if fe, ok := errors.AsType[*FieldError](err); ok {
+		if _, idx := splitField(fe.Field); idx >= 0 {
+			if r := resolve(n); r != nil && r.Kind == yaml.SequenceNode && idx < len(r.Content) {
+				line = r.Content[idx].Line
+			}
+		}
+	}
+	return &ParseError{File: path, Line: line, Err: err}
+}
+
 // splitField splits "dims[1]" into "dims" and 1; idx is -1 without an index.
 func splitField(f string) (key string, idx int) {
 	i := strings.IndexByte(f, '[')
@@ -548,20 +603,34 @@ func unknownKey(k string) error {
 	return fmt.Errorf("unknown key %s (allowed keys: %s%s)", showString(k), allowedKeys(), hint)
 }
 
-// closestKey returns the key nearest to k (edit distance at most 2, with -
-// and _ taken as equal), or "".
+// closestKey returns the key nearest to k (- and _ taken as equal, case
+// ignored), or "" when no key is near enough to be a likely typo: see
+// nearEnough.
 func closestKey(k string) string {
 	if len(k) > 40 {
 		return ""
 	}
 	k = strings.ToLower(strings.ReplaceAll(k, "-", "_"))
-	best, bestD := "", 3
+	best, bestD := "", -1
 	for _, s := range keys {
-		if d := editDistance(k, s.key); d < bestD {
+		if d := editDistance(k, s.key); nearEnough(k, s.key, d) && (bestD < 0 || d < bestD) {
 			best, bestD = s.key, d
 		}
 	}
 	return best
+}
+
+// nearEnough reports whether a typed name at edit distance d from a known
+// one is worth suggesting: d at most 1 when either is up to 4 characters
+// long, at most 2 otherwise, and never d as large as either length (then
+// every character is changed: "foo" is not a typo of "op").
+func nearEnough(typed, known string, d int) bool {
+	short := min(len(typed), len(known))
+	limit := 2
+	if short <= 4 {
+		limit = 1
+	}
+	return d <= limit && d < short
 }
 
 func editDistance(a, b string) int {

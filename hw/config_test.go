@@ -402,3 +402,43 @@ func TestYAMLBig(t *testing.T) {
 		t.Fatal("the 2^20-entry placement does not round-trip")
 	}
 }
+
+// A suggestion is offered only for a likely typo: distance at most 1 for
+// names up to 4 characters, 2 otherwise, and never every character changed.
+func TestUnknownKeySuggestsOnlyNearKeys(t *testing.T) {
+	for typed, want := range map[string]string{
+		"dim": "dims", "dimz": "dims", "ops": "op", "sed": "seed", "skwe": "", "foo": "", "fo": "",
+		"o": "", "x": "", "name2": "name", "link-latency": "link_latency", "Link_Latncy": "link_latency",
+		"buffer": "", "max_cycle": "max_cycles", "itemflits": "item_flits", "topolgy": "topology", "abcdefgh": "",
+	} {
+		if got := closestKey(typed); got != want {
+			t.Errorf("closestKey(%q) = %q, want %q", typed, got, want)
+		}
+	}
+}
+
+// Errors found after the file was read (the model's node limit, say) are
+// placed on the line of the key they name, like Load's own errors.
+func TestLocateInFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.yaml")
+	os.WriteFile(p, []byte("name: x\n\ndims:\n  - 64\n  - 64\n"), 0o644)
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("invalid dims: [64 64] is 4096 nodes (allowed: fewer)"), p + ": line 4: invalid dims: [64 64]"}, // the value's line, as Load gives,
+		{&FieldError{Field: "dims[1]", Value: 64, Allowed: "2..32"}, p + ": line 5: invalid dims[1]: 64"},
+		{&FieldError{Field: "max_cycles", Value: 5, Allowed: "at least 9"}, "invalid max_cycles: 5 (allowed: at least 9)"},
+		{errors.New("invalid schedule: ranks 3"), "invalid schedule: ranks 3"},
+	} {
+		got := LocateInFile(p, c.err)
+		if !strings.HasPrefix(got.Error(), c.want) {
+			t.Errorf("%v: got %q, want %q...", c.err, got, c.want)
+		}
+		if ErrorKey(c.err) != "" && strings.Contains(c.want, "line") {
+			if _, ok := errors.AsType[*ParseError](got); !ok {
+				t.Errorf("%v: not a *ParseError", got)
+			}
+		}
+	}
+}

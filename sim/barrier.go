@@ -122,16 +122,6 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 		return nil, err
 	}
 	topo, _ := fab.(*noc.Topology)
-	// The network's state (most of the memory of a big system) is built
-	// while the schedule is generated.
-	var net *noc.Network
-	netDone := make(chan error, 1)
-	go func() {
-		var err error
-		net, err = noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == "half"})
-		netDone <- err
-	}()
-	defer func() { <-netDone }() // never leave the goroutine behind on an early return
 	var tab *barrierunit.FlatTable
 	var dtab *barrierunit.DataTable
 	if sys.IsData() && sched != nil {
@@ -147,7 +137,26 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 			return nil, err
 		}
 		sched = &barrierunit.Schedule{Ranks: R, Algo: cs.Algo, Gates: tab.Gates}
+		// Refuse, before the network is built, a run that cannot finish
+		// within max_cycles (its data alone can take millions of cycles).
+		arrive := make([]int64, R)
+		for r, a := range sys.Arrivals() {
+			arrive[r] = a.Cycle
+		}
+		if b := lowerBound(&sys, cs, arrive); b.Cycles > sys.MaxCycles {
+			return nil, &BoundError{MaxCycles: sys.MaxCycles, Bound: b}
+		}
 	}
+	// The network's state (most of the memory of a big system) is built
+	// while the schedule is generated.
+	var net *noc.Network
+	netDone := make(chan error, 1)
+	go func() {
+		var err error
+		net, err = noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == "half"})
+		netDone <- err
+	}()
+	defer func() { <-netDone }() // never leave the goroutine behind on an early return
 	switch {
 	case tab != nil:
 	case sched != nil && sched.Ranks != R:
@@ -218,11 +227,19 @@ func (s *System) eval(e int32, t int64, w int) bool {
 }
 
 // Result is the outcome of a run; its JSON is the contract of `hxbar sim`.
+//
+// Cycles is, for a complete run, the last release cycle + 1 (so at most
+// max_cycles); for an incomplete run, max_cycles: cycles 0..max_cycles-1
+// were simulated (or skipped as idle) and some rank was still not released.
+// Complete says which; Released counts the ranks released (all of them when
+// Complete). An incomplete run has no latency: Waiting says why.
 type Result struct {
-	Cycles  int64        `json:"cycles"`
-	Ranks   int          `json:"ranks"`
-	Nodes   []NodeResult `json:"nodes"`
-	Network NetStats     `json:"network"`
+	Cycles   int64        `json:"cycles"`
+	Ranks    int          `json:"ranks"`
+	Complete bool         `json:"complete"`
+	Released int          `json:"released"`
+	Nodes    []NodeResult `json:"nodes"`
+	Network  NetStats     `json:"network"`
 	// Waiting explains, when the run stopped at max_cycles, which ranks
 	// wait at which gate and for whom.
 	Waiting []string `json:"waiting,omitempty"`
@@ -395,8 +412,12 @@ func (s *System) result(t int64) *Result {
 		last = max(last, u.Release[r])
 	}
 	res.Cycles = last + 1
-	if u.Released < s.Table.Ranks {
-		res.Cycles = t
+	res.Released = u.Released
+	res.Complete = u.Released == s.Table.Ranks
+	if !res.Complete {
+		// Stopped at max_cycles: the loop may have skipped idle cycles up to
+		// an arrival past it, but the run covers cycles 0..max_cycles-1.
+		res.Cycles = min(t, s.Sys.MaxCycles)
 	}
 	res.Network = NetStats{Packets: u.Packets, Flits: u.Flits, FlitHops: s.Net.FlitHops(), Channels: s.channels()}
 	if res.Cycles > 0 && res.Network.Channels > 0 {

@@ -121,7 +121,7 @@ type StepDone struct {
 	Step int    `json:"step"` // 1-based
 	Kind string `json:"kind"` // "O" one-sided, "M" mutual
 	Gate int    `json:"gate"` // the gate passed when the step is done (step+1)
-	Done int64  `json:"done"` // cycle the last rank passed it
+	Done int64  `json:"done"` // cycle the last rank passed it; -1 when some rank has not (an incomplete run)
 }
 
 // DataResult describes the data collective of a run.
@@ -142,12 +142,25 @@ func (s *System) dataResult(res *Result) {
 	moved := 0
 	for k, st := range cs.Steps {
 		res.Steps[k] = StepDone{Step: k + 1, Kind: st.Kind, Gate: k + 2, Done: s.Units.GateDone(k + 2)}
+		if !res.Complete && !s.allPassed(k+2) {
+			res.Steps[k].Done = -1 // GateDone is the latest rank to pass so far
+		}
 		for _, t := range st.Transfers {
 			moved += len(t.Items)
 		}
 	}
 	res.Data = &DataResult{Collective: s.Sys.Collective, Algo: cs.Algo, Order: cs.Order, Items: cs.Items,
 		ItemFlits: s.Sys.ItemFlits, ItemsMoved: moved, ItemsReceived: s.Units.ItemsReceived, Cost: collective.Cost(cs)}
+}
+
+// allPassed reports whether every rank has passed gate g.
+func (s *System) allPassed(g int) bool {
+	for r := range s.Table.Ranks {
+		if s.Units.Gate(r) < g {
+			return false
+		}
+	}
+	return true
 }
 
 // dataError reports flits that arrived wrong, or items that did not arrive.

@@ -276,12 +276,16 @@ func TestDataUserSchedule(t *testing.T) {
 // of a packet names the flit of the packet the sender is at.
 func TestDataStuckNamesTheFlit(t *testing.T) {
 	sys := hw.Default()
-	sys.Dims, sys.Ranks, sys.Skew, sys.MaxCycles = []int{2}, 2, 0, 30
+	sys.Dims, sys.Ranks, sys.Skew = []int{2}, 2, 0
 	sys.Collective, sys.ItemFlits = "allgather", 64
 	s, err := Build(sys, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Build refuses max_cycles 30, below the run's lower bound of 65 cycles
+	// (TestBoundRefusesHopelessRuns); set on the built system it stops the
+	// run in the middle of the packets.
+	s.Sys.MaxCycles = 30
 	_, err = s.Run(Options{})
 	// Each rank sends its head in cycle 1 and one flit a cycle after it
 	// (the credits keep up at L = 1, B = 4); the run stops before cycle 30,

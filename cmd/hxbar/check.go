@@ -20,16 +20,20 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
+	if err := refuseFlags(fs.FlagSet, "check", notApplicable{systemFlags("topology", "dims"),
+		"it proves the routing tables of --topology and --dims, nothing else of the system"}); err != nil {
+		return err
+	}
 	s, err := sys()
 	if err != nil {
 		return usageError{err}
 	}
 	f, err := noc.NewFabric(s.Topology, s.Dims)
 	if err != nil {
-		return usageError{err}
+		return usageError{explainSystemError(fs.FlagSet, err)}
 	}
 	if f.NumNodes() > noc.MaxCheckNodes {
-		return usagef("invalid dims: %d nodes (allowed: at most %d nodes for the all-pairs check)", f.NumNodes(), noc.MaxCheckNodes)
+		return usageError{explainSystemError(fs.FlagSet, fmt.Errorf("invalid dims: %v is %d nodes (allowed: at most %d nodes for the all-pairs check)", s.Dims, f.NumNodes(), noc.MaxCheckNodes))}
 	}
 	var rep *noc.CheckReport
 	if t, ok := f.(*noc.Topology); ok {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/hxbar/hxbar/collective"
@@ -28,6 +30,9 @@ func runCollective(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	if err := collectiveFlagsApply(fs.FlagSet, *compare, *algo); err != nil {
 		return err
 	}
 	if *compare {
@@ -99,4 +104,34 @@ func runCollective(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "verifier: every item reaches every node; cost %d\n", rep.Cost)
 	return nil
+}
+
+// collectiveFlagsApply refuses the flags --compare or the chosen --algo
+// ignore.
+func collectiveFlagsApply(fs *flag.FlagSet, compare bool, algo string) error {
+	if compare {
+		return refuseFlags(fs, "collective --compare", notApplicable{[]string{"algo", "order", "near-first", "root"},
+			"it compares every order of the Hitachi all-gather of --items items on --nodes nodes"})
+	}
+	uses := map[string][]string{
+		"hitachi":            {"items"},
+		"order":              {"items", "order"},
+		"recursive-doubling": {"near-first"},
+		"broadcast":          {"root"},
+		"general":            {"items"},
+	}[algo]
+	if uses == nil {
+		return nil // an unknown --algo is refused by name below
+	}
+	var ignored []string
+	for _, f := range []string{"items", "order", "near-first", "root"} {
+		if !slices.Contains(uses, f) {
+			ignored = append(ignored, f)
+		}
+	}
+	why := "it reads --nodes"
+	for _, f := range uses {
+		why += ", --" + f
+	}
+	return refuseFlags(fs, "collective --algo "+algo, notApplicable{ignored, why})
 }

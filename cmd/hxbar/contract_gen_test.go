@@ -61,14 +61,6 @@ func edit(t *testing.T, d, name, line string) {
 }
 
 // writeSchedule writes the JSON of 'hxbar schedule' for 4 ranks to d/s.json.
-func writeSchedule(t *testing.T, d string) {
-	t.Helper()
-	code, out, errs := hx(t, "schedule", "--ranks", "4", "--algo", "butterfly-near-first", "--format", "json")
-	if code != 0 {
-		t.Fatal(errs)
-	}
-	writeFiles(t, d, map[string]string{"s.json": out})
-}
 
 // cosimOK co-simulates dir and requires a match (skipped without Icarus).
 func cosimOK(t *testing.T, dir string) {
@@ -301,7 +293,7 @@ var _ = registerContract("gen",
 	contractCase{
 		name: "gen --config DIR/system.yaml --schedule DIR/schedule.json --out DIR keeps the schedule", exit: 0,
 		setup: func(t *testing.T, d string) {
-			writeSchedule(t, d)
+			writeSchedule(t, d, "s.json", "butterfly-near-first", 4)
 			genInto(t, "--out", filepath.Join(d, "out"), "--dims", "2,2", "--schedule", filepath.Join(d, "s.json"))
 		},
 		args: []string{"gen", "--config", "$D/out/system.yaml", "--schedule", "$D/out/schedule.json", "--out", "$D/out"},
@@ -317,7 +309,7 @@ var _ = registerContract("gen",
 	contractCase{
 		name: "an edited schedule.json regenerates from itself", exit: 0,
 		setup: func(t *testing.T, d string) {
-			writeSchedule(t, d)
+			writeSchedule(t, d, "s.json", "butterfly-near-first", 4)
 			genInto(t, "--out", filepath.Join(d, "out"), "--dims", "2,2", "--schedule", filepath.Join(d, "s.json"))
 			edit(t, filepath.Join(d, "out"), "schedule.json", " ")
 		},
@@ -327,7 +319,7 @@ var _ = registerContract("gen",
 	contractCase{
 		name: "an edited schedule.json is not dropped by a gen without --schedule", exit: 2,
 		setup: func(t *testing.T, d string) {
-			writeSchedule(t, d)
+			writeSchedule(t, d, "s.json", "butterfly-near-first", 4)
 			genInto(t, "--out", filepath.Join(d, "out"), "--dims", "2,2", "--schedule", filepath.Join(d, "s.json"))
 			edit(t, filepath.Join(d, "out"), "schedule.json", " ")
 		},
@@ -337,7 +329,7 @@ var _ = registerContract("gen",
 	contractCase{
 		name: "cosim's advice for a stale testbench names the recorded schedule", exit: 2,
 		setup: func(t *testing.T, d string) {
-			writeSchedule(t, d)
+			writeSchedule(t, d, "s.json", "butterfly-near-first", 4)
 			genInto(t, "--out", filepath.Join(d, "out"), "--dims", "2,2", "--schedule", filepath.Join(d, "s.json"))
 			p := filepath.Join(d, "out", "system.yaml")
 			y, _ := os.ReadFile(p)

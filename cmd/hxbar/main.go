@@ -52,9 +52,25 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	switch {
+	case len(args) == 0:
+		// No command is bad usage: a one-line usage on stderr, exit 2.
+		fmt.Fprintf(stderr, "usage: hxbar <command> [flags] (commands: %s; see 'hxbar help')\n", strings.Join(commandNames(), ", "))
+		return 2
+	case args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1:
 		usage(stdout)
 		return 0
+	case args[0] == "help":
+		// "hxbar help CMD" is "hxbar CMD -h"; anything more is bad usage.
+		if _, ok := commands[args[1]]; !ok || len(args) > 2 {
+			what := fmt.Sprintf("unknown command %q", args[1])
+			if ok {
+				what = fmt.Sprintf("help takes one command, not %q", strings.Join(args[1:], " "))
+			}
+			fmt.Fprintf(stderr, "hxbar help: %s (allowed: %s)\n", what, strings.Join(commandNames(), ", "))
+			return 2
+		}
+		args = []string{args[1], "-h"}
 	}
 	c, ok := commands[args[0]]
 	if !ok {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/hxbar/hxbar/barrierunit"
@@ -15,7 +17,8 @@ const maxTableRanks = 4096
 
 func runSchedule(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("schedule", stderr)
-	ranks := fs.Int("ranks", 16, "number of ranks R")
+	ranks := fs.Int("ranks", 16, fmt.Sprintf("number of ranks R: 1..%d for --format table; with --format json up to %d (butterfly, butterfly-near-first) or %d (dissemination)",
+		maxTableRanks, barrierunit.MaxRanksFor(barrierunit.AlgoButterfly), barrierunit.MaxRanksFor(barrierunit.AlgoDissemination)))
 	algo := fs.String("algo", "butterfly", "schedule: "+strings.Join(barrierunit.Algorithms, ", "))
 	format := fs.String("format", "table", "output format: table or json")
 	if err := parseFlags(fs, args, 0); err != nil {
@@ -24,17 +27,23 @@ func runSchedule(args []string, stdout, stderr io.Writer) error {
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	if *format == "table" && *ranks > maxTableRanks {
-		return usagef("invalid --ranks: %d for --format table (allowed: up to %d; use --format json for larger schedules)", *ranks, maxTableRanks)
+	if hi := barrierunit.MaxRanksFor(*algo); hi > 0 {
+		// The range the command accepts, stated once: what Generate builds
+		// for this algo, and for a table what a terminal can show.
+		allowed := fmt.Sprintf("1..%d for --algo %s, the largest route list (%d routes); sim builds larger systems' gate tables without one", hi, *algo, barrierunit.MaxRoutes)
+		if *format == "table" && hi > maxTableRanks {
+			hi, allowed = maxTableRanks, fmt.Sprintf("1..%d for --format table; use --format json for larger schedules", maxTableRanks)
+		}
+		if *ranks < 1 || *ranks > hi {
+			return usagef("invalid --ranks: %d (allowed: %s)", *ranks, allowed)
+		}
 	}
 	s, err := barrierunit.Generate(*algo, *ranks)
 	if err != nil {
 		return usageError{err}
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		return writeScheduleJSON(stdout, s)
 	}
 	fmt.Fprintf(stdout, "%s schedule for %d ranks: gates 1..%d, end gate %d, %d routes (distance 0 = within the node)\n",
 		s.Algo, s.Ranks, s.Gates, s.Gates+1, len(s.Routes))
@@ -68,7 +77,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if len(args) != 1 {
 		return usagef("verify needs one schedule FILE (the JSON of 'hxbar schedule --format json')")
 	}
-	s, err := readScheduleFile(args[0])
+	s, err := readVerifyFile(args[0])
 	if err != nil {
 		return usageError{err}
 	}
@@ -97,4 +106,36 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		return failure{rep.String()}
 	}
 	return nil
+}
+
+// readVerifyFile reads a schedule to prove or refute: any schedule the
+// verifier can execute, so that one which deadlocks is reported as a
+// deadlock (exit 1), not refused as input (readScheduleFile, for runs).
+func readVerifyFile(name string) (*barrierunit.Schedule, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := barrierunit.ReadExecutable(f)
+	if err != nil {
+		if looksLikeDataSchedule(name) {
+			return nil, fmt.Errorf("%s: %w (this looks like a data schedule: verify proves gate schedules; 'hxbar sim --collective allgather --schedule FILE' verifies a data schedule before it runs)", name, err)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return s, nil
+}
+
+// looksLikeDataSchedule reports whether the start of a file mentions
+// "transfers", the key of a data schedule's steps.
+func looksLikeDataSchedule(name string) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 1<<16)
+	n, _ := io.ReadFull(f, head)
+	return bytes.Contains(head[:n], []byte(`"transfers"`))
 }

@@ -50,6 +50,9 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if err := simFlagsApply(fs.FlagSet, &s, *schedFile); err != nil {
+		return err
+	}
 	start := time.Now()
 	var system *sim.System
 	if s.IsData() {
@@ -63,7 +66,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			system, err = sim.BuildData(s, cs)
 		}
 		if err != nil {
-			return usageError{err}
+			return usageError{explainSystemError(fs.FlagSet, err)}
 		}
 	} else {
 		sched, err := scheduleFlag(fs.FlagSet, *schedFile, &s)
@@ -71,7 +74,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if system, err = sim.Build(s, sched); err != nil {
-			return usageError{err}
+			return usageError{explainSystemError(fs.FlagSet, err)}
 		}
 	}
 	built := time.Now()
@@ -111,9 +114,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return runErr
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := writeSimJSON(stdout, res); err != nil {
 			return err
 		}
 	} else if err := printSim(stdout, system, res); err != nil {
@@ -121,6 +122,20 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	}
 	if runErr != nil {
 		return failure{runErr.Error()}
+	}
+	return nil
+}
+
+// simFlagsApply refuses the flags the run s would ignore: the data keys for
+// a barrier, --algo when --schedule gives the schedule.
+func simFlagsApply(fs *flag.FlagSet, s *hw.System, schedFile string) error {
+	if !s.IsData() {
+		if err := refuseFlags(fs, "a barrier", notApplicable{dataOnlyFlags, "it applies to --collective allgather or broadcast"}); err != nil {
+			return err
+		}
+	}
+	if schedFile != "" {
+		return refuseFlags(fs, "a run of --schedule "+schedFile, notApplicable{[]string{"algo"}, "the file is the schedule"})
 	}
 	return nil
 }
@@ -154,7 +169,11 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 		tw := tablewriter.NewWriter(w)
 		tw.Header("step", "kind", "gate", "done at cycle", "items in largest message")
 		for i, st := range res.Steps {
-			tw.Append(st.Step, st.Kind, st.Gate, st.Done, collective.StepCost(s.Data.Steps[i]))
+			done := strconv.FormatInt(st.Done, 10)
+			if st.Done < 0 {
+				done = "not done"
+			}
+			tw.Append(st.Step, st.Kind, st.Gate, done, collective.StepCost(s.Data.Steps[i]))
 		}
 		if err := tw.Render(); err != nil {
 			return err
@@ -191,13 +210,25 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	st := tablewriter.NewWriter(w)
 	st.Header("statistic", "value")
 	st.Append("cycles", strconv.FormatInt(res.Cycles, 10))
-	st.Append("last arrival", strconv.FormatInt(lastArrive, 10))
+	if !res.Complete {
+		// Latencies of a run that did not finish would be made up: say so.
+		st.Append("status", fmt.Sprintf("incomplete: %d of %d ranks released by cycle %d (max_cycles)", res.Released, res.Ranks, res.Cycles))
+	}
+	arrival := strconv.FormatInt(lastArrive, 10)
+	if lastArrive >= res.Cycles {
+		arrival += " (after the run stopped)"
+	}
+	st.Append("last arrival", arrival)
 	latency := "barrier latency (last arrival -> last release)"
 	if res.Data != nil {
 		latency = sys.Collective + " latency (last arrival -> last release)"
 	}
-	st.Append(latency, strconv.FormatInt(lastRel-lastArrive, 10))
-	st.Append("release spread (first -> last release)", strconv.FormatInt(lastRel-firstRel, 10))
+	lat, spread := "n/a", "n/a"
+	if res.Complete {
+		lat, spread = strconv.FormatInt(lastRel-lastArrive, 10), strconv.FormatInt(lastRel-firstRel, 10)
+	}
+	st.Append(latency, lat)
+	st.Append("release spread (first -> last release)", spread)
 	st.Append("packets", strconv.FormatUint(res.Network.Packets, 10))
 	st.Append("flits", strconv.FormatUint(res.Network.Flits, 10))
 	st.Append("flit hops (switch <-> switch channels)", strconv.FormatUint(res.Network.FlitHops, 10))

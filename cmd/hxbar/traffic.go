@@ -28,6 +28,23 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
+	// Traffic reads the network and the seed of the system, nothing else.
+	if err := refuseFlags(fs.FlagSet, "traffic",
+		notApplicable{[]string{"max-cycles"}, "it runs --cycles cycles"},
+		notApplicable{[]string{"skew"}, "every node injects at --rate from cycle 0"},
+		notApplicable{[]string{"ranks", "placement"}, "every node of --dims injects traffic"},
+		notApplicable{[]string{"flit-width"}, "packets are counted in flits: --packet-flits"},
+		notApplicable{[]string{"name"}, "its report names no system"},
+		notApplicable{systemFlags("topology", "dims", "seed", "link-latency", "buffer-depth", "duplex"),
+			"it runs synthetic packets, not a barrier or collective: see --pattern and --packet-flits"},
+	); err != nil {
+		return err
+	}
+	if *pattern != "hotspot" {
+		if err := refuseFlags(fs.FlagSet, "--pattern "+*pattern, notApplicable{[]string{"hotspot"}, "it applies to --pattern hotspot"}); err != nil {
+			return err
+		}
+	}
 	s, err := sys()
 	if err != nil {
 		return usageError{err}
@@ -45,7 +62,7 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 	start := time.Now()
 	res, err := sim.RunTraffic(s, cfg)
 	if err != nil {
-		return usageError{err}
+		return usageError{explainSystemError(fs.FlagSet, err)}
 	}
 	if *progress {
 		fmt.Fprintf(stderr, "\rtraffic: 100%% in %v\n", time.Since(start).Round(time.Millisecond))
@@ -55,8 +72,8 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	fmt.Fprintf(stdout, "%s traffic on a %s hyper-crossbar (%d nodes), %d-flit packets, %d cycles (warm-up %d)\n",
-		res.Pattern, dimsString(s.Dims), res.Nodes, *pflits, res.Cycles, cfg.Warmup)
+	fmt.Fprintf(stdout, "%s traffic on a %s %s (%d nodes), %d-flit packets, %d cycles (warm-up %d)\n",
+		res.Pattern, dimsString(s.Dims), topologyNames[s.Topology], res.Nodes, *pflits, res.Cycles, cfg.Warmup)
 	tw := tablewriter.NewWriter(stdout)
 	tw.Header("offered (flits/node/cycle)", "accepted", "latency avg", "latency p99", "packets measured", "drained")
 	tw.Append(fmt.Sprintf("%.4f", res.Offered), fmt.Sprintf("%.4f", res.Accepted), fmt.Sprintf("%.2f", res.LatencyAvg),

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/sim"
+)
+
+// Large JSON documents (a schedule of millions of routes, a run of millions
+// of nodes) are written piece by piece: json.Encoder builds the whole
+// document in memory first, which for 2^22 ranks is tens of GiB on top of
+// the model. The output is byte for byte what an Encoder with
+// SetIndent("", "  ") writes (TestStreamedJSONMatchesEncoder).
+
+// appendElem appends element i of a streamed array, indented as the
+// encoder would indent it at depth 2 (its first line without the prefix).
+type appendElem func(b []byte, i int) []byte
+
+// writeJSONArrayField writes head as indented JSON, with the top-level
+// array field key (empty, non-nil, in head) replaced by n elements written
+// one by one through a buffer, then a newline. Memory: head's encoding and
+// one element at a time.
+func writeJSONArrayField(w io.Writer, head any, key string, n int, elem appendElem) error {
+	doc, err := json.MarshalIndent(head, "", "  ")
+	if err != nil {
+		return err
+	}
+	mark := []byte("\n  " + strconv.Quote(key) + ": []")
+	at := bytes.Index(doc, mark)
+	if at < 0 {
+		return fmt.Errorf("streaming JSON: no empty top-level field %q to fill", key)
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.Write(doc[:at+len(mark)-2])
+	if n == 0 {
+		bw.WriteString("[]")
+	} else {
+		bw.WriteString("[\n    ")
+		var b []byte
+		for i := range n {
+			b = b[:0]
+			if i > 0 {
+				b = append(b, ",\n    "...)
+			}
+			b = elem(b, i)
+			if _, err := bw.Write(b); err != nil {
+				return err
+			}
+		}
+		bw.WriteString("\n  ]")
+	}
+	bw.Write(doc[at+len(mark):])
+	bw.WriteByte('\n')
+	return bw.Flush()
+}
+
+// jsonInt appends `"key": v` on its own line at depth 3 (inside an element).
+func jsonInt(b []byte, key string, v int64, last bool) []byte {
+	b = append(b, "\n      \""...)
+	b = append(b, key...)
+	b = append(b, "\": "...)
+	b = strconv.AppendInt(b, v, 10)
+	if !last {
+		b = append(b, ',')
+	}
+	return b
+}
+
+// jsonString is jsonInt for a string, escaped as encoding/json escapes it.
+func jsonString(b []byte, key, v string, last bool) []byte {
+	b = append(b, "\n      \""...)
+	b = append(b, key...)
+	b = append(b, "\": "...)
+	plain := true
+	for i := 0; i < len(v) && plain; i++ {
+		c := v[i]
+		plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	if plain {
+		b = append(b, '"')
+		b = append(b, v...)
+		b = append(b, '"')
+	} else {
+		q, _ := json.Marshal(v)
+		b = append(b, q...)
+	}
+	if !last {
+		b = append(b, ',')
+	}
+	return b
+}
+
+// writeScheduleJSON writes a gate schedule, its routes streamed.
+func writeScheduleJSON(w io.Writer, s *barrierunit.Schedule) error {
+	if s.Routes == nil {
+		return encodeIndented(w, s) // "routes": null
+	}
+	head := *s
+	head.Routes = []barrierunit.Route{}
+	return writeJSONArrayField(w, &head, "routes", len(s.Routes), func(b []byte, i int) []byte {
+		r := &s.Routes[i]
+		b = append(b, '{')
+		b = jsonInt(b, "from_rank", int64(r.FromRank), false)
+		b = jsonInt(b, "from_gate", int64(r.FromGate), false)
+		b = jsonInt(b, "to_rank", int64(r.ToRank), false)
+		b = jsonInt(b, "to_gate", int64(r.ToGate), false)
+		b = jsonInt(b, "distance", int64(r.Distance), true)
+		return append(b, "\n    }"...)
+	})
+}
+
+// writeSimJSON writes a run's result, its nodes streamed.
+func writeSimJSON(w io.Writer, res *sim.Result) error {
+	if res.Nodes == nil {
+		return encodeIndented(w, res) // "nodes": null
+	}
+	head := *res
+	head.Nodes = []sim.NodeResult{}
+	return writeJSONArrayField(w, &head, "nodes", len(res.Nodes), func(b []byte, i int) []byte {
+		n := &res.Nodes[i]
+		b = append(b, '{')
+		b = jsonInt(b, "rank", int64(n.Rank), false)
+		b = jsonInt(b, "node", int64(n.Node), false)
+		b = jsonInt(b, "arrive", n.Arrive, false)
+		b = jsonString(b, "operand", n.Operand, false)
+		b = jsonInt(b, "release", n.Release, false)
+		b = jsonString(b, "result", n.Result, true)
+		return append(b, "\n    }"...)
+	})
+}
+
+// encodeIndented is the encoder whose output the streamed writers match.
+func encodeIndented(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/sim"
+)
+
+// encoded is what `json.NewEncoder(w).SetIndent("", "  ")` wrote before
+// large outputs were streamed: the output must not change by a byte.
+func encoded(t *testing.T, v any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestStreamedJSONMatchesEncoder(t *testing.T) {
+	nilRoutes := &barrierunit.Schedule{Ranks: 3}
+	var nr bytes.Buffer
+	if err := writeScheduleJSON(&nr, nilRoutes); err != nil || !bytes.Equal(nr.Bytes(), encoded(t, nilRoutes)) {
+		t.Fatalf("nil routes: %v\n%s", err, nr.Bytes())
+	}
+	for _, algo := range barrierunit.Algorithms {
+		for _, r := range []int{1, 2, 5, 16} {
+			s, err := barrierunit.Generate(algo, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := writeScheduleJSON(&got, s); err != nil {
+				t.Fatal(err)
+			}
+			if want := encoded(t, s); !bytes.Equal(got.Bytes(), want) {
+				t.Fatalf("%s %d ranks: streamed\n%s\nencoder\n%s", algo, r, got.Bytes(), want)
+			}
+		}
+	}
+	// An empty route list is "[]", not an array of nothing.
+	empty := &barrierunit.Schedule{Ranks: 1, Algo: "x<&>\"", Routes: []barrierunit.Route{}}
+	var got bytes.Buffer
+	if err := writeScheduleJSON(&got, empty); err != nil {
+		t.Fatal(err)
+	}
+	if want := encoded(t, empty); !bytes.Equal(got.Bytes(), want) {
+		t.Fatalf("empty schedule: streamed\n%s\nencoder\n%s", got.Bytes(), want)
+	}
+
+	var results []*sim.Result
+	for _, mk := range []func(*hw.System){
+		func(s *hw.System) { s.Op = "sum" },
+		func(s *hw.System) { s.MaxCycles = 30 }, // incomplete: waiting, released -1
+		func(s *hw.System) { s.Collective, s.Items, s.ItemFlits = "allgather", 4, 3 },
+		func(s *hw.System) { s.Collective, s.Topology, s.Dims, s.Ranks = "broadcast", "torus", []int{8}, 0 },
+	} {
+		sys := hw.Default()
+		mk(&sys)
+		s, err := sim.Build(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, _ := s.Run(sim.Options{})
+		results = append(results, res)
+	}
+	// Strings the encoder escapes, in the streamed elements.
+	results = append(results, &sim.Result{Nodes: []sim.NodeResult{{Operand: "<a&b>", Result: "\"q\"\\\n\u2028é"}}})
+	results = append(results, &sim.Result{Nodes: []sim.NodeResult{}}, &sim.Result{})
+	for i, res := range results {
+		var got bytes.Buffer
+		if err := writeSimJSON(&got, res); err != nil {
+			t.Fatal(err)
+		}
+		if want := encoded(t, res); !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("result %d: streamed\n%s\nencoder\n%s", i, got.Bytes(), want)
+		}
+	}
+}

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"strings"
+
+	"github.com/hxbar/hxbar/hw"
+)
+
+// explainSystemError names the source of an error found in a system after
+// it was read (too many nodes for the model or the check, max_cycles below
+// the run's lower bound): the flag when the key it names was given as one,
+// else the line of the --config file that sets it.
+func explainSystemError(fs *flag.FlagSet, err error) error {
+	if _, ok := errors.AsType[*hw.ParseError](err); ok {
+		return err
+	}
+	if _, ok := errors.AsType[*hw.FlagError](err); ok {
+		return err
+	}
+	key := hw.ErrorKey(err)
+	if key == "" {
+		return err
+	}
+	if name := strings.ReplaceAll(key, "_", "-"); flagGiven(fs, name) {
+		return &hw.FlagError{Flag: name, Err: err}
+	}
+	if c := fs.Lookup("config"); c != nil {
+		return hw.LocateInFile(c.Value.String(), err)
+	}
+	return err
+}

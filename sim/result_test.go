@@ -1,0 +1,69 @@
+package sim
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/hxbar/hxbar/hw"
+)
+
+// A run stopped by max_cycles says so: complete false, the ranks released,
+// and cycles = max_cycles (never an arrival past it the loop skipped to).
+func TestIncompleteRunSaysSo(t *testing.T) {
+	for _, mc := range []int64{1, 2, 30, 45} {
+		sys := hw.Default() // arrivals skewed over 0..40, first at cycle 3
+		sys.MaxCycles = mc
+		s, err := Build(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Run(Options{})
+		if _, ok := errors.AsType[*StuckError](err); !ok {
+			t.Fatalf("max_cycles %d: %v, want a StuckError", mc, err)
+		}
+		released := 0
+		for _, n := range res.Nodes {
+			if n.Release >= 0 {
+				released++
+			}
+		}
+		if res.Complete || res.Cycles != mc || res.Released != released || released == res.Ranks {
+			t.Fatalf("max_cycles %d: complete %v, cycles %d, released %d (counted %d)", mc, res.Complete, res.Cycles, res.Released, released)
+		}
+	}
+	s, err := Build(hw.Default(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(Options{})
+	if err != nil || !res.Complete || res.Released != res.Ranks || res.Cycles > hw.Default().MaxCycles {
+		t.Fatalf("complete run: %v, %+v", err, res)
+	}
+}
+
+// A step of an incomplete data run is done only when every rank passed its
+// gate: otherwise done is -1, not the cycle of the latest rank so far.
+func TestIncompleteDataRunStepsNotDone(t *testing.T) {
+	sys := hw.Default()
+	sys.Collective, sys.Items, sys.ItemFlits = "allgather", 4, 64
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := s.Run(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := full.Steps[len(full.Steps)-1]
+	s, _ = Build(sys, nil)
+	s.Sys.MaxCycles = last.Done // the last step's gate is passed by the last rank in cycle Done
+	res, _ := s.Run(Options{})
+	if res.Complete {
+		t.Fatalf("complete at max_cycles %d", last.Done)
+	}
+	for i, st := range res.Steps {
+		if want := full.Steps[i].Done; i < len(res.Steps)-1 && st.Done != want || i == len(res.Steps)-1 && st.Done != -1 {
+			t.Errorf("step %d: done %d (complete run: %d)", st.Step, st.Done, want)
+		}
+	}
+}
