@@ -14,7 +14,8 @@
 # Then every module is linted on its own over a spread of parameters, and the
 # table header checks are exercised with broken tables (missing, bad magic,
 # bad count, bad checksum, bad entry or gate count, a word missing or one too
-# many, with the checksum recomputed or not): each must stop the simulation
+# many, with the checksum recomputed or not, a word that is not 16 hex
+# digits): each must stop the simulation
 # with a non-zero exit and a message naming the file.
 #
 # Usage: verilog/rtl/test/run.sh [-k]   (-k keeps the work directory)
@@ -215,6 +216,18 @@ neg_case count      gt_n0.hex 'sed -i "s/^4858475400000004/4858475400000003/" gt
 neg_case checksum   gt_n1.hex 'sed -i "s/^0000000000000000 \/\/ body\[3\]/0000000000000001 \/\/ body[3]/" gt_n1.hex'
 neg_case entry      rt_s1.hex 'printf "4858525400000002\n00000000000000f5\n0000000000000005\n00000000000000ff\n" > rt_s1.hex'
 neg_case gates      gt_n0.hex 'printf "4858475400000004\n0000021300040007\n8000000200000000\n0000000000010000\n0000010100000001\n0000000100000001\n" > gt_n0.hex'
+# The other side of the word rules: a table laid out otherwise (block
+# comments, two words on a line, upper-case digits, no newline at the end)
+# loads and gives the same trace.
+d="$WORK/layout"; rm -rf "$d"; cp -r "$HERE/bfly2" "$d"
+printf '/* switch 1\n   hand laid out */ 4858525400000002 // header\n00000000000000FD/* checksum */\n\t0000000000000001 00000000000000ff // two on a line' >"$d/rt_s1.hex"
+(cd "$d" && vvp -n "$NEG") >"$d.out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && ! grep -qE 'WARNING|ERROR|FATAL' "$d.out" && diff -q "$HERE/expected/bfly2_l1_b2_barrier.trace" "$d.out" >/dev/null; then
+    pass "table layout (block comments, two words on a line, upper case): loads, same trace"
+else
+    fail "table layout not accepted (exit $rc)"; sed 's/^/     /' "$d.out" | head
+fi
 # Word count: exactly count + 2 words (docs/tables.md), an extra word
 # (checksum recomputed or not) and a missing one.
 neg_case rt_extra        "rt_s1.hex: 5 words, more words than count + 2 = 4" 'extraword rt_s1.hex'
@@ -224,6 +237,10 @@ neg_case gt_extra        "gt_n0.hex: 7 words, more words than count + 2 = 6" 'ex
 neg_case gt_extra_sum    "gt_n1.hex: 7 words, more words than count + 2 = 6" 'extraword gt_n1.hex; rechecksum gt_n1.hex'
 neg_case gt_missing      "gt_n1.hex: 5 words, fewer words than count + 2 = 6" 'lastword gt_n1.hex'
 neg_case gt_missing_sum  "gt_n0.hex: 5 words, fewer words than count + 2 = 6" 'lastword gt_n0.hex; rechecksum gt_n0.hex'
+# Word syntax: exactly 16 hex digits. Icarus reads "...0g0" as far as the
+# bad digit (with an ERROR line, exit 0) and a short word as a number.
+neg_case gt_baddigit     "gt_n1.hex: word 5 (the header is word 0) is not 16 hex digits" 'sed -i "s/^0000000000000000 \/\/ body\[3\]/00000000000000g0 \/\/ body[3]/" gt_n1.hex'
+neg_case rt_shortword    "rt_s1.hex: word 3 (the header is word 0) is not 16 hex digits" 'sed -i "s/^00000000000000ff/ff/" rt_s1.hex'
 
 echo "== data table checks (DATA = 1; each broken table must stop the simulation)"
 # The ag4 data scenario, run on damaged copies of ag4/.
