@@ -122,7 +122,8 @@ func checkLengthRefused(t *testing.T, dir, simulator string, c lengthCase) {
 // gate, a routing and a data table, with the checksum recomputed and
 // without: each of the 12 files must be refused by Cosim before it runs
 // Icarus, and by the RTL under Icarus, by name (docs/tables.md: a table
-// holds exactly count + 2 words).
+// holds exactly count + 2 words); so must a word with a digit that is not
+// hex.
 func TestTableLengthRefused(t *testing.T) {
 	needTools(t, Icarus)
 	t.Parallel()
@@ -137,6 +138,24 @@ func TestTableLengthRefused(t *testing.T) {
 	for _, c := range cases {
 		checkLengthRefused(t, dir, Icarus, c)
 	}
+	// A word with a digit that is not hex, length unchanged: Icarus would
+	// read it in part (printing an ERROR line and passing when the part
+	// read is the same number); both checks refuse it.
+	gt := filepath.Join(dir, verilog.GateTableFile(2))
+	restoreGT := saveFile(t, gt)
+	data, _ := os.ReadFile(gt)
+	k := strings.LastIndex(string(data), " // body[")
+	data[k-2] = 'g'
+	os.WriteFile(gt, data, 0o644)
+	_, err := Cosim(ctx, dir, Icarus)
+	if err == nil || !strings.Contains(err.Error(), "gt_n2.hex: line ") || !strings.Contains(err.Error(), "is not 16 hex digits") {
+		t.Errorf("bad digit: Cosim: %v", err)
+	}
+	if res, err := RunIcarus(ctx, dir); err != nil || res.Passed() || !strings.Contains(res.Problem(), "gt_n2.hex: word ") ||
+		!strings.Contains(res.Problem(), "(the header is word 0) is not 16 hex digits") {
+		t.Errorf("bad digit: the RTL: %v %v", err, res.Problem())
+	}
+	restoreGT()
 	if rep, err := Cosim(ctx, dir, Icarus); err != nil || !rep.OK() {
 		t.Fatalf("restored: %v", err)
 	}
