@@ -112,6 +112,8 @@ func (e *MismatchError) Error() string { return e.Report.Summary() }
 // test another scenario. The report is returned whenever the simulation ran;
 // when the RTL does not match, the error is a *MismatchError for it. Other
 // errors: an unreadable system, a model run that does not complete, a
+// table file that does not hold exactly count + 2 words (wrapping the
+// *verilog.TableError of verilog.CheckTableFiles, before any simulation), a
 // missing tool (ErrToolMissing), a design that does not compile
 // (*CompileError).
 func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
@@ -167,6 +169,12 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 		return nil, err
 	}
 
+	// Tables of the wrong length are refused here, before any simulator
+	// reads them: $readmemh only warns about (Icarus) or aborts on
+	// (Verilator) extra words and leaves missing ones unset.
+	if err := verilog.CheckTableFiles(dir); err != nil {
+		return nil, fmt.Errorf("table refused before simulation (a table holds exactly count + 2 words, docs/tables.md): %w", err)
+	}
 	run, err := RunSimulator(ctx, dir, simulator)
 	if err != nil {
 		return nil, err

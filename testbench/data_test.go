@@ -258,6 +258,11 @@ func TestCosimDataVerilator(t *testing.T) {
 			t.Errorf("Verilator warnings:\n%s", compileMessages(Verilator, rep.Run.CompileOutput))
 		}
 	}
+	// Data tables a word too long or too short, and a gate table a word
+	// too long in data mode: refused by Cosim and by the RTL.
+	for _, c := range []lengthCase{{verilog.DataTableFile(5), true, true}, {verilog.DataTableFile(2), false, false}, {verilog.GateTableFile(6), true, false}} {
+		checkLengthRefused(t, dir, Verilator, c)
+	}
 }
 
 // A data directory's system.yaml rebuilds the same data system: the same

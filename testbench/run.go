@@ -80,6 +80,11 @@ type RunResult struct {
 	Output   string   // everything the simulation printed (stdout and stderr)
 	Trace    []string // the lines that are trace events, in order
 	Verdicts []string // the PASS / FAIL lines (exactly one in a sound run)
+	// Warnings are the simulator's own warning and error lines (Icarus
+	// "WARNING: ..." / "ERROR: ...", e.g. a $readmemh file with too many or
+	// too few words or that cannot be opened; Verilator "%Warning..." /
+	// "%Error..."). A sound run prints none: with any, the run has not passed.
+	Warnings []string
 	ExitCode int
 
 	// From the PASS line.
@@ -95,9 +100,10 @@ func (r *RunResult) Verdict() string {
 	return r.Verdicts[0]
 }
 
-// Passed reports a clean pass: exactly one verdict, PASS, exit status 0.
+// Passed reports a clean pass: exactly one verdict, PASS, exit status 0,
+// and no warning from the simulator.
 func (r *RunResult) Passed() bool {
-	return len(r.Verdicts) == 1 && strings.HasPrefix(r.Verdicts[0], "PASS ") && r.ExitCode == 0
+	return len(r.Verdicts) == 1 && strings.HasPrefix(r.Verdicts[0], "PASS ") && r.ExitCode == 0 && len(r.Warnings) == 0
 }
 
 // Problem explains a run that did not pass ("" when it passed).
@@ -107,8 +113,14 @@ func (r *RunResult) Problem() string {
 		return ""
 	case len(r.Verdicts) > 1:
 		return fmt.Sprintf("the testbench printed %d verdict lines (%q, ...), exactly one was expected", len(r.Verdicts), r.Verdicts[0])
-	case len(r.Verdicts) == 1 && strings.HasPrefix(r.Verdicts[0], "PASS "):
+	case len(r.Verdicts) == 1 && strings.HasPrefix(r.Verdicts[0], "PASS ") && r.ExitCode != 0:
 		return fmt.Sprintf("%s, but the simulation exited with status %d", r.Verdicts[0], r.ExitCode)
+	case len(r.Verdicts) == 1 && strings.HasPrefix(r.Verdicts[0], "PASS "):
+		more := ""
+		if n := len(r.Warnings) - 1; n > 0 {
+			more = fmt.Sprintf(" (and %d more %s)", n, plural(n, "warning", "warnings"))
+		}
+		return fmt.Sprintf("%s, but the simulator warned: %s%s", r.Verdicts[0], r.Warnings[0], more)
 	case len(r.Verdicts) == 1:
 		return r.Verdicts[0]
 	}
@@ -117,6 +129,20 @@ func (r *RunResult) Problem() string {
 		msg = lastLines(r.Output, 5)
 	}
 	return fmt.Sprintf("the simulation stopped without PASS or FAIL (exit status %d): %s", r.ExitCode, msg)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// isWarning reports a simulator's own warning or error line (not FATAL: a
+// $fatal stops the run without a verdict and is reported as such).
+func isWarning(t string) bool {
+	return strings.HasPrefix(t, "WARNING") || strings.HasPrefix(t, "ERROR") || strings.HasPrefix(t, "VCD warning") ||
+		strings.HasPrefix(t, "%Warning") || strings.HasPrefix(t, "%Error")
 }
 
 // simMessages picks the simulator's own error lines out of its output.
@@ -230,7 +256,8 @@ func RunSimulator(ctx context.Context, dir, simulator string, plusargs ...string
 	return res, nil
 }
 
-// parseOutput extracts the trace and the verdicts from res.Output.
+// parseOutput extracts the trace, the verdicts and the simulator's warnings
+// from res.Output.
 func parseOutput(res *RunResult) {
 	for _, l := range strings.Split(res.Output, "\n") {
 		l = strings.TrimRight(l, "\r")
@@ -244,6 +271,8 @@ func parseOutput(res *RunResult) {
 		}
 		if _, err := ParseEvent(l); err == nil {
 			res.Trace = append(res.Trace, l)
+		} else if t := strings.TrimSpace(l); isWarning(t) {
+			res.Warnings = append(res.Warnings, t)
 		}
 	}
 }

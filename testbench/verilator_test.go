@@ -86,4 +86,9 @@ func TestTestbenchChecksVerilator(t *testing.T) {
 	if err == nil || !strings.Contains(rep.Problem(), file+": checksum") {
 		t.Fatalf("bad checksum under Verilator: %v", err)
 	}
+	// A word too many or too few (2-state memories: a missing word would
+	// read 0): refused by Cosim, and by the RTL under Verilator.
+	for _, c := range []lengthCase{{verilog.GateTableFile(2), true, true}, {verilog.RouteTableFile(1), true, false}, {verilog.GateTableFile(0), false, true}} {
+		checkLengthRefused(t, dir, Verilator, c)
+	}
 }

@@ -26,5 +26,7 @@
 // The table helpers (ReadTable, ParseTable, WriteTable, RewriteTable,
 // RewriteTableWords, Checksum, DecodeGateTable) read and write the .hex format
 // in Go, for tests that compare the tables with the model or damage them on
-// purpose to check that the RTL notices.
+// purpose to check that the RTL notices. CheckTableLength and
+// CheckTableFiles check only that a file holds exactly count + 2 words,
+// which co-simulation requires of every table before a simulator runs.
 package verilog

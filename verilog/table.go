@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -212,18 +214,17 @@ func ParseTable(data []byte) (magic string, body []uint64, err error) {
 		return "", nil, terr
 	}
 	if len(words) < 2 {
-		return "", nil, &TableError{Problem: fmt.Sprintf("%d %s, a table needs at least a header and a checksum", len(words), plural(len(words), "word", "words"))}
+		return "", nil, shortTable(len(words))
 	}
 	h := words[0].v
 	magic = magicOf(h)
 	if magic != MagicRoute && magic != MagicGate && magic != MagicData {
 		return "", nil, &TableError{Line: words[0].line, Problem: fmt.Sprintf("bad magic %q (allowed: %s, %s, %s)", magic, MagicRoute, MagicGate, MagicData)}
 	}
-	count := uint32(h)
-	if uint64(count) != uint64(len(words)-2) {
-		return "", nil, &TableError{Line: words[0].line, Problem: fmt.Sprintf("header says %d body words, the file holds %d", count, len(words)-2)}
+	if terr := checkLength(words); terr != nil {
+		return "", nil, terr
 	}
-	body = make([]uint64, count)
+	body = make([]uint64, uint32(h))
 	for i := range body {
 		body[i] = words[i+2].v
 	}
@@ -231,6 +232,103 @@ func ParseTable(data []byte) (magic string, body []uint64, err error) {
 		return "", nil, &TableError{Line: words[1].line, Problem: fmt.Sprintf("checksum %016x does not match the body (computed %016x)", words[1].v, c)}
 	}
 	return magic, body, nil
+}
+
+func shortTable(n int) *TableError {
+	return &TableError{Problem: fmt.Sprintf("%d %s, a table needs at least a header and a checksum", n, plural(n, "word", "words"))}
+}
+
+// checkLength checks the word count rule of docs/tables.md: a table file
+// holds exactly count + 2 words, count being the low 32 bits of its first
+// word (the header), whatever its magic. The message has the RTL's words
+// ("more words than count + 2" / "fewer words than count + 2"); the first
+// extra word is reported at its line.
+func checkLength(words []tword) *TableError {
+	if len(words) < 2 {
+		return shortTable(len(words))
+	}
+	count := uint64(uint32(words[0].v))
+	n := uint64(len(words))
+	switch {
+	case n > count+2:
+		extra := n - count - 2
+		return &TableError{Line: words[count+2].line, Problem: fmt.Sprintf("%d words, more words than count + 2 = %d (header count %d): %d %s too many from here",
+			n, count+2, count, extra, plural(int(extra), "word", "words"))}
+	case n < count+2:
+		return &TableError{Problem: fmt.Sprintf("%d words, fewer words than count + 2 = %d (header count %d): file too short",
+			n, count+2, count)}
+	}
+	return nil
+}
+
+// CheckTableLength checks that the text of a table file is made of 64-bit
+// words as docs/tables.md writes them (16 hex digits, comments) and holds
+// exactly count + 2 words, count being the header's count field. It checks
+// nothing else (not the magic, the checksum or the fields: see ParseTable);
+// it is the check co-simulation makes before a simulator reads the file,
+// since $readmemh only warns about (Icarus) or aborts on (Verilator) an
+// over-long file and leaves a short file's missing words unset.
+func CheckTableLength(data []byte) error {
+	words, terr := scanWords(data)
+	if terr != nil {
+		return terr
+	}
+	if terr := checkLength(words); terr != nil {
+		return terr
+	}
+	return nil
+}
+
+// TableFilePatterns are the names of the table files of a generated
+// directory: gate, routing and data tables (docs/tables.md, "File names").
+var TableFilePatterns = []string{"gt_n*.hex", "rt_s*.hex", "dt_n*.hex"}
+
+// CheckTableFiles runs CheckTableLength on every table file in dir (the
+// names of TableFilePatterns) and returns the first refusal, a *TableError
+// naming the file, or nil. A missing table is not its business: the RTL
+// names the file it cannot open.
+func CheckTableFiles(dir string) error {
+	var first error
+	bad := 0
+	for _, pat := range TableFilePatterns {
+		names, err := filepath.Glob(filepath.Join(dir, pat))
+		if err != nil {
+			return err
+		}
+		slices.SortFunc(names, func(a, b string) int { return cmpNatural(filepath.Base(a), filepath.Base(b)) })
+		for _, path := range names {
+			data, err := os.ReadFile(path)
+			if err == nil {
+				err = CheckTableLength(data)
+			}
+			if err == nil {
+				continue
+			}
+			if te, ok := err.(*TableError); ok {
+				te.File = path
+			} else {
+				err = &TableError{File: path, Problem: err.Error()}
+			}
+			if bad++; first == nil {
+				first = err
+			}
+		}
+	}
+	if bad > 1 {
+		te := first.(*TableError)
+		te.Problem += fmt.Sprintf(" (and %d more %s refused)", bad-1, plural(bad-1, "table", "tables"))
+	}
+	return first
+}
+
+// cmpNatural orders names like gt_n2.hex before gt_n10.hex: by length of
+// the name first, then by text (the names of one pattern differ only in
+// their number).
+func cmpNatural(a, b string) int {
+	if len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
 }
 
 // ReadTable reads and checks the table file at path (see ParseTable). Errors

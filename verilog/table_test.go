@@ -66,7 +66,7 @@ func TestParseTable(t *testing.T) {
 		{"header only", "4858525400000000\n", "1 word,"},
 		{"bad magic", "4858525500000000\n0000000000000000\n", `bad magic "HXRU"`},
 		{"binary magic", "0000000100000000\n0000000000000000\n", `bad magic "00000001"`},
-		{"count", "4858525400000002\n0000000000000000\n0000000000000000\n", "header says 2 body words, the file holds 1"},
+		{"count", "4858525400000002\n0000000000000000\n0000000000000000\n", "3 words, fewer words than count + 2 = 4 (header count 2): file too short"},
 		{"checksum", "4858525400000001\n0000000000000000\n0000000000000001\n", "line 2: checksum 0000000000000000 does not match the body (computed 0000000000000001)"},
 		{"short word", "4858525400000000\nff\n", `line 2: word "ff" is not 16 hex digits`},
 		{"not hex", "4858525400000000\n000000000000000g\n", "is not 16 hex digits"},
@@ -182,5 +182,110 @@ func TestDecodeGateTableErrors(t *testing.T) {
 	}
 	if _, err := DecodeRouteTable([]uint64{1, 0x100}); err == nil || !strings.Contains(err.Error(), "body[1]") {
 		t.Errorf("DecodeRouteTable: %v", err)
+	}
+}
+
+// The word count rule: a table file holds exactly count + 2 words. One word
+// appended or removed is refused, with the checksum recomputed over what
+// follows it (as a hand edit would) or left stale; the message names the
+// count and the words found, and an extra word its line.
+func TestCheckTableLength(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "gt_n1.hex")
+	body := []uint64{0x8000000100000000, 0x10000, 0x0000010100000001, 0x0000000100000001}
+	if err := WriteTable(p, MagicGate, body, "title"); err != nil {
+		t.Fatal(err)
+	}
+	good, _ := os.ReadFile(p)
+	if err := CheckTableLength(good); err != nil {
+		t.Fatalf("good table: %v", err)
+	}
+	lines := strings.SplitAfter(string(good), "\n") // title, header, checksum, 4 body words, ""
+	for _, c := range []struct {
+		name, text string
+		resum      bool
+		want       string
+	}{
+		{"extra word", string(good) + "0000000000000000\n", false, "line 8: 7 words, more words than count + 2 = 6 (header count 4): 1 word too many"},
+		{"extra word, checksum recomputed", string(good) + "0000000000000005 // extra\n", true, "line 8: 7 words, more words than count + 2 = 6 (header count 4)"},
+		{"two extra words on a line", string(good) + "0000000000000000 0000000000000000\n", false, "line 8: 8 words, more words than count + 2 = 6 (header count 4): 2 words too many"},
+		{"word missing", strings.Join(lines[:6], ""), false, "case.hex: 5 words, fewer words than count + 2 = 6 (header count 4): file too short"},
+		{"word missing, checksum recomputed", strings.Join(lines[:6], ""), true, "5 words, fewer words than count + 2 = 6"},
+		{"header only", lines[0] + lines[1], false, "1 word, a table needs at least a header and a checksum"},
+		{"no words", "// nothing\n", false, "0 words"},
+		{"count 0 with a body", "4858525400000000\n0000000000000000\n0000000000000000\n", false, "3 words, more words than count + 2 = 2"},
+		{"bad word", strings.Replace(string(good), "0000000000010000", "00000000000x0000", 1), false, `word "00000000000x0000" is not 16 hex digits`},
+	} {
+		q := filepath.Join(dir, "case.hex")
+		if err := os.WriteFile(q, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if c.resum {
+			if err := RewriteTable(q, func([]uint64) {}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		data, _ := os.ReadFile(q)
+		err := CheckTableLength(data)
+		if te, ok := err.(*TableError); ok {
+			te.File = "case.hex"
+		}
+		var te *TableError
+		if err == nil || !errors.As(err, &te) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: CheckTableLength = %v, want a *TableError containing %q", c.name, err, c.want)
+		}
+		// The strict decoder refuses it the same way (with the checksum
+		// recomputed the count is the only thing wrong).
+		if _, _, err := ReadTable(q); err == nil || !strings.Contains(err.Error(), "case.hex: ") {
+			t.Errorf("%s: ReadTable = %v", c.name, err)
+		} else if c.resum && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: ReadTable = %v, want %q", c.name, err, c.want)
+		}
+	}
+	// Only the length: a stale checksum or a bad magic is ParseTable's.
+	stale := strings.Replace(string(good), "0000000100000001 // body[3]", "0000000100000003 // body[3]", 1)
+	if err := CheckTableLength([]byte(stale)); err != nil {
+		t.Errorf("stale checksum, right length: %v", err)
+	}
+}
+
+// CheckTableFiles checks every gt_n*, rt_s* and dt_n* file of a directory,
+// in node/switch order, reports the first refusal by path and how many more
+// there are, and ignores other files.
+func TestCheckTableFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"gt_n0.hex", "gt_n2.hex", "gt_n10.hex", "rt_s0.hex", "dt_n1.hex"} {
+		if err := WriteTable(filepath.Join(dir, name), MagicRoute, []uint64{1, 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "expected.hex"), []byte("not a table\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "gt_n3.hex.orig"), []byte("not a table\n"), 0o644)
+	if err := CheckTableFiles(dir); err != nil {
+		t.Fatalf("good directory: %v", err)
+	}
+	appendWord := func(name string) {
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("0000000000000000\n")
+		f.Close()
+	}
+	appendWord("gt_n10.hex")
+	err := CheckTableFiles(dir)
+	var te *TableError
+	want := filepath.Join(dir, "gt_n10.hex") + ": line 5: 5 words, more words than count + 2 = 4 (header count 2): 1 word too many from here"
+	if !errors.As(err, &te) || err.Error() != want {
+		t.Fatalf("one extra word: %v\nwant %s", err, want)
+	}
+	appendWord("gt_n2.hex")
+	appendWord("dt_n1.hex")
+	err = CheckTableFiles(dir)
+	if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, "gt_n2.hex")+": ") || !strings.HasSuffix(err.Error(), "(and 2 more tables refused)") {
+		t.Errorf("three tables: %v", err)
+	}
+	if err := CheckTableFiles(filepath.Join(dir, "nonexistent")); err != nil {
+		t.Errorf("a directory without tables: %v", err)
 	}
 }

@@ -103,10 +103,72 @@ module hx_barrier_unit #(
     // ------------------------------------------------------------------
     reg [63:0] rom [0:NWORDS+1];
 
+`ifndef SYNTHESIS
+    // Words in the $readmemh file open as fd, read to its end: the tokens
+    // separated by white space outside // and /* */ comments (IEEE 1364-2005
+    // 17.2.9). $readmemh itself only warns (Icarus) or aborts (Verilator) on
+    // a file longer than the memory and leaves missing words alone, so the
+    // table check counts them (docs/tables.md: exactly count + 2 words). A
+    // word that is not exactly 16 hex digits (which Icarus reads in part,
+    // with an error message, or as X) gives -1 - its index (0: the header).
+    function integer file_words;
+        input integer fd;
+        integer ch, nx, n, len, bad;
+        reg [1:0] st;   // 0 words and white space, 1 in a // comment, 2 in a /* */ comment
+        reg hex;        // every character of the current word is a hex digit
+        reg wc;         // ch is a character of a word
+        begin
+            n = 0; len = 0; bad = -1; st = 2'd0; hex = 1'b1;
+            ch = (fd == 0) ? -1 : $fgetc(fd);   // no file: no words
+            nx = (fd == 0) ? -1 : $fgetc(fd);
+            while (ch != -1) begin
+                wc = st == 2'd0 && !(ch == 47 && (nx == 47 || nx == 42)) &&  // not "//", "/*"
+                     !(ch == 32 || (ch >= 9 && ch <= 13));                   // not white space
+                if (wc) begin
+                    if (len == 0)
+                        n = n + 1;
+                    len = len + 1;
+                    if (!((ch >= 48 && ch <= 57) || (ch >= 65 && ch <= 70) || (ch >= 97 && ch <= 102)))
+                        hex = 1'b0;
+                end else begin
+                    if (len != 0 && (len != 16 || !hex) && bad < 0)
+                        bad = n - 1;
+                    len = 0; hex = 1'b1;
+                    if (st == 2'd1) begin
+                        if (ch == 10) st = 2'd0;                     // '\n'
+                    end else if (st == 2'd2) begin
+                        if (ch == 42 && nx == 47) begin              // "*/"
+                            st = 2'd0; ch = nx; nx = $fgetc(fd);
+                        end
+                    end else if (ch == 47) begin                     // "//", "/*"
+                        st = (nx == 47) ? 2'd1 : 2'd2; ch = nx; nx = $fgetc(fd);
+                    end
+                end
+                ch = nx;
+                nx = $fgetc(fd);
+            end
+            if (len != 0 && (len != 16 || !hex) && bad < 0)
+                bad = n - 1;
+            file_words = (bad >= 0) ? -1 - bad : n;
+        end
+    endfunction
+`endif
+
     initial begin : load
 `ifndef SYNTHESIS
         reg [63:0] c, w;
-        integer n, g, nrt;
+        integer n, g, nrt, fd, nf;
+        // Word count first: a longer file must not reach $readmemh.
+        fd = $fopen(TABLE, "r");
+        if (fd == 0)
+            $fatal(1, "%0s: gate table missing or unreadable (cannot open it)", TABLE);
+        nf = file_words(fd);
+        $fclose(fd);
+        if (nf < 0)
+            $fatal(1, "%0s: word %0d (the header is word 0) is not 16 hex digits", TABLE, -1 - nf);
+        if (nf > NWORDS + 2)
+            $fatal(1, "%0s: %0d words, more words than count + 2 = %0d (count %0d)",
+                   TABLE, nf, NWORDS + 2, NWORDS);
 `endif
         $readmemh(TABLE, rom);
 `ifndef SYNTHESIS
@@ -119,10 +181,13 @@ module hx_barrier_unit #(
         if (rom[0][31:0] !== NWORDS)
             $fatal(1, "%0s: %0d body words, this unit was built for NWORDS = %0d",
                    TABLE, rom[0][31:0], NWORDS);
+        if (nf < NWORDS + 2)
+            $fatal(1, "%0s: %0d words, fewer words than count + 2 = %0d (count %0d, file too short)",
+                   TABLE, nf, NWORDS + 2, NWORDS);
         c = 64'd0;
         for (n = 0; n < NWORDS; n = n + 1) begin
             if (^rom[n+2] === 1'bx)
-                $fatal(1, "%0s: body word %0d missing or not hex (file too short?)", TABLE, n);
+                $fatal(1, "%0s: body word %0d is X (not a hex word)", TABLE, n);
             c = {c[62:0], c[63]} ^ rom[n+2];
         end
         if (^rom[1] === 1'bx || rom[1] !== c)
@@ -318,11 +383,29 @@ module hx_barrier_unit #(
 `ifndef SYNTHESIS
                 reg [63:0] c, w;
                 reg        gok;
-                integer n, g, nl;
+                integer n, g, nl, fd, nf, ngf;
+                // Word count first: a longer file must not reach $readmemh.
+                fd = $fopen(DTABLE, "r");
+                if (fd == 0)
+                    $fatal(1, "%0s: data table missing or unreadable (cannot open it)", DTABLE);
+                nf = file_words(fd);
+                $fclose(fd);
+                if (nf < 0)
+                    $fatal(1, "%0s: word %0d (the header is word 0) is not 16 hex digits", DTABLE, -1 - nf);
+                if (nf > NDW + 2)
+                    $fatal(1, "%0s: %0d words, more words than count + 2 = %0d (count %0d)",
+                           DTABLE, nf, NDW + 2, NDW);
+                // The gate table's own block reports a gate table of the
+                // wrong length; here it is only not read (nor compared).
+                fd = $fopen(TABLE, "r");
+                ngf = file_words(fd);
+                if (fd != 0)
+                    $fclose(fd);
 `endif
                 $readmemh(DTABLE, drom);
 `ifndef SYNTHESIS
-                $readmemh(TABLE, grom);
+                if (ngf == NWORDS + 2)
+                    $readmemh(TABLE, grom);
                 if (^drom[0] === 1'bx)
                     $fatal(1, "%0s: data table missing or unreadable (header word is X)", DTABLE);
                 if (drom[0][63:32] !== 32'h48584454)
@@ -330,10 +413,13 @@ module hx_barrier_unit #(
                 if (drom[0][31:0] !== NDW)
                     $fatal(1, "%0s: %0d body words, this unit was built for NDW = %0d",
                            DTABLE, drom[0][31:0], NDW);
+                if (nf < NDW + 2)
+                    $fatal(1, "%0s: %0d words, fewer words than count + 2 = %0d (count %0d, file too short)",
+                           DTABLE, nf, NDW + 2, NDW);
                 c = 64'd0;
                 for (n = 0; n < NDW; n = n + 1) begin
                     if (^drom[n+2] === 1'bx)
-                        $fatal(1, "%0s: body word %0d missing or not hex (file too short?)", DTABLE, n);
+                        $fatal(1, "%0s: body word %0d is X (not a hex word)", DTABLE, n);
                     c = {c[62:0], c[63]} ^ drom[n+2];
                 end
                 if (^drom[1] === 1'bx || drom[1] !== c)
@@ -349,7 +435,7 @@ module hx_barrier_unit #(
                 c = 64'd0;
                 for (n = 0; n < NWORDS; n = n + 1)
                     c = {c[62:0], c[63]} ^ grom[n+2];
-                gok = grom[0] === {32'h48584754, NWORDS[31:0]} && grom[1] === c;
+                gok = ngf == NWORDS + 2 && grom[0] === {32'h48584754, NWORDS[31:0]} && grom[1] === c;
                 w = drom[2];
                 if (!gok) begin
                     // nothing to compare with

@@ -80,11 +80,73 @@ module hx_switch #(
         end
     endgenerate
 
+`ifndef SYNTHESIS
+    // Words in the $readmemh file open as fd, read to its end: the tokens
+    // separated by white space outside // and /* */ comments (IEEE 1364-2005
+    // 17.2.9). $readmemh itself only warns (Icarus) or aborts (Verilator) on
+    // a file longer than the memory and leaves missing words alone, so the
+    // table check counts them (docs/tables.md: exactly count + 2 words). A
+    // word that is not exactly 16 hex digits (which Icarus reads in part,
+    // with an error message, or as X) gives -1 - its index (0: the header).
+    function integer file_words;
+        input integer fd;
+        integer ch, nx, n, len, bad;
+        reg [1:0] st;   // 0 words and white space, 1 in a // comment, 2 in a /* */ comment
+        reg hex;        // every character of the current word is a hex digit
+        reg wc;         // ch is a character of a word
+        begin
+            n = 0; len = 0; bad = -1; st = 2'd0; hex = 1'b1;
+            ch = (fd == 0) ? -1 : $fgetc(fd);   // no file: no words
+            nx = (fd == 0) ? -1 : $fgetc(fd);
+            while (ch != -1) begin
+                wc = st == 2'd0 && !(ch == 47 && (nx == 47 || nx == 42)) &&  // not "//", "/*"
+                     !(ch == 32 || (ch >= 9 && ch <= 13));                   // not white space
+                if (wc) begin
+                    if (len == 0)
+                        n = n + 1;
+                    len = len + 1;
+                    if (!((ch >= 48 && ch <= 57) || (ch >= 65 && ch <= 70) || (ch >= 97 && ch <= 102)))
+                        hex = 1'b0;
+                end else begin
+                    if (len != 0 && (len != 16 || !hex) && bad < 0)
+                        bad = n - 1;
+                    len = 0; hex = 1'b1;
+                    if (st == 2'd1) begin
+                        if (ch == 10) st = 2'd0;                     // '\n'
+                    end else if (st == 2'd2) begin
+                        if (ch == 42 && nx == 47) begin              // "*/"
+                            st = 2'd0; ch = nx; nx = $fgetc(fd);
+                        end
+                    end else if (ch == 47) begin                     // "//", "/*"
+                        st = (nx == 47) ? 2'd1 : 2'd2; ch = nx; nx = $fgetc(fd);
+                    end
+                end
+                ch = nx;
+                nx = $fgetc(fd);
+            end
+            if (len != 0 && (len != 16 || !hex) && bad < 0)
+                bad = n - 1;
+            file_words = (bad >= 0) ? -1 - bad : n;
+        end
+    endfunction
+`endif
+
     initial begin : load
 `ifndef SYNTHESIS
         reg [63:0] c;
-        integer n;
+        integer n, fd, nf;
         reg ok;
+        // Word count first: a longer file must not reach $readmemh.
+        fd = $fopen(TABLE, "r");
+        if (fd == 0)
+            $fatal(1, "%0s: routing table missing or unreadable (cannot open it)", TABLE);
+        nf = file_words(fd);
+        $fclose(fd);
+        if (nf < 0)
+            $fatal(1, "%0s: word %0d (the header is word 0) is not 16 hex digits", TABLE, -1 - nf);
+        if (nf > TSIZE + 2)
+            $fatal(1, "%0s: %0d words, more words than count + 2 = %0d (count %0d)",
+                   TABLE, nf, TSIZE + 2, TSIZE);
 `endif
         $readmemh(TABLE, rom);
 `ifndef SYNTHESIS
@@ -96,10 +158,13 @@ module hx_switch #(
         if (rom[0][31:0] !== TSIZE)
             $fatal(1, "%0s: %0d table entries, this switch (MODE %0d) needs %0d",
                    TABLE, rom[0][31:0], MODE, TSIZE);
+        if (nf < TSIZE + 2)
+            $fatal(1, "%0s: %0d words, fewer words than count + 2 = %0d (count %0d, file too short)",
+                   TABLE, nf, TSIZE + 2, TSIZE);
         c = 64'd0;
         for (n = 0; n < TSIZE; n = n + 1) begin
             if (^rom[n+2] === 1'bx)
-                $fatal(1, "%0s: entry %0d missing or not hex (file too short?)", TABLE, n);
+                $fatal(1, "%0s: entry %0d is X (not a hex word)", TABLE, n);
             c = {c[62:0], c[63]} ^ rom[n+2];
         end
         if (^rom[1] === 1'bx || rom[1] !== c)

@@ -12,8 +12,10 @@
 #      output fails;
 #   4. yosys: read, synth -top <top>, check -assert: any warning fails.
 # Then every module is linted on its own over a spread of parameters, and the
-# table header checks are exercised with broken tables (missing, short, bad
-# magic, bad count, bad checksum, bad entry): each must stop the simulation
+# table header checks are exercised with broken tables (missing, bad magic,
+# bad count, bad checksum, bad entry or gate count, a word missing or one too
+# many, with the checksum recomputed or not, a word that is not 16 hex
+# digits): each must stop the simulation
 # with a non-zero exit and a message naming the file.
 #
 # Usage: verilog/rtl/test/run.sh [-k]   (-k keeps the work directory)
@@ -171,6 +173,24 @@ lint_one hx_barrier_unit -GDATA=1 -GIF=4096 -GFW=128 -GNG=62 -GNWORDS=300 -GNDW=
 lint_one hx_barrier_unit -GDATA=1 -GIF=5 -GFW=16 -GNG=3 -GNWORDS=8 -GNDW=20 -GAB=2 -GRB=3 -GB=1
 lint_one hx_barrier_unit -GDATA=1 -GIF=2 -GFW=24 -GNG=4 -GNWORDS=10 -GNDW=12 -GAB=3 -GRB=2
 
+# rechecksum FILE: write the checksum of every word after it (whatever the
+# header's count says) into word 1, as verilog.RewriteTable does: a file
+# with an extra or a missing word whose checksum still matches its body.
+rechecksum() {
+    local f=$1 c=0 i ln
+    local -a w
+    mapfile -t w < <(sed 's#//.*##' "$f" | tr -s ' \t' '\n' | grep -v '^$')
+    for ((i = 2; i < ${#w[@]}; i++)); do
+        c=$(( ((c << 1) | ((c >> 63) & 1)) ^ 16#${w[i]} ))
+    done
+    ln=$(grep -n -m2 '^[0-9a-fA-F]\{16\}' "$f" | tail -1 | cut -d: -f1)
+    sed -i "${ln}s/^[0-9a-fA-F]\{16\}/$(printf %016x "$c")/" "$f"
+}
+# lastword FILE: delete the file's last word (its last line).
+lastword() { sed -i '$d' "$1"; }
+# extraword FILE: append one word after the last.
+extraword() { echo "0000000000000000 // one word too many" >>"$1"; }
+
 echo "== table header checks (each broken table must stop the simulation)"
 # Build the bfly2 barrier scenario once; run it on damaged copies of bfly2/.
 NEG="$WORK/neg.vvp"
@@ -184,18 +204,43 @@ neg_case() {   # neg_case label file-named-in-message command-to-damage
     (cd "$d" && vvp -n "$NEG") >"$d.out" 2>&1
     local rc=$?
     if [ $rc -ne 0 ] && grep -q "FATAL" "$d.out" && grep "FATAL" -A0 "$d.out" | grep -q "$file"; then
-        pass "broken table ($label): exit $rc, $(grep -m1 -o "$file: .*" "$d.out")"
+        pass "broken table ($label): exit $rc, $(grep -m1 -o "$file.*" "$d.out")"
     else
         fail "broken table ($label) not detected (exit $rc)"; sed 's/^/     /' "$d.out" | head
     fi
 }
 neg_case missing    gt_n1.hex 'rm gt_n1.hex'
-neg_case short      rt_s2.hex 'sed -i "\$d" rt_s2.hex'
+neg_case short      "rt_s2.hex: 3 words, fewer words than count + 2 = 4" 'sed -i "\$d" rt_s2.hex'
 neg_case magic      rt_s0.hex 'sed -i "s/^4858525400000002/4858525500000002/" rt_s0.hex'
 neg_case count      gt_n0.hex 'sed -i "s/^4858475400000004/4858475400000003/" gt_n0.hex'
 neg_case checksum   gt_n1.hex 'sed -i "s/^0000000000000000 \/\/ body\[3\]/0000000000000001 \/\/ body[3]/" gt_n1.hex'
 neg_case entry      rt_s1.hex 'printf "4858525400000002\n00000000000000f5\n0000000000000005\n00000000000000ff\n" > rt_s1.hex'
 neg_case gates      gt_n0.hex 'printf "4858475400000004\n0000021300040007\n8000000200000000\n0000000000010000\n0000010100000001\n0000000100000001\n" > gt_n0.hex'
+# The other side of the word rules: a table laid out otherwise (block
+# comments, two words on a line, upper-case digits, no newline at the end)
+# loads and gives the same trace.
+d="$WORK/layout"; rm -rf "$d"; cp -r "$HERE/bfly2" "$d"
+printf '/* switch 1\n   hand laid out */ 4858525400000002 // header\n00000000000000FD/* checksum */\n\t0000000000000001 00000000000000ff // two on a line' >"$d/rt_s1.hex"
+(cd "$d" && vvp -n "$NEG") >"$d.out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && ! grep -qE 'WARNING|ERROR|FATAL' "$d.out" && diff -q "$HERE/expected/bfly2_l1_b2_barrier.trace" "$d.out" >/dev/null; then
+    pass "table layout (block comments, two words on a line, upper case): loads, same trace"
+else
+    fail "table layout not accepted (exit $rc)"; sed 's/^/     /' "$d.out" | head
+fi
+# Word count: exactly count + 2 words (docs/tables.md), an extra word
+# (checksum recomputed or not) and a missing one.
+neg_case rt_extra        "rt_s1.hex: 5 words, more words than count + 2 = 4" 'extraword rt_s1.hex'
+neg_case rt_extra_sum    "rt_s2.hex: 5 words, more words than count + 2 = 4" 'extraword rt_s2.hex; rechecksum rt_s2.hex'
+neg_case rt_missing_sum  "rt_s0.hex: 3 words, fewer words than count + 2 = 4" 'lastword rt_s0.hex; rechecksum rt_s0.hex'
+neg_case gt_extra        "gt_n0.hex: 7 words, more words than count + 2 = 6" 'extraword gt_n0.hex'
+neg_case gt_extra_sum    "gt_n1.hex: 7 words, more words than count + 2 = 6" 'extraword gt_n1.hex; rechecksum gt_n1.hex'
+neg_case gt_missing      "gt_n1.hex: 5 words, fewer words than count + 2 = 6" 'lastword gt_n1.hex'
+neg_case gt_missing_sum  "gt_n0.hex: 5 words, fewer words than count + 2 = 6" 'lastword gt_n0.hex; rechecksum gt_n0.hex'
+# Word syntax: exactly 16 hex digits. Icarus reads "...0g0" as far as the
+# bad digit (with an ERROR line, exit 0) and a short word as a number.
+neg_case gt_baddigit     "gt_n1.hex: word 5 (the header is word 0) is not 16 hex digits" 'sed -i "s/^0000000000000000 \/\/ body\[3\]/00000000000000g0 \/\/ body[3]/" gt_n1.hex'
+neg_case rt_shortword    "rt_s1.hex: word 3 (the header is word 0) is not 16 hex digits" 'sed -i "s/^00000000000000ff/ff/" rt_s1.hex'
 
 echo "== data table checks (DATA = 1; each broken table must stop the simulation)"
 # The ag4 data scenario, run on damaged copies of ag4/.
@@ -221,7 +266,11 @@ dneg_case missing    "dt_n2.hex: data table missing" 'rm dt_n2.hex'
 dneg_case magic      "dt_n0.hex: bad magic"          'sed -i "s/^4858445400000008/4858445500000008/" dt_n0.hex'
 dneg_case count      "dt_n1.hex: 7 body words"       'sed -i "s/^4858445400000008/4858445400000007/" dt_n1.hex'
 dneg_case checksum   "dt_n3.hex: checksum"           'sed -i "s/^0001000001000001 \/\/ body\[2\]/0001000001000002 \/\/ body[2]/" dt_n3.hex'
-dneg_case short      "dt_n2.hex: body word 6 missing" 'sed -i "\$d" dt_n2.hex'
+dneg_case short      "dt_n2.hex: 8 words, fewer words than count + 2 = 9" 'sed -i "\$d" dt_n2.hex'
+dneg_case short_sum  "dt_n1.hex: 9 words, fewer words than count + 2 = 10" 'lastword dt_n1.hex; rechecksum dt_n1.hex'
+dneg_case extra      "dt_n3.hex: 10 words, more words than count + 2 = 9" 'extraword dt_n3.hex'
+dneg_case extra_sum  "dt_n0.hex: 11 words, more words than count + 2 = 10" 'extraword dt_n0.hex; rechecksum dt_n0.hex'
+dneg_case gt_extra   "gt_n2.hex: 8 words, more words than count + 2 = 7" 'extraword gt_n2.hex'
 
 echo
 if [ $FAILS -ne 0 ]; then
