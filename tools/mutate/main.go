@@ -16,7 +16,9 @@
 //
 // shuffles them with a fixed seed, and applies them one at a time: a
 // mutant that does not build is skipped (not counted); the others run the
-// package's own fast tests (go test -short -count=1 ./pkg, with a timeout).
+// package's own fast tests (go test -short -count=1 -failfast ./pkg, with a
+// timeout; property tests with rapid's seed fixed to -seed, so that a run
+// can be repeated).
 // A failing run or a timeout kills the mutant; a passing one survived. It
 // prints killed/survived per package and every survivor with its position.
 // The exit status is 0 whatever the score (it is a measurement), 1 on an
@@ -38,6 +40,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -74,6 +77,7 @@ func main() {
 	verbose := flag.Bool("v", false, "print every mutant's outcome")
 	only := flag.String("only", "", "comma-separated file:line (e.g. noc/torus.go:122): run every mutant on those lines instead of a sample")
 	flag.Parse()
+	rapidSeed = max(*seed, 1)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, strings.Split(*pkgs, ","), *n, *seed, *timeout, *verbose, *only); err != nil {
@@ -303,8 +307,29 @@ func try(ctx context.Context, tmp, pkg string, m mutant, timeout time.Duration) 
 func test(ctx context.Context, dir, pkg string, timeout time.Duration) (bool, string) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	out, err := output(ctx, dir, "go", "test", "-short", "-count=1", "-timeout", timeout.String(), "./"+pkg)
+	args := []string{"test", "-short", "-count=1", "-failfast", "-timeout", timeout.String(), "./" + pkg}
+	if usesRapid(filepath.Join(dir, pkg)) {
+		// Property tests draw from a fixed seed, so that a score can be
+		// reproduced; a failure is not shrunk for long nor saved.
+		args = append(args, "-rapid.seed="+strconv.FormatUint(rapidSeed, 10), "-rapid.shrinktime=1s", "-rapid.nofailfile")
+	}
+	out, err := output(ctx, dir, "go", args...)
 	return err == nil, out
+}
+
+// rapidSeed is the seed of pgregory.net/rapid's property tests (-seed).
+var rapidSeed uint64 = 1
+
+// usesRapid reports whether a test file of dir imports pgregory.net/rapid
+// (whose flags its test binary then accepts).
+func usesRapid(dir string) bool {
+	files, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte(`"pgregory.net/rapid"`)) {
+			return true
+		}
+	}
+	return false
 }
 
 // output runs a command in its own process group, killed whole when ctx
