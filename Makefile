@@ -6,7 +6,7 @@ GO      ?= go
 BIN     := ./hxbar
 FUZZTIME ?= 10s
 
-.PHONY: all build run test deps vet unit race fuzz rtl bench experiments clean
+.PHONY: all build run test deps vet unit race fuzz rtl bench experiments mutate clean
 
 all: build
 
@@ -59,6 +59,14 @@ experiments: build
 
 test: deps vet fuzz rtl race unit
 	@echo "make test: all passed"
+
+# Mutation testing (minutes, not part of 'make test'): MUTANTS operator
+# mutations per package, sampled with SEED, each run against the package's
+# fast tests in a temporary copy of the tree; see docs/testing.md.
+MUTANTS ?= 40
+SEED ?= 1
+mutate:
+	$(GO) run ./tools/mutate -n $(MUTANTS) -seed $(SEED) -v
 
 # Benchmarks and scale runs: long, not part of 'make test'. Figures are
 # recorded in docs/performance.md.

@@ -3,6 +3,7 @@ package hw
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -241,6 +242,16 @@ func TestApplyDoesNotAlias(t *testing.T) {
 // TestFlagsRoundTrip: giving every field of a random valid system as flags
 // reproduces it, whatever the base system was.
 func TestFlagsRoundTrip(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		if err := flagsRoundTrip(genSystem(rt)); err != nil {
+			rt.Fatal(err)
+		}
+	})
+}
+
+// flagsRoundTrip checks that every field of s given as a flag reaches the
+// system Apply fills.
+func flagsRoundTrip(s System) error {
 	join := func(v []int) string {
 		p := make([]string, len(v))
 		for i, x := range v {
@@ -248,32 +259,30 @@ func TestFlagsRoundTrip(t *testing.T) {
 		}
 		return strings.Join(p, ",")
 	}
-	rapid.Check(t, func(rt *rapid.T) {
-		s := genSystem(rt)
-		args := []string{
-			"--name=" + s.Name, "--topology=" + s.Topology, "--dims=" + join(s.Dims),
-			"--ranks=" + strconv.Itoa(s.Ranks), "--placement=" + join(s.Placement),
-			"--algo=" + s.Algo, "--op=" + s.Op, "--seed=" + strconv.FormatUint(s.Seed, 10),
-			"--skew=" + strconv.Itoa(s.Skew), "--link-latency=" + strconv.Itoa(s.LinkLatency),
-			"--buffer-depth=" + strconv.Itoa(s.BufferDepth), "--flit-width=" + strconv.Itoa(s.FlitWidth),
-			"--duplex=" + s.Duplex, "--max-cycles=" + strconv.FormatInt(s.MaxCycles, 10),
-			"--collective=" + s.Collective, "--items=" + strconv.Itoa(s.Items),
-			"--item-flits=" + strconv.Itoa(s.ItemFlits), "--order=" + s.Order,
-			"--item-placement=" + join(s.ItemPlace),
-		}
-		fs, f := newFlags(t)
-		if err := fs.Parse(args); err != nil {
-			rt.Fatal(err)
-		}
-		base := Default()
-		base.Placement = []int{4, 3, 2, 1, 0, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
-		if err := f.Apply(&base); err != nil {
-			rt.Fatalf("Apply(%v) = %v", args, err)
-		}
-		if !reflect.DeepEqual(base, s) {
-			rt.Fatalf("flags gave\n %+v, want\n %+v", base, s)
-		}
-	})
+	args := []string{
+		"--name=" + s.Name, "--topology=" + s.Topology, "--dims=" + join(s.Dims),
+		"--ranks=" + strconv.Itoa(s.Ranks), "--placement=" + join(s.Placement),
+		"--algo=" + s.Algo, "--op=" + s.Op, "--seed=" + strconv.FormatUint(s.Seed, 10),
+		"--skew=" + strconv.Itoa(s.Skew), "--link-latency=" + strconv.Itoa(s.LinkLatency),
+		"--buffer-depth=" + strconv.Itoa(s.BufferDepth), "--flit-width=" + strconv.Itoa(s.FlitWidth),
+		"--duplex=" + s.Duplex, "--max-cycles=" + strconv.FormatInt(s.MaxCycles, 10),
+		"--collective=" + s.Collective, "--items=" + strconv.Itoa(s.Items),
+		"--item-flits=" + strconv.Itoa(s.ItemFlits), "--order=" + s.Order,
+		"--item-placement=" + join(s.ItemPlace),
+	}
+	fs, f := newFlags(nil)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	base := Default()
+	base.Placement = []int{4, 3, 2, 1, 0, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+	if err := f.Apply(&base); err != nil {
+		return fmt.Errorf("Apply(%v) = %v", args, err)
+	}
+	if !reflect.DeepEqual(base, s) {
+		return fmt.Errorf("flags gave\n %+v, want\n %+v", base, s)
+	}
+	return nil
 }
 
 func TestFlagsLoad(t *testing.T) {

@@ -147,6 +147,21 @@ func TestDataProperties(t *testing.T) {
 // item of two flits. Each sends its head in cycle 1 and its two payload
 // flits in cycles 2 and 3; the flits reach the peer's unit 4 cycles later,
 // so the tail is popped in cycle 7 and the rank is released in cycle 8.
+//
+// The recv values are the message checksums of docs/transfers.md, derived
+// without barrierunit: item i starts on rank o = i, FW = 64 carries the
+// whole word, and
+//
+//	x = (o<<48 | i<<32 | j) ^ 0x9e3779b97f4a7c15
+//	ItemWord(o, i, j) = x ^ rotl(x, 13) ^ rotl(x, 21) ^ rotl(x, 32)
+//	c = 0; c = rotl(c, 1) ^ flit, flit by flit
+//
+// item 0: flits 3965c30a2c4c7085, 3965c30b2c6c5084 -> c = 4bae451f74f4b18e
+// item 1: flits 1944e30b2c4d70a4, 1944e30a2c6d50a5 -> c = 2bcd251c74f7b1ed
+// (computed by hand with a calculator script from the formulas above, and
+// again by itemWord and fold below, a second implementation written from
+// the doc; the low 32 bits equal the FW = 32 values of the hand-checked RTL
+// trace verilog/rtl/test/expected/ag4_l2_b1_fw32_f2.trace).
 func TestDataTwoRankGolden(t *testing.T) {
 	sys := hw.Default()
 	sys.Dims, sys.Ranks, sys.Skew = []int{2}, 2, 0
@@ -160,10 +175,25 @@ func TestDataTwoRankGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := func(item int) string {
-		c := barrierunit.FoldWord(barrierunit.FoldWord(0, barrierunit.ItemWord(item, item, 0)), barrierunit.ItemWord(item, item, 1))
-		return fmt.Sprintf("%016x", c)
+	rotl := func(x uint64, r uint) uint64 { return x<<r | x>>(64-r) }
+	itemWord := func(o, i, j uint64) uint64 {
+		x := (o<<48 | i<<32 | j) ^ 0x9e3779b97f4a7c15
+		return x ^ rotl(x, 13) ^ rotl(x, 21) ^ rotl(x, 32)
 	}
+	fold := func(item uint64) uint64 {
+		var c uint64
+		for j := uint64(0); j < 2; j++ {
+			c = rotl(c, 1) ^ itemWord(item, item, j)
+		}
+		return c
+	}
+	hand := map[uint64]uint64{0: 0x4bae451f74f4b18e, 1: 0x2bcd251c74f7b1ed}
+	for item, c := range hand {
+		if fold(item) != c {
+			t.Fatalf("the test's two derivations of item %d's checksum disagree: %016x, %016x", item, fold(item), c)
+		}
+	}
+	sum := func(item uint64) string { return fmt.Sprintf("%016x", hand[item]) }
 	want := `0 n0 arrive rank=0 value=0000000000000000
 0 n1 arrive rank=1 value=0000000000000000
 1 n0 send to=1 gate=2

@@ -250,26 +250,7 @@ func TestGenerateDeterministic(t *testing.T) {
 // The hand-checked tables of the RTL smoke tests (verilog/rtl/test/<dir>)
 // are what the generator writes for the same systems: compare the words.
 func TestGenerateMatchesHandTables(t *testing.T) {
-	gather := &barrierunit.Schedule{Ranks: 4, Algo: "gather4", Gates: 2}
-	gather.Routes = append(gather.Routes, barrierunit.Route{FromRank: 0, FromGate: 1, ToRank: 0, ToGate: 2})
-	for r := 1; r < 4; r++ {
-		gather.Routes = append(gather.Routes,
-			barrierunit.Route{FromRank: r, FromGate: 1, ToRank: 0, ToGate: 2, Distance: r},
-			barrierunit.Route{FromRank: r, FromGate: 1, ToRank: r, ToGate: 2})
-	}
-	gather.Routes = append(gather.Routes, barrierunit.Route{FromRank: 0, FromGate: 2, ToRank: 0, ToGate: 3})
-	for r := 1; r < 4; r++ {
-		gather.Routes = append(gather.Routes, barrierunit.Route{FromRank: 0, FromGate: 2, ToRank: r, ToGate: 3, Distance: r})
-	}
-	diag := &barrierunit.Schedule{Ranks: 4, Algo: "diag", Gates: 2}
-	for g, x := range []int{3, 1} {
-		for r := 0; r < 4; r++ {
-			p := r ^ x
-			diag.Routes = append(diag.Routes,
-				barrierunit.Route{FromRank: r, FromGate: g + 1, ToRank: p, ToGate: g + 2, Distance: max(r-p, p-r)},
-				barrierunit.Route{FromRank: r, FromGate: g + 1, ToRank: r, ToGate: g + 2})
-		}
-	}
+	gather, diag := gatherSchedule(), diagSchedule()
 	for _, c := range []struct {
 		dir   string
 		sys   hw.System
@@ -277,6 +258,8 @@ func TestGenerateMatchesHandTables(t *testing.T) {
 	}{
 		{"bfly2", testSystem("bfly2", []int{2}, nil), nil},
 		{"line3norank", testSystem("line3norank", []int{3}, func(s *hw.System) { s.Ranks = 2 }), nil},
+		{"single_g0", testSystem("single_g0", []int{2}, func(s *hw.System) { s.Ranks = 1 }),
+			&barrierunit.Schedule{Ranks: 1, Algo: "none", Gates: 0}},
 		{"single_g1", testSystem("single_g1", []int{2}, func(s *hw.System) { s.Ranks = 1 }), nil},
 		{"grid2", testSystem("grid2", []int{2, 2}, nil), nil},
 		{"gather4", testSystem("gather4", []int{4}, nil), gather},
