@@ -179,3 +179,25 @@ func FuzzReadSchedule(f *testing.F) {
 		}
 	})
 }
+
+// A schedule without routes (one rank, no gates) is written with
+// "routes": [] and read back as it was: hxbar must accept what it writes.
+func TestScheduleWithoutRoutesRoundTrips(t *testing.T) {
+	s, err := ReadSchedule(strings.NewReader(`{"ranks":1,"gates":0,"routes":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []*Schedule{s, {Ranks: 1}} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"routes":[]`) {
+			t.Fatalf("routes not written as a list: %s", b)
+		}
+		back, err := ReadSchedule(bytes.NewReader(b))
+		if err != nil || back.Ranks != 1 || back.Routes == nil || len(back.Routes) != 0 {
+			t.Fatalf("read back %+v, %v", back, err)
+		}
+	}
+}

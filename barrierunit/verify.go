@@ -351,11 +351,12 @@ func (e *exec) buildIn() {
 // invalid schedule. A schedule that is to run must pass ReadSchedule.
 func ReadExecutable(r io.Reader) (*Schedule, error) {
 	var s Schedule
-	if err := strictjson.DecodeOne(r, &s, "schedule"); err != nil {
+	if err := strictjson.DecodeOne(r, &s, "gate schedule"); err != nil {
 		return nil, err
 	}
 	if err := s.check(false); err != nil {
 		return nil, err
 	}
+	s.normalize()
 	return &s, nil
 }

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/internal/inputfile"
 	"github.com/olekukonko/tablewriter"
 )
 
@@ -112,30 +112,16 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 // verifier can execute, so that one which deadlocks is reported as a
 // deadlock (exit 1), not refused as input (readScheduleFile, for runs).
 func readVerifyFile(name string) (*barrierunit.Schedule, error) {
-	f, err := os.Open(name)
+	data, err := inputfile.Read(name)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	s, err := barrierunit.ReadExecutable(f)
+	s, err := barrierunit.ReadExecutable(bytes.NewReader(data))
 	if err != nil {
-		if looksLikeDataSchedule(name) {
+		if bytes.Contains(data, []byte(`"transfers"`)) {
 			return nil, fmt.Errorf("%s: %w (this looks like a data schedule: verify proves gate schedules; 'hxbar sim --collective allgather --schedule FILE' verifies a data schedule before it runs)", name, err)
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return s, nil
-}
-
-// looksLikeDataSchedule reports whether the start of a file mentions
-// "transfers", the key of a data schedule's steps.
-func looksLikeDataSchedule(name string) bool {
-	f, err := os.Open(name)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 1<<16)
-	n, _ := io.ReadFull(f, head)
-	return bytes.Contains(head[:n], []byte(`"transfers"`))
 }

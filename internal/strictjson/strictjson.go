@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // DecodeOne decodes exactly one JSON object from r into v, rejecting
@@ -84,13 +85,16 @@ func scan(dec *json.Decoder, path string) error {
 			if path != "" {
 				kp = path + "." + k
 			}
-			if seen[k] {
+			// encoding/json matches keys case-insensitively, so "ranks"
+			// and "RANKS" are the same field: the second would win.
+			fold := strings.ToLower(k)
+			if seen[fold] {
 				if path == "" {
 					return fmt.Errorf("duplicate key %s", strconv.Quote(k))
 				}
 				return fmt.Errorf("%s: duplicate key %s", path, strconv.Quote(k))
 			}
-			seen[k] = true
+			seen[fold] = true
 			if err := scan(dec, kp); err != nil {
 				return err
 			}

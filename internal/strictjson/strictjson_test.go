@@ -23,6 +23,7 @@ func TestDecodeOne(t *testing.T) {
 		// What encoding/json accepts silently: the last of two keys, a
 		// null read as zero.
 		{`{"a":1,"a":2}`, `invalid thing JSON: duplicate key "a"`},
+		{`{"a":1,"A":2}`, `invalid thing JSON: duplicate key "A"`},
 		{`{"a":null}`, `invalid thing JSON: a: null is not allowed`},
 		{`null`, `invalid thing JSON: null is not allowed`},
 		{`{"routes":null}`, `invalid thing JSON: routes: null is not allowed`},
