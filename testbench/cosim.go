@@ -160,8 +160,21 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 		}
 	}
 	if len(stale) > 0 {
-		return nil, &DirError{Dir: dir, File: stale[0], Msg: fmt.Sprintf("%s: %s not generated from %s (stale or edited); regenerate with '%s'",
-			dir, strings.Join(stale, ", "), systemFile, RegenerateCommand(dir))}
+		advice := "regenerate with '" + RegenerateCommand(dir) + "'"
+		// A file edited since gen wrote it is no longer gen's: without
+		// --force, gen would refuse to replace it, so the advice says so.
+		var edited []string
+		for _, name := range stale {
+			if !gendir.Owns(dir, name) {
+				edited = append(edited, name)
+			}
+		}
+		if len(edited) > 0 {
+			advice = "regenerate with '" + RegenerateCommand(dir) + " --force' (--force because " + strings.Join(edited, ", ") +
+				" differs from what hxbar wrote; it also replaces tables edited by hand)"
+		}
+		return nil, &DirError{Dir: dir, File: stale[0], Msg: fmt.Sprintf("%s: %s not generated from %s (stale or edited); %s",
+			dir, strings.Join(stale, ", "), systemFile, advice)}
 	}
 	// Every file of the design must be there: a missing table is a broken
 	// directory, not an RTL that differs from the model.

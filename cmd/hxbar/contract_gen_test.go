@@ -346,6 +346,21 @@ var _ = registerContract("gen",
 		},
 	},
 	contractCase{
+		name: "cosim's advice for an edited testbench file adds --force, and following it works", exit: 2,
+		setup: func(t *testing.T, d string) {
+			genInto(t, "--out", filepath.Join(d, "out"), "--dims", "2,2")
+			edit(t, filepath.Join(d, "out"), "tb.v", "\n")
+		},
+		args:   []string{"cosim", "--dir", "$D/out"},
+		stderr: []string{"regenerate with 'hxbar gen --config $D/out/system.yaml --out $D/out --force' (--force because tb.v differs"},
+		check: func(t *testing.T, d string) {
+			genInto(t, "--config", filepath.Join(d, "out", "system.yaml"), "--out", filepath.Join(d, "out"), "--force")
+			if !gendir.Owns(filepath.Join(d, "out"), testbench.TBFile) {
+				t.Fatal("tb.v not regenerated")
+			}
+		},
+	},
+	contractCase{
 		name: "cosim on a directory with a table missing names the file", exit: 2,
 		setup: func(t *testing.T, d string) {
 			genInto(t, "--out", filepath.Join(d, "out"), "--dims", "2,2")
