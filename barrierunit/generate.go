@@ -22,9 +22,6 @@ var Algorithms = []string{AlgoButterfly, AlgoButterflyNearFirst, AlgoDisseminati
 const (
 	// MaxRanks is the largest rank count: the largest hyper-crossbar has 64^4 nodes.
 	MaxRanks = 1 << 24
-	// MaxGates is the largest gate count G: the end gate G+1 must fit the
-	// 6-bit gate field of a head flit.
-	MaxGates = 62
 	// MaxRoutes bounds the route list Generate builds (40 bytes a route, so
 	// 5 GB): past it, GenerateFlat builds the gate tables without one.
 	MaxRoutes = 1 << 27

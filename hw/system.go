@@ -33,10 +33,47 @@ const (
 	MaxMaxCycles               = 1 << 40
 	// MaxItemFlits bounds item_flits (the transfer engine's flit counter).
 	MaxItemFlits = 4096
-	// MaxCollectiveRanks bounds the ranks of a data collective: its
-	// schedule lists every item each transfer carries.
-	MaxCollectiveRanks = 4096
+	// MaxCollectiveRanks bounds the ranks (nodes) of a data collective and
+	// of a collective schedule: its schedule lists every item each transfer
+	// carries, so an all-gather among M nodes lists M*(M-1) item ids.
+	MaxCollectiveRanks = 1 << 12
 )
+
+// Limits of a schedule the barrier unit can run, set by the RTL's field
+// widths (docs/rtl.md, "Decisions", item 11; docs/transfers.md). They are
+// defined here once: barrierunit, sim and verilog check against them, the
+// Verilog generator writes the widths from them, and a test of package
+// verilog reads the hand-written RTL and checks its literal widths match.
+const (
+	// GateBits is the width of the gate field of a head flit and of the
+	// unit's gate registers. Schedules have at most floor(log2 R)+2 gates
+	// plus the end gate, so 6 bits cover R up to 2^60.
+	GateBits = 6
+	// MaxGates is the largest gate count G: the end gate G+1 must fit the
+	// GateBits-bit gate field (62).
+	MaxGates = 1<<GateBits - 2
+	// NeedBits is the width of the unit's receive counter.
+	NeedBits = 8
+	// MaxNeed is the largest number of routes from other ranks that may
+	// arrive at one gate (255).
+	MaxNeed = 1<<NeedBits - 1
+	// RouteIndexBits is the width of a gate's route start and route count
+	// fields in the gate table.
+	RouteIndexBits = 16
+	// MaxRouteIndex bounds the route start and route count of a gate (65535).
+	MaxRouteIndex = 1<<RouteIndexBits - 1
+	// DataFieldBits is the width of the rank and item fields of the data
+	// table and of ItemWord's origin and item fields.
+	DataFieldBits = 16
+	// MaxDataRanks is the largest rank count of a data schedule.
+	MaxDataRanks = 1 << DataFieldBits
+	// MaxItems is the largest item count (item id + 1) of a data schedule.
+	MaxItems = 1 << DataFieldBits
+)
+
+// MaxWorkers is the number of goroutines that may evaluate a simulation's
+// elements at once; the barrier units keep per-worker state for each.
+const MaxWorkers = 8
 
 // System is the full description of one simulated system and scenario.
 // The YAML keys are the documented file format (see docs/config.md).
@@ -321,10 +358,6 @@ func (s *System) AddrBits() int {
 
 // RankBits is the width of a rank number field.
 func (s *System) RankBits() int { return Bits(s.NumRanks()) }
-
-// GateBits is the width of a gate number field. Schedules have at most
-// floor(log2 R)+2 gates plus the end gate, so 6 bits cover R up to 2^60.
-const GateBits = 6
 
 // HeaderBits is the number of head-flit bits: address, source rank, gate.
 func (s *System) HeaderBits() int { return s.AddrBits() + s.RankBits() + GateBits }

@@ -51,8 +51,8 @@ type System struct {
 	rankOfNode []int32
 	eng        *engine
 	events     []barrierunit.Event
-	wevents    [barrierunit.MaxWorkers][]barrierunit.Event // per worker, merged after each cycle
-	exhaustive bool                                        // evaluate every element every cycle (the reference for tests)
+	wevents    [hw.MaxWorkers][]barrierunit.Event // per worker, merged after each cycle
+	exhaustive bool                               // evaluate every element every cycle (the reference for tests)
 }
 
 // Build assembles a validated system. sched may be nil to generate the

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/noc"
 )
 
@@ -62,7 +63,7 @@ func newEngine(elements int, class1, class1End int32, eval func(int32, int64, in
 		e.slots[i] = make([]uint64, words)
 	}
 	if elements >= parallelElements {
-		e.workers = min(runtime.GOMAXPROCS(0), maxWorkers)
+		e.workers = min(runtime.GOMAXPROCS(0), hw.MaxWorkers)
 	}
 	return e
 }
@@ -84,9 +85,6 @@ func newFabricEngine(f noc.Fabric, half bool, elements int, eval func(int32, int
 	}
 	return e
 }
-
-// maxWorkers bounds the per-worker state of the barrier units and events.
-const maxWorkers = 8
 
 func (e *engine) wake(el int32, at int64) {
 	s := at % wheelSize

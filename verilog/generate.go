@@ -130,8 +130,8 @@ func Check(s *sim.System) error {
 	if int(s.Op) > 6 {
 		return fieldErr("op", s.Op, strings.Join(hw.Ops, ", "))
 	}
-	if g := s.Table.Gates; g > MaxGates {
-		return fieldErr("gates", g, fmt.Sprintf("0..%d in the RTL (the end gate G+1 must fit the 6-bit gate field of a head flit)", MaxGates))
+	if g := s.Table.Gates; g > hw.MaxGates {
+		return fieldErr("gates", g, fmt.Sprintf("0..%d in the RTL (the end gate G+1 must fit the 6-bit gate field of a head flit)", hw.MaxGates))
 	}
 	if rb := sys.RankBits(); rb > 32 {
 		return fieldErr("ranks", sys.NumRanks(), "at most 2^32 ranks (32-bit rank field of the gate table)")

@@ -324,7 +324,7 @@ func TestGenerateRefuses(t *testing.T) {
 
 	// A route list longer than the 16-bit route count.
 	long := *build(t, testSystem("long", []int{2}, nil), nil)
-	const nr = MaxRouteIndex + 1
+	const nr = hw.MaxRouteIndex + 1
 	ft = &barrierunit.FlatTable{Ranks: 2, Gates: 1, Self: make([]bool, 6), Need: make([]uint8, 6),
 		OutStart: []int32{0, 0, nr, nr, nr, nr}, OutEnd: []int32{0, nr, nr, nr, nr, nr}, OutDst: make([]int32, nr)}
 	for i := range ft.OutDst {
