@@ -2,11 +2,9 @@ package noc
 
 import (
 	"fmt"
-	"strings"
-)
 
-// Fabrics are the network names NewFabric accepts.
-var Fabrics = []string{"hyperxbar", "torus", "fattree"}
+	"github.com/hxbar/hxbar/hw"
+)
 
 // MaxFabricNodes bounds the node count of a torus or fat tree.
 const MaxFabricNodes = 1 << 16
@@ -25,8 +23,9 @@ const MaxSwitchPorts = 64
 // switch ns, where (ns, np) = Neighbor(sw, p), or, when ns < 0, it is the
 // ejection port of endpoint np, whose injection feeds input p of sw.
 type Fabric interface {
-	// Name is "hyperxbar", "torus" or "fattree".
-	Name() string
+	// Name is the fabric's topology: hw.TopoHyperXbar, hw.TopoTorus or
+	// hw.TopoFatTree.
+	Name() hw.Topology
 	NumNodes() int
 	NumSwitches() int
 	Ports(sw int) int
@@ -55,18 +54,18 @@ type Fabric interface {
 	DescribeOutput(sw, p int) string
 }
 
-// NewFabric builds a network by name: "hyperxbar" (NewTopology), "torus"
-// (NewTorus) or "fattree" (NewFatTree).
-func NewFabric(topology string, dims []int) (Fabric, error) {
+// NewFabric builds the network of a topology (one of hw.Topologies):
+// hyperxbar (NewTopology), torus (NewTorus) or fattree (NewFatTree).
+func NewFabric(topology hw.Topology, dims []int) (Fabric, error) {
 	switch topology {
-	case "hyperxbar":
+	case hw.TopoHyperXbar:
 		return NewTopology(dims)
-	case "torus":
+	case hw.TopoTorus:
 		return NewTorus(dims)
-	case "fattree":
+	case hw.TopoFatTree:
 		return NewFatTree(dims)
 	}
-	return nil, fmt.Errorf("invalid topology: %q (allowed: %s)", topology, strings.Join(Fabrics, ", "))
+	return nil, fmt.Errorf("invalid topology: %q (allowed: %s)", topology, hw.Join(hw.Topologies))
 }
 
 // Output is one output port of one switch.
@@ -104,8 +103,8 @@ func Walk(f Fabric, src, dst int) ([]Output, error) {
 
 // Fabric methods of the hyper-crossbar.
 
-// Name is "hyperxbar".
-func (t *Topology) Name() string { return "hyperxbar" }
+// Name is hw.TopoHyperXbar.
+func (t *Topology) Name() hw.Topology { return hw.TopoHyperXbar }
 
 // NumNodes is the node count.
 func (t *Topology) NumNodes() int { return t.Nodes }

@@ -227,7 +227,7 @@ func checkData(s *sim.System) error {
 	}
 	d, tab := s.DataTable, s.Table
 	if s.Op != barrierunit.OpBarrier {
-		return fieldErr("op", s.Op, "barrier with collective "+sys.Collective+" (a data unit carries items, not a value)")
+		return fieldErr("op", s.Op, "barrier with collective "+string(sys.Collective)+" (a data unit carries items, not a value)")
 	}
 	if n := tab.Ranks; n > hw.MaxDataRanks {
 		return fieldErr("ranks", n, fmt.Sprintf("at most %d for a data collective in the RTL (16-bit rank fields of the data table)", hw.MaxDataRanks))

@@ -17,7 +17,7 @@ import (
 
 // dataTestSystem is a data collective for the generator tests (items 0:
 // the collective's default).
-func dataTestSystem(name string, dims []int, ranks int, coll string, items, flits int, mod func(*hw.System)) hw.System {
+func dataTestSystem(name string, dims []int, ranks int, coll hw.Collective, items, flits int, mod func(*hw.System)) hw.System {
 	return testSystem(name, dims, func(s *hw.System) {
 		s.Ranks, s.Collective, s.Items, s.ItemFlits = ranks, coll, items, flits
 		if mod != nil {
