@@ -10,8 +10,22 @@ import (
 const MaxFabricNodes = 1 << 16
 
 // MaxSwitchPorts is the most ports a switch of the cycle model may have (its
-// per-switch port sets are 64-bit masks).
+// per-switch port sets are 64-bit masks, and EvalSwitch keeps one request
+// mask per output port). newNetwork refuses a fabric with a larger switch.
+// Every fabric's switches fit: a hyper-crossbar crossbar has dims[k] <=
+// hw.MaxDimSize ports and an exchanger hw.MaxDims+1, a fat-tree switch 2k
+// (k <= MaxFatTreeArity), a torus router 4n+1 (two virtual channels per
+// direction, n <= hw.MaxDims).
 const MaxSwitchPorts = 64
+
+// Compile-time ties: each constant expression below is negative, so the
+// conversion to uint fails to compile, if a bound is broken.
+const (
+	_ = uint(64 - MaxSwitchPorts)                 // port sets are uint64 masks
+	_ = uint(MaxSwitchPorts - hw.MaxDimSize)      // a crossbar of the largest dimension
+	_ = uint(MaxSwitchPorts - (hw.MaxDims + 1))   // an exchanger
+	_ = uint(MaxSwitchPorts - (4*hw.MaxDims + 1)) // a torus router
+)
 
 // Fabric is a network of switches joined by channels, as the cycle model
 // (Network) and the routing proof (CheckFabric) see it. *Topology (the

@@ -10,9 +10,20 @@ import (
 	"github.com/hxbar/hxbar/noc"
 )
 
-// wheelSize bounds how far ahead a wake-up may be scheduled; it exceeds the
-// largest link latency plus one.
+// wheelSize bounds how far ahead a wake-up may be scheduled. The furthest
+// is a flit's arrival: a switch or endpoint sending in cycle t wakes the
+// receiver for cycle t + link latency (noc.Network.send), at most
+// t + hw.MaxLinkLatency, and that must land in a slot other than t's, which
+// is being walked. The wheel exceeds the largest link latency plus one (a
+// cycle of margin) and is a power of two, so that t % wheelSize is a mask.
 const wheelSize = 128
+
+// Compile-time checks of wheelSize: each expression overflows uint, and the
+// build fails, if its condition is broken.
+const (
+	_ = uint(wheelSize - (hw.MaxLinkLatency + 2)) // wheelSize > hw.MaxLinkLatency + 1
+	_ = -uint(wheelSize & (wheelSize - 1))        // wheelSize is a power of two
+)
 
 // parallelElements is the system size from which a cycle's evaluations are
 // shared among worker goroutines; below it the synchronisation costs more
