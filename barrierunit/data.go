@@ -32,12 +32,6 @@ type DataTable struct {
 	RouteFrom []int32
 }
 
-// MessageFlits is the number of flits of route i's packet: the head and F
-// flits per item.
-func (d *DataTable) MessageFlits(i int) int {
-	return 1 + int(d.RouteItems[i+1]-d.RouteItems[i])*d.ItemFlits
-}
-
 // ItemWord is the 64-bit content of flit j of item `item`, which starts on
 // rank origin: the sender generates it and the receiver checks it, so every
 // payload flit of a data schedule is checked end to end. A flit of width FW

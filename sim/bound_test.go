@@ -61,7 +61,7 @@ func TestLowerBoundIsSound(t *testing.T) {
 		if err != nil {
 			continue // an unsupported combination, refused for its own reason
 		}
-		b := s.LowerBound()
+		b := lowerBound(&s.Sys, s.Data, s.Units.Arrive)
 		res, err := s.Run(Options{})
 		if err != nil {
 			t.Fatalf("%+v: %v", sys, err)

@@ -49,13 +49,6 @@ func (t *DataTable) RouteItems(j int) []DataItem {
 	return t.Items[m.First : m.First+m.Count]
 }
 
-// GateItems returns the items gate g expects (none for a gate without a
-// message).
-func (t *DataTable) GateItems(g int) []DataItem {
-	m := t.Gates[g]
-	return t.Items[m.First : m.First+m.Count]
-}
-
 // DecodeDataTable decodes the body of a data table against the node's
 // decoded gate table and checks it as the RTL does at load: the layout,
 // every route's destination equal to the gate table's, every count and

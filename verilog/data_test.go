@@ -258,3 +258,10 @@ func TestDecodeDataTableErrors(t *testing.T) {
 		t.Error("non-zero table without a rank accepted")
 	}
 }
+
+// GateItems returns the items gate g expects (none for a gate without a
+// message).
+func (t *DataTable) GateItems(g int) []DataItem {
+	m := t.Gates[g]
+	return t.Items[m.First : m.First+m.Count]
+}
