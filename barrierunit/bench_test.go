@@ -3,16 +3,18 @@ package barrierunit
 import (
 	"fmt"
 	"testing"
+
+	"github.com/hxbar/hxbar/hw"
 )
 
-func benchVerify(b *testing.B, algo string, ranks int, op Op) {
+func benchVerify(b *testing.B, algo hw.Algorithm, ranks int, op Op) {
 	s, err := Generate(algo, ranks)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if rep := Verify(s, op); !rep.OK && algo != AlgoDissemination {
+		if rep := Verify(s, op); !rep.OK && algo != hw.AlgoDissemination {
 			b.Fatal(rep)
 		}
 	}
@@ -20,18 +22,18 @@ func benchVerify(b *testing.B, algo string, ranks int, op Op) {
 
 func BenchmarkVerify(b *testing.B) {
 	for _, R := range []int{1024, 65536} {
-		for _, algo := range Algorithms {
+		for _, algo := range hw.Algorithms {
 			for _, op := range []Op{OpBarrier, OpSum} {
 				b.Run(fmt.Sprintf("%s/R=%d/%s", algo, R, op), func(b *testing.B) { benchVerify(b, algo, R, op) })
 			}
 		}
 	}
-	b.Run("dissemination/R=65535/sum", func(b *testing.B) { benchVerify(b, AlgoDissemination, 65535, OpSum) })
+	b.Run("dissemination/R=65535/sum", func(b *testing.B) { benchVerify(b, hw.AlgoDissemination, 65535, OpSum) })
 }
 
 func BenchmarkGenerate(b *testing.B) {
 	for _, R := range []int{1024, 65536, 1 << 20} {
-		for _, algo := range Algorithms {
+		for _, algo := range hw.Algorithms {
 			b.Run(fmt.Sprintf("%s/R=%d", algo, R), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
@@ -49,7 +51,7 @@ func BenchmarkGenerateFlat(b *testing.B) {
 		b.Run(fmt.Sprintf("butterfly/R=%d", R), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := GenerateFlat(AlgoButterfly, R); err != nil {
+				if _, err := GenerateFlat(hw.AlgoButterfly, R); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -59,7 +61,7 @@ func BenchmarkGenerateFlat(b *testing.B) {
 
 func BenchmarkCompile(b *testing.B) {
 	for _, R := range []int{65536, 1 << 20} {
-		s, err := Generate(AlgoButterfly, R)
+		s, err := Generate(hw.AlgoButterfly, R)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -76,7 +78,7 @@ func BenchmarkCompile(b *testing.B) {
 
 func BenchmarkGenerateVerify1024(b *testing.B) {
 	for b.Loop() {
-		s, _ := Generate(AlgoButterfly, 1024)
+		s, _ := Generate(hw.AlgoButterfly, 1024)
 		if rep := Verify(s, OpSum); !rep.OK {
 			b.Fatal(rep)
 		}

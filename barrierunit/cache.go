@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
+
+	"github.com/hxbar/hxbar/hw"
 )
 
 // Cache limits: a butterfly schedule of a million ranks holds 40 million
@@ -14,7 +16,7 @@ const cacheEntries = 64
 var cacheRoutes = 1 << 25 // a variable so that a test can shrink it
 
 type cacheKey struct {
-	algo  string
+	algo  hw.Algorithm
 	ranks int
 }
 
@@ -38,7 +40,7 @@ func init() {
 // repeated calls return the same *Schedule. The schedule is shared: callers
 // must not modify it (copy it first). Safe for concurrent use; errors are not
 // cached.
-func Cached(algo string, ranks int) (*Schedule, error) {
+func Cached(algo hw.Algorithm, ranks int) (*Schedule, error) {
 	k := cacheKey{algo, ranks}
 	cache.Lock()
 	s, ok := cache.lru.Get(k)

@@ -13,7 +13,7 @@ import (
 // Check validates the structure of a schedule, for instance one a user wrote:
 // ranks 1..MaxRanks, gates 0..MaxGates, every route's ranks in 0..ranks-1,
 // from_gate in 1..gates, to_gate = from_gate+1, distance = |from_rank -
-// to_rank|, no route twice, and at most MaxNeed routes from other ranks into
+// to_rank|, no route twice, and at most hw.MaxNeed routes from other ranks into
 // one gate. The error is a *hw.FieldError naming the first offending field,
 // e.g. "invalid routes[3].to_gate: 5 (allowed: from_gate+1 = 4)". Check says
 // nothing about whether the schedule is a correct barrier: that is Verify.
@@ -29,9 +29,9 @@ func (s *Schedule) check(strict bool) error {
 	if s.Ranks < 1 || s.Ranks > MaxRanks {
 		return &hw.FieldError{Field: "ranks", Value: s.Ranks, Allowed: ranksAllowed}
 	}
-	if s.Gates < 0 || s.Gates > MaxGates {
+	if s.Gates < 0 || s.Gates > hw.MaxGates {
 		return &hw.FieldError{Field: "gates", Value: s.Gates,
-			Allowed: fmt.Sprintf("0..%d (the end gate, gates+1, must fit the 6-bit gate field of a head flit)", MaxGates)}
+			Allowed: fmt.Sprintf("0..%d (the end gate, gates+1, must fit the 6-bit gate field of a head flit)", hw.MaxGates)}
 	}
 	R, G := s.Ranks, s.Gates
 	rankAllowed := "0.." + itoa(R-1)
@@ -159,10 +159,10 @@ func (s *Schedule) checkNeed() error {
 			sparse[k]++
 			c = sparse[k]
 		}
-		if c > MaxNeed {
+		if c > hw.MaxNeed {
 			return &hw.FieldError{Field: "routes[" + itoa(i) + "]",
 				Value:   fmt.Sprintf("route number %d from another rank into rank %d gate %d", c, r.ToRank, r.ToGate),
-				Allowed: fmt.Sprintf("at most %d such routes per gate (the receive counter is 8 bits)", MaxNeed)}
+				Allowed: fmt.Sprintf("at most %d such routes per gate (the receive counter is 8 bits)", hw.MaxNeed)}
 		}
 	}
 	return nil

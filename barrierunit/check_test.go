@@ -12,7 +12,7 @@ import (
 )
 
 func TestCheck(t *testing.T) {
-	base := func() *Schedule { return mustGenerate(t, AlgoButterfly, 5) }
+	base := func() *Schedule { return mustGenerate(t, hw.AlgoButterfly, 5) }
 	for _, c := range []struct {
 		name  string
 		edit  func(s *Schedule)
@@ -87,7 +87,7 @@ func TestCheckReceiveCounter(t *testing.T) {
 }
 
 func TestReadSchedule(t *testing.T) {
-	s := mustGenerate(t, AlgoButterfly, 6)
+	s := mustGenerate(t, hw.AlgoButterfly, 6)
 	b, err := json.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestReadSchedule(t *testing.T) {
 // FuzzReadSchedule: whatever the bytes, no panic; what is accepted passes
 // Check, round-trips, and survives Verify, Evaluate, Compile and Flatten.
 func FuzzReadSchedule(f *testing.F) {
-	for _, algo := range Algorithms {
+	for _, algo := range hw.Algorithms {
 		for _, R := range []int{1, 2, 3, 5, 8} {
 			s, _ := Generate(algo, R)
 			b, _ := json.Marshal(s)

@@ -7,18 +7,6 @@ import (
 	"github.com/hxbar/hxbar/hw"
 )
 
-// Limits of a data schedule the units can run (the RTL's field widths,
-// docs/transfers.md).
-const (
-	// MaxItemFlits is the largest item size in flits.
-	MaxItemFlits = 4096
-	// MaxItems is the largest item id + 1 (16-bit item field of ItemWord).
-	MaxItems = 1 << 16
-	// MaxDataRanks is the largest rank count of a data schedule (16-bit
-	// origin field of ItemWord).
-	MaxDataRanks = 1 << 16
-)
-
 // Message is one data transfer of a schedule: rank From sends Items (item
 // ids, in this order) to rank To when it is at gate Gate; they are
 // delivered to gate Gate+1 of To.
@@ -42,12 +30,6 @@ type DataTable struct {
 	RxRoute []int32
 	// RouteFrom[i]: the sending rank of route i.
 	RouteFrom []int32
-}
-
-// MessageFlits is the number of flits of route i's packet: the head and F
-// flits per item.
-func (d *DataTable) MessageFlits(i int) int {
-	return 1 + int(d.RouteItems[i+1]-d.RouteItems[i])*d.ItemFlits
 }
 
 // ItemWord is the 64-bit content of flit j of item `item`, which starts on
@@ -79,17 +61,17 @@ func FoldWord(c, w uint64) uint64 { return bits.RotateLeft64(c, 1) ^ w }
 // any) has arrived; the tables hold no self routes (a data unit carries no
 // reduction value). origin[i] is the rank item i starts on.
 func BuildData(ranks, gates, itemFlits int, origin []int32, msgs []Message) (*FlatTable, *DataTable, error) {
-	if itemFlits < 1 || itemFlits > MaxItemFlits {
-		return nil, nil, fmt.Errorf("invalid item_flits: %d (allowed: 1..%d)", itemFlits, MaxItemFlits)
+	if itemFlits < 1 || itemFlits > hw.MaxItemFlits {
+		return nil, nil, fmt.Errorf("invalid item_flits: %d (allowed: 1..%d)", itemFlits, hw.MaxItemFlits)
 	}
-	if ranks < 1 || ranks > MaxDataRanks {
-		return nil, nil, fmt.Errorf("invalid ranks: %d (allowed: 1..%d for a data schedule)", ranks, MaxDataRanks)
+	if ranks < 1 || ranks > hw.MaxDataRanks {
+		return nil, nil, fmt.Errorf("invalid ranks: %d (allowed: 1..%d for a data schedule)", ranks, hw.MaxDataRanks)
 	}
-	if gates < 0 || gates > MaxGates {
-		return nil, nil, fmt.Errorf("invalid data schedule: %d steps (allowed: 0..%d)", gates, MaxGates)
+	if gates < 0 || gates > hw.MaxGates {
+		return nil, nil, fmt.Errorf("invalid data schedule: %d steps (allowed: 0..%d)", gates, hw.MaxGates)
 	}
-	if len(origin) < 1 || len(origin) > MaxItems {
-		return nil, nil, fmt.Errorf("invalid data schedule: %d items (allowed: 1..%d)", len(origin), MaxItems)
+	if len(origin) < 1 || len(origin) > hw.MaxItems {
+		return nil, nil, fmt.Errorf("invalid data schedule: %d items (allowed: 1..%d)", len(origin), hw.MaxItems)
 	}
 	for i, o := range origin {
 		if o < 0 || int(o) >= ranks {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/hxbar/hxbar/hw"
 )
 
 // routeTable renders a schedule as the Markdown table of docs/schedules.md:
@@ -40,7 +42,7 @@ func TestDocsSchedulesTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, R := range []int{5, 8} {
-		for _, algo := range Algorithms {
+		for _, algo := range hw.Algorithms {
 			want := routeTable(mustGenerate(t, algo, R))
 			if !strings.Contains(string(doc), want) {
 				t.Errorf("docs/schedules.md lacks the table of %s, R=%d:\n%s", algo, R, want)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hxbar/hxbar/hw"
 )
 
 // seedFix selects which errata of the seed's flowcharts (FIG. 19-26,
@@ -149,7 +151,7 @@ func sortRoutes(s *Schedule) {
 func TestSeedFlowchartCorrectedIsButterfly(t *testing.T) {
 	for R := 2; R <= 1024; R++ {
 		got := seedFlowchart(R, allFixes)
-		p, _ := newPlan(AlgoButterfly, R) // Generate's routes, without a copy
+		p, _ := newPlan(hw.AlgoButterfly, R) // Generate's routes, without a copy
 		i, same := 0, got.Gates == p.g && len(got.Routes) == p.count()
 		p.each(func(r Route) bool {
 			same = same && got.Routes[i] == r
@@ -236,7 +238,7 @@ func TestErratumExtraRanksInButterfly(t *testing.T) {
 		}
 		bad := seedFlowchart(R, without(func(f *seedFix) { f.extraRanks = false }))
 		nb := 1 << (bits.Len(uint(R)) - 1)
-		if extra := len(bad.Routes) - len(mustGenerate(t, AlgoButterfly, R).Routes); extra != (R-nb)*(bad.Gates-2) {
+		if extra := len(bad.Routes) - len(mustGenerate(t, hw.AlgoButterfly, R).Routes); extra != (R-nb)*(bad.Gates-2) {
 			t.Errorf("R=%d: %d extra routes, want %d", R, extra, (R-nb)*(bad.Gates-2))
 		}
 	}

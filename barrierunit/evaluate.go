@@ -17,7 +17,7 @@ func Evaluate(s *Schedule, op Op, operands []uint64) ([]uint64, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
-	if int(op) >= len(opNames) {
+	if int(op) >= len(hw.Ops) {
 		_, err := ParseOp(op.String())
 		return nil, err
 	}

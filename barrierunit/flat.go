@@ -1,10 +1,10 @@
 package barrierunit
 
-import "fmt"
+import (
+	"fmt"
 
-// MaxNeed is the largest number of routes from other ranks that may arrive
-// at one gate: the RTL's receive counter is 8 bits wide.
-const MaxNeed = 255
+	"github.com/hxbar/hxbar/hw"
+)
 
 // FlatTable is a schedule compiled into the per-rank gate tables that the
 // barrier units read, stored flat so that a million ranks cost a few arrays
@@ -65,8 +65,8 @@ func buildFlat(ranks, gates int, each func(func(Route) bool)) (*FlatTable, error
 			f.Self[to] = true
 			return true
 		}
-		if f.Need[to] == MaxNeed {
-			err = fmt.Errorf("routes[%d]: more than %d routes arrive at rank %d gate %d", i-1, MaxNeed, r.ToRank, r.ToGate)
+		if f.Need[to] == hw.MaxNeed {
+			err = fmt.Errorf("routes[%d]: more than %d routes arrive at rank %d gate %d", i-1, hw.MaxNeed, r.ToRank, r.ToGate)
 			return false
 		}
 		f.Need[to]++

@@ -3,28 +3,14 @@ package barrierunit
 import (
 	"fmt"
 	"math/bits"
-	"strings"
 
 	"github.com/hxbar/hxbar/hw"
 )
-
-// Algorithm names accepted by Generate.
-const (
-	AlgoButterfly          = "butterfly"            // Fujitsu near-last butterfly: longest routes first, 1-hop exchange last
-	AlgoButterflyNearFirst = "butterfly-near-first" // the same exchanges, 1-hop exchange first
-	AlgoDissemination      = "dissemination"        // ceil(log2 R) rounds for any R; sum and xor only when R is a power of two
-)
-
-// Algorithms lists the algorithm names Generate accepts, in documentation order.
-var Algorithms = []string{AlgoButterfly, AlgoButterflyNearFirst, AlgoDissemination}
 
 // Limits of a schedule the hardware can run.
 const (
 	// MaxRanks is the largest rank count: the largest hyper-crossbar has 64^4 nodes.
 	MaxRanks = 1 << 24
-	// MaxGates is the largest gate count G: the end gate G+1 must fit the
-	// 6-bit gate field of a head flit.
-	MaxGates = 62
 	// MaxRoutes bounds the route list Generate builds (40 bytes a route, so
 	// 5 GB): past it, GenerateFlat builds the gate tables without one.
 	MaxRoutes = 1 << 27
@@ -36,7 +22,7 @@ var ranksAllowed = "1.." + itoa(MaxRanks)
 // are a pure function of it, so Generate, GenerateFlat and the route count
 // share one enumeration.
 type plan struct {
-	algo  string
+	algo  hw.Algorithm
 	r, g  int  // ranks, gates
 	nb    int  // butterfly: largest power of two <= r
 	n     int  // butterfly: log2(nb), the number of exchange gates
@@ -44,12 +30,12 @@ type plan struct {
 	first bool // butterfly-near-first: distances 1, 2, ..., NB/2
 }
 
-func newPlan(algo string, ranks int) (plan, error) {
+func newPlan(algo hw.Algorithm, ranks int) (plan, error) {
 	p := plan{algo: algo, r: ranks}
 	switch algo {
-	case AlgoButterfly, AlgoButterflyNearFirst, AlgoDissemination:
+	case hw.AlgoButterfly, hw.AlgoButterflyNearFirst, hw.AlgoDissemination:
 	default:
-		return p, &hw.FieldError{Field: "algo", Value: quote(algo), Allowed: strings.Join(Algorithms, ", ")}
+		return p, &hw.FieldError{Field: "algo", Value: quote(string(algo)), Allowed: hw.Join(hw.Algorithms)}
 	}
 	if ranks < 1 || ranks > MaxRanks {
 		return p, &hw.FieldError{Field: "ranks", Value: ranks, Allowed: ranksAllowed}
@@ -61,11 +47,11 @@ func newPlan(algo string, ranks int) (plan, error) {
 		p.g = 1
 		return p, nil
 	}
-	if algo == AlgoDissemination {
+	if algo == hw.AlgoDissemination {
 		p.g = bits.Len(uint(ranks - 1)) // ceil(log2 R)
 		return p, nil
 	}
-	p.first = algo == AlgoButterflyNearFirst
+	p.first = algo == hw.AlgoButterflyNearFirst
 	p.n = bits.Len(uint(ranks)) - 1
 	p.nb = 1 << p.n
 	p.g = p.n
@@ -81,7 +67,7 @@ func (p plan) count() int {
 	switch {
 	case p.r == 1:
 		return 1
-	case p.algo == AlgoDissemination:
+	case p.algo == hw.AlgoDissemination:
 		return 2 * p.r * p.g
 	default:
 		// Exchange gates: a self and a remote route per base rank. Gate 1 and
@@ -114,7 +100,7 @@ func (p plan) each(yield func(Route) bool) {
 		yield(Route{FromGate: 1, ToGate: 2})
 		return
 	}
-	if p.algo == AlgoDissemination {
+	if p.algo == hw.AlgoDissemination {
 		for g := 1; g <= p.g; g++ {
 			d := 1 << (p.g - g) // near-last order: 2^(G-1), ..., 2, 1
 			for r := 0; r < p.r; r++ {
@@ -177,7 +163,7 @@ func (p plan) each(yield func(Route) bool) {
 //
 // R = 1 gives one gate and the single self route (0,1) -> (0,2).
 // Routes are sorted by from_gate, from_rank, then to_rank.
-func Generate(algo string, ranks int) (*Schedule, error) {
+func Generate(algo hw.Algorithm, ranks int) (*Schedule, error) {
 	p, err := newPlan(algo, ranks)
 	if err != nil {
 		return nil, err
@@ -187,7 +173,7 @@ func Generate(algo string, ranks int) (*Schedule, error) {
 		return nil, &hw.FieldError{Field: "ranks", Value: ranks,
 			Allowed: fmt.Sprintf("1..%d for a %s route list of at most %d routes; GenerateFlat builds the gate tables of up to %d ranks", maxRanksFor(algo), algo, MaxRoutes, MaxRanks)}
 	}
-	s := &Schedule{Ranks: ranks, Algo: algo, Gates: p.g, Routes: make([]Route, p.count())}
+	s := &Schedule{Ranks: ranks, Algo: string(algo), Gates: p.g, Routes: make([]Route, p.count())}
 	i := 0
 	p.each(func(r Route) bool {
 		s.Routes[i] = r
@@ -200,7 +186,7 @@ func Generate(algo string, ranks int) (*Schedule, error) {
 // GenerateFlat returns Flatten(Generate(algo, ranks)) without ever holding
 // the route list: for a million ranks that is the difference between some
 // 300 MB and 2 GB, and it works up to MaxRanks, past Generate's MaxRoutes.
-func GenerateFlat(algo string, ranks int) (*FlatTable, error) {
+func GenerateFlat(algo hw.Algorithm, ranks int) (*FlatTable, error) {
 	p, err := newPlan(algo, ranks)
 	if err != nil {
 		return nil, err
@@ -210,7 +196,7 @@ func GenerateFlat(algo string, ranks int) (*FlatTable, error) {
 
 // MaxRanksFor is the largest rank count Generate accepts for algo (a route
 // list of at most MaxRoutes routes); 0 for an unknown algo.
-func MaxRanksFor(algo string) int {
+func MaxRanksFor(algo hw.Algorithm) int {
 	if _, err := newPlan(algo, 1); err != nil {
 		return 0
 	}
@@ -219,7 +205,7 @@ func MaxRanksFor(algo string) int {
 
 // maxRanksFor is the largest R whose algo schedule has at most MaxRoutes
 // routes (the route count grows with R).
-func maxRanksFor(algo string) int {
+func maxRanksFor(algo hw.Algorithm) int {
 	lo, hi := 1, MaxRanks // count(lo) <= MaxRoutes
 	for lo < hi {
 		mid := (lo + hi + 1) / 2

@@ -21,7 +21,7 @@ func rt(fr, fg, tr int) Route {
 func mustGenerate(t interface {
 	Helper()
 	Fatalf(string, ...any)
-}, algo string, ranks int) *Schedule {
+}, algo hw.Algorithm, ranks int) *Schedule {
 	t.Helper()
 	s, err := Generate(algo, ranks)
 	if err != nil {
@@ -36,14 +36,14 @@ func isPow2(x int) bool { return x > 0 && x&(x-1) == 0 }
 // gate 1, 0 <-> 2 and 1 <-> 3 at gate 2, 0 <-> 1 and 2 <-> 3 at gate 3,
 // 0 -> 4 at gate 4, and the routes within ranks 0..3 (none within rank 4).
 func TestGenerateSeedExampleR5(t *testing.T) {
-	s := mustGenerate(t, AlgoButterfly, 5)
+	s := mustGenerate(t, hw.AlgoButterfly, 5)
 	want := []Route{
 		rt(0, 1, 0), rt(1, 1, 1), rt(2, 1, 2), rt(3, 1, 3), rt(4, 1, 0),
 		rt(0, 2, 0), rt(0, 2, 2), rt(1, 2, 1), rt(1, 2, 3), rt(2, 2, 0), rt(2, 2, 2), rt(3, 2, 1), rt(3, 2, 3),
 		rt(0, 3, 0), rt(0, 3, 1), rt(1, 3, 0), rt(1, 3, 1), rt(2, 3, 2), rt(2, 3, 3), rt(3, 3, 2), rt(3, 3, 3),
 		rt(0, 4, 0), rt(0, 4, 4), rt(1, 4, 1), rt(2, 4, 2), rt(3, 4, 3),
 	}
-	if s.Ranks != 5 || s.Gates != 4 || s.Algo != AlgoButterfly {
+	if s.Ranks != 5 || s.Gates != 4 || s.Algo != string(hw.AlgoButterfly) {
 		t.Fatalf("ranks %d gates %d algo %q, want 5, 4, butterfly", s.Ranks, s.Gates, s.Algo)
 	}
 	if !reflect.DeepEqual(s.Routes, want) {
@@ -52,7 +52,7 @@ func TestGenerateSeedExampleR5(t *testing.T) {
 }
 
 func TestGenerateNearFirstR5(t *testing.T) {
-	s := mustGenerate(t, AlgoButterflyNearFirst, 5)
+	s := mustGenerate(t, hw.AlgoButterflyNearFirst, 5)
 	want := []Route{
 		rt(0, 1, 0), rt(1, 1, 1), rt(2, 1, 2), rt(3, 1, 3), rt(4, 1, 0),
 		rt(0, 2, 0), rt(0, 2, 1), rt(1, 2, 0), rt(1, 2, 1), rt(2, 2, 2), rt(2, 2, 3), rt(3, 2, 2), rt(3, 2, 3),
@@ -81,18 +81,18 @@ func distancesByGate(s *Schedule) [][]int {
 
 func TestGenerateDistancesPowerOfTwo(t *testing.T) {
 	for _, c := range []struct {
-		algo  string
+		algo  hw.Algorithm
 		ranks int
 		want  [][]int
 	}{
-		{AlgoButterfly, 2, [][]int{{1}}},
-		{AlgoButterfly, 4, [][]int{{2}, {1}}},
-		{AlgoButterfly, 8, [][]int{{4}, {2}, {1}}},
-		{AlgoButterflyNearFirst, 4, [][]int{{1}, {2}}},
-		{AlgoButterflyNearFirst, 8, [][]int{{1}, {2}, {4}}},
-		{AlgoDissemination, 8, [][]int{{4}, {2, 6}, {1, 7}}}, // 6, 7: ranks 6, 7 wrap past rank 0
-		{AlgoButterfly, 5, [][]int{{4}, {2}, {1}, {4}}},
-		{AlgoButterflyNearFirst, 5, [][]int{{4}, {1}, {2}, {4}}},
+		{hw.AlgoButterfly, 2, [][]int{{1}}},
+		{hw.AlgoButterfly, 4, [][]int{{2}, {1}}},
+		{hw.AlgoButterfly, 8, [][]int{{4}, {2}, {1}}},
+		{hw.AlgoButterflyNearFirst, 4, [][]int{{1}, {2}}},
+		{hw.AlgoButterflyNearFirst, 8, [][]int{{1}, {2}, {4}}},
+		{hw.AlgoDissemination, 8, [][]int{{4}, {2, 6}, {1, 7}}}, // 6, 7: ranks 6, 7 wrap past rank 0
+		{hw.AlgoButterfly, 5, [][]int{{4}, {2}, {1}, {4}}},
+		{hw.AlgoButterflyNearFirst, 5, [][]int{{4}, {1}, {2}, {4}}},
 	} {
 		if got := distancesByGate(mustGenerate(t, c.algo, c.ranks)); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s R=%d: distances per gate %v, want %v", c.algo, c.ranks, got, c.want)
@@ -101,7 +101,7 @@ func TestGenerateDistancesPowerOfTwo(t *testing.T) {
 }
 
 func TestGenerateOneRank(t *testing.T) {
-	for _, algo := range Algorithms {
+	for _, algo := range hw.Algorithms {
 		s := mustGenerate(t, algo, 1)
 		if s.Gates != 1 || !reflect.DeepEqual(s.Routes, []Route{rt(0, 1, 0)}) {
 			t.Errorf("%s R=1: gates %d routes %v, want 1 gate and the self route (0,1)->(0,2)", algo, s.Gates, s.Routes)
@@ -116,16 +116,16 @@ func TestGenerateOneRank(t *testing.T) {
 
 func TestGenerateErrors(t *testing.T) {
 	for _, c := range []struct {
-		algo  string
+		algo  hw.Algorithm
 		ranks int
 		field string
 		msg   string
 	}{
 		{"tree", 4, "algo", `invalid algo: "tree" (allowed: butterfly, butterfly-near-first, dissemination)`},
 		{"", 4, "algo", `invalid algo: "" (allowed: butterfly, butterfly-near-first, dissemination)`},
-		{AlgoButterfly, 0, "ranks", "invalid ranks: 0 (allowed: 1..16777216)"},
-		{AlgoDissemination, -3, "ranks", "invalid ranks: -3 (allowed: 1..16777216)"},
-		{AlgoButterflyNearFirst, MaxRanks + 1, "ranks", "invalid ranks: 16777217 (allowed: 1..16777216)"},
+		{hw.AlgoButterfly, 0, "ranks", "invalid ranks: 0 (allowed: 1..16777216)"},
+		{hw.AlgoDissemination, -3, "ranks", "invalid ranks: -3 (allowed: 1..16777216)"},
+		{hw.AlgoButterflyNearFirst, MaxRanks + 1, "ranks", "invalid ranks: 16777217 (allowed: 1..16777216)"},
 	} {
 		s, err := Generate(c.algo, c.ranks)
 		if s != nil || err == nil {
@@ -141,7 +141,7 @@ func TestGenerateErrors(t *testing.T) {
 		}
 	}
 	// Past MaxRoutes a route list is refused (GenerateFlat still works).
-	for _, algo := range Algorithms {
+	for _, algo := range hw.Algorithms {
 		max := maxRanksFor(algo)
 		p, _ := newPlan(algo, max)
 		q, _ := newPlan(algo, max+1)
@@ -154,23 +154,17 @@ func TestGenerateErrors(t *testing.T) {
 			t.Errorf("%s R=%d: %v", algo, max+1, err)
 		}
 	}
-	if _, err := Generate(strings.Repeat("x", 1000), 4); err == nil || len(err.Error()) > 200 {
+	if _, err := Generate(hw.Algorithm(strings.Repeat("x", 1000)), 4); err == nil || len(err.Error()) > 200 {
 		t.Errorf("a huge algo name must give a short error, got %d bytes", len(err.Error()))
 	}
 }
 
-func TestAlgorithmsMatchHW(t *testing.T) {
-	if !slices.Equal(Algorithms, hw.Algorithms) {
-		t.Fatalf("barrierunit.Algorithms %v != hw.Algorithms %v: keep the system file's choices and the generators in step", Algorithms, hw.Algorithms)
-	}
-}
-
 // wantGates is the gate count of docs/schedules.md.
-func wantGates(algo string, R int) int {
+func wantGates(algo hw.Algorithm, R int) int {
 	switch {
 	case R == 1:
 		return 1
-	case algo == AlgoDissemination:
+	case algo == hw.AlgoDissemination:
 		return bits.Len(uint(R - 1))
 	case isPow2(R):
 		return bits.Len(uint(R)) - 1
@@ -203,8 +197,8 @@ func randOperands(rng *rand.Rand, n int) []uint64 {
 // proof on random operands.
 func TestGenerateAllRanks(t *testing.T) {
 	maxR := 1024
-	for _, algo := range Algorithms {
-		t.Run(algo, func(t *testing.T) {
+	for _, algo := range hw.Algorithms {
+		t.Run(string(algo), func(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(1, uint64(len(algo))))
 			for R := 1; R <= maxR; R++ {
@@ -215,12 +209,12 @@ func TestGenerateAllRanks(t *testing.T) {
 					t.Fatalf("%s R=%d barrier: %v", algo, R, rep)
 				}
 				ops := []Op{OpSum}
-				if algo == AlgoDissemination {
+				if algo == hw.AlgoDissemination {
 					ops = []Op{OpMax, OpSum}
 				}
 				for _, op := range ops {
 					rep := Verify(s, op)
-					wantOK := algo != AlgoDissemination || op.Idempotent() || isPow2(R)
+					wantOK := algo != hw.AlgoDissemination || op.Idempotent() || isPow2(R)
 					if rep.OK != wantOK {
 						t.Fatalf("%s R=%d %s: %v (want ok=%v)", algo, R, op, rep, wantOK)
 					}
@@ -248,7 +242,7 @@ func TestGenerateAllRanks(t *testing.T) {
 // schedule without executing it.
 func checkGenerated(t *testing.T, s *Schedule) {
 	t.Helper()
-	R, G, algo := s.Ranks, s.Gates, s.Algo
+	R, G, algo := s.Ranks, s.Gates, hw.Algorithm(s.Algo)
 	if err := s.Check(); err != nil {
 		t.Fatalf("%s R=%d: %v", algo, R, err)
 	}
@@ -264,13 +258,13 @@ func checkGenerated(t *testing.T, s *Schedule) {
 	for _, r := range s.Routes {
 		if r.FromRank == r.ToRank {
 			self++
-			if algo != AlgoDissemination && r.FromRank >= nb {
+			if algo != hw.AlgoDissemination && r.FromRank >= nb {
 				t.Fatalf("%s R=%d: self route %v on extra rank %d double counts its operand", algo, R, r, r.FromRank)
 			}
 			continue
 		}
 		remote[r.FromGate]++
-		if algo != AlgoDissemination && !isPow2(R) {
+		if algo != hw.AlgoDissemination && !isPow2(R) {
 			onEdge := r.FromGate == 1 || r.FromGate == G
 			extra := r.FromRank >= nb || r.ToRank >= nb
 			if onEdge != extra || (extra && r.Distance != nb) {
@@ -279,7 +273,7 @@ func checkGenerated(t *testing.T, s *Schedule) {
 		}
 	}
 	wantSelf := R * G
-	if algo != AlgoDissemination {
+	if algo != hw.AlgoDissemination {
 		wantSelf = nb * G
 	}
 	if self != wantSelf {
@@ -299,11 +293,11 @@ func checkGenerated(t *testing.T, s *Schedule) {
 // Dissemination's rounds use 2^(G-g), near-last order, before the wrap.
 func checkDistanceOrder(t *testing.T, s *Schedule) {
 	t.Helper()
-	R, algo := s.Ranks, s.Algo
+	R, algo := s.Ranks, hw.Algorithm(s.Algo)
 	if R == 1 {
 		return
 	}
-	if algo == AlgoDissemination {
+	if algo == hw.AlgoDissemination {
 		for _, r := range s.Routes {
 			if d := 1 << (s.Gates - r.FromGate); r.FromRank != r.ToRank && (r.FromRank+d)%R != r.ToRank {
 				t.Fatalf("dissemination R=%d: route %v, want to rank (r + %d) mod R", R, r, d)
@@ -325,14 +319,14 @@ func checkDistanceOrder(t *testing.T, s *Schedule) {
 			t.Fatalf("%s R=%d gate %d: distances %v, want one exchange distance", algo, R, g, ds)
 		}
 		d := ds[0]
-		if prev >= 0 && (algo == AlgoButterfly && d > prev || algo == AlgoButterflyNearFirst && d < prev) {
+		if prev >= 0 && (algo == hw.AlgoButterfly && d > prev || algo == hw.AlgoButterflyNearFirst && d < prev) {
 			t.Fatalf("%s R=%d gate %d: distance %d after %d", algo, R, g, d, prev)
 		}
 		prev = d
 	}
 	// Near-last ends with the 1-hop exchange, near-first with NB/2.
 	nb := 1 << (bits.Len(uint(R)) - 1)
-	if want := map[string]int{AlgoButterfly: 1, AlgoButterflyNearFirst: nb / 2}[algo]; prev != want {
+	if want := map[hw.Algorithm]int{hw.AlgoButterfly: 1, hw.AlgoButterflyNearFirst: nb / 2}[algo]; prev != want {
 		t.Fatalf("%s R=%d: last exchange distance %d, want %d", algo, R, prev, want)
 	}
 }
@@ -343,7 +337,7 @@ func TestGenerateFlatMatchesFlatten(t *testing.T) {
 		sizes = append(sizes, R)
 	}
 	sizes = append(sizes, 255, 256, 257, 1000, 1024, 4097)
-	for _, algo := range Algorithms {
+	for _, algo := range hw.Algorithms {
 		for _, R := range sizes {
 			s := mustGenerate(t, algo, R)
 			want, err := Flatten(s)
@@ -366,7 +360,7 @@ func TestGenerateLarge(t *testing.T) {
 		t.Skip("large schedule")
 	}
 	R := 1 << 16
-	for _, algo := range Algorithms {
+	for _, algo := range hw.Algorithms {
 		s := mustGenerate(t, algo, R)
 		if err := s.Check(); err != nil {
 			t.Fatal(err)
@@ -378,7 +372,7 @@ func TestGenerateLarge(t *testing.T) {
 			t.Fatalf("%s R=%d: %v", algo, R, rep)
 		}
 	}
-	f, err := GenerateFlat(AlgoButterfly, 1<<20+1)
+	f, err := GenerateFlat(hw.AlgoButterfly, 1<<20+1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,20 +382,20 @@ func TestGenerateLarge(t *testing.T) {
 }
 
 func TestCached(t *testing.T) {
-	a, err := Cached(AlgoButterfly, 12)
+	a, err := Cached(hw.AlgoButterfly, 12)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Cached(AlgoButterfly, 12)
-	c, _ := Cached(AlgoButterflyNearFirst, 12)
-	d, _ := Cached(AlgoButterfly, 13)
+	b, _ := Cached(hw.AlgoButterfly, 12)
+	c, _ := Cached(hw.AlgoButterflyNearFirst, 12)
+	d, _ := Cached(hw.AlgoButterfly, 13)
 	if a != b {
 		t.Fatal("two calls with the same key must return the same *Schedule")
 	}
 	if a == c || a == d || reflect.DeepEqual(a, c) {
 		t.Fatal("different keys must give different schedules")
 	}
-	if !reflect.DeepEqual(a, mustGenerate(t, AlgoButterfly, 12)) {
+	if !reflect.DeepEqual(a, mustGenerate(t, hw.AlgoButterfly, 12)) {
 		t.Fatal("Cached differs from Generate")
 	}
 	if s, err := Cached("tree", 12); s != nil || err == nil || !strings.Contains(err.Error(), "algo") {
@@ -411,7 +405,7 @@ func TestCached(t *testing.T) {
 	var wg sync.WaitGroup
 	got := make([]*Schedule, 8)
 	for i := range got {
-		wg.Go(func() { got[i], _ = Cached(AlgoDissemination, 777) })
+		wg.Go(func() { got[i], _ = Cached(hw.AlgoDissemination, 777) })
 	}
 	wg.Wait()
 	for _, s := range got {
@@ -433,22 +427,22 @@ func TestCacheRouteBudget(t *testing.T) {
 		cache.lru.Purge()
 		cache.Unlock()
 	}()
-	a, _ := Cached(AlgoButterfly, 64)
-	b, _ := Cached(AlgoButterfly, 4)
-	c, _ := Cached(AlgoButterflyNearFirst, 64) // 768 + 8 + 768 > 1000: a goes
+	a, _ := Cached(hw.AlgoButterfly, 64)
+	b, _ := Cached(hw.AlgoButterfly, 4)
+	c, _ := Cached(hw.AlgoButterflyNearFirst, 64) // 768 + 8 + 768 > 1000: a goes
 	cache.Lock()
-	_, aIn := cache.lru.Peek(cacheKey{AlgoButterfly, 64})
-	_, bIn := cache.lru.Peek(cacheKey{AlgoButterfly, 4})
+	_, aIn := cache.lru.Peek(cacheKey{hw.AlgoButterfly, 64})
+	_, bIn := cache.lru.Peek(cacheKey{hw.AlgoButterfly, 4})
 	routes := cache.routes
 	cache.Unlock()
 	if aIn || !bIn || routes != len(b.Routes)+len(c.Routes) {
 		t.Fatalf("after 768+8+768 routes with a budget of 1000: oldest cached %v, middle cached %v, %d routes accounted", aIn, bIn, routes)
 	}
-	if a2, _ := Cached(AlgoButterfly, 64); a2 == a || !reflect.DeepEqual(a2, a) {
+	if a2, _ := Cached(hw.AlgoButterfly, 64); a2 == a || !reflect.DeepEqual(a2, a) {
 		t.Fatal("an evicted schedule must be generated anew")
 	}
 	// A schedule over the budget on its own is still kept (the most recent).
-	d, _ := Cached(AlgoDissemination, 100)
+	d, _ := Cached(hw.AlgoDissemination, 100)
 	cache.Lock()
 	n := cache.lru.Len()
 	routes = cache.routes
@@ -466,7 +460,7 @@ func TestCacheRouteBudget(t *testing.T) {
 }
 
 func TestCompileSeedExample(t *testing.T) {
-	tab := Compile(mustGenerate(t, AlgoButterfly, 5))
+	tab := Compile(mustGenerate(t, hw.AlgoButterfly, 5))
 	if tab == nil || tab.Gates != 4 || len(tab.Ranks) != 5 {
 		t.Fatalf("table %+v", tab)
 	}
@@ -493,7 +487,7 @@ func TestCompileSeedExample(t *testing.T) {
 
 // Compile and Flatten are two layouts of one table.
 func TestCompileMatchesFlatten(t *testing.T) {
-	for _, algo := range Algorithms {
+	for _, algo := range hw.Algorithms {
 		for _, R := range []int{1, 2, 3, 6, 17, 64, 100} {
 			s := mustGenerate(t, algo, R)
 			// A user's order: routes reversed, so Out keeps schedule order.
@@ -538,7 +532,7 @@ func mustFlatten(t *testing.T, s *Schedule) *FlatTable {
 }
 
 func TestFlattenRejectsInvalid(t *testing.T) {
-	s := mustGenerate(t, AlgoButterfly, 4)
+	s := mustGenerate(t, hw.AlgoButterfly, 4)
 	s.Routes = append(s.Routes, s.Routes[0]) // a duplicate self route would silently vanish in Self
 	if _, err := Flatten(s); err == nil || !strings.Contains(err.Error(), "duplicate") {
 		t.Fatalf("Flatten of a schedule with a duplicate route: %v", err)

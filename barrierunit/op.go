@@ -2,7 +2,8 @@ package barrierunit
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/hxbar/hxbar/hw"
 )
 
 // Op is a reduction operation on 64-bit unsigned values.
@@ -18,23 +19,23 @@ const (
 	OpXor
 )
 
-var opNames = [...]string{"barrier", "sum", "max", "min", "and", "or", "xor"}
-
+// An Op is the index of its name in hw.Ops (TestOpNames checks the two
+// lists agree).
 func (o Op) String() string {
-	if int(o) < len(opNames) {
-		return opNames[o]
+	if int(o) < len(hw.Ops) {
+		return string(hw.Ops[o])
 	}
 	return fmt.Sprintf("Op(%d)", uint8(o))
 }
 
 // ParseOp turns a name ("sum", ...) into an Op.
 func ParseOp(s string) (Op, error) {
-	for i, n := range opNames {
-		if s == n {
+	for i, n := range hw.Ops {
+		if s == string(n) {
 			return Op(i), nil
 		}
 	}
-	return 0, fmt.Errorf("invalid op: %q (allowed: %s)", s, strings.Join(opNames[:], ", "))
+	return 0, fmt.Errorf("invalid op: %q (allowed: %s)", s, hw.Join(hw.Ops))
 }
 
 // Idempotent reports whether op(x, x) == x, the condition for schedules that

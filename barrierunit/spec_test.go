@@ -73,6 +73,9 @@ func TestOpNames(t *testing.T) {
 			t.Errorf("ParseOp(%q) = %v, %v", n, o, err)
 		}
 	}
+	if len(hw.Ops) != int(OpXor)+1 {
+		t.Errorf("hw.Ops has %d names, Op has %d values", len(hw.Ops), OpXor+1)
+	}
 	if got := Op(7).String(); got != "Op(7)" {
 		t.Errorf("Op(7) = %q", got)
 	}

@@ -52,7 +52,7 @@ type Units struct {
 
 	// Per-worker counters: a cycle's units may be evaluated by several
 	// goroutines (worker w touches only stats[w]); Collect folds them in.
-	stats [MaxWorkers]workerStats
+	stats [hw.MaxWorkers]workerStats
 
 	payloadFlits int
 	flitWidth    uint
@@ -85,9 +85,6 @@ type dataState struct {
 	rxJ      int32  // flit index within the item being received
 	rxSum    uint64 // FoldWord checksum of the message's payload so far
 }
-
-// MaxWorkers is the number of goroutines that may evaluate units at once.
-const MaxWorkers = 8
 
 type workerStats struct {
 	released       int

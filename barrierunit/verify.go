@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/strictjson"
 )
 
@@ -77,7 +78,7 @@ func Verify(s *Schedule, op Op) Report {
 		rep.Kind, rep.Message = kind, msg
 		return rep
 	}
-	if int(op) >= len(opNames) {
+	if int(op) >= len(hw.Ops) {
 		_, err := ParseOp(op.String())
 		return finish(KindInvalid, err.Error())
 	}

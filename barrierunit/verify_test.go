@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/hxbar/hxbar/hw"
 )
 
 func clone(s *Schedule) *Schedule {
@@ -46,7 +48,7 @@ func expectReport(t *testing.T, name string, rep Report, ok bool, kind string, r
 // Mutations of the seed's R = 5 example: each must be refuted, for the
 // right rank and reason, or accepted where it is harmless.
 func TestVerifyMutations(t *testing.T) {
-	s := mustGenerate(t, AlgoButterfly, 5)
+	s := mustGenerate(t, hw.AlgoButterfly, 5)
 
 	// Without 4 -> 0 at gate 1 nobody but rank 4 ever hears from rank 4.
 	m := removeRoute(s, rt(4, 1, 0))
@@ -119,7 +121,7 @@ func TestVerifyCountsExactly(t *testing.T) {
 	expectReport(t, "three copies, or", Verify(s, OpOr), false, KindInvalid, -1, -1,
 		"invalid routes[4]: duplicate of routes[3] (rank 0 gate 1 -> rank 1 gate 2) (allowed: each route at most once)")
 	// A dissemination of 3 ranks counts rank 0's own operand twice.
-	expectReport(t, "dissemination R=3 sum", Verify(mustGenerate(t, AlgoDissemination, 3), OpSum), false, KindDoubleCount, 0, 0,
+	expectReport(t, "dissemination R=3 sum", Verify(mustGenerate(t, hw.AlgoDissemination, 3), OpSum), false, KindDoubleCount, 0, 0,
 		"rank 0 counts the operand of rank 0 twice (sum needs each operand exactly once)")
 	// Doubling at every gate: 2^5 copies.
 	s = &Schedule{Ranks: 2, Gates: 5}
@@ -146,7 +148,7 @@ func TestVerifyCountsExactly(t *testing.T) {
 func TestVerifyDeadlock(t *testing.T) {
 	// Two ranks whose end gates wait for each other (a route between end
 	// gates is executable, though Check rejects it).
-	s := mustGenerate(t, AlgoButterfly, 2)
+	s := mustGenerate(t, hw.AlgoButterfly, 2)
 	m := addRoutes(s, Route{FromRank: 1, FromGate: 2, ToRank: 0, ToGate: 2, Distance: 1},
 		Route{FromRank: 0, FromGate: 2, ToRank: 1, ToGate: 2, Distance: 1})
 	rep := Verify(m, OpBarrier)
@@ -158,14 +160,14 @@ func TestVerifyDeadlock(t *testing.T) {
 	// A route back a gate: rank 2's gate 2 waits for rank 3's gate 3, which
 	// waits (through the exchange at gate 2) for rank 2's gate 2. Ranks 0
 	// and 1 are released; rank 2 is the first that is not.
-	s = mustGenerate(t, AlgoButterfly, 4)
+	s = mustGenerate(t, hw.AlgoButterfly, 4)
 	m = addRoutes(s, Route{FromRank: 3, FromGate: 3, ToRank: 2, ToGate: 2, Distance: 1})
 	expectReport(t, "route back a gate", Verify(m, OpSum), false, KindDeadlock, 2, 3,
 		"rank 2 is never released: gate 2 waits for a route from rank 3 gate 3 that can never pass (cycle: rank 3 gate 3 waits for rank 2 gate 2 waits for rank 3 gate 3)")
 	// The source of the blocking route need not be on the cycle: rank 0's
 	// end gate waits for rank 1's end gate, which hangs on a cycle of ranks
 	// 2 and 3.
-	s = mustGenerate(t, AlgoButterflyNearFirst, 4)
+	s = mustGenerate(t, hw.AlgoButterflyNearFirst, 4)
 	m = addRoutes(s,
 		Route{FromRank: 2, FromGate: 3, ToRank: 3, ToGate: 3, Distance: 1},
 		Route{FromRank: 3, FromGate: 3, ToRank: 2, ToGate: 3, Distance: 1},
@@ -176,7 +178,7 @@ func TestVerifyDeadlock(t *testing.T) {
 }
 
 func TestVerifyInvalid(t *testing.T) {
-	s := mustGenerate(t, AlgoButterfly, 4)
+	s := mustGenerate(t, hw.AlgoButterfly, 4)
 	for _, c := range []struct {
 		name string
 		s    *Schedule
@@ -203,7 +205,7 @@ func TestVerifyInvalid(t *testing.T) {
 }
 
 func TestReportJSON(t *testing.T) {
-	rep := Verify(removeRoute(mustGenerate(t, AlgoButterfly, 5), rt(4, 1, 0)), OpSum)
+	rep := Verify(removeRoute(mustGenerate(t, hw.AlgoButterfly, 5), rt(4, 1, 0)), OpSum)
 	b, err := json.Marshal(rep)
 	if err != nil {
 		t.Fatal(err)
@@ -411,7 +413,7 @@ func mutate(t *rapid.T, s *Schedule) (*Schedule, string) {
 // harmless, which Evaluate confirms on random operands.
 func TestVerifyPerturbations(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		algo := rapid.SampledFrom(Algorithms).Draw(t, "algo")
+		algo := rapid.SampledFrom(hw.Algorithms).Draw(t, "algo")
 		R := rapid.IntRange(2, 24).Draw(t, "ranks")
 		s := mustGenerate(t, algo, R)
 		m, what := s, ""
@@ -421,7 +423,7 @@ func TestVerifyPerturbations(t *testing.T) {
 			what += w + "; "
 		}
 		op := rapid.SampledFrom(testOps).Draw(t, "op")
-		if algo == AlgoDissemination && !op.Idempotent() && !isPow2(R) {
+		if algo == hw.AlgoDissemination && !op.Idempotent() && !isPow2(R) {
 			op = OpMax
 		}
 		rep := compareWithOracle(t, m, op)
@@ -446,7 +448,7 @@ func TestVerifyPerturbations(t *testing.T) {
 // Removing any route between ranks of a butterfly loses information: the
 // butterfly has no redundancy, so no such perturbation is harmless.
 func TestVerifyButterflyHasNoRedundantRoute(t *testing.T) {
-	for _, algo := range []string{AlgoButterfly, AlgoButterflyNearFirst} {
+	for _, algo := range []hw.Algorithm{hw.AlgoButterfly, hw.AlgoButterflyNearFirst} {
 		for _, R := range []int{2, 3, 5, 8, 12, 16} {
 			s := mustGenerate(t, algo, R)
 			for _, x := range s.Routes {
@@ -465,7 +467,7 @@ func TestVerifyButterflyHasNoRedundantRoute(t *testing.T) {
 }
 
 func TestEvaluate(t *testing.T) {
-	s := mustGenerate(t, AlgoButterfly, 5)
+	s := mustGenerate(t, hw.AlgoButterfly, 5)
 	ops := []uint64{1, 20, 300, 4000, 50000}
 	for _, c := range []struct {
 		op   Op
@@ -485,7 +487,7 @@ func TestEvaluate(t *testing.T) {
 		}
 	}
 	// Dissemination of 3 ranks, sum: each rank counts one operand twice.
-	res, _ := Evaluate(mustGenerate(t, AlgoDissemination, 3), OpSum, []uint64{1, 10, 100})
+	res, _ := Evaluate(mustGenerate(t, hw.AlgoDissemination, 3), OpSum, []uint64{1, 10, 100})
 	if !slices.Equal(res, []uint64{112, 121, 211}) {
 		t.Errorf("dissemination R=3 sum: %v, want [112 121 211]", res)
 	}
@@ -665,11 +667,11 @@ func permute(s *Schedule, perm []int) *Schedule {
 
 func TestVerifyPermutedRanks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, algo := range Algorithms {
+	for _, algo := range hw.Algorithms {
 		for _, R := range []int{6, 100, 1000} {
 			p := permute(mustGenerate(t, algo, R), rng.Perm(R))
 			op := OpSum
-			if algo == AlgoDissemination {
+			if algo == hw.AlgoDissemination {
 				op = OpMax
 			}
 			if rep := Verify(p, op); !rep.OK {
@@ -682,7 +684,7 @@ func TestVerifyPermutedRanks(t *testing.T) {
 	old := maxArena
 	maxArena = 1 << 12
 	defer func() { maxArena = old }()
-	p := permute(mustGenerate(t, AlgoDissemination, 1000), rng.Perm(1000))
+	p := permute(mustGenerate(t, hw.AlgoDissemination, 1000), rng.Perm(1000))
 	if rep := Verify(p, OpMax); rep.OK || rep.Kind != KindTooLarge || !strings.Contains(rep.Message, "grew past the verifier's limit of 4096") {
 		t.Errorf("bounded store: %+v", rep)
 	}

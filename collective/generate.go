@@ -48,8 +48,8 @@ func divisorList(M, lo, hi int) string {
 }
 
 func checkPow2Nodes(M, lo int, why string) error {
-	if !isPow2(M) || M < lo || M > MaxNodes {
-		return &hw.FieldError{Field: "nodes", Value: M, Allowed: fmt.Sprintf("a power of two in %d..%d%s", lo, MaxNodes, why)}
+	if !isPow2(M) || M < lo || M > hw.MaxCollectiveRanks {
+		return &hw.FieldError{Field: "nodes", Value: M, Allowed: fmt.Sprintf("a power of two in %d..%d%s", lo, hw.MaxCollectiveRanks, why)}
 	}
 	return nil
 }
@@ -214,8 +214,8 @@ func RecursiveDoubling(M int, nearLast bool) (*Schedule, error) {
 // root+v (mod M) with v < 2^k send to root+v+2^k, so distances run 1, 2, 4,
 // ... as in the seed's figures.
 func Broadcast(M, root int) (*Schedule, error) {
-	if M < 1 || M > MaxNodes {
-		return nil, &hw.FieldError{Field: "nodes", Value: M, Allowed: "1.." + itoa(MaxNodes)}
+	if M < 1 || M > hw.MaxCollectiveRanks {
+		return nil, &hw.FieldError{Field: "nodes", Value: M, Allowed: "1.." + itoa(hw.MaxCollectiveRanks)}
 	}
 	if root < 0 || root >= M {
 		return nil, &hw.FieldError{Field: "root", Value: root, Allowed: nodeRange(M)}
@@ -237,7 +237,7 @@ func Broadcast(M, root int) (*Schedule, error) {
 	return build(AlgoBroadcast, M, 1, []int{root}, []int{0}, perm, plan)
 }
 
-// General generates an all-gather for any M (1..MaxNodes) and D (1..M) on the
+// General generates an all-gather for any M (1..hw.MaxCollectiveRanks) and D (1..M) on the
 // distinct nodes place (nil: SeedPlacement), beyond the seed's conditions: a
 // Bruck-style schedule of ceil(log2 M) steps, the minimum. The nodes are
 // relabelled onto a virtual ring on which the items sit evenly spread
@@ -248,8 +248,8 @@ func Broadcast(M, root int) (*Schedule, error) {
 // since each pair then swaps complementary halves (the even spread makes
 // every pair's halves non-empty).
 func General(M, D int, place []int) (*Schedule, error) {
-	if M < 1 || M > MaxNodes {
-		return nil, &hw.FieldError{Field: "nodes", Value: M, Allowed: "1.." + itoa(MaxNodes)}
+	if M < 1 || M > hw.MaxCollectiveRanks {
+		return nil, &hw.FieldError{Field: "nodes", Value: M, Allowed: "1.." + itoa(hw.MaxCollectiveRanks)}
 	}
 	if D < 1 || D > M {
 		return nil, &hw.FieldError{Field: "items", Value: D, Allowed: fmt.Sprintf("1..%d (at most one item starts on each node)", M)}

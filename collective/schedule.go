@@ -33,12 +33,6 @@ const (
 	AlgoGeneral                    = "general"
 )
 
-// MaxNodes is the largest node count a schedule may have. A data schedule
-// lists every item a transfer carries, so an all-gather of M items among M
-// nodes lists M*(M-1) item ids: at 4096 nodes that is 16.7 million. (The
-// largest SR2201 had 2048 nodes.)
-const MaxNodes = 1 << 12
-
 // Transfer copies items from node Src to node Dst within one step. The JSON
 // keys are the contract of the schedule format (docs/collectives.md).
 type Transfer struct {
@@ -70,8 +64,8 @@ func itoa(i int) string { return strconv.Itoa(i) }
 func nodeRange(m int) string { return "0.." + itoa(m-1) }
 
 // Check validates the structure of a schedule, for instance one a user wrote:
-// nodes 1..MaxNodes, items 1..nodes, placement one distinct node per item,
-// every step's kind "O" or "M" and at least one transfer, every transfer's
+// nodes 1..hw.MaxCollectiveRanks, items 1..nodes, placement one distinct
+// node per item, every step's kind "O" or "M" and at least one transfer, every transfer's
 // src and dst distinct nodes, its items a non-empty list of distinct item
 // ids, and order the steps' kinds in order. The error is a *hw.FieldError
 // naming the first offending field, e.g. "invalid
@@ -81,8 +75,8 @@ func (s *Schedule) Check() error {
 	if s == nil {
 		return errors.New("invalid schedule: none given")
 	}
-	if s.Nodes < 1 || s.Nodes > MaxNodes {
-		return &hw.FieldError{Field: "nodes", Value: s.Nodes, Allowed: "1.." + itoa(MaxNodes)}
+	if s.Nodes < 1 || s.Nodes > hw.MaxCollectiveRanks {
+		return &hw.FieldError{Field: "nodes", Value: s.Nodes, Allowed: "1.." + itoa(hw.MaxCollectiveRanks)}
 	}
 	M := s.Nodes
 	if s.Items < 1 || s.Items > M {

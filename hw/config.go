@@ -73,13 +73,13 @@ var keys = []keySpec{
 			return err
 		},
 		write: func(s *System) string { return strconv.Quote(s.Name) }},
-	{key: "topology", flag: "topology", typ: "string", allowed: strings.Join(Topologies, ", "),
+	{key: "topology", flag: "topology", typ: "string", allowed: Join(Topologies),
 		doc: "Network. hyperxbar: a hyper-crossbar, one crossbar per line of every dimension, joined at each node by an exchanger; torus: a k-ary n-cube (dims [16] is a 16-node ring) with two virtual channels and a dateline; fattree: a k-ary n-tree (dims all equal to k, n levels). torus and fattree are model only (docs/networks.md).",
 		decode: func(s *System, n *yaml.Node) (err error) {
-			s.Topology, err = decodeString(n, "topology", strings.Join(Topologies, ", "))
+			s.Topology, err = decodeName[Topology](n, "topology", Join(Topologies))
 			return err
 		},
-		write: func(s *System) string { return s.Topology }},
+		write: func(s *System) string { return string(s.Topology) }},
 	{key: "dims", flag: "dims", typ: "list of integers", allowed: dimsAllowed,
 		doc: "Size of each dimension, dimension 0 first (it varies fastest in the node number). The network has the product of the sizes as nodes.",
 		decode: func(s *System, n *yaml.Node) (err error) {
@@ -104,27 +104,27 @@ var keys = []keySpec{
 			return err
 		},
 		write: func(s *System) string { return writeInts(s.Placement, "  ") }},
-	{key: "algo", flag: "algo", typ: "string", allowed: strings.Join(Algorithms, ", "),
+	{key: "algo", flag: "algo", typ: "string", allowed: Join(Algorithms),
 		doc: "Gate schedule. butterfly: the near-last butterfly (shortest routes at the last gates); butterfly-near-first: the same exchanges with the shortest routes first; dissemination: the dissemination barrier.",
 		decode: func(s *System, n *yaml.Node) (err error) {
-			s.Algo, err = decodeString(n, "algo", strings.Join(Algorithms, ", "))
+			s.Algo, err = decodeName[Algorithm](n, "algo", Join(Algorithms))
 			return err
 		},
-		write: func(s *System) string { return s.Algo }},
-	{key: "op", flag: "op", typ: "string", allowed: strings.Join(Ops, ", "),
+		write: func(s *System) string { return string(s.Algo) }},
+	{key: "op", flag: "op", typ: "string", allowed: Join(Ops),
 		doc: "Reduction carried by the barrier, on 64-bit unsigned operands; barrier carries no value. With algo dissemination only barrier, max, min, and, or.",
 		decode: func(s *System, n *yaml.Node) (err error) {
-			s.Op, err = decodeString(n, "op", strings.Join(Ops, ", "))
+			s.Op, err = decodeName[OpName](n, "op", Join(Ops))
 			return err
 		},
-		write: func(s *System) string { return s.Op }},
-	{key: "collective", flag: "collective", typ: "string", allowed: strings.Join(Collectives, ", "),
+		write: func(s *System) string { return string(s.Op) }},
+	{key: "collective", flag: "collective", typ: "string", allowed: Join(Collectives),
 		doc: "What the units run. barrier: the gate schedule of algo with op; allgather: every item reaches every rank; broadcast: one item from its rank to all (docs/transfers.md).",
 		decode: func(s *System, n *yaml.Node) (err error) {
-			s.Collective, err = decodeString(n, "collective", strings.Join(Collectives, ", "))
+			s.Collective, err = decodeName[Collective](n, "collective", Join(Collectives))
 			return err
 		},
-		write: func(s *System) string { return s.Collective }},
+		write: func(s *System) string { return string(s.Collective) }},
 	{key: "items", flag: "items", typ: "integer", allowed: "0..ranks (0: ranks for allgather, 1 for broadcast)",
 		doc: "Items of a data collective, each starting on its own rank. allgather with items = ranks is recursive doubling (algo butterfly: near-last, butterfly-near-first: near-first); fewer items use order.",
 		decode: func(s *System, n *yaml.Node) (err error) {
@@ -191,13 +191,13 @@ var keys = []keySpec{
 			return err
 		},
 		write: func(s *System) string { return strconv.Itoa(s.FlitWidth) }},
-	{key: "duplex", flag: "duplex", typ: "string", allowed: strings.Join(DuplexModes, ", "),
+	{key: "duplex", flag: "duplex", typ: "string", allowed: Join(DuplexModes),
 		doc: "full: both channels of an exchanger-crossbar link move a flit in the same cycle; half: they share one wire, one direction per cycle (model only).",
 		decode: func(s *System, n *yaml.Node) (err error) {
-			s.Duplex, err = decodeString(n, "duplex", strings.Join(DuplexModes, ", "))
+			s.Duplex, err = decodeName[Duplex](n, "duplex", Join(DuplexModes))
 			return err
 		},
-		write: func(s *System) string { return s.Duplex }},
+		write: func(s *System) string { return string(s.Duplex) }},
 	{key: "max_cycles", flag: "max-cycles", typ: "integer", allowed: fmt.Sprintf("1..%d", int64(MaxMaxCycles)),
 		doc: "The simulation stops with an error if the barrier has not completed by this cycle.",
 		decode: func(s *System, n *yaml.Node) (err error) {
@@ -287,6 +287,13 @@ func decodeString(n *yaml.Node, field, allowed string) (string, error) {
 		return "", typeError(n, field, allowed)
 	}
 	return v, nil
+}
+
+// decodeName decodes a string field of a named string type (topology, algo,
+// op, collective, duplex); Validate checks the value.
+func decodeName[T ~string](n *yaml.Node, field, allowed string) (T, error) {
+	v, err := decodeString(n, field, allowed)
+	return T(v), err
 }
 
 // decodeInteger accepts a YAML integer (decimal, 0x, 0o, 0b, with optional
@@ -718,7 +725,7 @@ func (s System) YAML() ([]byte, error) {
 	for i, d := range s.Dims {
 		dims[i] = strconv.Itoa(d)
 	}
-	what := s.Algo + " " + s.Op
+	what := string(s.Algo) + " " + string(s.Op)
 	if s.IsData() {
 		what = fmt.Sprintf("%s of %d items x %d flits", s.Collective, s.NumItems(), s.ItemFlits)
 	}

@@ -270,7 +270,7 @@ func genSystem(t *rapid.T) System {
 	if s.IsData() {
 		s.Op = "barrier"
 	} else if s.Algo == "dissemination" {
-		s.Op = rapid.SampledFrom([]string{"barrier", "max", "min", "and", "or"}).Draw(t, "op")
+		s.Op = rapid.SampledFrom([]OpName{OpBarrier, OpMax, OpMin, OpAnd, OpOr}).Draw(t, "op")
 	} else {
 		s.Op = rapid.SampledFrom(Ops).Draw(t, "op")
 	}

@@ -30,13 +30,13 @@ func BindFlags(fs *flag.FlagSet) *Flags {
 		return fmt.Sprintf("%s; allowed: %s (key %s)", text, spec.allowed, key)
 	}
 	fs.StringVar(&v.Name, "name", v.Name, u("name", "label for reports and generated files"))
-	fs.StringVar(&v.Topology, "topology", v.Topology, u("topology", "network topology"))
+	fs.StringVar((*string)(&v.Topology), "topology", string(v.Topology), u("topology", "network topology"))
 	fs.Var((*intList)(&v.Dims), "dims", fmt.Sprintf("comma-separated dimension sizes, e.g. 4,4; allowed: %d to %d sizes, each %d..%d (key dims)", MinDims, MaxDims, MinDimSize, MaxDimSize))
 	fs.IntVar(&v.Ranks, "ranks", v.Ranks, "ranks taking part, 0..nodes, 0 = every node; when --dims or --placement is given without --ranks: the number of placement entries (key ranks)")
 	fs.Var((*intList)(&v.Placement), "placement", "comma-separated node of each rank, e.g. 0,5,10,15, distinct, one per rank; empty: rank r on node r (key placement)")
-	fs.StringVar(&v.Algo, "algo", v.Algo, u("algo", "gate schedule"))
-	fs.StringVar(&v.Op, "op", v.Op, u("op", "reduction carried by the barrier"))
-	fs.StringVar(&v.Collective, "collective", v.Collective, u("collective", "what the units run"))
+	fs.StringVar((*string)(&v.Algo), "algo", string(v.Algo), u("algo", "gate schedule"))
+	fs.StringVar((*string)(&v.Op), "op", string(v.Op), u("op", "reduction carried by the barrier"))
+	fs.StringVar((*string)(&v.Collective), "collective", string(v.Collective), u("collective", "what the units run"))
 	fs.IntVar(&v.Items, "items", v.Items, u("items", "items of a data collective"))
 	fs.IntVar(&v.ItemFlits, "item-flits", v.ItemFlits, u("item_flits", "payload flits per item"))
 	fs.StringVar(&v.Order, "order", v.Order, u("order", "one-sided/mutual step order of an all-gather"))
@@ -46,7 +46,7 @@ func BindFlags(fs *flag.FlagSet) *Flags {
 	fs.IntVar(&v.LinkLatency, "link-latency", v.LinkLatency, u("link_latency", "cycles per network channel"))
 	fs.IntVar(&v.BufferDepth, "buffer-depth", v.BufferDepth, u("buffer_depth", "flits per switch input FIFO"))
 	fs.IntVar(&v.FlitWidth, "flit-width", v.FlitWidth, u("flit_width", "data bits per flit"))
-	fs.StringVar(&v.Duplex, "duplex", v.Duplex, u("duplex", "link duplex mode"))
+	fs.StringVar((*string)(&v.Duplex), "duplex", string(v.Duplex), u("duplex", "link duplex mode"))
 	fs.Int64Var(&v.MaxCycles, "max-cycles", v.MaxCycles, u("max_cycles", "stop with an error after this many cycles"))
 	return f
 }

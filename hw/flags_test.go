@@ -260,13 +260,13 @@ func flagsRoundTrip(s System) error {
 		return strings.Join(p, ",")
 	}
 	args := []string{
-		"--name=" + s.Name, "--topology=" + s.Topology, "--dims=" + join(s.Dims),
+		"--name=" + s.Name, "--topology=" + string(s.Topology), "--dims=" + join(s.Dims),
 		"--ranks=" + strconv.Itoa(s.Ranks), "--placement=" + join(s.Placement),
-		"--algo=" + s.Algo, "--op=" + s.Op, "--seed=" + strconv.FormatUint(s.Seed, 10),
+		"--algo=" + string(s.Algo), "--op=" + string(s.Op), "--seed=" + strconv.FormatUint(s.Seed, 10),
 		"--skew=" + strconv.Itoa(s.Skew), "--link-latency=" + strconv.Itoa(s.LinkLatency),
 		"--buffer-depth=" + strconv.Itoa(s.BufferDepth), "--flit-width=" + strconv.Itoa(s.FlitWidth),
-		"--duplex=" + s.Duplex, "--max-cycles=" + strconv.FormatInt(s.MaxCycles, 10),
-		"--collective=" + s.Collective, "--items=" + strconv.Itoa(s.Items),
+		"--duplex=" + string(s.Duplex), "--max-cycles=" + strconv.FormatInt(s.MaxCycles, 10),
+		"--collective=" + string(s.Collective), "--items=" + strconv.Itoa(s.Items),
 		"--item-flits=" + strconv.Itoa(s.ItemFlits), "--order=" + s.Order,
 		"--item-placement=" + join(s.ItemPlace),
 	}

@@ -13,14 +13,77 @@ import (
 	"strings"
 )
 
-// Allowed values of the enumerated fields.
-var (
-	Topologies  = []string{"hyperxbar", "torus", "fattree"}
-	Collectives = []string{"barrier", "allgather", "broadcast"}
-	Algorithms  = []string{"butterfly", "butterfly-near-first", "dissemination"}
-	Ops         = []string{"barrier", "sum", "max", "min", "and", "or", "xor"}
-	DuplexModes = []string{"full", "half"}
+// Topology is the topology field: the network the ranks sit on.
+type Topology string
+
+// The topologies.
+const (
+	TopoHyperXbar Topology = "hyperxbar" // hyper-crossbar: one crossbar per line of every dimension
+	TopoTorus     Topology = "torus"     // k-ary n-cube with bidirectional rings
+	TopoFatTree   Topology = "fattree"   // k-ary n-tree
 )
+
+// Algorithm is the algo field: the gate schedule the barrier units run.
+type Algorithm string
+
+// The gate schedules.
+const (
+	AlgoButterfly          Algorithm = "butterfly"            // Fujitsu near-last butterfly: longest routes first, 1-hop exchange last
+	AlgoButterflyNearFirst Algorithm = "butterfly-near-first" // the same exchanges, 1-hop exchange first
+	AlgoDissemination      Algorithm = "dissemination"        // ceil(log2 R) rounds for any R; sum and xor only when R is a power of two
+)
+
+// OpName is the op field: the reduction carried by the barrier (the
+// model's barrierunit.Op numbers them in the order of Ops).
+type OpName string
+
+// The reductions.
+const (
+	OpBarrier OpName = "barrier"
+	OpSum     OpName = "sum"
+	OpMax     OpName = "max"
+	OpMin     OpName = "min"
+	OpAnd     OpName = "and"
+	OpOr      OpName = "or"
+	OpXor     OpName = "xor"
+)
+
+// Collective is the collective field: what the units run.
+type Collective string
+
+// The collectives.
+const (
+	CollBarrier   Collective = "barrier"
+	CollAllGather Collective = "allgather"
+	CollBroadcast Collective = "broadcast"
+)
+
+// Duplex is the duplex field: the link duplex mode.
+type Duplex string
+
+// The duplex modes.
+const (
+	DuplexFull Duplex = "full"
+	DuplexHalf Duplex = "half"
+)
+
+// Allowed values of the enumerated fields, in documentation order.
+var (
+	Topologies  = []Topology{TopoHyperXbar, TopoTorus, TopoFatTree}
+	Collectives = []Collective{CollBarrier, CollAllGather, CollBroadcast}
+	Algorithms  = []Algorithm{AlgoButterfly, AlgoButterflyNearFirst, AlgoDissemination}
+	Ops         = []OpName{OpBarrier, OpSum, OpMax, OpMin, OpAnd, OpOr, OpXor}
+	DuplexModes = []Duplex{DuplexFull, DuplexHalf}
+)
+
+// Join lists names separated by ", ", as error messages show allowed values.
+func Join[T ~string](names []T) string {
+	ss := make([]string, len(names))
+	for i, n := range names {
+		ss[i] = string(n)
+	}
+	return strings.Join(ss, ", ")
+}
 
 // Limits of the numeric fields.
 const (
@@ -33,33 +96,70 @@ const (
 	MaxMaxCycles               = 1 << 40
 	// MaxItemFlits bounds item_flits (the transfer engine's flit counter).
 	MaxItemFlits = 4096
-	// MaxCollectiveRanks bounds the ranks of a data collective: its
-	// schedule lists every item each transfer carries.
-	MaxCollectiveRanks = 4096
+	// MaxCollectiveRanks bounds the ranks (nodes) of a data collective and
+	// of a collective schedule: its schedule lists every item each transfer
+	// carries, so an all-gather among M nodes lists M*(M-1) item ids.
+	MaxCollectiveRanks = 1 << 12
 )
+
+// Limits of a schedule the barrier unit can run, set by the RTL's field
+// widths (docs/rtl.md, "Decisions", item 11; docs/transfers.md). They are
+// defined here once: barrierunit, sim and verilog check against them, the
+// Verilog generator writes the widths from them, and a test of package
+// verilog reads the hand-written RTL and checks its literal widths match.
+const (
+	// GateBits is the width of the gate field of a head flit and of the
+	// unit's gate registers. Schedules have at most floor(log2 R)+2 gates
+	// plus the end gate, so 6 bits cover R up to 2^60.
+	GateBits = 6
+	// MaxGates is the largest gate count G: the end gate G+1 must fit the
+	// GateBits-bit gate field (62).
+	MaxGates = 1<<GateBits - 2
+	// NeedBits is the width of the unit's receive counter.
+	NeedBits = 8
+	// MaxNeed is the largest number of routes from other ranks that may
+	// arrive at one gate (255).
+	MaxNeed = 1<<NeedBits - 1
+	// RouteIndexBits is the width of a gate's route start and route count
+	// fields in the gate table.
+	RouteIndexBits = 16
+	// MaxRouteIndex bounds the route start and route count of a gate (65535).
+	MaxRouteIndex = 1<<RouteIndexBits - 1
+	// DataFieldBits is the width of the rank and item fields of the data
+	// table and of ItemWord's origin and item fields.
+	DataFieldBits = 16
+	// MaxDataRanks is the largest rank count of a data schedule.
+	MaxDataRanks = 1 << DataFieldBits
+	// MaxItems is the largest item count (item id + 1) of a data schedule.
+	MaxItems = 1 << DataFieldBits
+)
+
+// MaxWorkers is the number of goroutines that may evaluate a simulation's
+// elements at once; the barrier units keep per-worker state for each.
+const MaxWorkers = 8
 
 // System is the full description of one simulated system and scenario.
 // The YAML keys are the documented file format (see docs/config.md).
 type System struct {
-	Name        string `yaml:"name" json:"name"`
-	Topology    string `yaml:"topology" json:"topology"`
-	Dims        []int  `yaml:"dims" json:"dims"`
-	Ranks       int    `yaml:"ranks" json:"ranks"`
-	Placement   []int  `yaml:"placement,omitempty" json:"placement,omitempty"`
-	Algo        string `yaml:"algo" json:"algo"`
-	Op          string `yaml:"op" json:"op"`
-	Collective  string `yaml:"collective" json:"collective"`
-	Items       int    `yaml:"items" json:"items"`
-	ItemFlits   int    `yaml:"item_flits" json:"item_flits"`
-	Order       string `yaml:"order" json:"order"`
-	ItemPlace   []int  `yaml:"item_placement,omitempty" json:"item_placement,omitempty"`
-	Seed        uint64 `yaml:"seed" json:"seed"`
-	Skew        int    `yaml:"skew" json:"skew"`
-	LinkLatency int    `yaml:"link_latency" json:"link_latency"`
-	BufferDepth int    `yaml:"buffer_depth" json:"buffer_depth"`
-	FlitWidth   int    `yaml:"flit_width" json:"flit_width"`
-	Duplex      string `yaml:"duplex" json:"duplex"`
-	MaxCycles   int64  `yaml:"max_cycles" json:"max_cycles"`
+	Name        string     `yaml:"name" json:"name"`
+	Topology    Topology   `yaml:"topology" json:"topology"`
+	Dims        []int      `yaml:"dims" json:"dims"`
+	Ranks       int        `yaml:"ranks" json:"ranks"`
+	Placement   []int      `yaml:"placement,omitempty" json:"placement,omitempty"`
+	Algo        Algorithm  `yaml:"algo" json:"algo"`
+	Op          OpName     `yaml:"op" json:"op"`
+	Collective  Collective `yaml:"collective" json:"collective"`
+	Items       int        `yaml:"items" json:"items"`
+	ItemFlits   int        `yaml:"item_flits" json:"item_flits"`
+	Order       string     `yaml:"order" json:"order"`
+	ItemPlace   []int      `yaml:"item_placement,omitempty" json:"item_placement,omitempty"`
+	Seed        uint64     `yaml:"seed" json:"seed"`
+	Skew        int        `yaml:"skew" json:"skew"`
+	LinkLatency int        `yaml:"link_latency" json:"link_latency"`
+	BufferDepth int        `yaml:"buffer_depth" json:"buffer_depth"`
+	FlitWidth   int        `yaml:"flit_width" json:"flit_width"`
+	Duplex      Duplex     `yaml:"duplex" json:"duplex"`
+	MaxCycles   int64      `yaml:"max_cycles" json:"max_cycles"`
 }
 
 // Default returns the built-in default system: 16 ranks on a 4x4
@@ -67,19 +167,19 @@ type System struct {
 func Default() System {
 	return System{
 		Name:        "default-4x4-butterfly",
-		Topology:    "hyperxbar",
+		Topology:    TopoHyperXbar,
 		Dims:        []int{4, 4},
 		Ranks:       16,
-		Algo:        "butterfly",
-		Op:          "barrier",
-		Collective:  "barrier",
+		Algo:        AlgoButterfly,
+		Op:          OpBarrier,
+		Collective:  CollBarrier,
 		ItemFlits:   4,
 		Seed:        1,
 		Skew:        40,
 		LinkLatency: 1,
 		BufferDepth: 4,
 		FlitWidth:   64,
-		Duplex:      "full",
+		Duplex:      DuplexFull,
 		MaxCycles:   1_000_000,
 	}
 }
@@ -140,13 +240,11 @@ func showInts(v []int) string {
 	return fmt.Sprintf("%v... (%d entries)", v[:max], len(v))
 }
 
-func oneOf(field, v string, allowed []string) error {
-	for _, a := range allowed {
-		if v == a {
-			return nil
-		}
+func oneOf[T ~string](field string, v T, allowed []T) error {
+	if slices.Contains(allowed, v) {
+		return nil
 	}
-	return &FieldError{Field: field, Value: showString(v), Allowed: strings.Join(allowed, ", ")}
+	return &FieldError{Field: field, Value: showString(string(v)), Allowed: Join(allowed)}
 }
 
 // inRange returns a *FieldError when v is outside lo..hi, else nil. (It
@@ -200,7 +298,7 @@ func (s *System) Validate() error {
 		if d < MinDimSize || d > MaxDimSize {
 			return outOfRange(fmt.Sprintf("dims[%d]", i), d, MinDimSize, MaxDimSize)
 		}
-		if s.Topology == "fattree" && d != s.Dims[0] {
+		if s.Topology == TopoFatTree && d != s.Dims[0] {
 			return &FieldError{Field: fmt.Sprintf("dims[%d]", i), Value: d,
 				Allowed: fmt.Sprintf("%d: a fat tree's dims are all equal (a k-ary n-tree: k = dims[0], n = the number of dims)", s.Dims[0])}
 		}
@@ -227,8 +325,8 @@ func (s *System) Validate() error {
 	if err := oneOf("op", s.Op, Ops); err != nil {
 		return err
 	}
-	if s.Algo == "dissemination" && (s.Op == "sum" || s.Op == "xor") {
-		return &FieldError{Field: "op", Value: showString(s.Op),
+	if s.Algo == AlgoDissemination && (s.Op == OpSum || s.Op == OpXor) {
+		return &FieldError{Field: "op", Value: showString(string(s.Op)),
 			Allowed: "barrier, max, min, and, or with algo dissemination (dissemination delivers some operands more than once, which only idempotent ops tolerate)"}
 	}
 	if err := s.validateCollective(); err != nil {
@@ -322,10 +420,6 @@ func (s *System) AddrBits() int {
 // RankBits is the width of a rank number field.
 func (s *System) RankBits() int { return Bits(s.NumRanks()) }
 
-// GateBits is the width of a gate number field. Schedules have at most
-// floor(log2 R)+2 gates plus the end gate, so 6 bits cover R up to 2^60.
-const GateBits = 6
-
 // HeaderBits is the number of head-flit bits: address, source rank, gate.
 func (s *System) HeaderBits() int { return s.AddrBits() + s.RankBits() + GateBits }
 
@@ -350,7 +444,7 @@ func (s *System) Arrivals() []Arrival {
 
 // IsData reports whether the system runs a data collective rather than a
 // barrier.
-func (s *System) IsData() bool { return s.Collective != "" && s.Collective != "barrier" }
+func (s *System) IsData() bool { return s.Collective != "" && s.Collective != CollBarrier }
 
 // NumItems is the number of items of a data collective: Items, or when 0
 // every rank's (all-gather) or one (broadcast).
@@ -358,7 +452,7 @@ func (s *System) NumItems() int {
 	switch {
 	case s.Items != 0:
 		return s.Items
-	case s.Collective == "broadcast":
+	case s.Collective == CollBroadcast:
 		return 1
 	}
 	return s.NumRanks()
@@ -390,11 +484,11 @@ func (s *System) validateCollective() error {
 	if R > MaxCollectiveRanks {
 		return &FieldError{Field: "ranks", Value: R, Allowed: fmt.Sprintf("1..%d with collective %s (its schedule lists every item moved)", MaxCollectiveRanks, s.Collective)}
 	}
-	if s.Op != "barrier" {
-		return &FieldError{Field: "op", Value: showString(s.Op), Allowed: fmt.Sprintf("barrier with collective %s (the units carry items, not a reduction)", s.Collective)}
+	if s.Op != OpBarrier {
+		return &FieldError{Field: "op", Value: showString(string(s.Op)), Allowed: fmt.Sprintf("barrier with collective %s (the units carry items, not a reduction)", s.Collective)}
 	}
 	maxItems := R
-	if s.Collective == "broadcast" {
+	if s.Collective == CollBroadcast {
 		maxItems = 1
 	}
 	if err := inRange("items", s.Items, 0, maxItems); err != nil {

@@ -156,7 +156,7 @@ func TestValidateAcceptsEdges(t *testing.T) {
 // TestValidateShortMessages: a huge value must not make a huge message.
 func TestValidateShortMessages(t *testing.T) {
 	s := Default()
-	s.Algo = strings.Repeat("x", 1<<20)
+	s.Algo = Algorithm(strings.Repeat("x", 1<<20))
 	if err := s.Validate(); err == nil || len(err.Error()) > 200 {
 		t.Fatalf("message for a 1 MiB algo is %d bytes", len(err.Error()))
 	}

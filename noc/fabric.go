@@ -2,18 +2,30 @@ package noc
 
 import (
 	"fmt"
-	"strings"
-)
 
-// Fabrics are the network names NewFabric accepts.
-var Fabrics = []string{"hyperxbar", "torus", "fattree"}
+	"github.com/hxbar/hxbar/hw"
+)
 
 // MaxFabricNodes bounds the node count of a torus or fat tree.
 const MaxFabricNodes = 1 << 16
 
 // MaxSwitchPorts is the most ports a switch of the cycle model may have (its
-// per-switch port sets are 64-bit masks).
+// per-switch port sets are 64-bit masks, and EvalSwitch keeps one request
+// mask per output port). newNetwork refuses a fabric with a larger switch.
+// Every fabric's switches fit: a hyper-crossbar crossbar has dims[k] <=
+// hw.MaxDimSize ports and an exchanger hw.MaxDims+1, a fat-tree switch 2k
+// (k <= MaxFatTreeArity), a torus router 4n+1 (two virtual channels per
+// direction, n <= hw.MaxDims).
 const MaxSwitchPorts = 64
+
+// Compile-time ties: each constant expression below is negative, so the
+// conversion to uint fails to compile, if a bound is broken.
+const (
+	_ = uint(64 - MaxSwitchPorts)                 // port sets are uint64 masks
+	_ = uint(MaxSwitchPorts - hw.MaxDimSize)      // a crossbar of the largest dimension
+	_ = uint(MaxSwitchPorts - (hw.MaxDims + 1))   // an exchanger
+	_ = uint(MaxSwitchPorts - (4*hw.MaxDims + 1)) // a torus router
+)
 
 // Fabric is a network of switches joined by channels, as the cycle model
 // (Network) and the routing proof (CheckFabric) see it. *Topology (the
@@ -25,8 +37,9 @@ const MaxSwitchPorts = 64
 // switch ns, where (ns, np) = Neighbor(sw, p), or, when ns < 0, it is the
 // ejection port of endpoint np, whose injection feeds input p of sw.
 type Fabric interface {
-	// Name is "hyperxbar", "torus" or "fattree".
-	Name() string
+	// Name is the fabric's topology: hw.TopoHyperXbar, hw.TopoTorus or
+	// hw.TopoFatTree.
+	Name() hw.Topology
 	NumNodes() int
 	NumSwitches() int
 	Ports(sw int) int
@@ -55,18 +68,18 @@ type Fabric interface {
 	DescribeOutput(sw, p int) string
 }
 
-// NewFabric builds a network by name: "hyperxbar" (NewTopology), "torus"
-// (NewTorus) or "fattree" (NewFatTree).
-func NewFabric(topology string, dims []int) (Fabric, error) {
+// NewFabric builds the network of a topology (one of hw.Topologies):
+// hyperxbar (NewTopology), torus (NewTorus) or fattree (NewFatTree).
+func NewFabric(topology hw.Topology, dims []int) (Fabric, error) {
 	switch topology {
-	case "hyperxbar":
+	case hw.TopoHyperXbar:
 		return NewTopology(dims)
-	case "torus":
+	case hw.TopoTorus:
 		return NewTorus(dims)
-	case "fattree":
+	case hw.TopoFatTree:
 		return NewFatTree(dims)
 	}
-	return nil, fmt.Errorf("invalid topology: %q (allowed: %s)", topology, strings.Join(Fabrics, ", "))
+	return nil, fmt.Errorf("invalid topology: %q (allowed: %s)", topology, hw.Join(hw.Topologies))
 }
 
 // Output is one output port of one switch.
@@ -104,8 +117,8 @@ func Walk(f Fabric, src, dst int) ([]Output, error) {
 
 // Fabric methods of the hyper-crossbar.
 
-// Name is "hyperxbar".
-func (t *Topology) Name() string { return "hyperxbar" }
+// Name is hw.TopoHyperXbar.
+func (t *Topology) Name() hw.Topology { return hw.TopoHyperXbar }
 
 // NumNodes is the node count.
 func (t *Topology) NumNodes() int { return t.Nodes }

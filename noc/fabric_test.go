@@ -9,7 +9,7 @@ import (
 	"github.com/hxbar/hxbar/hw"
 )
 
-func mustFabric(t testing.TB, name string, dims ...int) Fabric {
+func mustFabric(t testing.TB, name hw.Topology, dims ...int) Fabric {
 	t.Helper()
 	f, err := NewFabric(name, dims)
 	if err != nil {
@@ -53,7 +53,7 @@ func fabricName(f Fabric) string {
 	case *Topology:
 		return fmt.Sprint("hyperxbar", f.Dims)
 	}
-	return f.Name()
+	return string(f.Name())
 }
 
 func TestEveryFabricPassesTheCheck(t *testing.T) {
@@ -160,7 +160,7 @@ func TestFabricWiringAndTables(t *testing.T) {
 
 func TestNewFabricRejects(t *testing.T) {
 	for _, c := range []struct {
-		name string
+		name hw.Topology
 		dims []int
 		want string
 	}{

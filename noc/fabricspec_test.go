@@ -169,7 +169,7 @@ func TestCheckFabricRefusesPortsOutOfRange(t *testing.T) {
 // TestFabricSizeLimit: MaxFabricNodes nodes is allowed, one step more is not.
 func TestFabricSizeLimit(t *testing.T) {
 	for _, c := range []struct {
-		name string
+		name hw.Topology
 		dims []int
 	}{{"fattree", []int{16, 16, 16, 16}}, {"torus", []int{64, 64, 16}}} {
 		if _, err := NewFabric(c.name, c.dims); err != nil {

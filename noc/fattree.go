@@ -52,8 +52,8 @@ func NewFatTree(dims []int) (*FatTree, error) {
 	return f, nil
 }
 
-// Name is "fattree".
-func (f *FatTree) Name() string { return "fattree" }
+// Name is hw.TopoFatTree.
+func (f *FatTree) Name() hw.Topology { return hw.TopoFatTree }
 
 // NumNodes is k^n.
 func (f *FatTree) NumNodes() int { return f.Nodes }

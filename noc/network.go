@@ -338,7 +338,9 @@ func (n *Network) send(sw, in, o int32, t int64) hw.Flit {
 func (n *Network) EvalSwitch(sw int, t int64) bool {
 	base := n.portBase[sw]
 	P := int(n.portBase[sw+1] - base)
-	var reqs [hw.MaxDimSize]uint64
+	// reqs[o]: the inputs whose head flit requests output port o. Port
+	// numbers are below P <= MaxSwitchPorts (newNetwork checks every switch).
+	var reqs [MaxSwitchPorts]uint64
 	var touched uint64
 	// held: outputs owned at the start of the cycle. Such an output does not
 	// grant in this cycle even if its owner sends the tail now (the RTL

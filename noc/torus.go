@@ -61,8 +61,8 @@ func NewTorus(dims []int) (*Torus, error) {
 	return t, nil
 }
 
-// Name is "torus".
-func (t *Torus) Name() string { return "torus" }
+// Name is hw.TopoTorus.
+func (t *Torus) Name() hw.Topology { return hw.TopoTorus }
 
 // NumNodes is the node count.
 func (t *Torus) NumNodes() int { return t.Nodes }

@@ -51,8 +51,8 @@ type System struct {
 	rankOfNode []int32
 	eng        *engine
 	events     []barrierunit.Event
-	wevents    [barrierunit.MaxWorkers][]barrierunit.Event // per worker, merged after each cycle
-	exhaustive bool                                        // evaluate every element every cycle (the reference for tests)
+	wevents    [hw.MaxWorkers][]barrierunit.Event // per worker, merged after each cycle
+	exhaustive bool                               // evaluate every element every cycle (the reference for tests)
 }
 
 // Build assembles a validated system. sched may be nil to generate the
@@ -93,7 +93,7 @@ func BuildData(sys hw.System, cs *collective.Schedule) (*System, error) {
 func agrees(sys *hw.System, cs *collective.Schedule) error {
 	from := "the schedule's"
 	switch {
-	case sys.Collective == "broadcast" && cs.Items != 1:
+	case sys.Collective == hw.CollBroadcast && cs.Items != 1:
 		return &hw.FieldError{Field: "collective", Value: `"broadcast"`, Allowed: fmt.Sprintf("allgather for a schedule of %d items (a broadcast moves one)", cs.Items)}
 	case sys.Items != 0 && sys.Items != cs.Items:
 		return &hw.FieldError{Field: "items", Value: sys.Items, Allowed: fmt.Sprintf("0 or %d, %s item count", cs.Items, from)}
@@ -112,7 +112,7 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 	if err := checkModelSize(&sys); err != nil {
 		return nil, err
 	}
-	op, err := barrierunit.ParseOp(sys.Op)
+	op, err := barrierunit.ParseOp(string(sys.Op))
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 	netDone := make(chan error, 1)
 	go func() {
 		var err error
-		net, err = noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == "half"})
+		net, err = noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == hw.DuplexHalf})
 		netDone <- err
 	}()
 	defer func() { <-netDone }() // never leave the goroutine behind on an early return
@@ -172,7 +172,7 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 		if tab, err = barrierunit.GenerateFlat(sys.Algo, R); err != nil {
 			return nil, err
 		}
-		sched = &barrierunit.Schedule{Ranks: R, Algo: sys.Algo, Gates: tab.Gates}
+		sched = &barrierunit.Schedule{Ranks: R, Algo: string(sys.Algo), Gates: tab.Gates}
 	case sched == nil:
 		if sched, err = barrierunit.Cached(sys.Algo, R); err != nil {
 			return nil, err
@@ -210,7 +210,7 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 			return nil, err
 		}
 	}
-	s.eng = newFabricEngine(fab, sys.Duplex == "half", net.Elements(), s.eval)
+	s.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, net.Elements(), s.eval)
 	net.Wake = s.eng.wake
 	return s, nil
 }

@@ -85,9 +85,3 @@ func lowerBound(sys *hw.System, cs *collective.Schedule, arrive []int64) Bound {
 	}
 	return b
 }
-
-// LowerBound is a lower bound on the cycles a complete run of s takes
-// (Result.Cycles), and how it was derived.
-func (s *System) LowerBound() Bound {
-	return lowerBound(&s.Sys, s.Data, s.Units.Arrive)
-}

@@ -13,7 +13,7 @@ import (
 // collective with any item count, item size, skew, latency, buffers, duplex.
 func randomBoundSystem(rng *rand.Rand) hw.System {
 	sys := hw.Default()
-	sys.Topology = []string{"hyperxbar", "hyperxbar", "torus", "fattree"}[rng.IntN(4)]
+	sys.Topology = []hw.Topology{"hyperxbar", "hyperxbar", "torus", "fattree"}[rng.IntN(4)]
 	sys.Dims = []int{2 + rng.IntN(4)}
 	if rng.IntN(2) == 0 {
 		d := 2 + rng.IntN(3)
@@ -26,7 +26,7 @@ func randomBoundSystem(rng *rand.Rand) hw.System {
 	if n := sys.Nodes(); rng.IntN(3) == 0 && n > 2 {
 		sys.Ranks = 2 + rng.IntN(n-1)
 	}
-	sys.Collective = []string{"barrier", "allgather", "allgather", "broadcast"}[rng.IntN(4)]
+	sys.Collective = []hw.Collective{"barrier", "allgather", "allgather", "broadcast"}[rng.IntN(4)]
 	if sys.Collective == "allgather" {
 		R := sys.NumRanks()
 		if R&(R-1) == 0 && rng.IntN(2) == 0 {
@@ -40,8 +40,8 @@ func randomBoundSystem(rng *rand.Rand) hw.System {
 	sys.Seed = rng.Uint64()
 	sys.LinkLatency = 1 + rng.IntN(3)
 	sys.BufferDepth = 1 + rng.IntN(4)
-	sys.Duplex = []string{"full", "full", "half"}[rng.IntN(3)]
-	sys.Op = []string{"barrier", "sum", "max"}[rng.IntN(3)]
+	sys.Duplex = []hw.Duplex{"full", "full", "half"}[rng.IntN(3)]
+	sys.Op = []hw.OpName{"barrier", "sum", "max"}[rng.IntN(3)]
 	return sys
 }
 
@@ -61,7 +61,7 @@ func TestLowerBoundIsSound(t *testing.T) {
 		if err != nil {
 			continue // an unsupported combination, refused for its own reason
 		}
-		b := s.LowerBound()
+		b := lowerBound(&s.Sys, s.Data, s.Units.Arrive)
 		res, err := s.Run(Options{})
 		if err != nil {
 			t.Fatalf("%+v: %v", sys, err)

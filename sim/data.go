@@ -26,19 +26,19 @@ func DataSchedule(sys *hw.System) (*collective.Schedule, error) {
 	var s *collective.Schedule
 	var err error
 	switch {
-	case sys.Collective == "broadcast" && sys.Algo == "butterfly-near-first":
+	case sys.Collective == hw.CollBroadcast && sys.Algo == hw.AlgoButterflyNearFirst:
 		return nil, &hw.FieldError{Field: "algo", Value: `"butterfly-near-first"`, Allowed: "butterfly with collective broadcast (near-first is recursive doubling)"}
-	case sys.Collective == "broadcast" && sys.Order != "":
+	case sys.Collective == hw.CollBroadcast && sys.Order != "":
 		return nil, &hw.FieldError{Field: "order", Value: fmt.Sprintf("%q", sys.Order), Allowed: `"" with collective broadcast (its steps are all one-sided)`}
-	case sys.Collective == "broadcast":
+	case sys.Collective == hw.CollBroadcast:
 		root := 0
 		if len(place) > 0 {
 			root = place[0]
 		}
 		s, err = collective.Broadcast(R, root)
-	case sys.Algo == "dissemination":
-		return nil, &hw.FieldError{Field: "algo", Value: `"dissemination"`, Allowed: "butterfly (near-last) or butterfly-near-first with collective " + sys.Collective}
-	case sys.Algo == "butterfly-near-first" && !(D == R && pow2):
+	case sys.Algo == hw.AlgoDissemination:
+		return nil, &hw.FieldError{Field: "algo", Value: `"dissemination"`, Allowed: "butterfly (near-last) or butterfly-near-first with collective " + string(sys.Collective)}
+	case sys.Algo == hw.AlgoButterflyNearFirst && !(D == R && pow2):
 		return nil, &hw.FieldError{Field: "algo", Value: `"butterfly-near-first"`,
 			Allowed: fmt.Sprintf("butterfly for %d items on %d ranks (near-first is recursive doubling: allgather with items = ranks, a power of two)", D, R)}
 	case D == R && pow2:
@@ -48,7 +48,7 @@ func DataSchedule(sys *hw.System) (*collective.Schedule, error) {
 		if len(place) > 0 {
 			return nil, &hw.FieldError{Field: "item_placement", Value: fmt.Sprint(place), Allowed: "[] when items = ranks (item i starts on rank i)"}
 		}
-		s, err = collective.RecursiveDoubling(R, sys.Algo != "butterfly-near-first")
+		s, err = collective.RecursiveDoubling(R, sys.Algo != hw.AlgoButterflyNearFirst)
 	case pow2 && R%D == 0 && sys.Order == "" && D > 1 && D < R:
 		s, err = collective.Hitachi(R, D, place)
 	case pow2 && R%D == 0:
@@ -149,7 +149,7 @@ func (s *System) dataResult(res *Result) {
 			moved += len(t.Items)
 		}
 	}
-	res.Data = &DataResult{Collective: s.Sys.Collective, Algo: cs.Algo, Order: cs.Order, Items: cs.Items,
+	res.Data = &DataResult{Collective: string(s.Sys.Collective), Algo: cs.Algo, Order: cs.Order, Items: cs.Items,
 		ItemFlits: s.Sys.ItemFlits, ItemsMoved: moved, ItemsReceived: s.Units.ItemsReceived, Cost: collective.Cost(cs)}
 }
 

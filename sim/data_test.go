@@ -21,7 +21,7 @@ func randomDataSystem(t *rapid.T) hw.System {
 	s := randomSystem(t)
 	s.Op = "barrier"
 	R := s.NumRanks()
-	s.Collective = rapid.SampledFrom([]string{"allgather", "broadcast"}).Draw(t, "collective")
+	s.Collective = rapid.SampledFrom([]hw.Collective{"allgather", "broadcast"}).Draw(t, "collective")
 	s.Algo = "butterfly"
 	s.ItemFlits = rapid.IntRange(1, 6).Draw(t, "item_flits")
 	if s.Collective == "allgather" {
@@ -37,7 +37,7 @@ func randomDataSystem(t *rapid.T) hw.System {
 			s.ItemPlace = rapid.SliceOfNDistinct(rapid.IntRange(0, R-1), s.Items, s.Items, rapid.ID[int]).Draw(t, "item_placement")
 		}
 		if s.Items == R && R&(R-1) == 0 {
-			s.Algo = rapid.SampledFrom([]string{"butterfly", "butterfly-near-first"}).Draw(t, "data_algo")
+			s.Algo = rapid.SampledFrom([]hw.Algorithm{"butterfly", "butterfly-near-first"}).Draw(t, "data_algo")
 		}
 	} else if rapid.Bool().Draw(t, "rooted") {
 		s.ItemPlace = []int{rapid.IntRange(0, R-1).Draw(t, "root")}
@@ -360,7 +360,7 @@ func TestDataScheduleMustAgree(t *testing.T) {
 // links between 4 leaves and 4 tops, both ways), a 4x4 hyper-crossbar 64.
 func TestChannelCounts(t *testing.T) {
 	for _, c := range []struct {
-		topology string
+		topology hw.Topology
 		dims     []int
 		want     int
 	}{{"torus", []int{16}, 32}, {"torus", []int{4, 4}, 64}, {"fattree", []int{4, 4}, 32}, {"hyperxbar", []int{4, 4}, 64}} {

@@ -6,12 +6,24 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/noc"
 )
 
-// wheelSize bounds how far ahead a wake-up may be scheduled; it exceeds the
-// largest link latency plus one.
+// wheelSize bounds how far ahead a wake-up may be scheduled. The furthest
+// is a flit's arrival: a switch or endpoint sending in cycle t wakes the
+// receiver for cycle t + link latency (noc.Network.send), at most
+// t + hw.MaxLinkLatency, and that must land in a slot other than t's, which
+// is being walked. The wheel exceeds the largest link latency plus one (a
+// cycle of margin) and is a power of two, so that t % wheelSize is a mask.
 const wheelSize = 128
+
+// Compile-time checks of wheelSize: each expression overflows uint, and the
+// build fails, if its condition is broken.
+const (
+	_ = uint(wheelSize - (hw.MaxLinkLatency + 2)) // wheelSize > hw.MaxLinkLatency + 1
+	_ = -uint(wheelSize & (wheelSize - 1))        // wheelSize is a power of two
+)
 
 // parallelElements is the system size from which a cycle's evaluations are
 // shared among worker goroutines; below it the synchronisation costs more
@@ -62,7 +74,7 @@ func newEngine(elements int, class1, class1End int32, eval func(int32, int64, in
 		e.slots[i] = make([]uint64, words)
 	}
 	if elements >= parallelElements {
-		e.workers = min(runtime.GOMAXPROCS(0), maxWorkers)
+		e.workers = min(runtime.GOMAXPROCS(0), hw.MaxWorkers)
 	}
 	return e
 }
@@ -84,9 +96,6 @@ func newFabricEngine(f noc.Fabric, half bool, elements int, eval func(int32, int
 	}
 	return e
 }
-
-// maxWorkers bounds the per-worker state of the barrier units and events.
-const maxWorkers = 8
 
 func (e *engine) wake(el int32, at int64) {
 	s := at % wheelSize

@@ -44,7 +44,7 @@ func randomSystem(t *rapid.T) hw.System {
 	s.Algo = rapid.SampledFrom(hw.Algorithms).Draw(t, "algo")
 	ops := hw.Ops
 	if s.Algo == "dissemination" {
-		ops = []string{"barrier", "max", "min", "and", "or"}
+		ops = []hw.OpName{"barrier", "max", "min", "and", "or"}
 	}
 	s.Op = rapid.SampledFrom(ops).Draw(t, "op")
 	s.Seed = rapid.Uint64().Draw(t, "seed")
@@ -73,7 +73,7 @@ func TestBarrierProperties(t *testing.T) {
 		if res.Cycles != ref.Cycles {
 			rt.Fatalf("cycles %d vs reference %d", res.Cycles, ref.Cycles)
 		}
-		op, _ := barrierunit.ParseOp(sys.Op)
+		op, _ := barrierunit.ParseOp(string(sys.Op))
 		want := op.Identity()
 		var lastArrive int64
 		for _, n := range res.Nodes {

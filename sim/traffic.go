@@ -162,7 +162,7 @@ func newTrafficRun(sys hw.System, cfg TrafficConfig) (*trafficRun, error) {
 	if cfg.Pattern == "transpose" && n&(n-1) != 0 {
 		return nil, fmt.Errorf("invalid pattern: \"transpose\" needs a power-of-two node count, this system has %d nodes (allowed: uniform, bitcomp, hotspot)", n)
 	}
-	net, err := noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == "half"})
+	net, err := noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == hw.DuplexHalf})
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func newTrafficRun(sys hw.System, cfg TrafficConfig) (*trafficRun, error) {
 		qBornRx: make([]int64, n),
 		hist:    make([]uint64, latBins), winStart: cfg.Warmup, winEnd: cfg.Cycles,
 		pPacket: cfg.Rate / float64(cfg.PacketFlits)}
-	r.eng = newFabricEngine(fab, sys.Duplex == "half", net.Elements(), r.eval)
+	r.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, net.Elements(), r.eval)
 	r.eng.workers = 1 // the endpoints share their statistics
 	net.Wake = r.eng.wake
 	return r, nil

@@ -147,7 +147,7 @@ func analyse(t *testing.T, sys hw.System, pattern string, hot float64) channelLo
 	return cl
 }
 
-func valSys(topo string, dims ...int) hw.System {
+func valSys(topo hw.Topology, dims ...int) hw.System {
 	s := trafficSys(dims...)
 	s.Topology = topo
 	return s
@@ -160,7 +160,7 @@ func within(got, want, rel float64) bool { return math.Abs(got-want) <= rel*want
 // below it (every flit of every path takes at least the cycles counted).
 func TestValidationZeroLoad(t *testing.T) {
 	cases := []struct {
-		topo    string
+		topo    hw.Topology
 		dims    []int
 		pattern string
 		L, P    int
@@ -203,7 +203,7 @@ func TestValidationZeroLoad(t *testing.T) {
 // source's path)): for the 8x8 transpose (56/7 + 8r)/64 = (1+r)/8.
 func TestValidationPermutationSaturation(t *testing.T) {
 	cases := []struct {
-		topo    string
+		topo    hw.Topology
 		dims    []int
 		pattern string
 		share   bool    // the equal-share figure above saturation is exact
@@ -281,7 +281,7 @@ func TestValidationPermutationSaturation(t *testing.T) {
 // must help (less blocking of the flits behind a blocked head).
 func TestValidationUniformHOL(t *testing.T) {
 	cases := []struct {
-		topo  string
+		topo  hw.Topology
 		dims  []int
 		floor float64 // fraction of the channel-load bound
 		B     int
@@ -323,7 +323,7 @@ func TestValidationUniformHOL(t *testing.T) {
 // moves the load to other channels).
 func TestValidationChannelLoads(t *testing.T) {
 	cases := []struct {
-		topo    string
+		topo    hw.Topology
 		dims    []int
 		pattern string
 	}{

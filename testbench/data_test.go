@@ -17,7 +17,7 @@ import (
 // dataSystem is a data collective (docs/transfers.md) on a hyper-crossbar:
 // collective "allgather" or "broadcast", items (0: the default), order,
 // item_flits, algo, link latency, buffer depth and flit width.
-func dataSystem(t testing.TB, name string, dims []int, ranks int, coll string, items int, order string, algo string, flits, lat, buf, fw int) hw.System {
+func dataSystem(t testing.TB, name string, dims []int, ranks int, coll hw.Collective, items int, order string, algo hw.Algorithm, flits, lat, buf, fw int) hw.System {
 	t.Helper()
 	s := hw.Default()
 	s.Name, s.Dims, s.Ranks, s.Algo, s.Op = name, dims, ranks, algo, "barrier"
@@ -101,7 +101,7 @@ func checkDataCoverage(t *testing.T, designs []hw.System) {
 		case s.Collective == "broadcast":
 			kinds["broadcast"] = true
 		case s.NumItems() == s.NumRanks():
-			kinds["allgather "+s.Algo] = true
+			kinds["allgather "+string(s.Algo)] = true
 		case s.Order != "":
 			kinds["order "+s.Order] = true
 		default:

@@ -22,7 +22,7 @@
 //     against the hashes of hxbar-manifest.json.
 //   - hx_sources.f: the sources to compile, one a line.
 //
-// The word formats are in docs/cosim.md. RunIcarus and RunVerilator compile
+// The word formats are in docs/cosim.md. RunIcarus and RunSimulator compile
 // (reusing an up-to-date build) and run the testbench in a directory, and
 // collect the trace it printed and its verdict. Compare finds the first line
 // where two traces differ. Cosim does the whole check for a directory: the

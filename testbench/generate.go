@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/sim"
 	"github.com/hxbar/hxbar/verilog"
@@ -78,7 +79,7 @@ func testbenchFiles(s *sim.System, expected []byte) (map[string][]byte, error) {
 	if s == nil || s.Topo == nil || s.Units == nil || s.Table == nil {
 		return nil, errors.New("testbench: incomplete sim.System (use sim.Build)")
 	}
-	if s.Sys.Duplex != "full" {
+	if s.Sys.Duplex != hw.DuplexFull {
 		return nil, fmt.Errorf("testbench: duplex %q: the RTL is full duplex only (half duplex is a model-only what-if)", s.Sys.Duplex)
 	}
 	evs, err := ParseTrace(expected)

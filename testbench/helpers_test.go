@@ -30,7 +30,7 @@ func needTools(t testing.TB, simulator string) {
 
 // system returns the default system with the given changes applied and
 // validated.
-func system(t testing.TB, name string, dims []int, ranks int, algo, op string, lat, buf, fw int) hw.System {
+func system(t testing.TB, name string, dims []int, ranks int, algo hw.Algorithm, op hw.OpName, lat, buf, fw int) hw.System {
 	t.Helper()
 	s := hw.Default()
 	s.Name, s.Dims, s.Ranks, s.Algo, s.Op = name, dims, ranks, algo, op

@@ -120,7 +120,7 @@ func runMatrix(t *testing.T, label string, designs []hw.System, seeds int, skews
 func checkMatrixCoverage(t *testing.T, designs []hw.System) {
 	ranks := map[int]bool{}
 	dims := map[int]bool{}
-	algos, ops := map[string]bool{}, map[string]bool{}
+	algos, ops := map[hw.Algorithm]bool{}, map[hw.OpName]bool{}
 	fws := map[int]bool{}
 	var l3, b1, big8x8, big444 bool
 	for _, s := range designs {
@@ -133,7 +133,7 @@ func checkMatrixCoverage(t *testing.T, designs []hw.System) {
 		big8x8 = big8x8 || slices.Equal(s.Dims, []int{8, 8})
 		big444 = big444 || slices.Equal(s.Dims, []int{4, 4, 4})
 		if s.Algo == "dissemination" {
-			op, err := barrierunit.ParseOp(s.Op)
+			op, err := barrierunit.ParseOp(string(s.Op))
 			if err != nil || !op.Idempotent() {
 				t.Errorf("%s: dissemination with op %s", s.Name, s.Op)
 			}
@@ -147,12 +147,12 @@ func checkMatrixCoverage(t *testing.T, designs []hw.System) {
 	}
 	for _, a := range hw.Algorithms {
 		if !algos[a] {
-			missing = append(missing, "algo "+a)
+			missing = append(missing, "algo "+string(a))
 		}
 	}
 	for _, o := range hw.Ops {
 		if !ops[o] {
-			missing = append(missing, "op "+o)
+			missing = append(missing, "op "+string(o))
 		}
 	}
 	for _, w := range []int{16, 32, 64} {

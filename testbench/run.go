@@ -179,14 +179,9 @@ func RunIcarus(ctx context.Context, dir string, plusargs ...string) (*RunResult,
 	return RunSimulator(ctx, dir, Icarus, plusargs...)
 }
 
-// RunVerilator is RunIcarus with Verilator 5 (verilator --binary); the
-// build lives in dir/obj_dir and is reused while the sources are unchanged.
-func RunVerilator(ctx context.Context, dir string, plusargs ...string) (*RunResult, error) {
-	return RunSimulator(ctx, dir, Verilator, plusargs...)
-}
-
 // RunSimulator runs the testbench in dir with the named simulator (Icarus or
-// Verilator); see RunIcarus.
+// Verilator); see RunIcarus. With Verilator 5 (verilator --binary) the
+// build lives in dir/obj_dir and is reused while the sources are unchanged.
 func RunSimulator(ctx context.Context, dir, simulator string, plusargs ...string) (*RunResult, error) {
 	var tools []ToolError
 	switch simulator {

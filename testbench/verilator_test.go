@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/verilog"
 )
 
@@ -18,8 +19,8 @@ func TestCosimVerilator(t *testing.T) {
 	for i, sys := range []struct {
 		name string
 		dims []int
-		algo string
-		op   string
+		algo hw.Algorithm
+		op   hw.OpName
 		L, B int
 		FW   int
 	}{

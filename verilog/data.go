@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
 )
 
@@ -13,9 +14,6 @@ const MagicData = "HXDT"
 
 // Limits of the RTL transfer engine (docs/transfers.md, "Data table file").
 const (
-	MaxDataRanks  = 1 << 16   // 16-bit rank fields
-	MaxDataItems  = 1 << 16   // 16-bit item field of an item-list word
-	MaxItemFlits  = 4096      // F
 	MaxItemList   = 1<<24 - 1 // item-list words of one table (24-bit index)
 	dtRankShift   = 48        // route / gate word: bits 63..48
 	dtCountShift  = 24        // bits 47..24
@@ -51,13 +49,6 @@ func (t *DataTable) RouteItems(j int) []DataItem {
 	return t.Items[m.First : m.First+m.Count]
 }
 
-// GateItems returns the items gate g expects (none for a gate without a
-// message).
-func (t *DataTable) GateItems(g int) []DataItem {
-	m := t.Gates[g]
-	return t.Items[m.First : m.First+m.Count]
-}
-
 // DecodeDataTable decodes the body of a data table against the node's
 // decoded gate table and checks it as the RTL does at load: the layout,
 // every route's destination equal to the gate table's, every count and
@@ -81,8 +72,8 @@ func DecodeDataTable(body []uint64, gt *GateTable) (*DataTable, error) {
 	L := len(body) - 1 - NR - G
 	t := &DataTable{Rank: gt.Rank, ItemFlits: int(body[0] >> 32), Routes: make([]DataMessage, NR),
 		Gates: make([]DataMessage, G+2), Items: make([]DataItem, L)}
-	if t.ItemFlits < 1 || t.ItemFlits > MaxItemFlits {
-		return nil, fmt.Errorf("data table: F = %d flits per item (allowed: 1..%d)", t.ItemFlits, MaxItemFlits)
+	if t.ItemFlits < 1 || t.ItemFlits > hw.MaxItemFlits {
+		return nil, fmt.Errorf("data table: F = %d flits per item (allowed: 1..%d)", t.ItemFlits, hw.MaxItemFlits)
 	}
 	if int(uint32(body[0])) != L || L > MaxItemList {
 		return nil, fmt.Errorf("data table: L = %d item-list words, the body holds %d (allowed: up to %d)", uint32(body[0]), L, MaxItemList)
@@ -229,16 +220,16 @@ func checkData(s *sim.System) error {
 	}
 	d, tab := s.DataTable, s.Table
 	if s.Op != barrierunit.OpBarrier {
-		return fieldErr("op", s.Op, "barrier with collective "+sys.Collective+" (a data unit carries items, not a value)")
+		return fieldErr("op", s.Op, "barrier with collective "+string(sys.Collective)+" (a data unit carries items, not a value)")
 	}
-	if n := tab.Ranks; n > MaxDataRanks {
-		return fieldErr("ranks", n, fmt.Sprintf("at most %d for a data collective in the RTL (16-bit rank fields of the data table)", MaxDataRanks))
+	if n := tab.Ranks; n > hw.MaxDataRanks {
+		return fieldErr("ranks", n, fmt.Sprintf("at most %d for a data collective in the RTL (16-bit rank fields of the data table)", hw.MaxDataRanks))
 	}
-	if f := d.ItemFlits; f < 1 || f > MaxItemFlits {
-		return fieldErr("item_flits", f, fmt.Sprintf("1..%d in the RTL (the transfer engine's flit counter)", MaxItemFlits))
+	if f := d.ItemFlits; f < 1 || f > hw.MaxItemFlits {
+		return fieldErr("item_flits", f, fmt.Sprintf("1..%d in the RTL (the transfer engine's flit counter)", hw.MaxItemFlits))
 	}
-	if n := len(d.Origin); n < 1 || n > MaxDataItems {
-		return fieldErr("items", n, fmt.Sprintf("1..%d in the RTL (16-bit item field)", MaxDataItems))
+	if n := len(d.Origin); n < 1 || n > hw.MaxItems {
+		return fieldErr("items", n, fmt.Sprintf("1..%d in the RTL (16-bit item field)", hw.MaxItems))
 	}
 	if len(d.RouteItems) != len(tab.OutDst)+1 || len(d.RouteFrom) != len(tab.OutDst) || len(d.RxRoute) != tab.Ranks*tab.Stride() ||
 		int(d.RouteItems[len(d.RouteItems)-1]) != len(d.Items) {

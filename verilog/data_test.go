@@ -17,7 +17,7 @@ import (
 
 // dataTestSystem is a data collective for the generator tests (items 0:
 // the collective's default).
-func dataTestSystem(name string, dims []int, ranks int, coll string, items, flits int, mod func(*hw.System)) hw.System {
+func dataTestSystem(name string, dims []int, ranks int, coll hw.Collective, items, flits int, mod func(*hw.System)) hw.System {
 	return testSystem(name, dims, func(s *hw.System) {
 		s.Ranks, s.Collective, s.Items, s.ItemFlits = ranks, coll, items, flits
 		if mod != nil {
@@ -257,4 +257,11 @@ func TestDecodeDataTableErrors(t *testing.T) {
 	if _, err := DecodeDataTable([]uint64{1}, &GateTable{Rank: -1}); err == nil {
 		t.Error("non-zero table without a rank accepted")
 	}
+}
+
+// GateItems returns the items gate g expects (none for a gate without a
+// message).
+func (t *DataTable) GateItems(g int) []DataItem {
+	m := t.Gates[g]
+	return t.Items[m.First : m.First+m.Count]
 }

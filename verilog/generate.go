@@ -101,12 +101,12 @@ const MaxNodes = 4096
 func Check(s *sim.System) error {
 	// The network first: another topology's system has no hyper-crossbar
 	// (s.Topo) to check.
-	if s != nil && s.Sys.Topology != "hyperxbar" {
+	if s != nil && s.Sys.Topology != hw.TopoHyperXbar {
 		what := "hyperxbar (the only network the RTL library builds)"
 		if s.Sys.IsData() {
 			what = "hyperxbar (the only network the RTL library builds, for data collectives too)"
 		}
-		return fieldErr("topology", strconv.Quote(s.Sys.Topology), what)
+		return fieldErr("topology", strconv.Quote(string(s.Sys.Topology)), what)
 	}
 	if err := checkShape(s); err != nil {
 		return err
@@ -115,8 +115,8 @@ func Check(s *sim.System) error {
 	if err := sys.Validate(); err != nil {
 		return err
 	}
-	if sys.Duplex != "full" {
-		return fieldErr("duplex", strconv.Quote(sys.Duplex), "full; half duplex is a model-only what-if")
+	if sys.Duplex != hw.DuplexFull {
+		return fieldErr("duplex", strconv.Quote(string(sys.Duplex)), "full; half duplex is a model-only what-if")
 	}
 	if n := sys.Nodes(); n > MaxNodes {
 		return fieldErr("dims", fmt.Sprintf("%v = %d nodes", sys.Dims, n), fmt.Sprintf("at most %d nodes for generated RTL (one table file per node and switch)", MaxNodes))
@@ -127,11 +127,11 @@ func Check(s *sim.System) error {
 	if s.Table.Ranks != sys.NumRanks() {
 		return fmt.Errorf("system %q: gate tables for %d ranks, the system has %d", sys.Name, s.Table.Ranks, sys.NumRanks())
 	}
-	if int(s.Op) > 6 {
-		return fieldErr("op", s.Op, strings.Join(hw.Ops, ", "))
+	if int(s.Op) >= len(hw.Ops) {
+		return fieldErr("op", s.Op, hw.Join(hw.Ops))
 	}
-	if g := s.Table.Gates; g > MaxGates {
-		return fieldErr("gates", g, fmt.Sprintf("0..%d in the RTL (the end gate G+1 must fit the 6-bit gate field of a head flit)", MaxGates))
+	if g := s.Table.Gates; g > hw.MaxGates {
+		return fieldErr("gates", g, fmt.Sprintf("0..%d in the RTL (the end gate G+1 must fit the 6-bit gate field of a head flit)", hw.MaxGates))
 	}
 	if rb := sys.RankBits(); rb > 32 {
 		return fieldErr("ranks", sys.NumRanks(), "at most 2^32 ranks (32-bit rank field of the gate table)")
@@ -339,7 +339,7 @@ func algoName(s *sim.System) string {
 	if s.Sched != nil && s.Sched.Algo != "" {
 		return s.Sched.Algo
 	}
-	return s.Sys.Algo
+	return string(s.Sys.Algo)
 }
 
 // headerLines is the header every generated file starts with.
@@ -464,7 +464,7 @@ func paramsFile(s *sim.System, hdr []string) []byte {
 	def("HX_L", sys.LinkLatency, "network link latency L")
 	def("HX_B", sys.BufferDepth, "buffer depth B")
 	if s.Data != nil && s.DataTable != nil {
-		def("HX_DATA", 1, "the units run a data collective ("+sys.Collective+"): DATA = 1, tables dt_n<node>.hex")
+		def("HX_DATA", 1, "the units run a data collective ("+string(sys.Collective)+"): DATA = 1, tables dt_n<node>.hex")
 		def("HX_ITEMS", len(s.DataTable.Origin), "items of the data collective")
 		def("HX_IF", s.DataTable.ItemFlits, "flits per item F")
 	} else {

@@ -151,7 +151,7 @@ func TestGenerateGolden(t *testing.T) {
 
 func TestGenerateEveryOp(t *testing.T) {
 	for _, op := range hw.Ops {
-		sys := testSystem("ops-"+op, []int{3, 2}, func(s *hw.System) { s.Op = op; s.Ranks = 5 })
+		sys := testSystem("ops-"+string(op), []int{3, 2}, func(s *hw.System) { s.Op = op; s.Ranks = 5 })
 		if op == "sum" || op == "xor" {
 			sys.Algo = "butterfly"
 		} else {
@@ -160,7 +160,7 @@ func TestGenerateEveryOp(t *testing.T) {
 		s := build(t, sys, nil)
 		dir, m := generate(t, s)
 		checkGolden(t, s, dir, m)
-		want, _ := barrierunit.ParseOp(op)
+		want, _ := barrierunit.ParseOp(string(op))
 		params, _ := os.ReadFile(filepath.Join(dir, ParamsFile))
 		if !strings.Contains(string(params), fmt.Sprintf("`define HX_OP      %d ", int(want))) {
 			t.Errorf("%s: hx_params.vh has no HX_OP %d:\n%s", op, want, params)
@@ -324,7 +324,7 @@ func TestGenerateRefuses(t *testing.T) {
 
 	// A route list longer than the 16-bit route count.
 	long := *build(t, testSystem("long", []int{2}, nil), nil)
-	const nr = MaxRouteIndex + 1
+	const nr = hw.MaxRouteIndex + 1
 	ft = &barrierunit.FlatTable{Ranks: 2, Gates: 1, Self: make([]bool, 6), Need: make([]uint8, 6),
 		OutStart: []int32{0, 0, nr, nr, nr, nr}, OutEnd: []int32{0, nr, nr, nr, nr, nr}, OutDst: make([]int32, nr)}
 	for i := range ft.OutDst {

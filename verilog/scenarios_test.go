@@ -145,7 +145,7 @@ func diagSchedule() *barrierunit.Schedule {
 // RTL's own run (make rtl) compares the same file, so the model and the
 // RTL are held to one hand-checked trace each without a simulator here.
 func TestRTLScenariosOnTheModel(t *testing.T) {
-	opName := []string{"barrier", "sum", "max", "min", "and", "or", "xor"} // hx_alu.v's OP codes
+	opName := []hw.OpName{"barrier", "sum", "max", "min", "and", "or", "xor"} // hx_alu.v's OP codes
 	scen := rtlScenarios(t)
 	if len(scen) < 9 {
 		t.Fatalf("read %d scenarios from run.sh, want at least 9", len(scen))

@@ -3,14 +3,8 @@ package verilog
 import (
 	"fmt"
 
+	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
-)
-
-// Limits of the RTL barrier unit (docs/rtl.md, "Decisions", item 11).
-const (
-	MaxGates      = 62    // G: the end gate G+1 must fit the 6-bit gate field
-	MaxNeed       = 255   // routes into one gate: 8-bit receive counter
-	MaxRouteIndex = 65535 // route start and route count per gate: 16-bit fields
 )
 
 // Gate table field positions (docs/tables.md, "Gate table").
@@ -70,8 +64,8 @@ func DecodeGateTable(body []uint64) (*GateTable, error) {
 		return nil, fmt.Errorf("gate table: body[0] = %016x: reserved bits 62..38 not zero", w)
 	}
 	G := int(w >> gtGatesPos & 63)
-	if G > MaxGates {
-		return nil, fmt.Errorf("gate table: G = %d (allowed: 0..%d)", G, MaxGates)
+	if G > hw.MaxGates {
+		return nil, fmt.Errorf("gate table: G = %d (allowed: 0..%d)", G, hw.MaxGates)
 	}
 	nr := len(body) - G - 2
 	if nr < 0 {
@@ -183,9 +177,9 @@ func gateBody(s *sim.System, r int) ([]uint64, error) {
 		if g == G+1 && cnt != 0 {
 			return nil, fmt.Errorf("invalid schedule: rank %d: %d routes leave the end gate %d (allowed: none)", r, cnt, g)
 		}
-		if cnt > MaxRouteIndex || start > MaxRouteIndex {
+		if cnt > hw.MaxRouteIndex || start > hw.MaxRouteIndex {
 			return nil, fieldErr("routes", fmt.Sprintf("rank %d gate %d: %d routes from route index %d", r, g, cnt, start),
-				fmt.Sprintf("route count and route list index 0..%d per rank (16-bit fields of the RTL gate table)", MaxRouteIndex))
+				fmt.Sprintf("route count and route list index 0..%d per rank (16-bit fields of the RTL gate table)", hw.MaxRouteIndex))
 		}
 		var self bool
 		var need uint64
@@ -195,8 +189,8 @@ func gateBody(s *sim.System, r int) ([]uint64, error) {
 		} else if tab.Self[base+g] || tab.Need[base+g] != 0 {
 			return nil, fmt.Errorf("invalid schedule: rank %d: routes arrive at gate 1 (allowed: none, gate 1 is the arrival gate)", r)
 		}
-		if need > MaxNeed {
-			return nil, fieldErr("routes", fmt.Sprintf("rank %d gate %d: %d routes arrive", r, g, need), fmt.Sprintf("0..%d per gate (8-bit RTL receive counter)", MaxNeed))
+		if need > hw.MaxNeed {
+			return nil, fieldErr("routes", fmt.Sprintf("rank %d gate %d: %d routes arrive", r, g, need), fmt.Sprintf("0..%d per gate (8-bit RTL receive counter)", hw.MaxNeed))
 		}
 		w := need<<gtNeedPos | uint64(cnt)<<gtCountPos | uint64(start)
 		if self {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
 )
 
@@ -49,7 +50,7 @@ func topFile(s *sim.System, hdr []string, gate [][]uint64, data [][]uint64) []by
 	p("    output %-14s has_rank,\n", rng(N))
 	p("    output %-14s rank,\n", rng(N*RB))
 	p("    output %-14s ev_arrive, ev_gate, ev_release, ev_send, ev_recv,\n", rng(N))
-	p("    output %-14s ev_gnum, ev_send_gate, ev_recv_gate,\n", rng(N*6))
+	p("    output %-14s ev_gnum, ev_send_gate, ev_recv_gate,\n", rng(N*hw.GateBits))
 	p("    output %-14s ev_value, ev_recv_value,\n", rng(N*64))
 	p("    output %-14s ev_send_to, ev_recv_from\n", rng(N*RB))
 	p(");\n")
@@ -108,9 +109,10 @@ func topFile(s *sim.System, hdr []string, gate [][]uint64, data [][]uint64) []by
 		p("        .ej_valid(n%d_ej_valid), .ej_flit(n%d_ej_flit), .ej_credit(n%d_ej_credit),\n", n, n, n)
 		p("        .has_rank(has_rank[%d]), .rank(rank[%d +: RB]),\n", n, RB*n)
 		p("        .ev_arrive(ev_arrive[%d]), .ev_gate(ev_gate[%d]), .ev_release(ev_release[%d]),\n", n, n, n)
-		p("        .ev_gnum(ev_gnum[%d +: 6]), .ev_value(ev_value[%d +: 64]),\n", 6*n, 64*n)
-		p("        .ev_send(ev_send[%d]), .ev_send_to(ev_send_to[%d +: RB]), .ev_send_gate(ev_send_gate[%d +: 6]),\n", n, RB*n, 6*n)
-		p("        .ev_recv(ev_recv[%d]), .ev_recv_from(ev_recv_from[%d +: RB]), .ev_recv_gate(ev_recv_gate[%d +: 6]),\n", n, RB*n, 6*n)
+		const gb = hw.GateBits // the unit's gate registers
+		p("        .ev_gnum(ev_gnum[%d +: %d]), .ev_value(ev_value[%d +: 64]),\n", gb*n, gb, 64*n)
+		p("        .ev_send(ev_send[%d]), .ev_send_to(ev_send_to[%d +: RB]), .ev_send_gate(ev_send_gate[%d +: %d]),\n", n, RB*n, gb*n, gb)
+		p("        .ev_recv(ev_recv[%d]), .ev_recv_from(ev_recv_from[%d +: RB]), .ev_recv_gate(ev_recv_gate[%d +: %d]),\n", n, RB*n, gb*n, gb)
 		p("        .ev_recv_value(ev_recv_value[%d +: 64])\n", 64*n)
 		p("    );\n")
 		p("    hx_switch #(.P(%d), .FW(FW), .B(B), .MODE(0), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3),\n", t.Ports(n))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/hw"
 )
 
 // Issue 9: what cannot be handled is refused, fast and by name: commands
@@ -34,7 +35,7 @@ func docsDeadlockExample(t *testing.T) string {
 	return block
 }
 
-func writeSchedule(t *testing.T, d, name, algo string, ranks int) {
+func writeSchedule(t *testing.T, d, name string, algo hw.Algorithm, ranks int) {
 	t.Helper()
 	s, err := barrierunit.Generate(algo, ranks)
 	if err != nil {

@@ -29,7 +29,7 @@ func TestStreamedJSONMatchesEncoder(t *testing.T) {
 	if err := writeScheduleJSON(&nr, nilRoutes); err != nil || !bytes.Equal(nr.Bytes(), encoded(t, nilRoutes)) {
 		t.Fatalf("nil routes: %v\n%s", err, nr.Bytes())
 	}
-	for _, algo := range barrierunit.Algorithms {
+	for _, algo := range hw.Algorithms {
 		for _, r := range []int{1, 2, 5, 16} {
 			s, err := barrierunit.Generate(algo, r)
 			if err != nil {

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/inputfile"
 	"github.com/olekukonko/tablewriter"
 )
@@ -18,8 +18,8 @@ const maxTableRanks = 4096
 func runSchedule(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("schedule", stderr)
 	ranks := fs.Int("ranks", 16, fmt.Sprintf("number of ranks R: 1..%d for --format table; with --format json up to %d (butterfly, butterfly-near-first) or %d (dissemination)",
-		maxTableRanks, barrierunit.MaxRanksFor(barrierunit.AlgoButterfly), barrierunit.MaxRanksFor(barrierunit.AlgoDissemination)))
-	algo := fs.String("algo", "butterfly", "schedule: "+strings.Join(barrierunit.Algorithms, ", "))
+		maxTableRanks, barrierunit.MaxRanksFor(hw.AlgoButterfly), barrierunit.MaxRanksFor(hw.AlgoDissemination)))
+	algo := fs.String("algo", string(hw.AlgoButterfly), "schedule: "+hw.Join(hw.Algorithms))
 	format := fs.String("format", "table", "output format: table or json")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
@@ -27,7 +27,7 @@ func runSchedule(args []string, stdout, stderr io.Writer) error {
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	if hi := barrierunit.MaxRanksFor(*algo); hi > 0 {
+	if hi := barrierunit.MaxRanksFor(hw.Algorithm(*algo)); hi > 0 {
 		// The range the command accepts, stated once: what Generate builds
 		// for this algo, and for a table what a terminal can show.
 		allowed := fmt.Sprintf("1..%d for --algo %s, the largest route list (%d routes); sim builds larger systems' gate tables without one", hi, *algo, barrierunit.MaxRoutes)
@@ -38,7 +38,7 @@ func runSchedule(args []string, stdout, stderr io.Writer) error {
 			return usagef("invalid --ranks: %d (allowed: %s)", *ranks, allowed)
 		}
 	}
-	s, err := barrierunit.Generate(*algo, *ranks)
+	s, err := barrierunit.Generate(hw.Algorithm(*algo), *ranks)
 	if err != nil {
 		return usageError{err}
 	}
@@ -56,7 +56,7 @@ func runSchedule(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep := barrierunit.Verify(s, barrierunit.OpSum)
-	if s.Algo == barrierunit.AlgoDissemination {
+	if s.Algo == string(hw.AlgoDissemination) {
 		rep = barrierunit.Verify(s, barrierunit.OpMax)
 	}
 	fmt.Fprintf(stdout, "verifier: %s\n", rep)

@@ -22,7 +22,7 @@ import (
 )
 
 // topologyNames are the networks' names in reports.
-var topologyNames = map[string]string{"hyperxbar": "hyper-crossbar", "torus": "torus", "fattree": "fat tree"}
+var topologyNames = map[hw.Topology]string{hw.TopoHyperXbar: "hyper-crossbar", hw.TopoTorus: "torus", hw.TopoFatTree: "fat tree"}
 
 // maxTableRows bounds the per-node table on the terminal; JSON has them all.
 const maxTableRows = 64
@@ -157,7 +157,7 @@ func readScheduleFile(name string) (*barrierunit.Schedule, error) {
 
 func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	sys := s.Sys
-	what := s.Sched.Algo + ", op " + sys.Op
+	what := s.Sched.Algo + ", op " + string(sys.Op)
 	if d := res.Data; d != nil {
 		what = fmt.Sprintf("%s of %d items x %d flits (schedule %s, steps %s)", sys.Collective, d.Items, d.ItemFlits, d.Algo, d.Order)
 	}
@@ -221,7 +221,7 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	st.Append("last arrival", arrival)
 	latency := "barrier latency (last arrival -> last release)"
 	if res.Data != nil {
-		latency = sys.Collective + " latency (last arrival -> last release)"
+		latency = string(sys.Collective) + " latency (last arrival -> last release)"
 	}
 	lat, spread := "n/a", "n/a"
 	if res.Complete {

@@ -582,20 +582,3 @@ func Owns(dir, name string) bool {
 	data, err := os.ReadFile(p)
 	return err == nil && Hash(data) == e.SHA256
 }
-
-// Changed returns, of the names given, those whose content in dir differs
-// from the manifest's hash ("" when all match), and those the manifest or
-// the directory lacks.
-func Changed(dir string, m *Manifest, names ...string) (changed, missing []string) {
-	for _, n := range names {
-		e, ok := m.Lookup(n)
-		data, err := os.ReadFile(filepath.Join(dir, n))
-		switch {
-		case err != nil || !ok:
-			missing = append(missing, n)
-		case Hash(data) != e.SHA256:
-			changed = append(changed, n)
-		}
-	}
-	return changed, missing
-}

@@ -384,17 +384,6 @@ func TestBadNames(t *testing.T) {
 	}
 }
 
-func TestChanged(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "out")
-	Write(dir, files("a", "1", "b", "2"), Options{})
-	put(t, filepath.Join(dir, "b"), "x")
-	m, _ := ReadManifest(dir)
-	ch, miss := Changed(dir, m, "a", "b", "c")
-	if !slices.Equal(ch, []string{"b"}) || !slices.Equal(miss, []string{"c"}) {
-		t.Fatalf("%v %v", ch, miss)
-	}
-}
-
 func TestInputsReplacedNeverRemoved(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	Write(dir, files("system.yaml", "y1", "schedule.json", "s1", "a", "1"), Options{})

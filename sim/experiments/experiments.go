@@ -46,11 +46,11 @@ func Measure(sys hw.System) (Run, error) {
 
 // system is the base of every experiment: all ranks arrive in cycle 0, so
 // the cycles measure the collective alone.
-func system(topology string, dims []int, itemFlits int) hw.System {
+func system(topology hw.Topology, dims []int, itemFlits int) hw.System {
 	s := hw.Default()
 	s.Name = "experiment"
 	s.Topology, s.Dims, s.Ranks = topology, dims, 0
-	s.Collective, s.ItemFlits, s.Skew = "allgather", itemFlits, 0
+	s.Collective, s.ItemFlits, s.Skew = hw.CollAllGather, itemFlits, 0
 	s.MaxCycles = 1 << 30
 	return s
 }
@@ -58,18 +58,18 @@ func system(topology string, dims []int, itemFlits int) hw.System {
 // Network is one network of the near-last/near-first comparison.
 type Network struct {
 	Label    string
-	Topology string
+	Topology hw.Topology
 	Dims     []int
 }
 
 // Networks are the comparison's networks, 16 nodes each.
 var Networks = []Network{
-	{"ring 16 (torus [16])", "torus", []int{16}},
-	{"torus 4x4", "torus", []int{4, 4}},
-	{"fat tree 2-ary 4-tree", "fattree", []int{2, 2, 2, 2}},
-	{"fat tree 4-ary 2-tree", "fattree", []int{4, 4}},
-	{"hyper-crossbar 16", "hyperxbar", []int{16}},
-	{"hyper-crossbar 4x4", "hyperxbar", []int{4, 4}},
+	{"ring 16 (torus [16])", hw.TopoTorus, []int{16}},
+	{"torus 4x4", hw.TopoTorus, []int{4, 4}},
+	{"fat tree 2-ary 4-tree", hw.TopoFatTree, []int{2, 2, 2, 2}},
+	{"fat tree 4-ary 2-tree", hw.TopoFatTree, []int{4, 4}},
+	{"hyper-crossbar 16", hw.TopoHyperXbar, []int{16}},
+	{"hyper-crossbar 4x4", hw.TopoHyperXbar, []int{4, 4}},
 }
 
 // Options sizes the experiments.
@@ -92,13 +92,13 @@ func Default() Options {
 // Results holds every run of the three experiments.
 type Results struct {
 	Opt    Options
-	Orders map[string]map[int]Run    // order -> item flits -> run
-	Double map[string]map[int][2]Run // network label -> item flits -> {near-last, near-first}
-	Rings  map[int][2]Run            // ring size -> {near-last, near-first} at RingFlits
-	Wide   []WideRun                 // every order of 64 nodes, 8 items, at WideFlits
-	Duplex map[string]map[string]Run // case -> "full"/"half"
-	Cases  []string                  // duplex cases in table order
-	Exps   int                       // runs made
+	Orders map[string]map[int]Run       // order -> item flits -> run
+	Double map[string]map[int][2]Run    // network label -> item flits -> {near-last, near-first}
+	Rings  map[int][2]Run               // ring size -> {near-last, near-first} at RingFlits
+	Wide   []WideRun                    // every order of 64 nodes, 8 items, at WideFlits
+	Duplex map[string]map[hw.Duplex]Run // case -> "full"/"half"
+	Cases  []string                     // duplex cases in table order
+	Exps   int                          // runs made
 }
 
 func (r *Results) progress(format string, a ...any) {
@@ -115,7 +115,7 @@ type WideRun struct {
 
 // Collect runs every experiment.
 func Collect(opt Options) (*Results, error) {
-	r := &Results{Opt: opt, Orders: map[string]map[int]Run{}, Double: map[string]map[int][2]Run{}, Rings: map[int][2]Run{}, Duplex: map[string]map[string]Run{}}
+	r := &Results{Opt: opt, Orders: map[string]map[int]Run{}, Double: map[string]map[int][2]Run{}, Rings: map[int][2]Run{}, Duplex: map[string]map[hw.Duplex]Run{}}
 	measure := func(sys hw.System) (Run, error) {
 		r.Exps++
 		run, err := Measure(sys)
@@ -128,7 +128,7 @@ func Collect(opt Options) (*Results, error) {
 	for _, o := range collective.SeedOrders {
 		r.Orders[o] = map[int]Run{}
 		for _, f := range opt.OrderFlits {
-			sys := system("hyperxbar", []int{4, 4}, f)
+			sys := system(hw.TopoHyperXbar, []int{4, 4}, f)
 			sys.Items, sys.Order = 4, o
 			run, err := measure(sys)
 			if err != nil {
@@ -139,8 +139,8 @@ func Collect(opt Options) (*Results, error) {
 		r.progress("experiments: order %s done", o)
 	}
 	// doubling runs recursive doubling near-last, then near-first.
-	doubling := func(topology string, dims []int, f int) (pair [2]Run, err error) {
-		for i, algo := range []string{"butterfly", "butterfly-near-first"} {
+	doubling := func(topology hw.Topology, dims []int, f int) (pair [2]Run, err error) {
+		for i, algo := range []hw.Algorithm{hw.AlgoButterfly, hw.AlgoButterflyNearFirst} {
 			sys := system(topology, dims, f)
 			sys.Algo = algo
 			if pair[i], err = measure(sys); err != nil {
@@ -154,7 +154,7 @@ func Collect(opt Options) (*Results, error) {
 		return nil, err
 	}
 	for _, c := range costs {
-		sys := system("hyperxbar", []int{8, 8}, opt.WideFlits)
+		sys := system(hw.TopoHyperXbar, []int{8, 8}, opt.WideFlits)
 		sys.Items, sys.Order = 8, c.Order
 		run, err := measure(sys)
 		if err != nil {
@@ -175,7 +175,7 @@ func Collect(opt Options) (*Results, error) {
 		r.progress("experiments: %s done", n.Label)
 	}
 	for _, m := range opt.RingSizes {
-		pair, err := doubling("torus", []int{m}, opt.RingFlits)
+		pair, err := doubling(hw.TopoTorus, []int{m}, opt.RingFlits)
 		if err != nil {
 			return nil, err
 		}
@@ -192,15 +192,15 @@ func Collect(opt Options) (*Results, error) {
 	}
 	cases = append(cases,
 		dcase{"hyper-crossbar 4x4, recursive doubling near-last", func(s *hw.System) {}},
-		dcase{"ring 16, recursive doubling near-last", func(s *hw.System) { s.Topology, s.Dims = "torus", []int{16} }},
-		dcase{"fat tree 4-ary 2-tree, recursive doubling near-last", func(s *hw.System) { s.Topology = "fattree" }},
-		dcase{"hyper-crossbar 4x4, broadcast", func(s *hw.System) { s.Collective = "broadcast" }},
+		dcase{"ring 16, recursive doubling near-last", func(s *hw.System) { s.Topology, s.Dims = hw.TopoTorus, []int{16} }},
+		dcase{"fat tree 4-ary 2-tree, recursive doubling near-last", func(s *hw.System) { s.Topology = hw.TopoFatTree }},
+		dcase{"hyper-crossbar 4x4, broadcast", func(s *hw.System) { s.Collective = hw.CollBroadcast }},
 	)
 	for _, c := range cases {
 		r.Cases = append(r.Cases, c.label)
-		r.Duplex[c.label] = map[string]Run{}
+		r.Duplex[c.label] = map[hw.Duplex]Run{}
 		for _, d := range hw.DuplexModes {
-			sys := system("hyperxbar", []int{4, 4}, opt.DuplexFlits)
+			sys := system(hw.TopoHyperXbar, []int{4, 4}, opt.DuplexFlits)
 			c.edit(&sys)
 			sys.Duplex = d
 			run, err := measure(sys)

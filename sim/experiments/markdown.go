@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hxbar/hxbar/collective"
+	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
 )
 
@@ -235,9 +236,9 @@ share one wire, one flit per cycle (model only). %d flits per item.
 |---|---|---|---|---|
 `, opt.DuplexFlits)
 	for i, c := range r.Cases {
-		full, half := r.Duplex[c]["full"], r.Duplex[c]["half"]
+		full, half := r.Duplex[c][hw.DuplexFull], r.Duplex[c][hw.DuplexHalf]
 		pred := "-"
-		if full.Sys.Topology == "hyperxbar" {
+		if full.Sys.Topology == hw.TopoHyperXbar {
 			pred = fmt.Sprintf("%.2f", halfDuplexPrediction(full))
 		}
 		p("| %d. %s | %d | %d | %.2f | %s |\n", i+1, c, full.Cycles, half.Cycles, float64(half.Cycles)/float64(full.Cycles), pred)

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/hxbar/hxbar/collective"
+	"github.com/hxbar/hxbar/hw"
 )
 
 // Plot files, in the order Markdown uses them.
@@ -122,8 +123,8 @@ func (r *Results) Plots(dir string) ([]string, error) {
 	var labels []string
 	for i, c := range r.Cases {
 		labels = append(labels, fmt.Sprintf("case %d", i+1))
-		full = append(full, float64(r.Duplex[c]["full"].Cycles))
-		half = append(half, float64(r.Duplex[c]["half"].Cycles))
+		full = append(full, float64(r.Duplex[c][hw.DuplexFull].Cycles))
+		half = append(half, float64(r.Duplex[c][hw.DuplexHalf].Cycles))
 	}
 	if err := bars(fmt.Sprintf("Full vs half duplex, %d flits/item (cases in table order)", r.Opt.DuplexFlits), "cycles",
 		labels, []string{"full duplex", "half duplex"}, [][]float64{full, half}, filepath.Join(dir, plotFiles[3])); err != nil {
