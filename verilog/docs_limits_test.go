@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/noc"
 	"github.com/hxbar/hxbar/sim"
@@ -22,43 +21,37 @@ import (
 // constants that must agree (a limit still defined in two packages): the
 // statements below list every key that a stated value must equal.
 var limitConsts = map[string]int64{
-	"hw.MinDims":               hw.MinDims,
-	"hw.MaxDims":               hw.MaxDims,
-	"hw.MinDimSize":            hw.MinDimSize,
-	"hw.MaxDimSize":            hw.MaxDimSize,
-	"hw.MinFlitWidth":          hw.MinFlitWidth,
-	"hw.MaxFlitWidth":          hw.MaxFlitWidth,
-	"hw.MaxLinkLatency":        hw.MaxLinkLatency,
-	"hw.MaxBufferDepth":        hw.MaxBufferDepth,
-	"hw.MaxSkew":               hw.MaxSkew,
-	"hw.MaxMaxCycles":          hw.MaxMaxCycles,
-	"hw.MaxItemFlits":          hw.MaxItemFlits,
-	"hw.MaxCollectiveRanks":    hw.MaxCollectiveRanks,
-	"hw.MaxNameLen":            hw.MaxNameLen,
-	"hw.GateBits":              hw.GateBits,
-	"barrierunit.MaxGates":     barrierunit.MaxGates,
-	"barrierunit.MaxNeed":      barrierunit.MaxNeed,
-	"barrierunit.MaxItems":     barrierunit.MaxItems,
-	"barrierunit.MaxDataRanks": barrierunit.MaxDataRanks,
-	"barrierunit.MaxItemFlits": barrierunit.MaxItemFlits,
-	"verilog.MaxGates":         verilog.MaxGates,
-	"verilog.MaxNeed":          verilog.MaxNeed,
-	"verilog.MaxRouteIndex":    verilog.MaxRouteIndex,
-	"verilog.MaxNodes":         verilog.MaxNodes,
-	"verilog.MaxDataRanks":     verilog.MaxDataRanks,
-	"verilog.MaxDataItems":     verilog.MaxDataItems,
-	"verilog.MaxItemFlits":     verilog.MaxItemFlits,
-	"verilog.MaxItemList":      verilog.MaxItemList,
-	"noc.MaxFatTreeArity":      noc.MaxFatTreeArity,
-	"noc.MaxFabricNodes":       noc.MaxFabricNodes,
-	"noc.MaxCheckNodes":        noc.MaxCheckNodes,
-	"sim.MaxModelNodes":        sim.MaxModelNodes,
+	"hw.MinDims":            hw.MinDims,
+	"hw.MaxDims":            hw.MaxDims,
+	"hw.MinDimSize":         hw.MinDimSize,
+	"hw.MaxDimSize":         hw.MaxDimSize,
+	"hw.MinFlitWidth":       hw.MinFlitWidth,
+	"hw.MaxFlitWidth":       hw.MaxFlitWidth,
+	"hw.MaxLinkLatency":     hw.MaxLinkLatency,
+	"hw.MaxBufferDepth":     hw.MaxBufferDepth,
+	"hw.MaxSkew":            hw.MaxSkew,
+	"hw.MaxMaxCycles":       hw.MaxMaxCycles,
+	"hw.MaxItemFlits":       hw.MaxItemFlits,
+	"hw.MaxCollectiveRanks": hw.MaxCollectiveRanks,
+	"hw.MaxNameLen":         hw.MaxNameLen,
+	"hw.GateBits":           hw.GateBits,
+	"hw.MaxGates":           hw.MaxGates,
+	"hw.MaxNeed":            hw.MaxNeed,
+	"hw.MaxRouteIndex":      hw.MaxRouteIndex,
+	"hw.MaxDataRanks":       hw.MaxDataRanks,
+	"hw.MaxItems":           hw.MaxItems,
+	"verilog.MaxNodes":      verilog.MaxNodes,
+	"verilog.MaxItemList":   verilog.MaxItemList,
+	"noc.MaxFatTreeArity":   noc.MaxFatTreeArity,
+	"noc.MaxFabricNodes":    noc.MaxFabricNodes,
+	"noc.MaxCheckNodes":     noc.MaxCheckNodes,
+	"sim.MaxModelNodes":     sim.MaxModelNodes,
 
 	// Values derived from the constants above.
-	"verilog.MaxRouteIndex+1":                   verilog.MaxRouteIndex + 1,
-	"hw.MaxDimSize+1":                           hw.MaxDimSize + 1,
-	"hw.MaxDimSize^hw.MaxDims":                  pow(hw.MaxDimSize, hw.MaxDims),
-	"width of ranks below verilog.MaxDataRanks": int64(bits.Len(uint(verilog.MaxDataRanks - 1))),
+	"hw.MaxRouteIndex+1":                   hw.MaxRouteIndex + 1,
+	"hw.MaxDimSize+1":                      hw.MaxDimSize + 1,
+	"hw.MaxDimSize^hw.MaxDims":             pow(hw.MaxDimSize, hw.MaxDims),
+	"width of ranks below hw.MaxDataRanks": int64(bits.Len(uint(hw.MaxDataRanks - 1))),
 }
 
 func pow(b, e int64) int64 {
@@ -82,9 +75,9 @@ type limitStatement struct {
 }
 
 const (
-	gates     = "barrierunit.MaxGates|verilog.MaxGates"
-	need      = "barrierunit.MaxNeed|verilog.MaxNeed"
-	itemFlits = "hw.MaxItemFlits|barrierunit.MaxItemFlits|verilog.MaxItemFlits"
+	gates     = "hw.MaxGates"
+	need      = "hw.MaxNeed"
+	itemFlits = "hw.MaxItemFlits"
 )
 
 var limitStatements = []limitStatement{
@@ -96,8 +89,8 @@ var limitStatements = []limitStatement{
 	{"microarchitecture.md", `\x60FW >= AB \+ RB \+ (\S+)\x60`, []string{"hw.GateBits"}},
 	{"microarchitecture.md", `\x60(\S+) <= FW <= (\S+)\x60`, []string{"hw.MinFlitWidth", "hw.MaxFlitWidth"}},
 	{"microarchitecture.md", `\x60G <= (\S+)\x60`, []string{gates}},
-	{"microarchitecture.md", `\| at most (\S+) \| the receive count \x60rxcnt\[g\]\x60 is an (\S+)-bit counter`, []string{need, "bits(barrierunit.MaxNeed)|bits(verilog.MaxNeed)"}},
-	{"microarchitecture.md", `\| at most (\S+) each \| (\S+)-bit count and start fields`, []string{"verilog.MaxRouteIndex", "bits(verilog.MaxRouteIndex)"}},
+	{"microarchitecture.md", `\| at most (\S+) \| the receive count \x60rxcnt\[g\]\x60 is an (\S+)-bit counter`, []string{need, "bits(hw.MaxNeed)"}},
+	{"microarchitecture.md", `\| at most (\S+) each \| (\S+)-bit count and start fields`, []string{"hw.MaxRouteIndex", "bits(hw.MaxRouteIndex)"}},
 
 	// rtl.md: module parameters, refused systems, decision 11.
 	{"rtl.md", `\x60FW >= AB \+ RB \+ (\S+)\x60`, []string{"hw.GateBits"}},
@@ -105,15 +98,15 @@ var limitStatements = []limitStatement{
 	{"rtl.md", `number of dimensions \x60n\x60, (\S+)\.\.(\S+) \|`, []string{"hw.MinDims", "hw.MaxDims"}},
 	{"rtl.md", `\x60G\x60 of the table, 0\.\.(\S+) \(`, []string{gates}},
 	{"rtl.md", `flits per item \x60F\x60, 1\.\.(\S+) \(`, []string{itemFlits}},
-	{"rtl.md", `\x60RB <= (\S+)\x60; checked\)`, []string{"width of ranks below verilog.MaxDataRanks"}},
+	{"rtl.md", `\x60RB <= (\S+)\x60; checked\)`, []string{"width of ranks below hw.MaxDataRanks"}},
 	{"rtl.md", `more than (\S+) nodes \(\x60dims\x60`, []string{"verilog.MaxNodes"}},
 	{"rtl.md", `\x60gates\x60 above (\S+), more than (\S+) routes into one gate`, []string{gates, need}},
-	{"rtl.md", `route count or route list index above (\S+) \(\x60routes\x60\)`, []string{"verilog.MaxRouteIndex"}},
-	{"rtl.md", `more than (\S+) ranks \(\x60ranks\x60\) or items \(\x60items\x60\)`, []string{"verilog.MaxDataRanks|verilog.MaxDataItems"}},
+	{"rtl.md", `route count or route list index above (\S+) \(\x60routes\x60\)`, []string{"hw.MaxRouteIndex"}},
+	{"rtl.md", `more than (\S+) ranks \(\x60ranks\x60\) or items \(\x60items\x60\)`, []string{"hw.MaxDataRanks|hw.MaxItems"}},
 	{"rtl.md", `\x60item_flits\x60 above (\S+),`, []string{itemFlits}},
 	{"rtl.md", `more than (\S+(?: - \S+)?) item-list words`, []string{"verilog.MaxItemList"}},
 	{"rtl.md", `\x60G <= (\S+)\x60 \(end gate fits (\S+) bits\), \x60need <= (\S+)\x60, routes per gate and route list index \x60< (\S+)\x60`,
-		[]string{gates, "hw.GateBits", need, "verilog.MaxRouteIndex+1"}},
+		[]string{gates, "hw.GateBits", need, "hw.MaxRouteIndex+1"}},
 
 	// config.md: the keys table, the text and the error examples.
 	{"config.md", `\| 1\.\.(\S+) characters from`, []string{"hw.MaxNameLen"}},
@@ -138,10 +131,10 @@ var limitStatements = []limitStatement{
 	{"config.md", `the cycle model's (\S+) nodes, \x60check\x60's (\S+),`, []string{"sim.MaxModelNodes", "noc.MaxCheckNodes"}},
 
 	// transfers.md: ItemWord's fields and the data table.
-	{"transfers.md", `\(o, i < (\S+); j <`, []string{"barrierunit.MaxDataRanks|barrierunit.MaxItems|verilog.MaxDataRanks|verilog.MaxDataItems"}},
+	{"transfers.md", `\(o, i < (\S+); j <`, []string{"hw.MaxDataRanks|hw.MaxItems"}},
 	{"transfers.md", `\| \x60F\x60, flits per item \(1\.\.(\S+)\) \|`, []string{itemFlits}},
 	{"transfers.md", `Limits: ranks and items below (\S+), \x60F\x60 up to (\S+), at most (\S+(?: - \S+)?) item-list words`,
-		[]string{"barrierunit.MaxDataRanks|barrierunit.MaxItems|verilog.MaxDataRanks|verilog.MaxDataItems", itemFlits, "verilog.MaxItemList"}},
+		[]string{"hw.MaxDataRanks|hw.MaxItems", itemFlits, "verilog.MaxItemList"}},
 }
 
 // docNumber reads a number as the docs write it: 4096, 4,096, 2^16,
