@@ -258,7 +258,7 @@ module hx_switch #(
     // ------------------------------------------------------------------
     // Outputs: owner / round robin / credits
     // ------------------------------------------------------------------
-    wire [P*IW-1:0] sel;       // input whose front flit output o sends
+    wire [P*P-1:0]  sel;       // sel[P*o + i]: output o selects input i (one-hot)
     wire [P-1:0]    snd;       // output o sends this cycle
 
     genvar o;
@@ -285,32 +285,54 @@ module hx_switch #(
             end
 
             // Round robin: first requester in the order rr, rr+1, ..., P-1,
-            // 0, ..., rr-1.
+            // 0, ..., rr-1, i.e. the lowest requester at or above rr if there
+            // is one, else the lowest requester. Written without a runtime
+            // index (no req[rr + k]): a mask, a priority chain giving the
+            // grant one-hot, and an AND-OR encoder.
             reg          gnt_v;
             reg [IW-1:0] gnt;
-            integer k, idx;
+            reg [P-1:0]  hi;       // requesters at or above rr
+            reg [P-1:0]  cand;     // hi if any, else req
+            reg [P-1:0]  goh;      // grant, one-hot (0: none)
+            reg          seen;
+            integer k;
             always @* begin
-                gnt_v = 1'b0;
+                for (k = 0; k < P; k = k + 1)
+                    hi[k] = req[k] && (k[IW-1:0] >= rr);
+                cand  = (|hi) ? hi : req;
+                seen  = 1'b0;
                 gnt   = {IW{1'b0}};
                 for (k = 0; k < P; k = k + 1) begin
-                    idx = {{(32-IW){1'b0}}, rr} + k;
-                    if (idx >= P)
-                        idx = idx - P;
-                    if (!gnt_v && req[idx]) begin
-                        gnt_v = 1'b1;
-                        gnt   = idx[IW-1:0];
-                    end
+                    goh[k] = cand[k] && !seen;
+                    seen   = seen || cand[k];
+                    gnt    = gnt | ({IW{goh[k]}} & k[IW-1:0]);
                 end
+                gnt_v = seen;
             end
 
-            wire [IW-1:0] s     = own_v ? own : gnt;
-            wire [W-1:0]  flit  = front[W*s +: W];
+            // Selected input s, decoded once to one-hot; the flit, its tail
+            // bit and the owner's ready are AND-OR selections over the inputs
+            // (no front[W*s +: W]: Yosys makes a shifter of that).
+            wire [IW-1:0] s = own_v ? own : gnt;
+            reg  [P-1:0]  soh;     // soh[i] = (s == i), exactly one bit set
+            reg  [W-1:0]  flit;
+            reg           own_rdy; // fvalid[own]
+            integer m;
+            always @* begin
+                flit    = {W{1'b0}};
+                own_rdy = 1'b0;
+                for (m = 0; m < P; m = m + 1) begin
+                    soh[m]  = (s == m[IW-1:0]);
+                    flit    = flit | ({W{soh[m]}} & front[W*m +: W]);
+                    own_rdy = own_rdy | (soh[m] & fvalid[m]);
+                end
+            end
             wire          tail  = flit[W-2];
-            // Owned: the owner's next flit goes as soon as it is ready.
-            // Free: a grant needs a requester; both need a credit, and with
-            // no credit nothing changes (rr included).
-            assign snd[o] = cr_ok && (own_v ? fvalid[own] : gnt_v);
-            assign sel[IW*o +: IW] = s;
+            // Owned: the owner's next flit goes as soon as it is ready
+            // (s = own when owned). Free: a grant needs a requester; both
+            // need a credit, and with no credit nothing changes (rr included).
+            assign snd[o] = cr_ok && (own_v ? own_rdy : gnt_v);
+            assign sel[P*o +: P] = soh;
             assign out_valid[o] = snd[o];
             assign out_flit[W*o +: W] = flit;
 
@@ -339,8 +361,7 @@ module hx_switch #(
         for (pi = 0; pi < P; pi = pi + 1) begin
             pop[pi] = 1'b0;
             for (po = 0; po < P; po = po + 1)
-                if (snd[po] && sel[IW*po +: IW] == pi[IW-1:0])
-                    pop[pi] = 1'b1;
+                pop[pi] = pop[pi] | (snd[po] & sel[P*po + pi]);
         end
     end
 endmodule
