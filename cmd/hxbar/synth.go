@@ -76,13 +76,12 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	}
 
 	rep, err := synth.Run(ctx, target, synth.Options{Progress: prefixWriter{stderr}})
+	var ye *synth.YosysError
 	switch {
-	case errors.Is(err, synth.ErrNoYosys):
-		return usageError{err}
-	case err != nil && *dir != "" && !strings.Contains(err.Error(), "yosys failed"):
-		return usageError{err} // the directory is not a design
-	case err != nil:
+	case errors.As(err, &ye):
 		return failure{err.Error()}
+	case err != nil:
+		return usageError{err} // no yosys (synth.ErrNoYosys), or the directory is not a design
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)

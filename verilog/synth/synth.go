@@ -50,6 +50,20 @@ const (
 // ErrNoYosys is returned when yosys is not on PATH.
 var ErrNoYosys = errors.New("yosys not found: install it with 'apt-get install -y yosys'")
 
+// YosysError is a Yosys run that failed: Msg holds the ERROR lines of its
+// log (or its output).
+type YosysError struct {
+	Dir string
+	Err error
+	Msg string
+}
+
+func (e *YosysError) Error() string {
+	return fmt.Sprintf("yosys failed in %s (%v): %s", e.Dir, e.Err, e.Msg)
+}
+
+func (e *YosysError) Unwrap() error { return e.Err }
+
 // Module is one synthesized module: the figures are per instance, and
 // Instances is how many times it occurs in the hierarchy under hx_top.
 // Parametrisations of a module with equal figures are merged into one row
@@ -331,15 +345,15 @@ type Options struct {
 }
 
 // Run synthesizes the design in dir (written by 'hxbar gen') and reports.
-// A missing yosys is ErrNoYosys.
+// A missing yosys is ErrNoYosys, a failed Yosys run a *YosysError.
 func Run(ctx context.Context, dir string, opt Options) (*Report, error) {
-	ys, err := exec.LookPath(Yosys)
-	if err != nil {
-		return nil, ErrNoYosys
-	}
 	srcs, err := Sources(dir)
 	if err != nil {
 		return nil, err
+	}
+	ys, err := exec.LookPath(Yosys)
+	if err != nil {
+		return nil, ErrNoYosys
 	}
 	work, err := os.MkdirTemp("", "hxbar-synth-")
 	if err != nil {
@@ -384,7 +398,7 @@ wait:
 		if e := errorLines(string(log)); e != "" {
 			msg = e
 		}
-		return nil, fmt.Errorf("yosys failed in %s (%v): %s", dir, runErr, msg)
+		return nil, &YosysError{Dir: dir, Err: runErr, Msg: msg}
 	}
 	read := func(f string) ([]byte, error) { return os.ReadFile(filepath.Join(work, f)) }
 	memJSON, err := read("mem.json")
