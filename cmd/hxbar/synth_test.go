@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hxbar/hxbar/verilog/synth"
 )
 
 // needYosys skips without Yosys, unless CI is set (then it fails).
@@ -148,5 +152,22 @@ func TestSynthYosysFails(t *testing.T) {
 	code, _, errs := hx(t, "synth", "--dir", dir)
 	if code != 1 || !strings.Contains(errs, "yosys failed") || !strings.Contains(errs, "ERROR") {
 		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestSynthProgress: a run reports its progress on the Progress writer.
+func TestSynthProgress(t *testing.T) {
+	needYosys(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, _, errs := hx(t, "gen", "--out", dir, "--dims", "2", "--flit-width", "16"); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, errs)
+	}
+	var progress strings.Builder
+	rep, err := synth.Run(context.Background(), dir, synth.Options{Progress: &progress, Interval: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Total.Cells == 0 || !strings.Contains(progress.String(), "synth: ") || !strings.Contains(progress.String(), "step ") {
+		t.Errorf("total %+v, progress:\n%s", rep.Total, progress.String())
 	}
 }

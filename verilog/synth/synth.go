@@ -431,7 +431,11 @@ wait:
 	return rep, nil
 }
 
-// lastPass is the last "Executing ..." line of Yosys's log.
+// passRE matches Yosys's log headers: "5.10. Executing OPT_MERGE pass (detect identical cells)."
+var passRE = regexp.MustCompile(`^([0-9.]+?)\.? Executing (.*?)\.?$`)
+
+// lastPass is the last "Executing ..." header of Yosys's log, shortened:
+// "step 5.10 OPT_MERGE pass (detect identical cells)".
 func lastPass(logFile string) string {
 	f, err := os.Open(logFile)
 	if err != nil {
@@ -446,8 +450,8 @@ func lastPass(logFile string) string {
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for sc.Scan() {
 		l := strings.TrimSpace(sc.Text())
-		if i := strings.Index(l, "Executing "); i >= 0 {
-			last = strings.TrimSuffix(l[i+len("Executing "):], ".")
+		if m := passRE.FindStringSubmatch(l); m != nil {
+			last = "step " + m[1] + " " + m[2]
 		}
 	}
 	return last

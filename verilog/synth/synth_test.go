@@ -191,3 +191,17 @@ func keys(m map[string]StatModule) []string {
 	}
 	return k
 }
+
+func TestLastPass(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "yosys.log")
+	if got := lastPass(f); got != "starting" {
+		t.Errorf("no log: %q", got)
+	}
+	log := "1. Executing Verilog-2005 frontend: hx_alu.v\n\n5. Executing SYNTH pass.\n\n5.10. Executing OPT_MERGE pass (detect identical cells).\nFinding identical cells in module.\n"
+	if err := os.WriteFile(f, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := lastPass(f), "step 5.10 OPT_MERGE pass (detect identical cells)"; got != want {
+		t.Errorf("lastPass = %q, want %q", got, want)
+	}
+}
