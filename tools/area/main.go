@@ -41,13 +41,17 @@ var (
 		{"ports-8", []string{"--dims", "8"}},
 		{"ports-16", []string{"--dims", "16"}},
 	}
+	// Gates: a unit's figures depend on G (and on the rank and address
+	// bits), hardly on the network; the 16- to 64-rank points use the
+	// binary hypercube, whose 2-port crossbars synthesize fast.
 	gates = []point{
-		{"ranks-2-of16", []string{"--dims", "16", "--ranks", "2"}},
-		{"ranks-4-of16", []string{"--dims", "16", "--ranks", "4"}},
-		{"ranks-8-of16", []string{"--dims", "16", "--ranks", "8"}},
-		{"ports-16", []string{"--dims", "16"}},
-		{"hcube-2of32", []string{"--dims", "2,2,2,2,2", "--ranks", "2"}},
+		{"ranks-2", []string{"--dims", "8", "--ranks", "2"}},
+		{"ranks-4", []string{"--dims", "8", "--ranks", "4"}},
+		{"ports-8", []string{"--dims", "8"}},
+		{"hcube-2of16", []string{"--dims", "2,2,2,2", "--ranks", "2"}},
+		{"hcube-16", []string{"--dims", "2,2,2,2"}},
 		{"hcube-32", []string{"--dims", "2,2,2,2,2"}},
+		{"hcube-64", []string{"--dims", "2,2,2,2,2,2"}},
 	}
 	widths = []point{
 		{"fw16", []string{"--dims", "4", "--flit-width", "16"}},
@@ -153,56 +157,50 @@ func run(hxbar, cache, img string, timeout time.Duration) error {
 		for _, g := range groups {
 			s += fmt.Sprintf(" %s |", k(r.sum[g].Cells))
 		}
-		return s
+		return s + fmt.Sprintf(" %s |", k(largest(r, "hx_switch").Cells))
 	}
 	head := "| switches | cells | flops | memory bits | depth |"
 	for _, g := range groups {
 		head += " " + g + " cells |"
 	}
+	head += " largest hx_switch (one) |"
 
 	fmt.Println("Ports (`--dims N`: one N-port crossbar, N nodes, every node a rank, flit width 64):")
 	fmt.Println()
 	fmt.Println("| --dims " + head)
-	fmt.Println(strings.Repeat("|---", strings.Count(head, "|")+1) + "|")
+	fmt.Println(strings.Repeat("|---", strings.Count(head, "|")) + "|")
 	for _, p := range ports {
 		if r := results[p.name]; r != nil {
 			fmt.Println(row(strings.Join(p.flags[1:], " "), r))
 		}
 	}
 	fmt.Println()
-	fmt.Println("Gates (ranks R, G = log2 R gates of the butterfly; flit width 64):")
+	fmt.Println("Gates (ranks R on the first nodes, G = ceil(log2 R) gates of the butterfly; flit width 64). The unit is the largest")
+	fmt.Println("hx_barrier_unit variant (a unit with a rank); the design total includes the network:")
 	fmt.Println()
-	fmt.Println("| system | ranks | G | units with a rank: cells each | memory bits each | flops each | " + head[2:])
-	fmt.Println(strings.Repeat("|---", strings.Count(head, "|")+5) + "|")
+	fmt.Println("| --dims | nodes | ranks | G | unit cells | unit flops | unit memory bits | unit depth | design cells | design depth |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	for _, p := range gates {
 		r := results[p.name]
 		if r == nil {
 			continue
 		}
-		ranks := 0
+		ranks := r.nodes
 		for i, f := range p.flags {
 			if f == "--ranks" {
 				fmt.Sscan(p.flags[i+1], &ranks)
 			}
 		}
-		if ranks == 0 {
-			ranks = r.nodes
-		}
-		// The largest barrier-unit row is a unit with a rank.
-		var unit synth.Module
-		for _, m := range r.rep.Modules {
-			if m.Module == "hx_barrier_unit" && m.Cells > unit.Cells {
-				unit = m
-			}
-		}
+		unit := largest(r, "hx_barrier_unit")
 		g := int(math.Ceil(math.Log2(float64(ranks))))
-		fmt.Println(row(fmt.Sprintf("--dims %s | %d | %d | %d | %d | %d", p.flags[1], ranks, g, unit.Cells, unit.MemoryBits, unit.Flops), r))
+		fmt.Printf("| %s | %d | %d | %d | %d | %d | %d | %d | %s | %d |\n", p.flags[1], r.nodes, ranks, g,
+			unit.Cells, unit.Flops, unit.MemoryBits, unit.Depth, k(r.rep.Total.Cells), r.rep.Total.Depth)
 	}
 	fmt.Println()
 	fmt.Println("Flit width (`--dims 4`):")
 	fmt.Println()
 	fmt.Println("| flit width " + head)
-	fmt.Println(strings.Repeat("|---", strings.Count(head, "|")+1) + "|")
+	fmt.Println(strings.Repeat("|---", strings.Count(head, "|")) + "|")
 	for _, p := range widths {
 		if r := results[p.name]; r != nil {
 			w := "64"
@@ -216,6 +214,17 @@ func run(hxbar, cache, img string, timeout time.Duration) error {
 		fmt.Printf("\nLeft out (synthesis over %s): %s\n", timeout, strings.Join(left, ", "))
 	}
 	return plotPorts(results, filepath.Join(img, "area-ports.svg"))
+}
+
+// largest is the module's variant with the most cells.
+func largest(r *result, module string) synth.Module {
+	var l synth.Module
+	for _, m := range r.rep.Modules {
+		if m.Module == module && m.Cells > l.Cells {
+			l = m
+		}
+	}
+	return l
 }
 
 var palette = []color.Color{
