@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/hxbar/hxbar/verilog/synth"
 )
@@ -43,7 +44,9 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 		return usagef("--keep applies only without --dir (a temporary directory)")
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM too (timeout(1), a killed make): the context kills Yosys,
+	// which would otherwise run on for minutes without us.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	target := *dir

@@ -171,3 +171,22 @@ func TestSynthProgress(t *testing.T) {
 		t.Errorf("total %+v, progress:\n%s", rep.Total, progress.String())
 	}
 }
+
+// TestSynthCancel: a cancelled run stops Yosys and says so.
+func TestSynthCancel(t *testing.T) {
+	needYosys(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, _, errs := hx(t, "gen", "--out", dir, "--dims", "2", "--flit-width", "16"); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, errs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := synth.Run(ctx, dir, synth.Options{})
+	if err == nil || !strings.Contains(err.Error(), "yosys stopped") {
+		t.Errorf("err = %v, want yosys stopped", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Run returned after %s, not when cancelled", d)
+	}
+}

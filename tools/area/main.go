@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -42,16 +43,16 @@ var (
 		{"ports-16", []string{"--dims", "16"}},
 	}
 	// Gates: a unit's figures depend on G (and on the rank and address
-	// bits), hardly on the network; the 16- to 64-rank points use the
-	// binary hypercube, whose 2-port crossbars synthesize fast.
+	// bits), hardly on the network; the 16- to 64-rank points use small
+	// crossbars (2 and 4 ports: at most 4 dimensions), which synthesize
+	// faster than one 16-port crossbar per rank count.
 	gates = []point{
 		{"ranks-2", []string{"--dims", "8", "--ranks", "2"}},
 		{"ranks-4", []string{"--dims", "8", "--ranks", "4"}},
 		{"ports-8", []string{"--dims", "8"}},
-		{"hcube-2of16", []string{"--dims", "2,2,2,2", "--ranks", "2"}},
 		{"hcube-16", []string{"--dims", "2,2,2,2"}},
-		{"hcube-32", []string{"--dims", "2,2,2,2,2"}},
-		{"hcube-64", []string{"--dims", "2,2,2,2,2,2"}},
+		{"hcube-32", []string{"--dims", "2,2,2,4"}},
+		{"hcube-64", []string{"--dims", "2,2,4,4"}},
 	}
 	widths = []point{
 		{"fw16", []string{"--dims", "4", "--flit-width", "16"}},
@@ -92,6 +93,9 @@ func measure(hxbar, cache string, p point, timeout time.Duration) (*result, erro
 		defer cancel()
 		cmd := exec.CommandContext(ctx, hxbar, append(append([]string{"synth"}, p.flags...), "--format", "json")...)
 		cmd.Stderr = os.Stderr
+		// SIGTERM, not SIGKILL: hxbar synth then stops its Yosys.
+		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+		cmd.WaitDelay = 10 * time.Second
 		out, err := cmd.Output()
 		if ctx.Err() != nil {
 			return nil, nil // over the time bound: left out

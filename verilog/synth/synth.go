@@ -392,6 +392,9 @@ wait:
 			}
 		}
 	}
+	if runErr != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("yosys stopped: %w", ctx.Err())
+	}
 	if runErr != nil {
 		log, _ := os.ReadFile(logFile)
 		msg := strings.TrimSpace(stderr.String())
