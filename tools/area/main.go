@@ -257,10 +257,21 @@ func plotPorts(results map[string]*result, file string) error {
 		return errors.New("no ports point measured")
 	}
 	p := plot.New()
-	p.Title.Text = "Generic cells by module against crossbar ports (--dims N, flit width 64)"
+	p.Title.Text = "Generic cells by module, --dims N (one N-port crossbar), flit width 64"
 	p.Y.Label.Text = "thousand Yosys generic cells"
+	top := 0.0
+	for j := range names {
+		sum := 0.0
+		for i := range groups {
+			sum += vals[i][j]
+		}
+		top = max(top, sum)
+	}
+	p.Y.Min, p.Y.Max = 0, top*1.1
+	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
 	var below *plotter.BarChart
-	for i, g := range groups {
+	var bars []*plotter.BarChart
+	for i := range groups {
 		b, err := plotter.NewBarChart(vals[i], vg.Points(40))
 		if err != nil {
 			return err
@@ -271,8 +282,11 @@ func plotPorts(results map[string]*result, file string) error {
 			b.StackOn(below)
 		}
 		below = b
+		bars = append(bars, b)
 		p.Add(b)
-		p.Legend.Add(g, b)
+	}
+	for i := len(groups) - 1; i >= 0; i-- { // the legend in the stack's order, top first
+		p.Legend.Add(groups[i], bars[i])
 	}
 	p.Legend.Top = true
 	p.Legend.Left = true
