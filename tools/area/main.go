@@ -45,13 +45,14 @@ var (
 		{"ports-16", []string{"--dims", "16"}},
 	}
 	// Gates: a unit's figures depend on G (and on the rank and address
-	// bits), hardly on the network; the 16- to 64-rank points use small
-	// crossbars (2 and 4 ports: at most 4 dimensions), which synthesize
-	// faster than one 16-port crossbar per rank count.
+	// bits), hardly on the network; ranks 2..8 on one 8-port crossbar,
+	// 16 on one 16-port crossbar and on the binary hypercube, 32 and 64
+	// on 4-dimensional networks (hxbar allows at most 4 dimensions).
 	gates = []point{
 		{"ranks-2", []string{"--dims", "8", "--ranks", "2"}},
 		{"ranks-4", []string{"--dims", "8", "--ranks", "4"}},
 		{"ports-8", []string{"--dims", "8"}},
+		{"ports-16", []string{"--dims", "16"}},
 		{"hcube-16", []string{"--dims", "2,2,2,2"}},
 		{"hcube-32", []string{"--dims", "2,2,2,4"}},
 		{"hcube-64", []string{"--dims", "2,2,4,4"}},
