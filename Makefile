@@ -6,7 +6,7 @@ GO      ?= go
 BIN     := ./hxbar
 FUZZTIME ?= 10s
 
-.PHONY: all build run test deps vet unit race fuzz rtl bench experiments mutate clean
+.PHONY: all build run test deps vet unit race fuzz rtl bench experiments area mutate clean
 
 all: build
 
@@ -56,6 +56,14 @@ fuzz:
 # and its plots in docs/img (a few seconds; TestDocInStep keeps them in step).
 experiments: build
 	$(BIN) experiments --doc docs/experiments.md --img docs/img
+
+# Area and logic depth of the generated RTL under Yosys (docs/area.md):
+# runs 'hxbar synth' over the design points of tools/area (minutes; a
+# 16-port point takes several, a point over 5 minutes is left out), caches
+# the JSON in AREA_CACHE, prints the tables and rewrites docs/img/area-ports.svg.
+AREA_CACHE ?= /tmp/hxbar-area
+area: build deps
+	$(GO) run ./tools/area -hxbar $(BIN) -cache $(AREA_CACHE) -img docs/img
 
 test: deps vet fuzz rtl race unit
 	@echo "make test: all passed"

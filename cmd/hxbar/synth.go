@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/hxbar/hxbar/verilog/synth"
+)
+
+// runSynth runs Yosys on a generated design and reports its area and logic
+// depth per module and in total (docs/area.md).
+func runSynth(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("synth", stderr)
+	sys := bindSystem(fs.FlagSet)
+	dir := fs.String("dir", "", "synthesize the design in `DIR` (made by 'hxbar gen'); without it the system flags are generated into a temporary directory")
+	format := fs.String("format", "table", "output format: table or json")
+	keep := fs.Bool("keep", false, "without --dir: keep the temporary directory and print its name")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	own := map[string]bool{"dir": true, "format": true, "keep": true}
+	var sysFlags []string
+	fs.Visit(func(f *flag.Flag) {
+		if !own[f.Name] {
+			sysFlags = append(sysFlags, "--"+f.Name)
+		}
+	})
+	if *dir != "" && len(sysFlags) > 0 {
+		return usagef("%s cannot be combined with --dir: the directory holds the design (regenerate it with 'hxbar gen --out DIR' and those flags)",
+			strings.Join(sysFlags, ", "))
+	}
+	if *dir != "" && *keep {
+		return usagef("--keep applies only without --dir (a temporary directory)")
+	}
+
+	// SIGTERM too (timeout(1), a killed make): the context kills Yosys,
+	// which would otherwise run on for minutes without us.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	target := *dir
+	if target == "" {
+		s, err := sys()
+		if err != nil {
+			return usageError{err}
+		}
+		tmp, err := os.MkdirTemp("", "hxbar-synth-")
+		if err != nil {
+			return err
+		}
+		if *keep {
+			defer fmt.Fprintf(stderr, "hxbar synth: kept %s\n", tmp)
+		} else {
+			defer os.RemoveAll(tmp)
+		}
+		sched, cs, err := schedulesFlag(fs.FlagSet, "", &s)
+		if err != nil {
+			return err
+		}
+		g, err := generateDir(tmp, s, sched, cs)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "hxbar synth: %d nodes, %d switches: running yosys (minutes from 16 nodes on)\n", g.manifest.Nodes, g.manifest.Switches)
+		target = tmp
+	} else if st, err := os.Stat(target); err != nil || !st.IsDir() {
+		return usagef("invalid --dir: %q is not a directory (write one with 'hxbar gen --out DIR')", target)
+	}
+
+	rep, err := synth.Run(ctx, target, synth.Options{Progress: prefixWriter{stderr}})
+	var ye *synth.YosysError
+	switch {
+	case errors.As(err, &ye):
+		return failure{err.Error()}
+	case err != nil:
+		return usageError{err} // no yosys (synth.ErrNoYosys), or the directory is not a design
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return rep.WriteTable(stdout)
+}
+
+// prefixWriter prefixes progress lines with the command's name.
+type prefixWriter struct{ w io.Writer }
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	if _, err := fmt.Fprintf(p.w, "hxbar %s", b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}

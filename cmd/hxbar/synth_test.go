@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hxbar/hxbar/verilog/synth"
+)
+
+// needYosys skips without Yosys, unless CI is set (then it fails).
+func needYosys(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("yosys"); err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skip("yosys not installed")
+		}
+		t.Fatal("yosys not installed and CI is set")
+	}
+}
+
+// TestSynthJSONContract synthesizes a 2-node design (a few seconds) and
+// checks the JSON contract of docs/area.md.
+func TestSynthJSONContract(t *testing.T) {
+	needYosys(t)
+	code, out, errs := hx(t, "synth", "--dims", "2", "--flit-width", "32", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	type figures struct {
+		Module     *string `json:"module"`
+		Instances  *int    `json:"instances"`
+		Cells      *int    `json:"cells"`
+		Flops      *int    `json:"flops"`
+		MemoryBits *int    `json:"memory_bits"`
+		Depth      *int    `json:"depth"`
+	}
+	var rep struct {
+		Modules []figures `json:"modules"`
+		Total   *figures  `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if rep.Total == nil || rep.Total.Instances == nil || rep.Total.Cells == nil || rep.Total.Flops == nil || rep.Total.MemoryBits == nil || rep.Total.Depth == nil {
+		t.Fatalf("total lacks a key:\n%s", out)
+	}
+	var inst, cells, flops, bits, topDepth int
+	seen := map[string]int{}
+	for _, m := range rep.Modules {
+		if m.Module == nil || m.Instances == nil || m.Cells == nil || m.Flops == nil || m.MemoryBits == nil || m.Depth == nil {
+			t.Fatalf("a module lacks a key:\n%s", out)
+		}
+		seen[*m.Module] += *m.Instances
+		inst += *m.Instances
+		cells += *m.Instances * *m.Cells
+		flops += *m.Instances * *m.Flops
+		bits += *m.Instances * *m.MemoryBits
+		if *m.Module == "hx_top" {
+			topDepth = *m.Depth
+		}
+	}
+	tot := rep.Total
+	if *tot.Instances != inst || *tot.Cells != cells || *tot.Flops != flops || *tot.MemoryBits != bits || *tot.Depth != topDepth {
+		t.Errorf("total %d instances, %d cells, %d flops, %d memory bits, depth %d; modules: %d, %d, %d, %d, hx_top depth %d",
+			*tot.Instances, *tot.Cells, *tot.Flops, *tot.MemoryBits, *tot.Depth, inst, cells, flops, bits, topDepth)
+	}
+	if seen["hx_switch"] != 3 || seen["hx_barrier_unit"] != 2 || seen["hx_top"] != 1 {
+		t.Errorf("instances %v, want 3 hx_switch, 2 hx_barrier_unit, 1 hx_top", seen)
+	}
+	if *tot.Flops <= 0 || *tot.Cells <= *tot.Flops || *tot.Depth <= 0 {
+		t.Errorf("total %d cells, %d flops, depth %d", *tot.Cells, *tot.Flops, *tot.Depth)
+	}
+}
+
+// TestSynthDirTable synthesizes a directory written by gen, as a table.
+func TestSynthDirTable(t *testing.T) {
+	needYosys(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, _, errs := hx(t, "gen", "--out", dir, "--dims", "2", "--flit-width", "16"); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, errs)
+	}
+	code, out, errs := hx(t, "synth", "--dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"module", "hx_barrier_unit", "hx_switch", "total", "memory_bits", "depth"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	// No files of Yosys's are left in the directory.
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".json") && e.Name() != "hxbar-manifest.json" || strings.HasSuffix(e.Name(), ".log") {
+			t.Errorf("synth left %s in the directory", e.Name())
+		}
+	}
+}
+
+func TestSynthUsageErrors(t *testing.T) {
+	empty := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--format", "xml"}, "invalid --format"},
+		{[]string{"--dir", empty, "--dims", "2"}, "cannot be combined with --dir"},
+		{[]string{"--dir", empty, "--keep"}, "--keep applies only without --dir"},
+		{[]string{"--dir", filepath.Join(empty, "nosuch")}, "not a directory"},
+		{[]string{"--dims", "2", "--flit-width", "8"}, "flit"},
+		{[]string{"extra"}, "unexpected argument"},
+		{[]string{"--dir", empty}, "no hx_sources.f"},
+	} {
+		code, _, errs := hx(t, append([]string{"synth"}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("synth %v: exit %d, stderr %q, want exit 2 and one line with %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// TestSynthNoYosys: without yosys on PATH, one line naming the package to
+// install, exit 2.
+func TestSynthNoYosys(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, _, errs := hx(t, "gen", "--out", dir, "--dims", "2"); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, errs)
+	}
+	code, _, errs := hx(t, "synth", "--dir", dir)
+	if code != 2 || !strings.Contains(errs, "apt-get install -y yosys") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestSynthYosysFails: RTL Yosys rejects is a failure (exit 1) naming the
+// error.
+func TestSynthYosysFails(t *testing.T) {
+	needYosys(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, _, errs := hx(t, "gen", "--out", dir, "--dims", "2", "--flit-width", "16"); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, errs)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hx_top.v"), []byte("module hx_top(input a); assign b = ; endmodule\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := hx(t, "synth", "--dir", dir)
+	if code != 1 || !strings.Contains(errs, "yosys failed") || !strings.Contains(errs, "ERROR") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestSynthProgress: a run reports its progress on the Progress writer.
+func TestSynthProgress(t *testing.T) {
+	needYosys(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, _, errs := hx(t, "gen", "--out", dir, "--dims", "2", "--flit-width", "16"); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, errs)
+	}
+	var progress strings.Builder
+	rep, err := synth.Run(context.Background(), dir, synth.Options{Progress: &progress, Interval: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Total.Cells == 0 || !strings.Contains(progress.String(), "synth: ") || !strings.Contains(progress.String(), "step ") {
+		t.Errorf("total %+v, progress:\n%s", rep.Total, progress.String())
+	}
+}
+
+// TestSynthCancel: a cancelled run stops Yosys and says so.
+func TestSynthCancel(t *testing.T) {
+	needYosys(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, _, errs := hx(t, "gen", "--out", dir, "--dims", "2", "--flit-width", "16"); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, errs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := synth.Run(ctx, dir, synth.Options{})
+	if err == nil || !strings.Contains(err.Error(), "yosys stopped") {
+		t.Errorf("err = %v, want yosys stopped", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Run returned after %s, not when cancelled", d)
+	}
+}

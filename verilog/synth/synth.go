@@ -1,0 +1,472 @@
+// Package synth measures the area and logic depth of a generated design
+// with Yosys: per module (kept hierarchical) and in total, in generic
+// cells, flip-flops, memory bits and gate levels (docs/area.md).
+//
+// One Yosys run, in the design's directory (the $readmemh tables are read
+// from there), does:
+//
+//	read_verilog -defer -DSYNTHESIS <sources>; hierarchy -top hx_top; proc
+//	stat -json                  -> memory bits (arrays inferred as memories)
+//	synth -top hx_top           -> generic gates, not flattened
+//	stat -json                  -> cells and flip-flops per module
+//	flatten (every module)      -> each module with its submodules inlined
+//	ltp -noff                   -> logic depth per module and of hx_top
+//
+// The top attribute is removed before each stat, so that Yosys prints no
+// hierarchy summary (which in Yosys 0.23 breaks the JSON) and flatten
+// keeps every module (it inlines submodules into each one).
+package synth
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hxbar/hxbar/verilog"
+)
+
+// Yosys is the program run.
+const Yosys = "yosys"
+
+// SourcesFile lists a generated directory's Verilog sources, one a line
+// (testbench.SourcesFile); the testbench, TBFile, is not synthesized.
+const (
+	SourcesFile = "hx_sources.f"
+	TBFile      = "tb.v"
+)
+
+// ErrNoYosys is returned when yosys is not on PATH.
+var ErrNoYosys = errors.New("yosys not found: install it with 'apt-get install -y yosys'")
+
+// YosysError is a Yosys run that failed: Msg holds the ERROR lines of its
+// log (or its output).
+type YosysError struct {
+	Dir string
+	Err error
+	Msg string
+}
+
+func (e *YosysError) Error() string {
+	return fmt.Sprintf("yosys failed in %s (%v): %s", e.Dir, e.Err, e.Msg)
+}
+
+func (e *YosysError) Unwrap() error { return e.Err }
+
+// Module is one synthesized module: the figures are per instance, and
+// Instances is how many times it occurs in the hierarchy under hx_top.
+// Parametrisations of a module with equal figures are merged into one row
+// (Variants of them); ones that differ are separate rows of the same name.
+type Module struct {
+	Module     string `json:"module"`      // Verilog module name, e.g. hx_switch
+	Instances  int    `json:"instances"`   // instances in the design (hx_top: 1)
+	Cells      int    `json:"cells"`       // generic cells (gates and flip-flops), submodules excluded
+	Flops      int    `json:"flops"`       // single-bit flip-flops among Cells
+	MemoryBits int    `json:"memory_bits"` // bits of the arrays Yosys inferred as memories (before mapping)
+	Depth      int    `json:"depth"`       // longest flop-to-flop/port path in generic cells, submodules inlined
+	Variants   int    `json:"variants"`    // Yosys parametrisations merged into this row
+}
+
+// Total is the whole design: Cells, Flops and MemoryBits are the sums of
+// the modules' figures times their instances, Instances the number of
+// module instances (hx_top included), Depth the depth of hx_top (its
+// longest path, across module boundaries).
+type Total struct {
+	Instances  int `json:"instances"`
+	Cells      int `json:"cells"`
+	Flops      int `json:"flops"`
+	MemoryBits int `json:"memory_bits"`
+	Depth      int `json:"depth"`
+}
+
+// Report is the result of a synthesis run.
+type Report struct {
+	Modules []Module `json:"modules"`
+	Total   Total    `json:"total"`
+	Yosys   string   `json:"yosys,omitempty"` // yosys -V
+}
+
+// StatModule is one module of Yosys's `stat -json`.
+type StatModule struct {
+	Cells       int            `json:"num_cells"`
+	MemoryBits  int            `json:"num_memory_bits"`
+	CellsByType map[string]int `json:"num_cells_by_type"`
+}
+
+// ParseStat reads the "modules" object of Yosys's `stat -json` output,
+// with names as ltp prints them (no leading backslash). It
+// stops after that object: Yosys 0.23 follows it with a trailing comma, or
+// with a non-JSON hierarchy listing when the design has a top module.
+func ParseStat(r io.Reader) (map[string]StatModule, error) {
+	dec := json.NewDecoder(r)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("yosys stat -json: not a JSON object (%v)", err)
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("yosys stat -json: %w", err)
+		}
+		key, _ := t.(string)
+		if key == "modules" {
+			var mods map[string]StatModule
+			if err := dec.Decode(&mods); err != nil {
+				return nil, fmt.Errorf("yosys stat -json: modules: %w", err)
+			}
+			// Public names are escaped (\hx_top); ltp prints them bare.
+			out := make(map[string]StatModule, len(mods))
+			for name, m := range mods {
+				by := make(map[string]int, len(m.CellsByType))
+				for t, n := range m.CellsByType {
+					by[strings.TrimPrefix(t, `\`)] += n
+				}
+				m.CellsByType = by
+				out[strings.TrimPrefix(name, `\`)] = m
+			}
+			return out, nil
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, fmt.Errorf("yosys stat -json: %s: %w", key, err)
+		}
+	}
+	return nil, errors.New(`yosys stat -json: no "modules"`)
+}
+
+var ltpRE = regexp.MustCompile(`(?m)^Longest topological path in (\S+) \(length=(\d+)\)`)
+
+// ParseLTP reads the lengths of Yosys's `ltp` output, by module.
+func ParseLTP(text string) map[string]int {
+	out := map[string]int{}
+	for _, m := range ltpRE.FindAllStringSubmatch(text, -1) {
+		n, _ := strconv.Atoi(m[2])
+		out[m[1]] = n
+	}
+	return out
+}
+
+// BaseName is the Verilog name of a Yosys module name:
+// `$paramod$<hash>\hx_fifo` and `$paramod\hx_credit\B=...` are hx_fifo and
+// hx_credit.
+func BaseName(y string) string {
+	s := strings.TrimPrefix(y, `\`)
+	if rest, ok := strings.CutPrefix(s, "$paramod"); ok {
+		parts := strings.Split(rest, `\`)
+		if len(parts) >= 2 {
+			return parts[1]
+		}
+	}
+	return s
+}
+
+// IsFlop says whether a generic cell type is a flip-flop (one bit after
+// synth's techmap: $_DFF_P_, $_DFFE_PP_, $_SDFF_PP0_, $_SDFFCE_PN0P_,
+// $_ALDFF_*, $_DFFSR_*, ...).
+func IsFlop(typ string) bool {
+	for _, p := range []string{"$_DFF", "$_SDFF", "$_ALDFF"} {
+		if strings.HasPrefix(typ, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Build computes the report from the memory stat (after proc), the
+// synthesized stat and the ltp depths of the flattened modules; top is the
+// top module's Yosys name.
+func Build(mem, stat map[string]StatModule, depth map[string]int, top string) (*Report, error) {
+	if _, ok := stat[top]; !ok {
+		return nil, fmt.Errorf("yosys stat: no top module %s", top)
+	}
+	// Instances: top once, each child as often as its parents times the
+	// count in each; a module is counted once all its parents are.
+	inst := map[string]int{top: 1}
+	parents := map[string]int{}
+	for _, s := range stat {
+		for t := range s.CellsByType {
+			if _, ok := stat[t]; ok {
+				parents[t]++
+			}
+		}
+	}
+	queue := []string{top}
+	for len(queue) > 0 {
+		m := queue[0]
+		queue = queue[1:]
+		for t, n := range stat[m].CellsByType {
+			if _, ok := stat[t]; !ok {
+				continue
+			}
+			inst[t] += inst[m] * n
+			if parents[t]--; parents[t] == 0 {
+				queue = append(queue, t)
+			}
+		}
+	}
+	type key struct {
+		base                         string
+		cells, flops, memBits, depth int
+	}
+	rows := map[key]*Module{}
+	rep := &Report{}
+	for name, s := range stat {
+		n := inst[name]
+		if n == 0 {
+			continue // not under top (hierarchy removes these)
+		}
+		if parents[name] > 0 {
+			return nil, fmt.Errorf("yosys stat: the hierarchy under %s is not a tree of modules (%s)", top, name)
+		}
+		cells, flops := 0, 0
+		for t, c := range s.CellsByType {
+			if _, sub := stat[t]; sub {
+				continue
+			}
+			cells += c
+			if IsFlop(t) {
+				flops += c
+			}
+		}
+		d, ok := depth[name]
+		if !ok {
+			return nil, fmt.Errorf("yosys ltp: no depth for module %s", name)
+		}
+		k := key{BaseName(name), cells, flops, mem[name].MemoryBits, d}
+		r := rows[k]
+		if r == nil {
+			r = &Module{Module: k.base, Cells: cells, Flops: flops, MemoryBits: k.memBits, Depth: d}
+			rows[k] = r
+		}
+		r.Instances += n
+		r.Variants++
+		rep.Total.Instances += n
+		rep.Total.Cells += n * cells
+		rep.Total.Flops += n * flops
+		rep.Total.MemoryBits += n * k.memBits
+	}
+	rep.Total.Depth = depth[top]
+	for _, r := range rows {
+		rep.Modules = append(rep.Modules, *r)
+	}
+	sort.Slice(rep.Modules, func(i, j int) bool {
+		a, b := rep.Modules[i], rep.Modules[j]
+		if a.Module != b.Module {
+			return a.Module < b.Module
+		}
+		if a.Cells != b.Cells {
+			return a.Cells > b.Cells
+		}
+		return a.Depth > b.Depth
+	})
+	return rep, nil
+}
+
+// WriteTable prints the report as an aligned table.
+func (r *Report) WriteTable(w io.Writer) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%-18s %9s %9s %9s %11s %6s\n", "module", "instances", "cells", "flops", "memory_bits", "depth")
+	for _, m := range r.Modules {
+		name := m.Module
+		if m.Variants > 1 {
+			name = fmt.Sprintf("%s (%d)", name, m.Variants)
+		}
+		fmt.Fprintf(&b, "%-18s %9d %9d %9d %11d %6d\n", name, m.Instances, m.Cells, m.Flops, m.MemoryBits, m.Depth)
+	}
+	t := r.Total
+	fmt.Fprintf(&b, "%-18s %9d %9d %9d %11d %6d\n", "total", t.Instances, t.Cells, t.Flops, t.MemoryBits, t.Depth)
+	fmt.Fprintln(&b, "(per module: per instance, submodules excluded, depth with them; total: times instances, depth of the whole design)")
+	if r.Yosys != "" {
+		fmt.Fprintf(&b, "(%s)\n", r.Yosys)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// Sources returns the design sources of a generated directory: its
+// SourcesFile without the testbench.
+func Sources(dir string) ([]string, error) {
+	list, err := os.ReadFile(filepath.Join(dir, SourcesFile))
+	if err != nil {
+		return nil, fmt.Errorf("%s: no %s (the list of the sources): write the directory with 'hxbar gen --out %s'", dir, SourcesFile, dir)
+	}
+	var srcs []string
+	for _, l := range strings.Split(string(list), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || l == TBFile {
+			continue
+		}
+		if filepath.Base(l) != l || !strings.HasSuffix(l, ".v") || strings.ContainsAny(l, " \t;\"") {
+			return nil, fmt.Errorf("%s: %s names %q: only .v files of the directory may be listed", dir, SourcesFile, l)
+		}
+		if _, err := os.Stat(filepath.Join(dir, l)); err != nil {
+			return nil, fmt.Errorf("%s: no %s (a source listed in %s)", dir, l, SourcesFile)
+		}
+		srcs = append(srcs, l)
+	}
+	if len(srcs) == 0 {
+		return nil, fmt.Errorf("%s: %s lists no design sources", dir, SourcesFile)
+	}
+	return srcs, nil
+}
+
+// Script is the Yosys script: it writes mem.json, stat.json and ltp.txt
+// into out (a directory without whitespace in its name).
+func Script(sources []string, top, out string) string {
+	o := func(f string) string { return filepath.Join(out, f) }
+	return strings.Join([]string{
+		"read_verilog -defer -DSYNTHESIS " + strings.Join(sources, " "),
+		"hierarchy -top " + top,
+		"proc",
+		"setattr -mod -unset top",
+		"tee -q -o " + o("mem.json") + " stat -json",
+		"synth -top " + top,
+		"setattr -mod -unset top",
+		"tee -q -o " + o("stat.json") + " stat -json",
+		"flatten",
+		"tee -q -o " + o("ltp.txt") + " ltp -noff",
+	}, "; ")
+}
+
+// Options tune Run.
+type Options struct {
+	Progress io.Writer     // if set, a line every Interval: elapsed time and Yosys's current pass
+	Interval time.Duration // default 15 s
+}
+
+// Run synthesizes the design in dir (written by 'hxbar gen') and reports.
+// A missing yosys is ErrNoYosys, a failed Yosys run a *YosysError.
+func Run(ctx context.Context, dir string, opt Options) (*Report, error) {
+	srcs, err := Sources(dir)
+	if err != nil {
+		return nil, err
+	}
+	ys, err := exec.LookPath(Yosys)
+	if err != nil {
+		return nil, ErrNoYosys
+	}
+	work, err := os.MkdirTemp("", "hxbar-synth-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	if strings.ContainsAny(work, " \t;\"") {
+		return nil, fmt.Errorf("temporary directory %q: whitespace in its name", work)
+	}
+	logFile := filepath.Join(work, "yosys.log")
+	cmd := exec.CommandContext(ctx, ys, "-q", "-l", logFile, "-p", Script(srcs, verilog.TopModule, work))
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	start := time.Now()
+	iv := opt.Interval
+	if iv <= 0 {
+		iv = 15 * time.Second
+	}
+	tick := time.NewTicker(iv)
+	defer tick.Stop()
+	var runErr error
+wait:
+	for {
+		select {
+		case runErr = <-done:
+			break wait
+		case <-tick.C:
+			if opt.Progress != nil {
+				fmt.Fprintf(opt.Progress, "synth: %s, yosys at: %s\n", time.Since(start).Round(time.Second), lastPass(logFile))
+			}
+		}
+	}
+	if runErr != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("yosys stopped: %w", ctx.Err())
+	}
+	if runErr != nil {
+		log, _ := os.ReadFile(logFile)
+		msg := strings.TrimSpace(stderr.String())
+		if e := errorLines(string(log)); e != "" {
+			msg = e
+		}
+		return nil, &YosysError{Dir: dir, Err: runErr, Msg: msg}
+	}
+	read := func(f string) ([]byte, error) { return os.ReadFile(filepath.Join(work, f)) }
+	memJSON, err := read("mem.json")
+	if err != nil {
+		return nil, err
+	}
+	statJSON, err := read("stat.json")
+	if err != nil {
+		return nil, err
+	}
+	ltp, err := read("ltp.txt")
+	if err != nil {
+		return nil, err
+	}
+	mem, err := ParseStat(bytes.NewReader(memJSON))
+	if err != nil {
+		return nil, err
+	}
+	stat, err := ParseStat(bytes.NewReader(statJSON))
+	if err != nil {
+		return nil, err
+	}
+	rep, err := Build(mem, stat, ParseLTP(string(ltp)), verilog.TopModule)
+	if err != nil {
+		return nil, err
+	}
+	if v, err := exec.CommandContext(ctx, ys, "-V").Output(); err == nil {
+		rep.Yosys = strings.TrimSpace(string(v))
+	}
+	return rep, nil
+}
+
+// passRE matches Yosys's log headers: "5.10. Executing OPT_MERGE pass (detect identical cells)."
+var passRE = regexp.MustCompile(`^([0-9.]+?)\.? Executing (.*?)\.?$`)
+
+// lastPass is the last "Executing ..." header of Yosys's log, shortened:
+// "step 5.10 OPT_MERGE pass (detect identical cells)".
+func lastPass(logFile string) string {
+	f, err := os.Open(logFile)
+	if err != nil {
+		return "starting"
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > 1<<16 {
+		f.Seek(st.Size()-1<<16, io.SeekStart)
+	}
+	last := "starting"
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() {
+		l := strings.TrimSpace(sc.Text())
+		if m := passRE.FindStringSubmatch(l); m != nil {
+			last = "step " + m[1] + " " + m[2]
+		}
+	}
+	return last
+}
+
+// errorLines are the ERROR lines of a Yosys log.
+func errorLines(log string) string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "ERROR") {
+			out = append(out, strings.TrimSpace(l))
+		}
+	}
+	return strings.Join(out, "; ")
+}

@@ -1,0 +1,207 @@
+package synth
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The testdata files are the outputs of this package's Yosys script (Yosys
+// 0.23) on 'hxbar gen --dims 2' (2 nodes, 3 switches, flit width 64):
+// mem.json after proc, stat.json after synth (top attribute removed: Yosys
+// 0.23 ends the JSON with a trailing comma), stat-top.json the same stat
+// with the top attribute set (Yosys appends a non-JSON hierarchy listing
+// and a "design" total), ltp.txt ltp -noff after flatten.
+func readTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func parse(t *testing.T, name string) map[string]StatModule {
+	t.Helper()
+	m, err := ParseStat(strings.NewReader(string(readTestdata(t, name))))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return m
+}
+
+func TestParseStat(t *testing.T) {
+	stat := parse(t, "stat.json")
+	top, ok := stat["hx_top"]
+	if !ok {
+		t.Fatalf("no hx_top (the escaped \\hx_top must be unescaped): %v", keys(stat))
+	}
+	if len(stat) != 10 {
+		t.Errorf("%d modules, want 10: %v", len(stat), keys(stat))
+	}
+	// hx_top instantiates the 2 barrier units, 3 switches and the channels
+	// by their Yosys names, unescaped like the module names.
+	subs := 0
+	for typ, n := range top.CellsByType {
+		if _, ok := stat[typ]; !ok {
+			t.Errorf("hx_top has cell type %q (%d), not a module of the design", typ, n)
+		}
+		subs += n
+	}
+	if subs != top.Cells {
+		t.Errorf("hx_top: %d submodule cells, num_cells %d", subs, top.Cells)
+	}
+	fifo := stat[`$paramod$1d512a1683beceb7c72f2570e8cf10cfb4f119c2\hx_fifo`]
+	if fifo.Cells != 501 || fifo.CellsByType["$_DFFE_PP_"] != 264 {
+		t.Errorf("hx_fifo: %+v", fifo)
+	}
+	// The same stat with a hierarchy listing after "modules" parses equally.
+	withTop := parse(t, "stat-top.json")
+	if len(withTop) != len(stat) {
+		t.Errorf("stat-top.json: %d modules, stat.json %d", len(withTop), len(stat))
+	}
+	mem := parse(t, "mem.json")
+	bits := 0
+	for _, m := range mem {
+		bits += m.MemoryBits
+	}
+	if bits == 0 {
+		t.Error("mem.json: no memory bits")
+	}
+}
+
+func TestParseStatErrors(t *testing.T) {
+	for _, in := range []string{"", "[]", `{"creator": "x"}`, `{"modules": [}`, `{"modules": 3}`} {
+		if _, err := ParseStat(strings.NewReader(in)); err == nil {
+			t.Errorf("%q: no error", in)
+		}
+	}
+}
+
+func TestParseLTP(t *testing.T) {
+	d := ParseLTP(string(readTestdata(t, "ltp.txt")))
+	if d["hx_top"] != 15 || d[`$paramod\hx_credit\B=s32'00000000000000000000000000000100`] != 5 || len(d) != 10 {
+		t.Errorf("ltp: %v", d)
+	}
+}
+
+func TestBaseName(t *testing.T) {
+	for in, want := range map[string]string{
+		`hx_top`: "hx_top", `\hx_top`: "hx_top",
+		`$paramod$1d512a1683beceb7c72f2570e8cf10cfb4f119c2\hx_fifo`: "hx_fifo",
+		`$paramod\hx_credit\B=s32'00000000000000000000000000000100`: "hx_credit",
+	} {
+		if got := BaseName(in); got != want {
+			t.Errorf("BaseName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestIsFlop(t *testing.T) {
+	for typ, want := range map[string]bool{"$_DFF_P_": true, "$_DFFE_PP_": true, "$_SDFF_PP0_": true, "$_SDFFCE_PN0P_": true,
+		"$_ALDFF_PP_": true, "$_DFFSR_PPP_": true, "$_MUX_": false, "$_AND_": false, "$_DLATCH_P_": false} {
+		if IsFlop(typ) != want {
+			t.Errorf("IsFlop(%s) = %v", typ, !want)
+		}
+	}
+}
+
+// TestBuild checks the report against Yosys's own hierarchical total (the
+// "design" section of stat-top.json) and the contract: totals are the sums
+// of the per-module figures times their instances.
+func TestBuild(t *testing.T) {
+	rep, err := Build(parse(t, "mem.json"), parse(t, "stat.json"), ParseLTP(string(readTestdata(t, "ltp.txt"))), "hx_top")
+	if err != nil {
+		t.Fatal(err)
+	}
+	design := regexp.MustCompile(`"design": \{[^}]*"num_cells":\s+(\d+)`).FindStringSubmatch(string(readTestdata(t, "stat-top.json")))
+	if design == nil {
+		t.Fatal("stat-top.json: no design total")
+	}
+	if want, _ := strconv.Atoi(design[1]); rep.Total.Cells != want {
+		t.Errorf("total cells %d, Yosys's design total %d", rep.Total.Cells, want)
+	}
+	checkSums(t, rep)
+	inst := map[string]int{}
+	for _, m := range rep.Modules {
+		inst[m.Module] += m.Instances
+	}
+	// 2 nodes: 2 barrier units, 3 switches with 2 input FIFOs and 2 output
+	// credit counters each, plus one FIFO and one credit counter per unit.
+	want := map[string]int{"hx_top": 1, "hx_barrier_unit": 2, "hx_switch": 3, "hx_fifo": 8, "hx_credit": 8, "hx_alu": 4, "hx_chan": 8}
+	for m, n := range want {
+		if inst[m] != n {
+			t.Errorf("%s: %d instances, want %d (all: %v)", m, inst[m], n, inst)
+		}
+	}
+	if rep.Total.Depth != 15 || rep.Total.Flops == 0 || rep.Total.MemoryBits == 0 {
+		t.Errorf("total %+v", rep.Total)
+	}
+	var b strings.Builder
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"hx_switch (3)", "total", "memory_bits"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("table lacks %q:\n%s", s, b.String())
+		}
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	stat := parse(t, "stat.json")
+	depth := ParseLTP(string(readTestdata(t, "ltp.txt")))
+	if _, err := Build(nil, stat, depth, "nosuch"); err == nil {
+		t.Error("no error for a missing top")
+	}
+	delete(depth, "hx_top")
+	if _, err := Build(nil, stat, depth, "hx_top"); err == nil {
+		t.Error("no error for a missing depth")
+	}
+}
+
+// checkSums checks the totals against the modules (the JSON contract).
+func checkSums(t *testing.T, rep *Report) {
+	t.Helper()
+	var sum Total
+	for _, m := range rep.Modules {
+		sum.Instances += m.Instances
+		sum.Cells += m.Instances * m.Cells
+		sum.Flops += m.Instances * m.Flops
+		sum.MemoryBits += m.Instances * m.MemoryBits
+		if m.Flops > m.Cells || m.Depth > rep.Total.Depth {
+			t.Errorf("module %+v against total %+v", m, rep.Total)
+		}
+		if m.Module == "hx_top" {
+			sum.Depth = m.Depth
+		}
+	}
+	if sum != rep.Total {
+		t.Errorf("total %+v, sum of the modules %+v", rep.Total, sum)
+	}
+}
+
+func keys(m map[string]StatModule) []string {
+	var k []string
+	for n := range m {
+		k = append(k, n)
+	}
+	return k
+}
+
+func TestLastPass(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "yosys.log")
+	if got := lastPass(f); got != "starting" {
+		t.Errorf("no log: %q", got)
+	}
+	log := "1. Executing Verilog-2005 frontend: hx_alu.v\n\n5. Executing SYNTH pass.\n\n5.10. Executing OPT_MERGE pass (detect identical cells).\nFinding identical cells in module.\n"
+	if err := os.WriteFile(f, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := lastPass(f), "step 5.10 OPT_MERGE pass (detect identical cells)"; got != want {
+		t.Errorf("lastPass = %q, want %q", got, want)
+	}
+}
