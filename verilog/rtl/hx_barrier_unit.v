@@ -1,5 +1,6 @@
 // hx_barrier_unit: the per-node barrier synchronisation device (the Fujitsu
-// seed's FIG. 4 unit); docs/microarchitecture.md, "Barrier unit".
+// seed's FIG. 4 unit); docs/microarchitecture.md, "Barrier unit", and
+// docs/registers.md for its configuration port.
 //
 // It sits between the CPU (arrive/operand in, released/result out) and the
 // node's exchanger port 0: it drives the injection channel (and owns its
@@ -11,52 +12,44 @@
 //   send    - one flit per cycle of the packets of out[cur], credit permitting;
 //   receive - pop the ejection FIFO every cycle it is non-empty, assemble the
 //             packet, count and combine it at its tail.
-// The gate part and the send part never both write the send pointer in one
-// cycle: a gate passes only when the pointer is at the end of its list, and
-// then nothing is sent.
+// The unit re-arms at its release: the next arrival starts a new episode.
 //
-// The gate table is a $readmemh file of 64-bit words (docs/tables.md):
-// word 0 = {"HXGT", count}, word 1 = checksum, body[0] = {valid, G, rank},
-// body[g] (g = 1..G+1) = {self, need, route count, route start},
-// body[G+2+j] = route j = {dst rank, dst address}.
+// Configuration (op, mode, rank, gates, tables) is written through an APB
+// completer port; nothing is read from a file. The tables sit in
+// synchronous RAMs read one word per cycle per RAM. Every read address is
+// computed from the NEXT state (what cur, the route index and the item index
+// will be after the edge), so the word the engines need during a cycle is on
+// the RAM's output register during that cycle: the cycle timing is that of
+// docs/microarchitecture.md, with no cycle added. A write to the word being
+// read is bypassed into the output (the word read is the new one).
 //
-// With DATA = 1 the unit moves data instead of a value (docs/transfers.md):
-// a route's packet is its head and IF flits per item of the route's item
-// list, each flit ItemWord(origin, item, j); the receiver checks every
-// payload flit against the message its data table says the gate expects and
-// stops the simulation on any difference; the recv event's value is the
-// rotate-xor checksum of the message's payload. The data table DTABLE is a
-// second $readmemh file (magic "HXDT", NDW body words): body[0] = {IF, L},
-// body[1+j] = route j = {dst rank, item count, first item},
-// body[1+NR+g-2] = gate g's expected message = {src rank, item count, first
-// item}, body[1+NR+G+n] = item-list word n = {origin, item, 32'b0}.
-// With DATA = 0 (the default) none of this exists and the unit is the
-// barrier unit above.
+// The per-gate receive state (count, combined value) is a RAM too, tagged
+// with the parity of the episode that wrote it; the release flips the
+// unit's parity, which clears every gate at once. A tail is counted by a
+// read-modify-write over two cycles (read at the pop, write one cycle
+// later); the pending write is forwarded to the gate check, so a received
+// signal still counts for the check from the cycle after its pop.
 //
-// Event outputs (ev_*) are registers written by the edge that ends cycle t
-// for an event "at cycle t": a monitor that samples them at the next rising
-// edge (i.e. during cycle t+1) prints cycle t. See docs/rtl.md.
+// The event registers (ev_*), has_rank and rank are for the testbench's
+// monitor, which reads them hierarchically (docs/rtl.md, "Monitor
+// protocol"): they are not ports, and synthesis removes them.
 `timescale 1ns / 1ps
 module hx_barrier_unit #(
-    parameter integer FW     = 64,       // flit data width
-    parameter integer B      = 2,        // ejection FIFO depth; credits of the injection channel
-    parameter integer OP     = 0,        // 0 barrier, 1 sum, 2 max, 3 min, 4 and, 5 or, 6 xor
-    parameter integer AB     = 1,        // node address bits
-    parameter integer RB     = 1,        // rank bits
-    parameter integer NG     = 1,        // gates G of the table (0 for a node without a rank)
-    parameter integer NWORDS = 4,        // body words of the table (its count field)
-    parameter         TABLE  = "gt.hex", // gate table file
-    parameter integer DATA   = 0,        // 1: data mode (docs/transfers.md; OP must be 0)
-    parameter integer IF     = 1,        // data mode: flits per item, 1..4096
-    parameter integer NDW    = 1,        // data mode: body words of the data table
-    parameter         DTABLE = "dt.hex"  // data mode: data table file
+    parameter integer FW   = 64,   // flit data width
+    parameter integer B    = 2,    // ejection FIFO depth; credits of the injection channel
+    parameter integer AB   = 1,    // node address bits
+    parameter integer RB   = 1,    // rank bits
+    parameter integer MAXG = 1,    // gate capacity (1..62): gate RAM depth MAXG + 2
+    parameter integer NRT  = 1,    // route RAM depth (>= 1)
+    parameter integer DATA = 0,    // 1: data engine present (docs/transfers.md)
+    parameter integer NIL  = 1     // data engine: item-list RAM depth (>= 1)
 ) (
     input                clk,
     input                rst,          // synchronous, active high
     // CPU side (driven on the falling edge)
     input                arrive,       // arrival at the barrier point, this cycle
     input  [63:0]        operand,      // value contributed at arrival
-    output               released,     // barrier complete (level, from cycle t+1 on);
+    output               released,     // episode complete (level, from cycle t+1 on);
                                        // "release" is a Verilog keyword
     output [63:0]        result,       // acc: the reduced value once released is 1
     // injection channel (to exchanger port 0)
@@ -67,248 +60,183 @@ module hx_barrier_unit #(
     input                ej_valid,
     input  [FW+1:0]      ej_flit,
     output               ej_credit,    // ejection FIFO popped (credit to exchanger)
-    // identity, for the monitor
-    output               has_rank,     // the table holds a rank
-    output [RB-1:0]      rank,
-    // events of the previous cycle (see header comment)
-    output reg           ev_arrive,
-    output reg           ev_gate,
-    output reg           ev_release,
-    output [5:0]         ev_gnum,      // gate number of ev_gate (= cur)
-    output [63:0]        ev_value,     // value of ev_arrive/ev_gate/ev_release (= acc)
-    output reg           ev_send,
-    output reg [RB-1:0]  ev_send_to,
-    output reg [5:0]     ev_send_gate,
-    output reg           ev_recv,
-    output reg [RB-1:0]  ev_recv_from,
-    output reg [5:0]     ev_recv_gate,
-    output reg [63:0]    ev_recv_value
+    // configuration port (APB, docs/registers.md)
+    input                psel,
+    input                penable,
+    input                pwrite,
+    input  [31:0]        paddr,
+    input  [31:0]        pwdata,
+    output [31:0]        prdata,
+    output               pready,
+    output               pslverr
 );
-    localparam W    = FW + 2;
-    // Payload flits per packet: none for a barrier, ceil(64/FW) otherwise.
-    localparam NPAY = (OP == 0) ? 0 : (64 + FW - 1) / FW;
-    localparam FIW  = (NPAY < 2) ? 1 : $clog2(NPAY + 1);
-    localparam [FIW-1:0] FLAST = NPAY[FIW-1:0];   // flit index of the tail
+    localparam W     = FW + 2;
+    // Payload flits of a value packet: ceil(64/FW) (none for a barrier).
+    localparam NPAYM = (64 + FW - 1) / FW;
+    localparam FIW   = (NPAYM < 2) ? 1 : $clog2(NPAYM + 1);
     localparam [FIW-1:0] FZERO = 0;
     localparam [FIW-1:0] FONE  = 1;
-    localparam [63:0] IDENT = (OP == 3 || OP == 4) ? {64{1'b1}} : 64'd0;
-    localparam integer GENDI = NG + 1;
-    localparam [5:0]  GEND  = GENDI[5:0];  // end gate
-    localparam RT0 = NG + 4;               // ROM index of route word 0
-    localparam RAW = $clog2(NWORDS + 2);   // ROM index width
-    localparam GW  = (NG < 1) ? 1 : $clog2(NG + 2);   // rx array index width
+    localparam [FIW-1:0] FPAY  = NPAYM[FIW-1:0];
+    localparam integer GDEP = MAXG + 2;                       // gate RAM depth
+    localparam integer GW   = $clog2(GDEP);                   // its index width (GDEP >= 3)
+    localparam integer RTW  = (NRT < 2) ? 1 : $clog2(NRT);
+    localparam integer ILW  = (NIL < 2) ? 1 : $clog2(NIL);
+    localparam integer XW   = 1 + 8 + 64;                     // receive RAM word {tag, count, value}
+    localparam [5:0] MAXG6  = MAXG[5:0];
 
     // ------------------------------------------------------------------
-    // Gate table ROM
+    // Configuration registers (docs/registers.md)
     // ------------------------------------------------------------------
-    reg [63:0] rom [0:NWORDS+1];
-
-`ifndef SYNTHESIS
-    // Words in the $readmemh file open as fd, read to its end: the tokens
-    // separated by white space outside // and /* */ comments (IEEE 1364-2005
-    // 17.2.9). $readmemh itself only warns (Icarus) or aborts (Verilator) on
-    // a file longer than the memory and leaves missing words alone, so the
-    // table check counts them (docs/tables.md: exactly count + 2 words). A
-    // word that is not exactly 16 hex digits (which Icarus reads in part,
-    // with an error message, or as X) gives -1 - its index (0: the header).
-    function integer file_words;
-        input integer fd;
-        integer ch, nx, n, len, bad;
-        reg [1:0] st;   // 0 words and white space, 1 in a // comment, 2 in a /* */ comment
-        reg hex;        // every character of the current word is a hex digit
-        reg wc;         // ch is a character of a word
-        begin
-            n = 0; len = 0; bad = -1; st = 2'd0; hex = 1'b1;
-            ch = (fd == 0) ? -1 : $fgetc(fd);   // no file: no words
-            nx = (fd == 0) ? -1 : $fgetc(fd);
-            while (ch != -1) begin
-                wc = st == 2'd0 && !(ch == 47 && (nx == 47 || nx == 42)) &&  // not "//", "/*"
-                     !(ch == 32 || (ch >= 9 && ch <= 13));                   // not white space
-                if (wc) begin
-                    if (len == 0)
-                        n = n + 1;
-                    len = len + 1;
-                    if (!((ch >= 48 && ch <= 57) || (ch >= 65 && ch <= 70) || (ch >= 97 && ch <= 102)))
-                        hex = 1'b0;
-                end else begin
-                    if (len != 0 && (len != 16 || !hex) && bad < 0)
-                        bad = n - 1;
-                    len = 0; hex = 1'b1;
-                    if (st == 2'd1) begin
-                        if (ch == 10) st = 2'd0;                     // '\n'
-                    end else if (st == 2'd2) begin
-                        if (ch == 42 && nx == 47) begin              // "*/"
-                            st = 2'd0; ch = nx; nx = $fgetc(fd);
-                        end
-                    end else if (ch == 47) begin                     // "//", "/*"
-                        st = (nx == 47) ? 2'd1 : 2'd2; ch = nx; nx = $fgetc(fd);
-                    end
-                end
-                ch = nx;
-                nx = $fgetc(fd);
-            end
-            if (len != 0 && (len != 16 || !hex) && bad < 0)
-                bad = n - 1;
-            file_words = (bad >= 0) ? -1 - bad : n;
-        end
-    endfunction
-`endif
-
-    initial begin : load
-`ifndef SYNTHESIS
-        reg [63:0] c, w;
-        integer n, g, nrt, fd, nf;
-        // Word count first: a longer file must not reach $readmemh.
-        fd = $fopen(TABLE, "r");
-        if (fd == 0)
-            $fatal(1, "%0s: gate table missing or unreadable (cannot open it)", TABLE);
-        nf = file_words(fd);
-        $fclose(fd);
-        if (nf < 0)
-            $fatal(1, "%0s: word %0d (the header is word 0) is not 16 hex digits", TABLE, -1 - nf);
-        if (nf > NWORDS + 2)
-            $fatal(1, "%0s: %0d words, more words than count + 2 = %0d (count %0d)",
-                   TABLE, nf, NWORDS + 2, NWORDS);
-`endif
-        $readmemh(TABLE, rom);
-`ifndef SYNTHESIS
-        // Header and consistency check (docs/tables.md). A missing or short
-        // file leaves X.
-        if (^rom[0] === 1'bx)
-            $fatal(1, "%0s: gate table missing or unreadable (header word is X)", TABLE);
-        if (rom[0][63:32] !== 32'h48584754)
-            $fatal(1, "%0s: bad magic %h, expected 48584754 (\"HXGT\")", TABLE, rom[0][63:32]);
-        if (rom[0][31:0] !== NWORDS)
-            $fatal(1, "%0s: %0d body words, this unit was built for NWORDS = %0d",
-                   TABLE, rom[0][31:0], NWORDS);
-        if (nf < NWORDS + 2)
-            $fatal(1, "%0s: %0d words, fewer words than count + 2 = %0d (count %0d, file too short)",
-                   TABLE, nf, NWORDS + 2, NWORDS);
-        c = 64'd0;
-        for (n = 0; n < NWORDS; n = n + 1) begin
-            if (^rom[n+2] === 1'bx)
-                $fatal(1, "%0s: body word %0d is X (not a hex word)", TABLE, n);
-            c = {c[62:0], c[63]} ^ rom[n+2];
-        end
-        if (^rom[1] === 1'bx || rom[1] !== c)
-            $fatal(1, "%0s: checksum %h does not match the body (computed %h)", TABLE, rom[1], c);
-        if (FW < AB + RB + 6)
-            $fatal(1, "%m: FW = %0d cannot hold the %0d-bit head (AB %0d + RB %0d + 6)",
-                   FW, AB + RB + 6, AB, RB);
-        w = rom[2];
-        if (!w[63]) begin
-            if (w !== 64'd0 || NWORDS != 1 || NG != 0)
-                $fatal(1, "%0s: a table without a rank must be the single body word 0 (NG = 0, NWORDS = 1)", TABLE);
-        end else begin
-            if (w[62:38] != 0)
-                $fatal(1, "%0s: body[0] reserved bits 62..38 not zero", TABLE);
-            if ({26'd0, w[37:32]} != NG || NG < 0 || NG > 62)
-                $fatal(1, "%0s: G = %0d, this unit was built for NG = %0d (allowed 0..62)",
-                       TABLE, w[37:32], NG);
-            if (RB < 32 && (w[31:0] >> RB) != 0)
-                $fatal(1, "%0s: rank %0d does not fit in RB = %0d bits", TABLE, w[31:0], RB);
-            nrt = NWORDS - NG - 2;
-            if (nrt < 0)
-                $fatal(1, "%0s: %0d body words cannot hold %0d gate words", TABLE, NWORDS, NG + 1);
-            for (g = 1; g <= NG + 1; g = g + 1) begin
-                w = rom[g+2];
-                if (w[63:41] != 0)
-                    $fatal(1, "%0s: gate %0d: reserved bits 63..41 not zero", TABLE, g);
-                if ({16'd0, w[15:0]} + {16'd0, w[31:16]} > nrt)
-                    $fatal(1, "%0s: gate %0d: routes %0d..%0d past the %0d route words",
-                           TABLE, g, w[15:0], w[15:0] + w[31:16] - 1, nrt);
-                if (g == 1 && w[40:32] != 0)
-                    $fatal(1, "%0s: gate 1 (arrival) must have self = 0 and need = 0", TABLE);
-                if (g == NG + 1 && w[31:16] != 0)
-                    $fatal(1, "%0s: the end gate %0d must have no routes out", TABLE, g);
-            end
-            for (n = 0; n < nrt; n = n + 1) begin
-                w = rom[RT0+n];
-                if ((RB < 32 && (w[63:32] >> RB) != 0) || (AB < 32 && (w[31:0] >> AB) != 0))
-                    $fatal(1, "%0s: route %0d: rank %0d / address %h too wide (RB %0d, AB %0d)",
-                           TABLE, n, w[63:32], w[31:0], RB, AB);
-            end
-        end
-`endif
-    end
-
-    // Table words are wider than any one configuration uses (reserved bits,
-    // 32-bit rank/address fields): unused bits are expected here.
-    /* verilator lint_off UNUSED */
-    wire [63:0]   body0    = rom[2];
-    /* verilator lint_on UNUSED */
-    wire          tvalid   = body0[63];
-    wire [RB-1:0] myrank   = body0[RB-1:0];
-
-    assign has_rank = tvalid;
-    assign rank     = myrank;
+    reg          en;          // CTRL.EN: the unit hosts a rank
+    reg  [2:0]   op;          // CTRL.OP
+    reg          dmode;       // CTRL.DMODE
+    reg  [5:0]   ng;          // CTRL.G
+    reg  [RB-1:0] myrank;     // RANK
+    reg  [12:0]  itemf;       // ITEMF
+    reg  [31:0]  wlo;         // staging register: low half of a table word
+    reg  [7:0]   err_code;    // 0: no error
+    reg  [5:0]   err_gate;
+    reg  [RB-1:0] err_src;
 
     // ------------------------------------------------------------------
-    // State
+    // Episode state
     // ------------------------------------------------------------------
-    reg  [5:0]     cur;              // 0: not arrived; else last gate passed
+    reg  [5:0]     cur;        // 0: not arrived; else the last gate passed
     reg  [63:0]    acc;
-    reg  [15:0]    ri;               // route index within out[cur]
-    reg  [FIW-1:0] fi;               // flit index within the packet (0 = head)
-    reg  [7:0]     rxcnt [0:NG+1];   // per gate h = 2..G+1 (0, 1 unused)
-    reg  [63:0]    rxacc [0:NG+1];
+    reg  [15:0]    ri;         // route index within out[cur]
+    reg  [FIW-1:0] fi;         // flit index within the packet (0 = head)
+    reg  [15:0]    cw_start;   // gate word of cur: its first route ...
+    reg  [15:0]    cw_count;   // ... and its route count
+    reg            ep;         // episode parity: the tag of live receive entries
 
-    // Table words of gate cur (its routes) and gate cur+1 (what it needs).
-    // Reads outside the table (cur = 0 or G+1) are only used under in_gate.
-    // Index arithmetic is done in 32 bits and cut to the ROM index width.
-    wire [5:0]  gnext   = cur + 6'd1;
+    wire [5:0] gend    = ng + 6'd1;                          // end gate G+1
+    wire       failed  = (err_code != 8'd0);
+    wire       waiting = en && !failed && (cur != 6'd0) && (cur != gend);   // 1 <= cur <= G
+    wire       rearm   = en && !failed && ((cur == 6'd0) || (cur == gend));
+    wire [5:0] gnext   = cur + 6'd1;
+    wire [2:0] opx     = dmode ? 3'd0 : op;                  // data mode carries no value
+    wire [63:0] ident  = (opx == 3'd3 || opx == 3'd4) ? {64{1'b1}} : 64'd0;
+    wire [FIW-1:0] npay = (opx == 3'd0) ? FZERO : FPAY;      // payload flits of a packet
+
+    // ------------------------------------------------------------------
+    // APB decode
+    // ------------------------------------------------------------------
+    wire        acc_ph  = psel && penable;
+    wire        wr      = acc_ph && pwrite;
+    wire [2:0]  region  = paddr[30:28];
+    wire [24:0] widx    = paddr[27:3];     // table word index (64-bit words)
+    wire [25:0] hidx    = paddr[27:2];     // 32-bit index (item list, control registers)
+    wire        hi      = paddr[2];
+    wire        is_ctrl = region == 3'd0;
+    wire        r_ctrl  = is_ctrl && hidx == 26'd2;
+    wire        r_rank  = is_ctrl && hidx == 26'd3;
+    wire        r_itemf = is_ctrl && hidx == 26'd4;
+    wire        in_g    = region == 3'd1 && {7'd0, widx} < GDEP;
+    wire        in_r    = region == 3'd2 && {7'd0, widx} < NRT;
+    wire        in_dr   = DATA != 0 && region == 3'd3 && {7'd0, widx} < NRT;
+    wire        in_e    = DATA != 0 && region == 3'd4 && {7'd0, widx} < GDEP;
+    wire        in_il   = DATA != 0 && region == 3'd5 && {6'd0, hidx} < NIL;
+    wire        ok_ctrl = !pwdata[4] || DATA != 0;
+    wire        ok_g    = pwdata[13:8] <= MAXG6;
+    wire        ok_if   = pwdata[12:0] != 13'd0 && pwdata[12:0] <= 13'd4096;
+    wire        w_ok    = !waiting && (
+                          (r_ctrl && ok_ctrl && ok_g) || r_rank ||
+                          (r_itemf && DATA != 0 && ok_if) ||
+                          in_g || in_r || in_dr || in_e || in_il);
+    wire        do_wr   = wr && w_ok;
+    wire        w_ctrl  = do_wr && r_ctrl;
+    wire        w_lo    = do_wr && !hi && (in_g || in_r || in_dr || in_e);
+    wire        w_g     = do_wr && hi && in_g;     // gate word commit
+    wire        w_r     = do_wr && hi && in_r;
+    wire        w_dr    = do_wr && hi && in_dr;
+    wire        w_il    = do_wr && in_il;
     /* verilator lint_off UNUSED */
-    wire [31:0] ix_cur  = {26'd0, cur} + 32'd2;
-    wire [31:0] ix_nxt  = {26'd0, cur} + 32'd3;
-    wire [63:0] gw_cur  = rom[ix_cur[RAW-1:0]];
-    wire [63:0] gw_nxt  = rom[ix_nxt[RAW-1:0]];
-    wire [15:0] rstart  = gw_cur[15:0];
-    wire [15:0] rcount  = gw_cur[31:16];
-    wire [7:0]  need_n  = gw_nxt[39:32];
-    wire        self_n  = gw_nxt[40];
-    wire [31:0] ix_rt   = RT0 + {16'd0, rstart} + {16'd0, ri};
-    wire [63:0] rword   = rom[ix_rt[RAW-1:0]];   // current route {rank, addr}
+    wire [63:0] wword   = {pwdata, wlo};   // a gate word uses bits 40..0
     /* verilator lint_on UNUSED */
-    wire [GW-1:0] gx_nxt = gnext[GW-1:0];
+
+    wire [1:0]  state   = failed ? 2'd3 : (cur == 6'd0) ? 2'd0 : (cur == gend) ? 2'd2 : 2'd1;
+    wire [31:0] caps    = {8'd0, FW[7:0], 7'd0, (DATA != 0), 2'd0, MAXG6};
+    /* verilator lint_off UNUSED */
+    wire [RB+31:0] rank_x = {32'd0, myrank};
+    wire [RB+31:0] esrc_x = {32'd0, err_src};
+    /* verilator lint_on UNUSED */
+    reg  [31:0] rd_data;
+    always @(*) begin
+        rd_data = 32'd0;
+        if (is_ctrl)
+            case (hidx)
+                26'd0: rd_data = 32'h48584255;   // "HXBU"
+                26'd1: rd_data = caps;
+                26'd2: rd_data = {18'd0, ng, 3'd0, dmode, op, en};
+                26'd3: rd_data = rank_x[31:0];
+                26'd4: rd_data = {19'd0, itemf};
+                26'd5: rd_data = {10'd0, err_gate, err_code, cur, state};
+                26'd6: rd_data = esrc_x[31:0];
+                default: rd_data = 32'd0;
+            endcase
+    end
+    assign prdata  = (acc_ph && !pwrite) ? rd_data : 32'd0;
+    assign pready  = 1'b1;
+    assign pslverr = acc_ph && (pwrite ? !w_ok : !(is_ctrl && hidx < 26'd7) &&
+                                         !(in_g || in_r || in_dr || in_e || in_il));
 
     // ------------------------------------------------------------------
     // Gate
     // ------------------------------------------------------------------
-    wire in_gate   = tvalid && (cur != 6'd0) && (cur != GEND);   // 1 <= cur <= G
-    wire send_done = (ri == rcount);
-    wire do_arrive = tvalid && (cur == 6'd0) && arrive;
-    wire do_pass   = in_gate && send_done && (rxcnt[gx_nxt] == need_n);
-    wire [63:0] rx_n = rxacc[gx_nxt];
+    // gw: the gate RAM's output = gate word cur+1 (word 1 while idle or
+    // released): {self, need, route count, first route}.
+    wire [40:0] gw;
+    wire [7:0]  need_n = gw[39:32];
+    wire        self_n = gw[40];
+    wire [7:0]  cnt_n;             // received count of gate cur+1 (forwarded)
+    wire [63:0] val_n;             // its combined value (identity when cnt_n = 0)
+    wire        send_done = (ri == cw_count);
+    wire        do_arrive = rearm && arrive && !w_ctrl;
+    wire        chk       = waiting && send_done;
+    wire        do_pass   = chk && (cnt_n == need_n);
+    wire        over_chk  = waiting && (cnt_n > need_n);
+    wire        rel_now   = (do_pass && gnext == gend) || (do_arrive && ng == 6'd0);
     wire [63:0] comb_n;
-    hx_alu #(.OP(OP)) alu_gate (.a(acc), .b(rx_n), .y(comb_n));
-    wire [63:0] acc_n = self_n ? comb_n : rx_n;
+    hx_alu alu_gate (.op(opx), .a(acc), .b(val_n), .y(comb_n));
+    wire [63:0] acc_n = self_n ? comb_n : val_n;
+
+    // Next cur, and from it the gate word the next cycle needs.
+    wire [5:0] cur_nx = w_ctrl ? 6'd0 : do_arrive ? 6'd1 : do_pass ? gnext : cur;
+    wire [5:0] gend_nx = w_ctrl ? pwdata[13:8] + 6'd1 : gend;
+    /* verilator lint_off UNUSED */
+    wire [5:0] ga_nx  = (cur_nx == 6'd0 || cur_nx == gend_nx) ? 6'd1 : cur_nx + 6'd1;
+    /* verilator lint_on UNUSED */
 
     // ------------------------------------------------------------------
     // Send
     // ------------------------------------------------------------------
     wire inj_ok;
-    wire do_send = in_gate && !send_done && inj_ok;
+    wire do_send    = waiting && !send_done && inj_ok;
     wire is_head_tx = (fi == FZERO);
-    // Data mode: the tail is the last flit of the route's last item.
-    wire          d_tail;
+    wire          d_tail;          // data mode: last flit of the route's last item
     wire [FW-1:0] d_tx;            // data mode: payload flit (ItemWord)
-    wire is_tail_tx = (DATA != 0) ? d_tail : (fi == FLAST);
+    wire is_tail_tx = dmode ? d_tail : (fi == npay);
 
     hx_credit #(.B(B)) inj_cr (
         .clk(clk), .rst(rst), .take(do_send), .give(inj_credit), .ok(inj_ok)
     );
 
+    // Route RAM output: route (cur, ri) = {destination rank, address}.
+    wire [RB+AB-1:0] rw;
+    wire [15:0] ri_nx   = (do_arrive || do_pass) ? 16'd0 : (do_send && is_tail_tx) ? ri + 16'd1 : ri;
+    wire [15:0] rs_nx   = (do_arrive || do_pass) ? gw[15:0] : cw_start;
+    /* verilator lint_off UNUSED */
+    wire [15:0] ra_nx16 = rs_nx + ri_nx;
+    /* verilator lint_on UNUSED */
+
     // Head data, LSB first: dst address, own rank, gate cur+1.
     // Payload flit p = fi-1 carries acc bits [p*FW, p*FW+FW).
-    // Both are built FW+64 bits wide (no zero-width replications for any
-    // FW) and cut to FW bits.
     wire [FIW-1:0] ptx    = fi - FONE;
     /* verilator lint_off UNUSED */
-    wire [FW+63:0] hdr_x  = {{(FW+58-AB-RB){1'b0}}, gnext, myrank, rword[AB-1:0]};
+    wire [FW+63:0] hdr_x  = {{(FW+58-AB-RB){1'b0}}, gnext, myrank, rw[AB-1:0]};
     wire [FW+63:0] acc_x  = {{FW{1'b0}}, acc} >> (ptx * FW);
     /* verilator lint_on UNUSED */
-    wire [FW-1:0]  tx_data = is_head_tx ? hdr_x[FW-1:0] :
-                             (DATA != 0) ? d_tx : acc_x[FW-1:0];
+    wire [FW-1:0]  tx_data = is_head_tx ? hdr_x[FW-1:0] : dmode ? d_tx : acc_x[FW-1:0];
 
     assign inj_valid = do_send;
     assign inj_flit  = {is_head_tx, is_tail_tx, tx_data};
@@ -328,7 +256,8 @@ module hx_barrier_unit #(
     reg  [RB-1:0]  rx_src;           // latched from the head flit
     reg  [5:0]     rx_gate;
     reg  [63:0]    rx_val;           // chunks received so far
-    reg  [FIW-1:0] rx_idx;           // index of the next payload flit
+    reg  [FIW-1:0] rx_idx;           // payload flits received so far
+    reg            rx_open;          // a head was popped, its tail not yet
 
     wire          rx_head  = ej_front[W-1];
     wire          rx_tail  = ej_front[W-2];
@@ -339,11 +268,97 @@ module hx_barrier_unit #(
     wire [FW+63:0] rx_x    = {64'd0, rx_d} << (rx_idx * FW);
     /* verilator lint_on UNUSED */
     wire [63:0]   pkt_val  = rx_head ? 64'd0 : (rx_val | rx_x[63:0]);
-    wire [GW-1:0] gx_rx    = pkt_gate[GW-1:0];
-    wire [63:0]   rxacc_g  = rxacc[gx_rx];
-    wire [63:0]   rxacc_n;
-    hx_alu #(.OP(OP)) alu_recv (.a(rxacc_g), .b(pkt_val), .y(rxacc_n));
-    wire          rx_done  = ej_ready && rx_tail;
+
+    // Errors at the pop (docs/registers.md, "Status and errors"); the
+    // first one is kept.
+    wire pop      = ej_ready;
+    wire g_range  = pkt_gate >= 6'd2 && pkt_gate <= gend;
+    wire e_norank = pop && !en;
+    wire e_badg   = pop && en && rx_head && !g_range;
+    wire e_short  = pop && en && dmode && rx_head && rx_tail;
+    wire [FIW-1:0] npay_got = rx_head ? FZERO : rx_idx + FONE;
+    wire e_flits  = pop && en && !dmode &&
+                    ((rx_head && rx_open) || (!rx_head && !rx_open) ||
+                     (rx_tail && npay_got != npay) || (!rx_tail && !rx_head && npay_got == npay) ||
+                     (rx_head && !rx_tail && npay == FZERO));
+    wire tail_ok  = pop && en && rx_tail && g_range && !e_badg && !e_short && !e_flits;
+    wire e_over   = tail_ok && waiting && pkt_gate <= cur_nx;
+    wire count_it = tail_ok && !e_over && !failed;
+    wire e_pop    = e_norank || e_badg || e_short || e_flits || e_over;
+    wire [7:0] e_code = e_norank ? 8'd2 : e_badg ? 8'd1 : e_short ? 8'd3 : e_flits ? 8'd4 :
+                        e_over ? 8'd5 : over_chk ? 8'd5 : 8'd0;
+    wire [5:0] e_gate = e_pop ? ((rx_head || rx_open) ? pkt_gate : 6'd0) : gnext;
+    wire [RB-1:0] e_src = e_pop ? ((rx_head || rx_open) ? pkt_src : {RB{1'b0}}) : {RB{1'b0}};
+    wire err_now  = !failed && (e_pop || over_chk);
+
+    // Receive RAM: two read ports (gate check at ga_nx, count at the
+    // popped tail's gate), one write port (the count, one cycle after the
+    // pop; or a clear by a gate-word write).
+    reg  [XW-1:0] xmem [0:GDEP-1];
+    reg  [XW-1:0] xa_q, xb_q, xw_q;
+    reg           xa_byp, xb_byp;
+    reg           p1_v;              // a tail popped last cycle is being counted
+    reg  [5:0]    p1_g;
+    reg  [63:0]   p1_val;
+    reg           p1_tag;
+    wire [XW-1:0] xa = xa_byp ? xw_q : xa_q;      // entry of gate cur+1
+    wire [XW-1:0] xb = xb_byp ? xw_q : xb_q;      // entry of gate p1_g
+    wire [7:0]    xb_cnt = (xb[XW-1] == p1_tag) ? xb[71:64] : 8'd0;
+    wire [63:0]   rx_comb;
+    hx_alu alu_recv (.op(opx), .a((xb_cnt == 8'd0) ? ident : xb[63:0]), .b(p1_val), .y(rx_comb));
+    wire [XW-1:0] x_new = {p1_tag, xb_cnt + 8'd1, rx_comb};
+    wire          x_we  = p1_v || w_g;
+    wire [GW-1:0] x_wa  = p1_v ? p1_g[GW-1:0] : widx[GW-1:0];
+    wire [XW-1:0] x_wd  = p1_v ? x_new : {ep, 8'd0, 64'd0};
+    wire [GW-1:0] xa_ra = ga_nx[GW-1:0];
+    wire [GW-1:0] xb_ra = pkt_gate[GW-1:0];
+    always @(posedge clk) begin
+        if (x_we)
+            xmem[x_wa] <= x_wd;
+        xa_q   <= xmem[xa_ra];
+        xb_q   <= xmem[xb_ra];
+        xa_byp <= x_we && x_wa == xa_ra;
+        xb_byp <= x_we && x_wa == xb_ra;
+        xw_q   <= x_wd;
+    end
+    // Gate cur+1's receive state: the count in flight this cycle (p1)
+    // first, then the RAM; entries of another episode read as empty.
+    wire          fwd   = p1_v && p1_g == gnext && p1_tag == ep;
+    wire          xa_ok = xa[XW-1] == ep;
+    assign cnt_n = fwd ? x_new[71:64] : xa_ok ? xa[71:64] : 8'd0;
+    assign val_n = (cnt_n == 8'd0) ? ident : fwd ? x_new[63:0] : xa[63:0];
+
+    // ------------------------------------------------------------------
+    // Gate and route RAMs
+    // ------------------------------------------------------------------
+    reg  [40:0]      gmem [0:GDEP-1];
+    reg  [40:0]      g_q, g_wq;
+    reg              g_byp;
+    wire [GW-1:0]    g_wa = widx[GW-1:0];
+    wire [GW-1:0]    g_ra = ga_nx[GW-1:0];
+    always @(posedge clk) begin
+        if (w_g)
+            gmem[g_wa] <= wword[40:0];
+        g_q   <= gmem[g_ra];
+        g_byp <= w_g && g_wa == g_ra;
+        g_wq  <= wword[40:0];
+    end
+    assign gw = g_byp ? g_wq : g_q;
+
+    reg  [RB+AB-1:0] rmem [0:NRT-1];
+    reg  [RB+AB-1:0] r_q, r_wq;
+    reg              r_byp;
+    wire [RTW-1:0]   r_wa = widx[RTW-1:0];
+    wire [RTW-1:0]   r_ra = ra_nx16[RTW-1:0];
+    wire [RB+AB-1:0] r_wd = {pwdata[RB-1:0], wlo[AB-1:0]};
+    always @(posedge clk) begin
+        if (w_r)
+            rmem[r_wa] <= r_wd;
+        r_q   <= rmem[r_ra];
+        r_byp <= w_r && r_wa == r_ra;
+        r_wq  <= r_wd;
+    end
+    assign rw = r_byp ? r_wq : r_q;
 
     // ------------------------------------------------------------------
     // Transfer engine (DATA = 1, docs/transfers.md)
@@ -363,289 +378,237 @@ module hx_barrier_unit #(
 
     generate
         if (DATA != 0) begin : g_data
-            localparam integer NR   = NWORDS - NG - 2;   // route words of the gate table
-            localparam integer DRAW = $clog2(NDW + 2);   // data ROM index width
-            localparam integer JW   = (IF < 2) ? 1 : $clog2(IF);
-            localparam integer IFM1 = IF - 1;
-            localparam [JW-1:0] JLAST = IFM1[JW-1:0];   // flit index of an item's last flit
-            localparam integer GX0  = NR + 1;            // ROM index of gate g's word is GX0 + g
-            localparam integer IL0  = NR + NG + 3;       // ROM index of item-list word 0
-
-            // Data table ROM: word 0 header, 1 checksum, body from 2.
-            reg [63:0] drom [0:NDW+1];
-`ifndef SYNTHESIS
-            // The load checks compare with the gate table: read it again
-            // here, since the order of the two initial blocks is undefined.
-            reg [63:0] grom [0:NWORDS+1];
-`endif
-
-            initial begin : dload
-`ifndef SYNTHESIS
-                reg [63:0] c, w;
-                reg        gok;
-                integer n, g, nl, fd, nf, ngf;
-                // Word count first: a longer file must not reach $readmemh.
-                fd = $fopen(DTABLE, "r");
-                if (fd == 0)
-                    $fatal(1, "%0s: data table missing or unreadable (cannot open it)", DTABLE);
-                nf = file_words(fd);
-                $fclose(fd);
-                if (nf < 0)
-                    $fatal(1, "%0s: word %0d (the header is word 0) is not 16 hex digits", DTABLE, -1 - nf);
-                if (nf > NDW + 2)
-                    $fatal(1, "%0s: %0d words, more words than count + 2 = %0d (count %0d)",
-                           DTABLE, nf, NDW + 2, NDW);
-                // The gate table's own block reports a gate table of the
-                // wrong length; here it is only not read (nor compared).
-                fd = $fopen(TABLE, "r");
-                ngf = file_words(fd);
-                if (fd != 0)
-                    $fclose(fd);
-`endif
-                $readmemh(DTABLE, drom);
-`ifndef SYNTHESIS
-                if (ngf == NWORDS + 2)
-                    $readmemh(TABLE, grom);
-                if (^drom[0] === 1'bx)
-                    $fatal(1, "%0s: data table missing or unreadable (header word is X)", DTABLE);
-                if (drom[0][63:32] !== 32'h48584454)
-                    $fatal(1, "%0s: bad magic %h, expected 48584454 (\"HXDT\")", DTABLE, drom[0][63:32]);
-                if (drom[0][31:0] !== NDW)
-                    $fatal(1, "%0s: %0d body words, this unit was built for NDW = %0d",
-                           DTABLE, drom[0][31:0], NDW);
-                if (nf < NDW + 2)
-                    $fatal(1, "%0s: %0d words, fewer words than count + 2 = %0d (count %0d, file too short)",
-                           DTABLE, nf, NDW + 2, NDW);
-                c = 64'd0;
-                for (n = 0; n < NDW; n = n + 1) begin
-                    if (^drom[n+2] === 1'bx)
-                        $fatal(1, "%0s: body word %0d is X (not a hex word)", DTABLE, n);
-                    c = {c[62:0], c[63]} ^ drom[n+2];
-                end
-                if (^drom[1] === 1'bx || drom[1] !== c)
-                    $fatal(1, "%0s: checksum %h does not match the body (computed %h)", DTABLE, drom[1], c);
-                if (OP != 0)
-                    $fatal(1, "%m: DATA = 1 needs OP = 0 (barrier), not %0d", OP);
-                if (IF < 1 || IF > 4096)
-                    $fatal(1, "%m: IF = %0d flits per item (allowed 1..4096)", IF);
-                if (RB > 16)
-                    $fatal(1, "%m: RB = %0d, a data unit has 16-bit rank fields", RB);
-                // A gate table that fails its own checks is reported by the
-                // gate table's load block: no cross-checks against it here.
-                c = 64'd0;
-                for (n = 0; n < NWORDS; n = n + 1)
-                    c = {c[62:0], c[63]} ^ grom[n+2];
-                gok = ngf == NWORDS + 2 && grom[0] === {32'h48584754, NWORDS[31:0]} && grom[1] === c;
-                w = drom[2];
-                if (!gok) begin
-                    // nothing to compare with
-                end else if (grom[2][63] !== 1'b1) begin
-                    if (w !== 64'd0 || NDW != 1)
-                        $fatal(1, "%0s: a node without a rank must have the single data body word 0 (NDW = 1)", DTABLE);
-                end else begin
-                    nl = NDW - 1 - NR - NG;
-                    if (w[63:32] != IF)
-                        $fatal(1, "%0s: F = %0d flits per item, this unit was built for IF = %0d", DTABLE, w[63:32], IF);
-                    if (nl < 0 || w[31:0] != nl || nl > 24'hffffff)
-                        $fatal(1, "%0s: L = %0d item-list words, NDW = %0d holds 1 + %0d routes + %0d gates + %0d",
-                               DTABLE, w[31:0], NDW, NR, NG, nl);
-                    for (n = 0; n < NR; n = n + 1) begin
-                        w = drom[3+n];
-                        if ({16'd0, w[63:48]} != grom[RT0+n][63:32])
-                            $fatal(1, "%0s: route %0d: destination rank %0d, the gate table's route goes to rank %0d",
-                                   DTABLE, n, w[63:48], grom[RT0+n][63:32]);
-                        if (w[47:24] == 0 || {8'd0, w[23:0]} + {8'd0, w[47:24]} > nl)
-                            $fatal(1, "%0s: route %0d: %0d items from item-list word %0d (allowed: 1 or more, inside the %0d words)",
-                                   DTABLE, n, w[47:24], w[23:0], nl);
-                    end
-                    for (g = 2; g <= NG + 1; g = g + 1) begin
-                        w = drom[GX0+g];
-                        if (w[47:24] == 0) begin
-                            if (w != 0 || grom[g+2][39:32] != 0)
-                                $fatal(1, "%0s: gate %0d expects no message: its word must be 0 and the gate table's need 0 (need %0d)",
-                                       DTABLE, g, grom[g+2][39:32]);
-                        end else begin
-                            if (grom[g+2][39:32] != 1)
-                                $fatal(1, "%0s: gate %0d expects a message, the gate table's need is %0d (must be 1)",
-                                       DTABLE, g, grom[g+2][39:32]);
-                            if ({8'd0, w[23:0]} + {8'd0, w[47:24]} > nl)
-                                $fatal(1, "%0s: gate %0d: %0d items from item-list word %0d, past the %0d words",
-                                       DTABLE, g, w[47:24], w[23:0], nl);
-                            if ((w[63:48] >> RB) != 0)
-                                $fatal(1, "%0s: gate %0d: source rank %0d does not fit in RB = %0d bits", DTABLE, g, w[63:48], RB);
-                        end
-                    end
-                    for (n = 0; n < nl; n = n + 1)
-                        if (drom[IL0+n][31:0] != 32'd0)
-                            $fatal(1, "%0s: item-list word %0d: bits 31..0 not zero", DTABLE, n);
-                end
-`endif
+            // Data route RAM (same address as the route RAM) and item-list RAM.
+            reg  [63:0]    dmem [0:NRT-1];
+            reg  [63:0]    d_q, d_wq;
+            reg            d_byp;
+            always @(posedge clk) begin
+                if (w_dr)
+                    dmem[r_wa] <= wword;
+                d_q   <= dmem[r_ra];
+                d_byp <= w_dr && r_wa == r_ra;
+                d_wq  <= wword;
             end
+            /* verilator lint_off UNUSED */
+            wire [63:0] drw = d_byp ? d_wq : d_q;   // route (cur, ri): {dst, count, first}
 
             // Send: item sk of the route, flit sj of the item (reset at the head).
-            reg [23:0]   sk;
-            reg [JW-1:0] sj;
+            reg  [23:0]  sk;
+            reg  [11:0]  sj;
+            wire [12:0]  jlast = itemf - 13'd1;
+            wire         s_jl  = {1'b0, sj} == jlast;
+            wire [23:0]  sk_nx = !do_send ? sk : is_head_tx ? 24'd0 : s_jl ? sk + 24'd1 : sk;
+            wire [23:0]  il_a  = drw[23:0] + sk_nx;
+            /* verilator lint_on UNUSED */
+
+            reg  [31:0]    ilmem [0:NIL-1];
+            reg  [31:0]    il_q, il_wq;
+            reg            il_byp;
+            wire [ILW-1:0] il_wa = hidx[ILW-1:0];
+            wire [ILW-1:0] il_ra = il_a[ILW-1:0];
+            always @(posedge clk) begin
+                if (w_il)
+                    ilmem[il_wa] <= pwdata;
+                il_q   <= ilmem[il_ra];
+                il_byp <= w_il && il_wa == il_ra;
+                il_wq  <= pwdata;
+            end
+            wire [31:0]    ilw    = il_byp ? il_wq : il_q;    // item sk of the route
+            wire [63:0]    s_word = item_word({ilw, 20'd0, sj});
             /* verilator lint_off UNUSED */
-            wire [31:0]    ix_dr  = 32'd3 + {16'd0, rstart} + {16'd0, ri};
-            wire [63:0]    drw    = drom[ix_dr[DRAW-1:0]];       // route {dst, count, first}
-            wire [31:0]    ix_si  = IL0 + {8'd0, drw[23:0]} + {8'd0, sk};
-            wire [63:0]    s_word = item_word(drom[ix_si[DRAW-1:0]] | {{(64-JW){1'b0}}, sj});
             wire [FW+63:0] s_x    = {{FW{1'b0}}, s_word};
             /* verilator lint_on UNUSED */
             assign d_tx   = s_x[FW-1:0];
-            assign d_tail = !is_head_tx && (sj == JLAST) && (sk + 24'd1 == drw[47:24]);
+            assign d_tail = !is_head_tx && s_jl && (sk + 24'd1 == drw[47:24]);
 
             always @(posedge clk) begin
                 if (rst) begin
                     sk <= 24'd0;
-                    sj <= {JW{1'b0}};
+                    sj <= 12'd0;
                 end else if (do_send) begin
                     if (is_head_tx) begin
                         sk <= 24'd0;
-                        sj <= {JW{1'b0}};
-                    end else if (sj == JLAST) begin
+                        sj <= 12'd0;
+                    end else if (s_jl) begin
                         sk <= sk + 24'd1;
-                        sj <= {JW{1'b0}};
+                        sj <= 12'd0;
                     end else begin
-                        sj <= sj + {{(JW-1){1'b0}}, 1'b1};
+                        sj <= sj + 12'd1;
                     end
                 end
             end
 
-            // Receive: item-list index rp of the item being received, one
-            // past the message's last rend, flit rj, checksum rsum.
-            reg [23:0]   rp;
-            reg [24:0]   rend;
-            reg [JW-1:0] rj;
-            reg [63:0]   rsum;
-            reg          rbusy;   // between a head and its tail
+            // Receive: the message checksum.
+            reg  [63:0]  rsum;
             /* verilator lint_off UNUSED */
-            wire [31:0]    ix_rg  = GX0 + {26'd0, pkt_gate};
-            wire [63:0]    grx    = drom[ix_rg[DRAW-1:0]];      // gate {src, count, first}
-            wire [31:0]    ix_ri  = IL0 + {8'd0, rp};
-            wire [63:0]    r_ilw  = drom[ix_ri[DRAW-1:0]];
-            wire [63:0]    r_word = item_word(r_ilw | {{(64-JW){1'b0}}, rj});
-            wire [FW+63:0] r_x    = {{FW{1'b0}}, r_word};
-            wire [FW+63:0] rd_x   = {64'd0, rx_d};
-            wire [RB+15:0] src_x  = {16'd0, pkt_src};
+            wire [FW+63:0] rd_x = {64'd0, rx_d};
             /* verilator lint_on UNUSED */
-            wire [FW-1:0]  r_exp  = r_x[FW-1:0];
-            wire [15:0]    src16  = src_x[15:0];
-            wire           r_last = (rj == JLAST) && ({1'b0, rp} + 25'd1 == rend);
             assign d_sum_n = {rsum[62:0], rsum[63]} ^ rd_x[63:0];
+            always @(posedge clk) begin
+                if (rst)
+                    rsum <= 64'd0;
+                else if (pop)
+                    rsum <= rx_head ? 64'd0 : d_sum_n;
+            end
 
+`ifndef SYNTHESIS
+            // Simulation-only payload check (docs/transfers.md): the
+            // expected-message words written to region 4, the item list,
+            // and the receive position rp (item-list index), rend, rj.
+            reg  [63:0] emem [0:GDEP-1];
+            always @(posedge clk)
+                if (do_wr && hi && in_e)
+                    emem[widx[GW-1:0]] <= wword;
+            reg  [23:0]  rp;
+            reg  [24:0]  rend;
+            reg  [11:0]  rj;
+            reg          rbusy;
+            wire [63:0]  grx    = emem[pkt_gate[GW-1:0]];
+            wire [31:0]  r_ilw  = ilmem[rp[ILW-1:0]];
+            wire [63:0]  r_word = item_word({r_ilw, 20'd0, rj});
+            /* verilator lint_off UNUSED */
+            wire [FW+63:0] r_x  = {{FW{1'b0}}, r_word};
+            wire [FW-1:0]  r_exp = r_x[FW-1:0];
+            wire [RB+15:0] src_x = {16'd0, pkt_src};
+            /* verilator lint_on UNUSED */
+            wire         r_jl   = {1'b0, rj} == jlast;
+            wire         r_last = r_jl && ({1'b0, rp} + 25'd1 == rend);
             always @(posedge clk) begin
                 if (rst) begin
-                    rp    <= 24'd0;
-                    rend  <= 25'd0;
-                    rj    <= {JW{1'b0}};
-                    rsum  <= 64'd0;
-                    rbusy <= 1'b0;
-                end else if (ej_ready) begin
+                    rp <= 24'd0; rend <= 25'd0; rj <= 12'd0; rbusy <= 1'b0;
+                end else if (pop && en && dmode) begin
                     if (rx_head) begin
                         rp    <= grx[23:0];
                         rend  <= {1'b0, grx[23:0]} + {1'b0, grx[47:24]};
-                        rj    <= {JW{1'b0}};
-                        rsum  <= 64'd0;
-                        rbusy <= 1'b1;
+                        rj    <= 12'd0;
+                        rbusy <= !rx_tail;
                     end else begin
-                        rsum <= d_sum_n;
-                        if (rj == JLAST) begin
+                        if (r_jl) begin
                             rp <= rp + 24'd1;
-                            rj <= {JW{1'b0}};
+                            rj <= 12'd0;
                         end else begin
-                            rj <= rj + {{(JW-1){1'b0}}, 1'b1};
+                            rj <= rj + 12'd1;
                         end
                         if (rx_tail)
                             rbusy <= 1'b0;
                     end
                 end
             end
-
-`ifndef SYNTHESIS
-            // Every received flit is checked against the data table.
             /* verilator lint_off CMPCONST */
             always @(posedge clk) begin
-                if (!rst && ej_ready && rx_head) begin
+                if (!rst && pop && en && dmode && rx_head && !rx_tail && g_range) begin
                     if (rbusy)
                         $fatal(1, "%m: rank %0d: head from rank %0d for gate %0d while the message from rank %0d for gate %0d lacks its tail",
                                myrank, pkt_src, pkt_gate, rx_src, rx_gate);
-                    if (pkt_gate < 6'd2 || {26'd0, pkt_gate} > NG + 1)
-                        $fatal(1, "%m: rank %0d: message from rank %0d for gate %0d, outside 2..%0d",
-                               myrank, pkt_src, pkt_gate, NG + 1);
                     if (grx[47:24] == 24'd0)
                         $fatal(1, "%m: rank %0d gate %0d: message from rank %0d, the gate expects none",
                                myrank, pkt_gate, pkt_src);
-                    if (grx[63:48] != src16)
+                    if (grx[63:48] != src_x[15:0])
                         $fatal(1, "%m: rank %0d gate %0d: message from rank %0d, expected rank %0d",
                                myrank, pkt_gate, pkt_src, grx[63:48]);
-                    if (rx_tail)
-                        $fatal(1, "%m: rank %0d gate %0d from rank %0d: message ended early (a head-only packet, items missing)",
-                               myrank, pkt_gate, pkt_src);
                 end
-                if (!rst && ej_ready && !rx_head) begin
+                if (!rst && pop && en && dmode && !rx_head && rbusy) begin
                     if ({1'b0, rp} >= rend)
                         $fatal(1, "%m: rank %0d gate %0d from rank %0d: payload flit past the expected items (tail late or missing)",
                                myrank, rx_gate, rx_src);
                     if (rx_d !== r_exp)
                         $fatal(1, "%m: rank %0d gate %0d from rank %0d: item %0d (origin rank %0d) flit %0d is %h, expected %h",
-                               myrank, rx_gate, rx_src, r_ilw[47:32], r_ilw[63:48], rj, rx_d, r_exp);
+                               myrank, rx_gate, rx_src, r_ilw[15:0], r_ilw[31:16], rj, rx_d, r_exp);
                     if (rx_tail && !r_last)
                         $fatal(1, "%m: rank %0d gate %0d from rank %0d: message ended early at item %0d flit %0d (items or flits missing)",
-                               myrank, rx_gate, rx_src, r_ilw[47:32], rj);
+                               myrank, rx_gate, rx_src, r_ilw[15:0], rj);
                 end
             end
             /* verilator lint_on CMPCONST */
 `endif
-        end else begin : g_barrier
+        end else begin : g_value
             assign d_tx    = {FW{1'b0}};
             assign d_tail  = 1'b0;
             assign d_sum_n = 64'd0;
+            wire _unused_ok = &{1'b0, w_dr, w_il, itemf};
         end
     endgenerate
 
     // ------------------------------------------------------------------
     // Registers
     // ------------------------------------------------------------------
-    integer h;
     always @(posedge clk) begin
         if (rst) begin
-            cur     <= 6'd0;
-            acc     <= 64'd0;
-            ri      <= 16'd0;
-            fi      <= FZERO;
-            rx_src  <= {RB{1'b0}};
-            rx_gate <= 6'd0;
-            rx_val  <= 64'd0;
-            rx_idx  <= FZERO;
-            for (h = 0; h <= NG + 1; h = h + 1) begin
-                rxcnt[h] <= 8'd0;
-                rxacc[h] <= IDENT;
-            end
+            en       <= 1'b0;
+            op       <= 3'd0;
+            dmode    <= 1'b0;
+            ng       <= 6'd0;
+            myrank   <= {RB{1'b0}};
+            itemf    <= 13'd1;
+            wlo      <= 32'd0;
+            err_code <= 8'd0;
+            err_gate <= 6'd0;
+            err_src  <= {RB{1'b0}};
+            cur      <= 6'd0;
+            acc      <= 64'd0;
+            ri       <= 16'd0;
+            fi       <= FZERO;
+            cw_start <= 16'd0;
+            cw_count <= 16'd0;
+            ep       <= 1'b0;
+            rx_src   <= {RB{1'b0}};
+            rx_gate  <= 6'd0;
+            rx_val   <= 64'd0;
+            rx_idx   <= FZERO;
+            rx_open  <= 1'b0;
+            p1_v     <= 1'b0;
+            p1_g     <= 6'd0;
+            p1_val   <= 64'd0;
+            p1_tag   <= 1'b0;
         end else begin
-            // gate (arrival and gate passing are exclusive: cur differs)
-            if (do_arrive) begin
-                cur <= 6'd1;
-                acc <= (OP == 0) ? 64'd0 : operand;
-                ri  <= 16'd0;
-                fi  <= FZERO;
-            end else if (do_pass) begin
-                cur <= gnext;
-                acc <= acc_n;
-                ri  <= 16'd0;       // start of out[cur+1]
-                fi  <= FZERO;
+            // configuration
+            if (w_lo)
+                wlo <= pwdata;
+            if (w_ctrl) begin
+                en    <= pwdata[0];
+                op    <= pwdata[3:1];
+                dmode <= pwdata[4];
+                ng    <= pwdata[13:8];
             end
+            if (do_wr && r_rank)
+                myrank <= pwdata[RB-1:0];
+            if (do_wr && r_itemf)
+                itemf <= pwdata[12:0];
+            // errors: the first is kept until CTRL is written
+            if (w_ctrl) begin
+                err_code <= 8'd0;
+                err_gate <= 6'd0;
+                err_src  <= {RB{1'b0}};
+            end else if (err_now) begin
+                err_code <= e_code;
+                err_gate <= e_gate;
+                err_src  <= e_src;
+            end
+            // gate
+            cur <= cur_nx;
+            if (do_arrive) begin
+                acc      <= (opx == 3'd0) ? 64'd0 : operand;
+                cw_start <= gw[15:0];
+                cw_count <= gw[31:16];
+            end else if (do_pass) begin
+                acc      <= acc_n;
+                cw_start <= gw[15:0];
+                cw_count <= gw[31:16];
+            end
+            if (rel_now)
+                ep <= !ep;
             // send (never in a cycle with do_arrive or do_pass)
-            if (do_send) begin
-                if (is_tail_tx) begin
-                    ri <= ri + 16'd1;
+            ri <= ri_nx;
+            if (do_arrive || do_pass) begin
+                fi <= FZERO;
+            end else if (do_send) begin
+                if (is_tail_tx)
                     fi <= FZERO;
-                end else if (DATA == 0 || is_head_tx) begin
+                else if (!dmode || is_head_tx)
                     fi <= fi + FONE;    // data mode: fi = 1 from the head to the tail
-                end
             end
             // receive
-            if (ej_ready) begin
+            if (pop) begin
                 if (rx_head) begin
                     rx_src  <= pkt_src;
                     rx_gate <= pkt_gate;
@@ -655,15 +618,27 @@ module hx_barrier_unit #(
                     rx_val  <= pkt_val;
                     rx_idx  <= rx_idx + FONE;
                 end
-                if (rx_tail) begin
-                    rxcnt[gx_rx] <= rxcnt[gx_rx] + 8'd1;
-                    rxacc[gx_rx] <= rxacc_n;
-                end
+                rx_open <= !rx_tail;
             end
+            p1_v   <= count_it;
+            p1_g   <= pkt_gate;
+            p1_val <= pkt_val;
+            p1_tag <= ep;
         end
     end
 
-    // Event registers: set by the edge that ends the event's cycle.
+    // ------------------------------------------------------------------
+    // Monitor (read hierarchically by the testbench; not ports)
+    // ------------------------------------------------------------------
+    // Event registers: set by the edge that ends the event's cycle. Only
+    // the testbench reads them (lint: unused in the module itself).
+    /* verilator lint_off UNUSED */
+    reg           ev_arrive, ev_gate, ev_release, ev_send, ev_recv, ev_error;
+    reg  [RB-1:0] ev_send_to, ev_recv_from, ev_err_src;
+    reg  [5:0]    ev_send_gate, ev_recv_gate, ev_err_gate;
+    reg  [63:0]   ev_recv_value;
+    reg  [7:0]    ev_err_code;
+    /* verilator lint_on UNUSED */
     always @(posedge clk) begin
         if (rst) begin
             ev_arrive     <= 1'b0;
@@ -676,38 +651,53 @@ module hx_barrier_unit #(
             ev_recv_from  <= {RB{1'b0}};
             ev_recv_gate  <= 6'd0;
             ev_recv_value <= 64'd0;
+            ev_error      <= 1'b0;
+            ev_err_code   <= 8'd0;
+            ev_err_gate   <= 6'd0;
+            ev_err_src    <= {RB{1'b0}};
         end else begin
             ev_arrive     <= do_arrive;
-            ev_gate       <= do_pass && (gnext != GEND);
-            // With G = 0 gate 1 is the end gate: arrival releases at once
-            // (the Go model does the same; generated schedules have G >= 1).
-            ev_release    <= (do_pass && (gnext == GEND)) || (do_arrive && NG == 0);
+            ev_gate       <= do_pass && (gnext != gend);
+            // With G = 0 gate 1 is the end gate: arrival releases at once.
+            ev_release    <= rel_now;
             ev_send       <= do_send && is_head_tx;
-            ev_send_to    <= rword[32 +: RB];
+            ev_send_to    <= rw[AB +: RB];
             ev_send_gate  <= gnext;
-            ev_recv       <= rx_done;
+            ev_recv       <= count_it;
             ev_recv_from  <= pkt_src;
             ev_recv_gate  <= pkt_gate;
-            ev_recv_value <= (DATA != 0) ? d_sum_n : pkt_val;
+            ev_recv_value <= dmode ? d_sum_n : pkt_val;
+            ev_error      <= err_now && !w_ctrl;
+            ev_err_code   <= e_code;
+            ev_err_gate   <= e_gate;
+            ev_err_src    <= e_src;
         end
     end
-
     // cur and acc are written by the same edge as the gate events, so during
     // the cycle after the event they hold the event's gate and value.
-    assign ev_gnum  = cur;
-    assign ev_value = acc;
-    assign released = tvalid && (cur == GEND);
+    wire [5:0]    ev_gnum  = cur;
+    wire [63:0]   ev_value = acc;
+    wire          has_rank = en;
+    wire [RB-1:0] rank     = myrank;
+
+    assign released = en && !failed && (cur == gend);
     assign result   = acc;
 
+    // Address bits the decode does not use.
+    wire _unused_ok = &{1'b0, paddr[31], paddr[1:0], ev_gnum, ev_value, has_rank, rank,
+                        1'b0};
+
 `ifndef SYNTHESIS
-    // (With G = 62 the upper bound is the 6-bit maximum: a constant compare.)
-    /* verilator lint_off CMPCONST */
-    always @(posedge clk) begin
-        if (!rst && rx_done && (pkt_gate < 6'd2 || {26'd0, pkt_gate} > NG + 1))
-            $fatal(1, "%m: received a packet for gate %0d, outside 2..%0d", pkt_gate, NG + 1);
-        if (DATA == 0 && !rst && rx_done && !rx_head && rx_idx != FLAST - FONE)
-            $fatal(1, "%m: packet tail after %0d payload flits, expected %0d", rx_idx + 1, NPAY);
+    initial begin
+        if (FW < AB + RB + 6)
+            $fatal(1, "%m: FW = %0d cannot hold the %0d-bit head (AB %0d + RB %0d + 6)",
+                   FW, AB + RB + 6, AB, RB);
+        if (MAXG < 1 || MAXG > 62)
+            $fatal(1, "%m: MAXG = %0d (allowed 1..62)", MAXG);
+        if (NRT < 1 || NIL < 1)
+            $fatal(1, "%m: NRT = %0d, NIL = %0d (each at least 1)", NRT, NIL);
+        if (DATA != 0 && RB > 16)
+            $fatal(1, "%m: RB = %0d, a data unit has 16-bit rank fields", RB);
     end
-    /* verilator lint_on CMPCONST */
 `endif
 endmodule
