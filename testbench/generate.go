@@ -16,7 +16,7 @@ import (
 // Files returns the names of the files Generate writes, in the order it
 // writes them.
 func Files() []string {
-	return []string{TBFile, ScenarioFile, ExpectedFile, RunScript, MakefileName, SourcesFile}
+	return []string{TBFile, ScenarioFile, ConfigFile, ExpectedFile, RunScript, MakefileName, SourcesFile}
 }
 
 // PartTestbench is the gendir part of the files Render returns.
@@ -98,8 +98,13 @@ func testbenchFiles(s *sim.System, expected []byte) (map[string][]byte, error) {
 	if limit >= 1<<maxCycleBits {
 		return nil, fmt.Errorf("expected trace: cycle %d does not fit the %d-bit cycle field of %s", limit, maxCycleBits, ExpectedFile)
 	}
+	writes, err := initialWrites(s)
+	if err != nil {
+		return nil, err
+	}
 	return map[string][]byte{
-		TBFile:       tbText(s.Sys.Name, s.Topo.Nodes, len(evs)),
+		TBFile:       tbText(s.Sys.Name, s.Topo.Nodes, len(evs), 1, len(writes)),
+		ConfigFile:   configFile(s.Sys.Name, 1, writes),
 		ScenarioFile: scenarioFile(s),
 		ExpectedFile: expectedFile(s.Sys.Name, s.Topo.Nodes, s.Table.Ranks, evs, cycles, limit),
 		RunScript:    []byte(runScript),

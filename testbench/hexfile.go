@@ -27,6 +27,8 @@ const (
 	MagicScenario = "HXSC"
 	MagicEnd      = "END!"
 	FormatVersion = 1
+	// ScenarioVersion is scenario.hex's format version (2: per episode).
+	ScenarioVersion = 2
 )
 
 // Field limits of the word formats.
@@ -117,14 +119,19 @@ func expectedFile(name string, nodes, ranks int, evs []barrierunit.Event, cycles
 	return b.Bytes()
 }
 
-// scenarioFile builds scenario.hex: where and when each rank arrives.
+// scenarioFile builds scenario.hex: where and when each rank arrives, per
+// episode (this system runs one).
 //
-//	word 0          [127:96] "HXSC" [95:64] version [63:0] nodes N
-//	word 1          checksum of words 2 .. N+2
-//	word 2+n        node n: [127] arrives [126:64] arrival cycle [63:0] operand
-//	word N+2        [127:96] "END!" [63:0] N
+//	word 0              [127:96] "HXSC" [95:64] version 2 [63:32] episodes E [31:0] nodes N
+//	word 1              checksum of words 2 .. E*N+2
+//	word 2+(e-1)*N+n    episode e, node n: [127] arrives [126:64] arrival offset [63:0] operand
+//	word E*N+2          [127:96] "END!" [63:32] E [31:0] N
+//
+// Episode 1's offsets are cycles; a later episode's count from the cycle
+// its configuration ends (docs/registers.md).
 func scenarioFile(s *sim.System) []byte {
 	nodes := s.Topo.Nodes
+	const episodes = 1
 	u := s.Units
 	body := make([]word, nodes+1)
 	rankOf := make([]int, nodes)
@@ -135,7 +142,7 @@ func scenarioFile(s *sim.System) []byte {
 		rankOf[n] = r
 		body[n] = word{1<<63 | uint64(u.Arrive[r]), u.Operand[r]}
 	}
-	body[nodes] = word{magic32(MagicEnd) << 32, uint64(nodes)}
+	body[nodes] = word{magic32(MagicEnd) << 32, uint64(episodes)<<32 | uint64(nodes)}
 	var sum word
 	for _, w := range body {
 		sum = rotlXor(sum, w, 2)
@@ -144,20 +151,20 @@ func scenarioFile(s *sim.System) []byte {
 	b.Grow(80 * (nodes + 8))
 	fmt.Fprintf(&b, "// %s: the CPU side of the scenario for the testbench tb.v (docs/cosim.md)\n", ScenarioFile)
 	fmt.Fprintf(&b, "// system: %s\n", s.Sys.Name)
-	b.WriteString("// node word: arrives[127] arrival_cycle[126:64] operand[63:0]\n")
+	b.WriteString("// node word: arrives[127] arrival_offset[126:64] operand[63:0]\n")
 	hex := func(w word, comment string) {
 		fmt.Fprintf(&b, "%016x%016x // %s\n", w[0], w[1], comment)
 	}
-	hex(word{magic32(MagicScenario)<<32 | FormatVersion, uint64(nodes)},
-		fmt.Sprintf("header: magic %s, version %d, %d nodes", MagicScenario, FormatVersion, nodes))
+	hex(word{magic32(MagicScenario)<<32 | ScenarioVersion, uint64(episodes)<<32 | uint64(nodes)},
+		fmt.Sprintf("header: magic %s, version %d, %d episodes, %d nodes", MagicScenario, ScenarioVersion, episodes, nodes))
 	hex(sum, "checksum of the words below")
 	for n := 0; n < nodes; n++ {
-		c := fmt.Sprintf("node %d: no rank, never arrives", n)
+		c := fmt.Sprintf("episode 1, node %d: no rank, never arrives", n)
 		if r := rankOf[n]; r >= 0 {
-			c = fmt.Sprintf("node %d: rank %d arrives in cycle %d, operand %016x", n, r, u.Arrive[r], u.Operand[r])
+			c = fmt.Sprintf("episode 1, node %d: rank %d arrives in cycle %d, operand %016x", n, r, u.Arrive[r], u.Operand[r])
 		}
 		hex(body[n], c)
 	}
-	hex(body[nodes], fmt.Sprintf("end: %d nodes", nodes))
+	hex(body[nodes], fmt.Sprintf("end: %d episodes, %d nodes", episodes, nodes))
 	return b.Bytes()
 }

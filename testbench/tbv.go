@@ -20,6 +20,8 @@ module hx_tb;
     localparam integer N     = ` + "`" + `HX_NODES;  // nodes (hx_params.vh)
     localparam integer RB    = ` + "`" + `HX_RB;     // rank bits (hx_params.vh)
     localparam integer NEV   = %[2]d;  // events in expected.hex (its header must agree)
+    localparam integer NE    = %[4]d;  // episodes (scenario.hex and config.hex must agree)
+    localparam integer NW    = %[5]d;  // configuration writes in config.hex
     localparam integer DRAIN = %[3]d;  // cycles watched after the last event and release
 
     // ------------------------------------------------------------------
@@ -31,26 +33,42 @@ module hx_tb;
     reg  [N*64-1:0] operand = {N*64{1'b0}};
     reg  [63:0]     cyc = 64'd0;   // reads t during cycle t (0: first cycle after reset)
 
-    wire [N-1:0]    released, has_rank;
+    wire [N-1:0]    released;
     /* verilator lint_off UNUSED */
     wire [N*64-1:0] result;        // = acc: checked as the release event's value
+    wire [N*32-1:0] cfg_prdata;    // the testbench only writes
+    wire [N-1:0]    cfg_pready;
+    wire [31:0]     fab_prdata;
+    wire            fab_pready;
     /* verilator lint_on UNUSED */
-    wire [N*RB-1:0] rank;
-    wire [N-1:0]    ev_arrive, ev_gate, ev_release, ev_send, ev_recv;
-    wire [N*6-1:0]  ev_gnum, ev_send_gate, ev_recv_gate;
-    wire [N*64-1:0] ev_value, ev_recv_value;
-    wire [N*RB-1:0] ev_send_to, ev_recv_from;
+    wire [N-1:0]    cfg_pslverr;
+    wire            fab_pslverr;
+    reg  [N-1:0]    cfg_psel = {N{1'b0}}, cfg_penable = {N{1'b0}};
+    reg  [N*32-1:0] cfg_paddr = {N*32{1'b0}}, cfg_pwdata = {N*32{1'b0}};
+    reg             fab_psel = 1'b0, fab_penable = 1'b0;
+    reg  [31:0]     fab_paddr = 32'd0, fab_pwdata = 32'd0;
 
     hx_top dut (
         .clk(clk), .rst(rst), .arrive(arrive), .operand(operand),
-        .released(released), .result(result), .has_rank(has_rank), .rank(rank),
-        .ev_arrive(ev_arrive), .ev_gate(ev_gate), .ev_release(ev_release),
-        .ev_send(ev_send), .ev_recv(ev_recv),
-        .ev_gnum(ev_gnum), .ev_send_gate(ev_send_gate), .ev_recv_gate(ev_recv_gate),
-        .ev_value(ev_value), .ev_recv_value(ev_recv_value),
-        .ev_send_to(ev_send_to), .ev_recv_from(ev_recv_from)
+        .released(released), .result(result),
+        .cfg_psel(cfg_psel), .cfg_penable(cfg_penable), .cfg_pwrite(cfg_psel),
+        .cfg_paddr(cfg_paddr), .cfg_pwdata(cfg_pwdata), .cfg_prdata(cfg_prdata),
+        .cfg_pready(cfg_pready), .cfg_pslverr(cfg_pslverr),
+        .fab_psel(fab_psel), .fab_penable(fab_penable), .fab_pwrite(fab_psel),
+        .fab_paddr(fab_paddr), .fab_pwdata(fab_pwdata), .fab_prdata(fab_prdata),
+        .fab_pready(fab_pready), .fab_pslverr(fab_pslverr)
     );
 
+    // The monitor's view of the units: their event registers, read
+    // hierarchically (hx_top has no debug pins).
+    wire [N-1:0]    has_rank;
+    wire [N*RB-1:0] rank;
+    wire [N-1:0]    ev_arrive, ev_gate, ev_release, ev_send, ev_recv, ev_error;
+    wire [N*6-1:0]  ev_gnum, ev_send_gate, ev_recv_gate, ev_err_gate;
+    wire [N*64-1:0] ev_value, ev_recv_value;
+    wire [N*RB-1:0] ev_send_to, ev_recv_from, ev_err_src;
+    wire [N*8-1:0]  ev_err_code;
+%[6]s
     // The testbench uses blocking assignments for its own bookkeeping inside
     // clocked blocks (nothing in the design reads those variables).
     /* verilator lint_off BLKSEQ */
@@ -59,11 +77,11 @@ module hx_tb;
     // ------------------------------------------------------------------
     // Data files, checked at time 0 (docs/cosim.md)
     // ------------------------------------------------------------------
-    reg [8*256-1:0] scen_file, exp_file;
-    reg [127:0]     scen [0:N+2];    // header, checksum, node 0..N-1, end
-    reg [191:0]     expm [0:NEV+3];  // header, checksum, limits, event 0..NEV-1, end
-    reg [63:0]      limit;           // watchdog: last cycle that may be reported
-    reg [63:0]      next_arr;        // next arrival cycle (all ones: none)
+    reg [8*256-1:0] scen_file, exp_file, cfg_file;
+    reg [127:0]     scen [0:NE*N+2];  // header, checksum, episode e node n at 2+(e-1)*N+n, end
+    reg [191:0]     expm [0:NEV+3];   // header, checksum, limits, event 0..NEV-1, end
+    reg [127:0]     cfgw [0:NW+2];    // header, checksum, write 0..NW-1, end
+    reg [63:0]      limit;            // watchdog: last cycle that may be reported
     reg [8*160-1:0] msg;
 
     // die: the one FAIL line, then stop with exit status 1.
@@ -82,8 +100,10 @@ module hx_tb;
     initial begin : load
         scen_file = "scenario.hex";
         exp_file  = "expected.hex";
+        cfg_file  = "config.hex";
         if ($value$plusargs("scenario=%%s", scen_file)) begin end
         if ($value$plusargs("expected=%%s", exp_file)) begin end
+        if ($value$plusargs("config=%%s", cfg_file)) begin end
         if ($test$plusargs("vcd")) begin
             $dumpfile("hx.vcd");
             $dumpvars(0, hx_tb);
@@ -94,23 +114,43 @@ module hx_tb;
             die(scen_file, "missing, empty or unreadable (header word is X or 0)");
         if (scen[0][127:96] !== 32'h48585343)
             begin $sformat(msg, "bad magic %%h, expected 48585343 (HXSC)", scen[0][127:96]); die(scen_file, msg); end
-        if (scen[0][95:64] !== 32'd1)
-            begin $sformat(msg, "format version %%0d, this testbench reads version 1", scen[0][95:64]); die(scen_file, msg); end
-        if (scen[0][63:32] !== 32'd0 || scen[0][31:0] !== N)
-            begin $sformat(msg, "%%0d nodes, the design (hx_params.vh) has %%0d", scen[0][63:0], N); die(scen_file, msg); end
+        if (scen[0][95:64] !== 32'd2)
+            begin $sformat(msg, "format version %%0d, this testbench reads version 2", scen[0][95:64]); die(scen_file, msg); end
+        if (scen[0][63:32] !== NE || scen[0][31:0] !== N)
+            begin $sformat(msg, "%%0d episodes of %%0d nodes, tb.v was generated for %%0d of %%0d (regenerate)", scen[0][63:32], scen[0][31:0], NE, N); die(scen_file, msg); end
         c128 = 128'd0;
-        next_arr = ~64'd0;
-        for (i = 2; i <= N + 2; i = i + 1) begin
+        for (i = 2; i <= NE * N + 2; i = i + 1) begin
             if (^scen[i] === 1'bx)
                 begin $sformat(msg, "word %%0d missing or not hex (file truncated?)", i); die(scen_file, msg); end
             c128 = {c128[126:0], c128[127]} ^ scen[i];
-            if (i < N + 2 && scen[i][127] && {1'b0, scen[i][126:64]} < next_arr)
-                next_arr = {1'b0, scen[i][126:64]};
         end
-        if (scen[N+2][127:96] !== 32'h454e4421 || scen[N+2][63:32] !== 32'd0 || scen[N+2][31:0] !== N)
-            begin $sformat(msg, "no end marker after node %%0d (file truncated, too long or for another design?)", N - 1); die(scen_file, msg); end
+        if (scen[NE*N+2][127:96] !== 32'h454e4421 || scen[NE*N+2][63:32] !== NE || scen[NE*N+2][31:0] !== N)
+            begin $sformat(msg, "no end marker after episode %%0d node %%0d (file truncated, too long or for another design?)", NE, N - 1); die(scen_file, msg); end
         if (scen[1] !== c128)
             begin $sformat(msg, "checksum %%h does not match the words (computed %%h)", scen[1], c128); die(scen_file, msg); end
+
+        $readmemh(cfg_file, cfgw);
+        if (^cfgw[0] === 1'bx || cfgw[0] == 128'd0)
+            die(cfg_file, "missing, empty or unreadable (header word is X or 0)");
+        if (cfgw[0][127:96] !== 32'h48584346)
+            begin $sformat(msg, "bad magic %%h, expected 48584346 (HXCF)", cfgw[0][127:96]); die(cfg_file, msg); end
+        if (cfgw[0][95:64] !== 32'd1)
+            begin $sformat(msg, "format version %%0d, this testbench reads version 1", cfgw[0][95:64]); die(cfg_file, msg); end
+        if (cfgw[0][63:32] !== NE || cfgw[0][31:0] !== NW)
+            begin $sformat(msg, "%%0d episodes and %%0d writes, tb.v was generated for %%0d and %%0d (regenerate)", cfgw[0][63:32], cfgw[0][31:0], NE, NW); die(cfg_file, msg); end
+        c128 = 128'd0;
+        for (i = 2; i <= NW + 2; i = i + 1) begin
+            if (^cfgw[i] === 1'bx)
+                begin $sformat(msg, "word %%0d missing or not hex (file truncated?)", i); die(cfg_file, msg); end
+            c128 = {c128[126:0], c128[127]} ^ cfgw[i];
+            if (i < NW + 2 && (cfgw[i][127:112] < 16'd1 || cfgw[i][127:112] > NE || (cfgw[i][111:96] >= N && cfgw[i][111:96] != 16'hffff) ||
+                               (i > 2 && cfgw[i][127:96] < cfgw[i-1][127:96])))
+                begin $sformat(msg, "word %%0d: episode %%0d port %%0d out of range or out of order", i, cfgw[i][127:112], cfgw[i][111:96]); die(cfg_file, msg); end
+        end
+        if (cfgw[NW+2][127:96] !== 32'h454e4421 || cfgw[NW+2][63:32] !== NE || cfgw[NW+2][31:0] !== NW)
+            begin $sformat(msg, "no end marker after write %%0d (file truncated, too long or for another design?)", NW - 1); die(cfg_file, msg); end
+        if (cfgw[1] !== c128)
+            begin $sformat(msg, "checksum %%h does not match the words (computed %%h)", cfgw[1], c128); die(cfg_file, msg); end
 
         $readmemh(exp_file, expm);
         if (^expm[0] === 1'bx || expm[0] == 192'd0)
@@ -137,50 +177,157 @@ module hx_tb;
     end
 
     // ------------------------------------------------------------------
-    // Clock, reset, cycle counter, CPU inputs
+    // Clock, reset, configuration, cycle counter, CPU inputs
     // ------------------------------------------------------------------
-    // Reset is sampled high by three edges; the cycle after the last reset
-    // edge is cycle 0. rst changes by a non-blocking assignment at a rising
-    // edge (in an always block, so that no simulator runs it as a blocking
-    // one), hence the edge that ends cycle 0 is the first to sample it low.
+    // Reset is sampled high by three edges. Then the configuration of
+    // episode 1 is written through the ports; the cycle after its last
+    // access cycle is cycle 0 (run goes to 1 at that cycle's falling edge).
+    // rst changes by a non-blocking assignment at a rising edge (in an
+    // always block, so that no simulator runs it as a blocking one).
     reg [1:0] rcnt = 2'd0;
     always @(posedge clk) begin
         rst  <= (rcnt < 2'd2);
         rcnt <= (rcnt == 2'd3) ? rcnt : rcnt + 2'd1;
     end
 
+    reg run = 1'b0;    // cycle 0 has begun
     always @(posedge clk)
-        cyc <= rst ? 64'd0 : cyc + 64'd1;
+        cyc <= run ? cyc + 64'd1 : 64'd0;
 
-    // Inputs change on the falling edge: arrive[n] and node n's operand are
-    // driven during node n's arrival cycle only. The nodes are scanned only
-    // in arrival cycles (next_arr is the next one), not in every cycle.
-    integer a;
+    // Everything the testbench drives changes on the falling edge, from one
+    // block in a fixed order: first the configuration ports (every port
+    // replays its writes of the episode, 2 cycles a write, all ports in
+    // parallel: docs/registers.md), then the CPU inputs (arrive[n] and the
+    // operand during node n's arrival cycle only).
+    localparam integer NP = N + 1;         // ports: node 0..N-1, the fabric N
+    integer    p, a, wi;
+    integer    ep;                         // current episode, 1..NE (0: before episode 1)
+    reg        cfg_on = 1'b0;              // writing the configuration of episode ep
+    reg        running = 1'b0;             // episode ep's CPUs may arrive
+    reg [63:0] base;                       // episode ep's arrival offsets count from here
+    reg [63:0] last_arr;                   // last arrival cycle of the episode
+    reg [63:0] next_arr;                   // next arrival cycle (all ones: none)
+    integer    wp [0:NP-1];                // next write of port p (index into cfgw)
+    reg        ph [0:NP-1];                // 1: port p's setup cycle was driven
+    reg        busy, all_rel;
     reg [N-1:0]    arr_v;
     reg [N*64-1:0] op_v;
     reg            driving = 1'b0;
-    always @(negedge clk) begin
-        if (!rst && cyc == next_arr) begin
+    reg [15:0]     pnum;
+    reg [31:0]     idx;
+
+    // next_write finds port p's next write of episode ep at or after index w.
+    function integer next_write;
+        input integer w, pp, e;
+        integer k;
+        begin
+            next_write = NW;
+            pnum = (pp == N) ? 16'hffff : pp[15:0];
+            for (k = NW - 1; k >= w; k = k - 1)
+                if (cfgw[k+2][127:112] == e[15:0] && cfgw[k+2][111:96] == pnum)
+                    next_write = k;
+        end
+    endfunction
+
+    // arrivals sets next_arr: the first arrival of episode ep at or after cycle t.
+    task arrivals;
+        input [63:0] t;
+        begin
             next_arr = ~64'd0;
-            arr_v = {N{1'b0}};
-            op_v = {N*64{1'b0}};
             for (a = 0; a < N; a = a + 1) begin
-                if (scen[a+2][127] && {1'b0, scen[a+2][126:64]} == cyc) begin
-                    arr_v[a] = 1'b1;
-                    op_v[64*a +: 64] = scen[a+2][63:0];
-                end
-                if (scen[a+2][127] && {1'b0, scen[a+2][126:64]} > cyc && {1'b0, scen[a+2][126:64]} < next_arr)
-                    next_arr = {1'b0, scen[a+2][126:64]};
+                idx = (ep - 1) * N + a + 2;
+                if (scen[idx][127] && base + {1'b0, scen[idx][126:64]} >= t && base + {1'b0, scen[idx][126:64]} < next_arr)
+                    next_arr = base + {1'b0, scen[idx][126:64]};
             end
-            arrive  <= arr_v;
-            operand <= op_v;
-            driving = 1'b1;
-        end else if (driving) begin
-            arrive  <= {N{1'b0}};
-            operand <= {N*64{1'b0}};
-            driving = 1'b0;
+        end
+    endtask
+
+    initial ep = 0;
+    always @(negedge clk) begin
+        if (!rst) begin
+            // episode boundaries: start episode 1 after reset; episode ep+1
+            // in the cycle after the last release of episode ep
+            all_rel = (released | ~has_rank) == {N{1'b1}};
+            if (ep == 0 || (running && ep < NE && cyc > last_arr && all_rel)) begin
+                ep = ep + 1;
+                running = 1'b0;
+                cfg_on = 1'b1;
+                for (p = 0; p < NP; p = p + 1) begin
+                    wp[p] = next_write(0, p, ep);
+                    ph[p] = 1'b0;
+                end
+            end
+            // configuration writes
+            if (cfg_on) begin
+                busy = 1'b0;
+                for (p = 0; p < NP; p = p + 1) begin
+                    wi = wp[p];
+                    if (wi < NW) begin
+                        busy = 1'b1;
+                        if (p == N) begin
+                            fab_psel    <= 1'b1;
+                            fab_penable <= ph[p];
+                            fab_paddr   <= cfgw[wi+2][63:32];
+                            fab_pwdata  <= cfgw[wi+2][31:0];
+                        end else begin
+                            cfg_psel[p]            <= 1'b1;
+                            cfg_penable[p]         <= ph[p];
+                            cfg_paddr[32*p +: 32]  <= cfgw[wi+2][63:32];
+                            cfg_pwdata[32*p +: 32] <= cfgw[wi+2][31:0];
+                        end
+                        if (ph[p])
+                            wp[p] = next_write(wi + 1, p, ep);
+                        ph[p] = !ph[p];
+                    end else if (p == N) begin
+                        fab_psel    <= 1'b0;
+                        fab_penable <= 1'b0;
+                    end else begin
+                        cfg_psel[p]    <= 1'b0;
+                        cfg_penable[p] <= 1'b0;
+                    end
+                end
+                if (!busy) begin
+                    // this is the first cycle after the last access cycle
+                    cfg_on = 1'b0;
+                    running = 1'b1;
+                    run = 1'b1;
+                    base = (ep == 1) ? 64'd0 : cyc;
+                    last_arr = 64'd0;
+                    for (a = 0; a < N; a = a + 1) begin
+                        idx = (ep - 1) * N + a + 2;
+                        if (scen[idx][127] && base + {1'b0, scen[idx][126:64]} > last_arr)
+                            last_arr = base + {1'b0, scen[idx][126:64]};
+                    end
+                    arrivals(base);
+                end
+            end
+            // CPU inputs
+            if (running && cyc == next_arr) begin
+                arr_v = {N{1'b0}};
+                op_v = {N*64{1'b0}};
+                for (a = 0; a < N; a = a + 1) begin
+                    idx = (ep - 1) * N + a + 2;
+                    if (scen[idx][127] && base + {1'b0, scen[idx][126:64]} == cyc) begin
+                        arr_v[a] = 1'b1;
+                        op_v[64*a +: 64] = scen[idx][63:0];
+                    end
+                end
+                arrive  <= arr_v;
+                operand <= op_v;
+                driving = 1'b1;
+                arrivals(cyc + 64'd1);
+            end else if (driving) begin
+                arrive  <= {N{1'b0}};
+                operand <= {N*64{1'b0}};
+                driving = 1'b0;
+            end
         end
     end
+
+    // A refused configuration write is a testbench or generator bug.
+    always @(posedge clk)
+        if (!rst && ((|cfg_pslverr) || fab_pslverr))
+            begin $display("FAIL configuration: a write was refused (pslverr), node ports %%b, fabric %%b", cfg_pslverr, fab_pslverr); $fatal(1, "hx_tb: pslverr"); end
 
     // ------------------------------------------------------------------
     // Monitor: print the previous cycle's events in canonical order (node id,
@@ -207,6 +354,7 @@ module hx_tb;
             8'd2: $write("%%0d n%%0d release rank=%%0d value=%%h", w[191:144], w[143:112], w[95:64], w[63:0]);
             8'd3: $write("%%0d n%%0d send to=%%0d gate=%%0d", w[191:144], w[143:112], w[95:64], w[103:96]);
             8'd4: $write("%%0d n%%0d recv from=%%0d gate=%%0d value=%%h", w[191:144], w[143:112], w[95:64], w[103:96], w[63:0]);
+            8'd5: $write("%%0d n%%0d error code=%%0d gate=%%0d from=%%0d", w[191:144], w[143:112], w[63:0], w[103:96], w[95:64]);
             default: $write("%%0d n%%0d kind%%0d gate=%%0d rank=%%0d value=%%h", w[191:144], w[143:112], w[111:104], w[103:96], w[95:64], w[63:0]);
             endcase
         end
@@ -248,9 +396,9 @@ module hx_tb;
     endfunction
 
     always @(posedge clk) begin
-        if (!rst && cyc != 64'd0 && !done) begin
+        if (!rst && run && cyc != 64'd0 && !done) begin
             c = cyc - 64'd1;
-            if (|{ev_arrive, ev_gate, ev_release, ev_send, ev_recv}) begin
+            if (|{ev_arrive, ev_gate, ev_release, ev_send, ev_recv, ev_error}) begin
                 for (n = 0; n < N; n = n + 1) begin
                     nn = n;
                     if (ev_arrive[n])
@@ -263,6 +411,8 @@ module hx_tb;
                         see({c[47:0], nn, 8'd3, 2'd0, ev_send_gate[6*n +: 6], rk(ev_send_to[RB*n +: RB]), 64'd0});
                     if (ev_recv[n])
                         see({c[47:0], nn, 8'd4, 2'd0, ev_recv_gate[6*n +: 6], rk(ev_recv_from[RB*n +: RB]), ev_recv_value[64*n +: 64]});
+                    if (ev_error[n])
+                        see({c[47:0], nn, 8'd5, 2'd0, ev_err_gate[6*n +: 6], rk(ev_err_src[RB*n +: RB]), 56'd0, ev_err_code[8*n +: 8]});
                 end
             end
             if (failed) begin
@@ -304,8 +454,9 @@ module hx_tb;
 endmodule
 `
 
-// tbText renders tb.v for a system named name with nev expected events.
-func tbText(name string, nodes, nev int) []byte {
+// tbText renders tb.v for a system named name with nev expected events,
+// ne episodes and nw configuration writes.
+func tbText(name string, nodes, nev, ne, nw int) []byte {
 	hdr := []string{
 		"tb.v: self-checking testbench, generated by hxbar — do not edit.",
 		"system: " + name + fmt.Sprintf(" (%d nodes, %d expected events)", nodes, nev),
@@ -330,5 +481,24 @@ func tbText(name string, nodes, nev int) []byte {
 			b.WriteString("// " + l + "\n")
 		}
 	}
-	return []byte(fmt.Sprintf(tbSource, b.String(), nev, drainCycles))
+	var mon strings.Builder
+	for n := 0; n < nodes; n++ {
+		u := fmt.Sprintf("dut.bu%d.", n)
+		fmt.Fprintf(&mon, "    assign has_rank[%d] = %shas_rank;\n", n, u)
+		fmt.Fprintf(&mon, "    assign rank[%d*RB +: RB] = %srank;\n", n, u)
+		for _, e := range []string{"ev_arrive", "ev_gate", "ev_release", "ev_send", "ev_recv", "ev_error"} {
+			fmt.Fprintf(&mon, "    assign %s[%d] = %s%s;\n", e, n, u, e)
+		}
+		for _, e := range []string{"ev_gnum", "ev_send_gate", "ev_recv_gate", "ev_err_gate"} {
+			fmt.Fprintf(&mon, "    assign %s[%d*6 +: 6] = %s%s;\n", e, n, u, e)
+		}
+		for _, e := range []string{"ev_value", "ev_recv_value"} {
+			fmt.Fprintf(&mon, "    assign %s[%d*64 +: 64] = %s%s;\n", e, n, u, e)
+		}
+		for _, e := range []string{"ev_send_to", "ev_recv_from", "ev_err_src"} {
+			fmt.Fprintf(&mon, "    assign %s[%d*RB +: RB] = %s%s;\n", e, n, u, e)
+		}
+		fmt.Fprintf(&mon, "    assign ev_err_code[%d*8 +: 8] = %sev_err_code;\n", n, u)
+	}
+	return []byte(fmt.Sprintf(tbSource, b.String(), nev, drainCycles, ne, nw, mon.String()))
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
 )
 
@@ -29,14 +28,14 @@ func topFile(s *sim.System, hdr []string, gate [][]uint64, data [][]uint64) []by
 		fmt.Sprintf("hx_top: the whole system, %d nodes (node n: hx_barrier_unit bu<n> and", N),
 		"exchanger sw<n>, switch n) and the crossbars (switches " + fmt.Sprintf("%d..%d", N, t.Switches-1) + ", dimension",
 		"by dimension, line by line, as noc.Topology numbers them), wired as docs/rtl.md",
-		"\"Top-level wiring (for the generator)\" prescribes. Gate tables gt_n<node>.hex and",
-		"routing tables rt_s<switch>.hex are read from the simulator's working directory.",
+		"\"Top-level wiring (for the generator)\" prescribes. Nothing is read from a file:",
+		"software writes every table through the configuration ports (docs/registers.md).",
 		"",
 		"Ports: one entry per node in node id order (node n at bit n, or at [n*w +: w]",
-		"for a w-bit field); N = `HX_NODES, RB = `HX_RB (hx_params.vh). The ev_* outputs",
-		"are the barrier units' event registers: set during cycle t+1 for an event of",
-		"cycle t (docs/rtl.md, \"Monitor protocol\"). A node without a rank has",
-		"has_rank = 0 and never raises an event.",
+		"for a w-bit field); N = `HX_NODES (hx_params.vh). cfg_* is each node's APB port",
+		"to its barrier unit; fab_* is the fabric's APB port: fab_paddr[31:16] selects",
+		"the switch, fab_paddr[15:0] is the switch's register address. No debug pins:",
+		"a testbench monitors the units' event registers hierarchically (bu<n>.ev_*).",
 		"",
 	})
 	p("`timescale 1ns / 1ps\n")
@@ -47,18 +46,21 @@ func topFile(s *sim.System, hdr []string, gate [][]uint64, data [][]uint64) []by
 	p("    input  %-14s operand,    // node n at [n*64 +: 64]\n", rng(N*64))
 	p("    output %-14s released,\n", rng(N))
 	p("    output %-14s result,\n", rng(N*64))
-	p("    output %-14s has_rank,\n", rng(N))
-	p("    output %-14s rank,\n", rng(N*RB))
-	p("    output %-14s ev_arrive, ev_gate, ev_release, ev_send, ev_recv,\n", rng(N))
-	p("    output %-14s ev_gnum, ev_send_gate, ev_recv_gate,\n", rng(N*hw.GateBits))
-	p("    output %-14s ev_value, ev_recv_value,\n", rng(N*64))
-	p("    output %-14s ev_send_to, ev_recv_from\n", rng(N*RB))
+	p("    // per-node configuration ports (APB, docs/registers.md)\n")
+	p("    input  %-14s cfg_psel, cfg_penable, cfg_pwrite,\n", rng(N))
+	p("    input  %-14s cfg_paddr, cfg_pwdata,   // node n at [n*32 +: 32]\n", rng(N*32))
+	p("    output %-14s cfg_prdata,\n", rng(N*32))
+	p("    output %-14s cfg_pready, cfg_pslverr,\n", rng(N))
+	p("    // fabric configuration port (APB): the switches' routing tables\n")
+	p("    input                 fab_psel, fab_penable, fab_pwrite,\n")
+	p("    input  [31:0]         fab_paddr, fab_pwdata,\n")
+	p("    output [31:0]         fab_prdata,\n")
+	p("    output                fab_pready, fab_pslverr\n")
 	p(");\n")
 	p("    localparam integer FW   = %d;   // flit data width\n", sys.FlitWidth)
 	p("    localparam integer W    = FW + 2;   // flit: {head, tail, data[FW-1:0]}\n")
 	p("    localparam integer B    = %d;   // buffer depth (every FIFO, every credit counter)\n", sys.BufferDepth)
 	p("    localparam integer L    = %d;   // network link latency\n", sys.LinkLatency)
-	p("    localparam integer OP   = %d;   // reduction op: %s\n", int(s.Op), s.Op)
 	p("    localparam integer AB   = %d;   // node address bits\n", sys.AddrBits())
 	p("    localparam integer RB   = %d;   // rank bits\n", RB)
 	p("    localparam integer NDIM = %d;   // dimensions\n", nd)
@@ -86,37 +88,58 @@ func topFile(s *sim.System, hdr []string, gate [][]uint64, data [][]uint64) []by
 		p("    wire [W-1:0] n%d_inj_flit, n%d_ej_flit;\n", n, n)
 	}
 
+	// The fabric port: switch s answers when fab_paddr[31:16] == s.
+	p("\n    // ---- fabric configuration port: switch s at fab_paddr[31:16] == s\n")
+	p("    wire [%d:0] fab_sel = {", t.Switches-1)
+	for sw := t.Switches - 1; sw >= 0; sw-- {
+		sep := ", "
+		if sw == 0 {
+			sep = ""
+		}
+		p("fab_paddr[31:16] == 16'd%d%s", sw, sep)
+	}
+	p("};\n")
+	p("    wire [%d:0] fab_err_v;\n", t.Switches-1)
+	p("    wire [%d:0] fab_rd_v;\n", 32*t.Switches-1)
+	p("    reg  [31:0] fab_rd;\n")
+	p("    integer fs;\n")
+	p("    always @(*) begin\n")
+	p("        fab_rd = 32'd0;\n")
+	p("        for (fs = 0; fs < %d; fs = fs + 1)\n", t.Switches)
+	p("            fab_rd = fab_rd | (fab_sel[fs] ? fab_rd_v[fs*32 +: 32] : 32'd0);\n")
+	p("    end\n")
+	p("    assign fab_prdata  = fab_rd;\n")
+	p("    assign fab_pready  = 1'b1;\n")
+	p("    assign fab_pslverr = fab_psel && fab_penable && (fab_sel == %d'd0 || |(fab_sel & fab_err_v));\n", t.Switches)
 	for n := 0; n < N; n++ {
 		g := gate[n]
-		ng, nwords := 0, len(g)
 		desc := "no rank"
+		maxg, nrt, nil_ := 1, 1, 1
 		if g[0]>>gtValid&1 != 0 {
-			ng = int(g[0] >> gtGatesPos & 63)
+			ng := int(g[0] >> gtGatesPos & 63)
+			maxg = max(1, ng)
+			nrt = max(1, len(g)-ng-2)
 			desc = fmt.Sprintf("rank %d", uint32(g[0]))
+			if data != nil {
+				nil_ = max(1, int(uint32(data[n][0])))
+			}
 		}
 		p("\n    // ---- node %d %s, address %#x: %s\n", n, coords(t, n), t.Addr(n), desc)
-		p("    hx_barrier_unit #(.FW(FW), .B(B), .OP(OP), .AB(AB), .RB(RB), .NG(%d), .NWORDS(%d),\n", ng, nwords)
+		dataP := 0
 		if data != nil {
-			p("                      .TABLE(\"%s\"),\n", GateTableFile(n))
-			p("                      .DATA(1), .IF(%d), .NDW(%d), .DTABLE(\"%s\")) bu%d (\n", s.DataTable.ItemFlits, len(data[n]), DataTableFile(n), n)
-		} else {
-			p("                      .TABLE(\"%s\")) bu%d (\n", GateTableFile(n), n)
+			dataP = 1
 		}
+		p("    hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d)) bu%d (\n", maxg, nrt, dataP, nil_, n)
 		p("        .clk(clk), .rst(rst),\n")
 		p("        .arrive(arrive[%d]), .operand(operand[%d +: 64]),\n", n, 64*n)
 		p("        .released(released[%d]), .result(result[%d +: 64]),\n", n, 64*n)
 		p("        .inj_valid(n%d_inj_valid), .inj_flit(n%d_inj_flit), .inj_credit(n%d_inj_credit),\n", n, n, n)
 		p("        .ej_valid(n%d_ej_valid), .ej_flit(n%d_ej_flit), .ej_credit(n%d_ej_credit),\n", n, n, n)
-		p("        .has_rank(has_rank[%d]), .rank(rank[%d +: RB]),\n", n, RB*n)
-		p("        .ev_arrive(ev_arrive[%d]), .ev_gate(ev_gate[%d]), .ev_release(ev_release[%d]),\n", n, n, n)
-		const gb = hw.GateBits // the unit's gate registers
-		p("        .ev_gnum(ev_gnum[%d +: %d]), .ev_value(ev_value[%d +: 64]),\n", gb*n, gb, 64*n)
-		p("        .ev_send(ev_send[%d]), .ev_send_to(ev_send_to[%d +: RB]), .ev_send_gate(ev_send_gate[%d +: %d]),\n", n, RB*n, gb*n, gb)
-		p("        .ev_recv(ev_recv[%d]), .ev_recv_from(ev_recv_from[%d +: RB]), .ev_recv_gate(ev_recv_gate[%d +: %d]),\n", n, RB*n, gb*n, gb)
-		p("        .ev_recv_value(ev_recv_value[%d +: 64])\n", 64*n)
+		p("        .psel(cfg_psel[%d]), .penable(cfg_penable[%d]), .pwrite(cfg_pwrite[%d]),\n", n, n, n)
+		p("        .paddr(cfg_paddr[%d +: 32]), .pwdata(cfg_pwdata[%d +: 32]), .prdata(cfg_prdata[%d +: 32]),\n", 32*n, 32*n, 32*n)
+		p("        .pready(cfg_pready[%d]), .pslverr(cfg_pslverr[%d])\n", n, n)
 		p("    );\n")
-		p("    hx_switch #(.P(%d), .FW(FW), .B(B), .MODE(0), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3),\n", t.Ports(n))
-		p("                .TABLE(\"%s\")) sw%d (\n", RouteTableFile(n), n)
+		p("    hx_switch #(.P(%d), .FW(FW), .B(B), .MODE(0), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3)) sw%d (\n", t.Ports(n), n)
 		switchPorts(p, n)
 		p("    // injection: unit -> exchanger port 0; ejection: exchanger port 0 -> unit (L = 1)\n")
 		p("    hx_chan #(.W(W), .L(1)) inj%d (\n", n)
@@ -154,7 +177,7 @@ func topFile(s *sim.System, hdr []string, gate [][]uint64, data [][]uint64) []by
 		k := t.XbarDim(sw)
 		p("\n    // ---- switch %d: crossbar of dimension %d, line %d\n", sw, k, sw-t.XbarBase[k])
 		p("    hx_switch #(.P(%d), .FW(FW), .B(B), .MODE(1), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3),\n", t.Ports(sw))
-		p("                .XDIM(%d), .TABLE(\"%s\")) sw%d (\n", k, RouteTableFile(sw), sw)
+		p("                .XDIM(%d)) sw%d (\n", k, sw)
 		switchPorts(p, sw)
 	}
 	p("endmodule\n")
@@ -165,7 +188,10 @@ func topFile(s *sim.System, hdr []string, gate [][]uint64, data [][]uint64) []by
 func switchPorts(p func(string, ...any), sw int) {
 	p("        .clk(clk), .rst(rst),\n")
 	p("        .in_valid(sw%d_in_valid), .in_flit(sw%d_in_flit), .in_credit(sw%d_in_credit),\n", sw, sw, sw)
-	p("        .out_valid(sw%d_out_valid), .out_flit(sw%d_out_flit), .out_credit(sw%d_out_credit)\n", sw, sw, sw)
+	p("        .out_valid(sw%d_out_valid), .out_flit(sw%d_out_flit), .out_credit(sw%d_out_credit),\n", sw, sw, sw)
+	p("        .psel(fab_psel && fab_sel[%d]), .penable(fab_penable), .pwrite(fab_pwrite),\n", sw)
+	p("        .paddr(fab_paddr[15:0]), .pwdata(fab_pwdata), .prdata(fab_rd_v[%d +: 32]),\n", 32*sw)
+	p("        .pready(), .pslverr(fab_err_v[%d])\n", sw)
 	p("    );\n")
 }
 

@@ -1,0 +1,97 @@
+package testbench
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/hxbar/hxbar/sim"
+	"github.com/hxbar/hxbar/verilog"
+)
+
+// ConfigFile is the configuration program the testbench replays through
+// hx_top's APB ports (docs/registers.md, docs/cosim.md).
+const ConfigFile = "config.hex"
+
+// MagicConfig is config.hex's magic.
+const MagicConfig = "HXCF"
+
+// FabricPort is the port number of hx_top's fabric APB port in config.hex.
+const FabricPort = 0xffff
+
+// cfgWrite is one APB write of one port in one episode (1-based).
+type cfgWrite struct {
+	Episode, Port int
+	Addr, Data    uint32
+}
+
+// configFile builds config.hex:
+//
+//	word 0    [127:96] "HXCF" [95:64] version 1 [63:32] episodes E [31:0] writes W
+//	word 1    checksum of words 2 .. W+2
+//	word 2+i  write i: [127:112] episode [111:96] port (node, or ffff: fabric) [63:32] paddr [31:0] pwdata
+//	word W+2  [127:96] "END!" [63:32] E [31:0] W
+//
+// Writes are sorted by episode, then port, then program order.
+func configFile(name string, episodes int, writes []cfgWrite) []byte {
+	W := len(writes)
+	body := make([]word, W+1)
+	for i, w := range writes {
+		body[i] = word{uint64(w.Episode)<<48 | uint64(w.Port)<<32, uint64(w.Addr)<<32 | uint64(w.Data)}
+	}
+	body[W] = word{magic32(MagicEnd) << 32, uint64(episodes)<<32 | uint64(W)}
+	var sum word
+	for _, w := range body {
+		sum = rotlXor(sum, w, 2)
+	}
+	var b bytes.Buffer
+	b.Grow(80 * (W + 8))
+	fmt.Fprintf(&b, "// %s: the configuration writes the testbench tb.v replays through the APB ports (docs/cosim.md)\n", ConfigFile)
+	fmt.Fprintf(&b, "// system: %s\n", name)
+	b.WriteString("// write word: episode[127:112] port[111:96] (ffff: fabric) paddr[63:32] pwdata[31:0]\n")
+	hex := func(w word, comment string) {
+		fmt.Fprintf(&b, "%016x%016x // %s\n", w[0], w[1], comment)
+	}
+	hex(word{magic32(MagicConfig)<<32 | 1, uint64(episodes)<<32 | uint64(W)},
+		fmt.Sprintf("header: magic %s, version 1, %d episodes, %d writes", MagicConfig, episodes, W))
+	hex(sum, "checksum of the words below")
+	for i, w := range writes {
+		port := fmt.Sprintf("node %d", w.Port)
+		if w.Port == FabricPort {
+			port = fmt.Sprintf("fabric, switch %d", w.Addr>>16)
+		}
+		hex(body[i], fmt.Sprintf("episode %d, %s: %08x <- %08x", w.Episode, port, w.Addr, w.Data))
+	}
+	hex(body[W], fmt.Sprintf("end: %d episodes, %d writes", episodes, W))
+	return b.Bytes()
+}
+
+// initialWrites is the program of episode 1: every node's unit, then every
+// switch's routing table through the fabric port.
+func initialWrites(s *sim.System) ([]cfgWrite, error) {
+	var out []cfgWrite
+	for n := 0; n < s.Topo.Nodes; n++ {
+		gate, err := verilog.GateTableBody(s, n)
+		if err != nil {
+			return nil, err
+		}
+		var data []uint64
+		if s.Data != nil {
+			if data, err = verilog.DataTableBody(s, n); err != nil {
+				return nil, err
+			}
+		}
+		for _, w := range unitProgram(uint32(s.Op), gate, data) {
+			out = append(out, cfgWrite{Episode: 1, Port: n, Addr: w[0], Data: w[1]})
+		}
+	}
+	for sw := 0; sw < s.Topo.Switches; sw++ {
+		body, err := verilog.RouteTableBody(s, sw)
+		if err != nil {
+			return nil, err
+		}
+		for e, v := range body {
+			out = append(out, cfgWrite{Episode: 1, Port: FabricPort, Addr: uint32(sw)<<16 | 0x1000 + 4*uint32(e), Data: uint32(v)})
+		}
+	}
+	return out, nil
+}
