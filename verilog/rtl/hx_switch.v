@@ -12,8 +12,11 @@
 // Port vectors are flattened: port p uses bits [p*W +: W] of a flit bus,
 // W = FW+2, flit = {head, tail, data[FW-1:0]}.
 //
-// The routing table is a $readmemh file of 64-bit words (docs/tables.md):
-// word 0 = {"HXRT", count}, word 1 = checksum, then one word per 8-bit entry.
+// The routing table is TSIZE 8-bit registers written through the APB
+// completer port (docs/registers.md, "Switch"): ID at 0x0000, CAPS at
+// 0x0004, entry e at 0x1000 + 4e. Reset sets every entry to PASS (exchanger)
+// or to the identity e (crossbar, the table the generator always writes), so
+// no entry is ever X; software writes the real table after reset.
 `timescale 1ns / 1ps
 module hx_switch #(
     parameter integer P     = 2,         // ports (exchanger: NDIM+1; crossbar: K[XDIM])
@@ -25,8 +28,7 @@ module hx_switch #(
     parameter integer K1    = 0,
     parameter integer K2    = 0,
     parameter integer K3    = 0,
-    parameter integer XDIM  = 0,         // crossbar only: its dimension
-    parameter         TABLE = "rt.hex"   // routing table file
+    parameter integer XDIM  = 0          // crossbar only: its dimension
 ) (
     input                 clk,
     input                 rst,         // synchronous, active high
@@ -37,7 +39,16 @@ module hx_switch #(
     // output side, to the downstream channels
     output [P-1:0]        out_valid,   // a flit is sent on output p
     output [P*(FW+2)-1:0] out_flit,
-    input  [P-1:0]        out_credit   // credit returned to output p
+    input  [P-1:0]        out_credit,  // credit returned to output p
+    // configuration port: APB completer (docs/registers.md, "Switch")
+    input                 psel,
+    input                 penable,
+    input                 pwrite,
+    input  [15:0]         paddr,       // byte address; bits 1..0 ignored
+    input  [31:0]         pwdata,
+    output [31:0]         prdata,
+    output                pready,
+    output                pslverr
 );
     localparam W  = FW + 2;
     localparam IW = (P <= 2) ? 1 : $clog2(P);   // width of a port number
@@ -68,120 +79,132 @@ module hx_switch #(
     localparam [7:0] PASS = 8'hFF;
 
     // ------------------------------------------------------------------
-    // Routing table ROM
+    // Routing table registers and the configuration port
     // ------------------------------------------------------------------
-    reg  [63:0] rom [0:TSIZE+1];
+    localparam [31:0] ID   = 32'h48585357;                  // "HXSW"
+    localparam integer CAPSI = (P % 256) + (TSIZE % 65536) * 256 + ((MODE == 1) ? 16777216 : 0);
+    localparam [31:0] CAPS = CAPSI;                         // {crossbar, TSIZE, P}
+
     wire [8*TSIZE-1:0] tab;    // entry e at tab[8*e +: 8]
+
+    // Decode: word address aw = paddr[15:2]; the entries start at word 0x400.
+    /* verilator lint_off UNUSED */
+    wire [1:0]  pa_lo  = paddr[1:0];                        // ignored (32-bit registers)
+    /* verilator lint_on UNUSED */
+    wire [13:0] aw     = paddr[15:2];
+    wire [13:0] eix    = aw - 14'h0400;                     // entry index
+    wire        a_id   = (aw == 14'd0);
+    wire        a_caps = (aw == 14'd1);
+    wire        a_ent  = (aw >= 14'h0400) && ({18'd0, eix} < TSIZE);
+    // A value a table entry may hold: a port, or PASS in an exchanger (the
+    // whole word: bits 31..8 must be 0).
+    wire        v_ok   = (pwdata < P) || (MODE == 0 && pwdata == {24'd0, PASS});
+    wire        access = psel && penable;
+    wire        wr     = access && pwrite && a_ent && v_ok;
+    // Refused: a read of an unmapped address; a write to an unmapped
+    // address, to ID or CAPS (read-only), or of a value no entry may hold.
+    assign pslverr = access && (pwrite ? !(a_ent && v_ok) : !(a_id || a_caps || a_ent));
+    assign pready  = 1'b1;
+
+    // A crossbar entry is always a port (< P): it is stored in IW bits (the
+    // upper bits read as 0). An exchanger entry is stored in 8 bits (PASS).
+    localparam EW = (MODE == 1) ? IW : 8;
 
     genvar e;
     generate
         for (e = 0; e < TSIZE; e = e + 1) begin : g_tab
-            assign tab[8*e +: 8] = rom[e+2][7:0];
+            localparam integer  RSTI = (MODE == 0) ? 255 : e;
+            localparam [EW-1:0] RSTV = RSTI[EW-1:0];
+            localparam [13:0]   EIX  = e;
+            reg [EW-1:0] ent;
+            always @(posedge clk) begin
+                if (rst)
+                    ent <= RSTV;
+                else if (wr && eix == EIX)
+                    ent <= pwdata[EW-1:0];  // at the edge ending the access cycle
+            end
+            if (EW < 8) begin : narrow
+                assign tab[8*e +: 8] = {{(8-EW){1'b0}}, ent};
+            end else begin : full
+                assign tab[8*e +: 8] = ent;
+            end
         end
     endgenerate
 
-`ifndef SYNTHESIS
-    // Words in the $readmemh file open as fd, read to its end: the tokens
-    // separated by white space outside // and /* */ comments (IEEE 1364-2005
-    // 17.2.9). $readmemh itself only warns (Icarus) or aborts (Verilator) on
-    // a file longer than the memory and leaves missing words alone, so the
-    // table check counts them (docs/tables.md: exactly count + 2 words). A
-    // word that is not exactly 16 hex digits (which Icarus reads in part,
-    // with an error message, or as X) gives -1 - its index (0: the header).
-    function integer file_words;
-        input integer fd;
-        integer ch, nx, n, len, bad;
-        reg [1:0] st;   // 0 words and white space, 1 in a // comment, 2 in a /* */ comment
-        reg hex;        // every character of the current word is a hex digit
-        reg wc;         // ch is a character of a word
-        begin
-            n = 0; len = 0; bad = -1; st = 2'd0; hex = 1'b1;
-            ch = (fd == 0) ? -1 : $fgetc(fd);   // no file: no words
-            nx = (fd == 0) ? -1 : $fgetc(fd);
-            while (ch != -1) begin
-                wc = st == 2'd0 && !(ch == 47 && (nx == 47 || nx == 42)) &&  // not "//", "/*"
-                     !(ch == 32 || (ch >= 9 && ch <= 13));                   // not white space
-                if (wc) begin
-                    if (len == 0)
-                        n = n + 1;
-                    len = len + 1;
-                    if (!((ch >= 48 && ch <= 57) || (ch >= 65 && ch <= 70) || (ch >= 97 && ch <= 102)))
-                        hex = 1'b0;
-                end else begin
-                    if (len != 0 && (len != 16 || !hex) && bad < 0)
-                        bad = n - 1;
-                    len = 0; hex = 1'b1;
-                    if (st == 2'd1) begin
-                        if (ch == 10) st = 2'd0;                     // '\n'
-                    end else if (st == 2'd2) begin
-                        if (ch == 42 && nx == 47) begin              // "*/"
-                            st = 2'd0; ch = nx; nx = $fgetc(fd);
-                        end
-                    end else if (ch == 47) begin                     // "//", "/*"
-                        st = (nx == 47) ? 2'd1 : 2'd2; ch = nx; nx = $fgetc(fd);
-                    end
-                end
-                ch = nx;
-                nx = $fgetc(fd);
-            end
-            if (len != 0 && (len != 16 || !hex) && bad < 0)
-                bad = n - 1;
-            file_words = (bad >= 0) ? -1 - bad : n;
-        end
-    endfunction
-`endif
+    // Read data: ID, CAPS or entry eix (AND-OR over the entries), else 0.
+    reg [7:0] rd_ent;
+    integer q;
+    always @* begin
+        rd_ent = 8'd0;
+        for (q = 0; q < TSIZE; q = q + 1)
+            rd_ent = rd_ent | ({8{eix == q[13:0]}} & tab[8*q +: 8]);
+    end
+    assign prdata = a_id ? ID : a_caps ? CAPS : a_ent ? {24'd0, rd_ent} : 32'd0;
 
-    initial begin : load
 `ifndef SYNTHESIS
-        reg [63:0] c;
-        integer n, fd, nf;
-        reg ok;
-        // Word count first: a longer file must not reach $readmemh.
-        fd = $fopen(TABLE, "r");
-        if (fd == 0)
-            $fatal(1, "%0s: routing table missing or unreadable (cannot open it)", TABLE);
-        nf = file_words(fd);
-        $fclose(fd);
-        if (nf < 0)
-            $fatal(1, "%0s: word %0d (the header is word 0) is not 16 hex digits", TABLE, -1 - nf);
-        if (nf > TSIZE + 2)
-            $fatal(1, "%0s: %0d words, more words than count + 2 = %0d (count %0d)",
-                   TABLE, nf, TSIZE + 2, TSIZE);
-`endif
-        $readmemh(TABLE, rom);
-`ifndef SYNTHESIS
-        // Header check (docs/tables.md). A missing or short file leaves X.
-        if (^rom[0] === 1'bx)
-            $fatal(1, "%0s: routing table missing or unreadable (header word is X)", TABLE);
-        if (rom[0][63:32] !== 32'h48585254)
-            $fatal(1, "%0s: bad magic %h, expected 48585254 (\"HXRT\")", TABLE, rom[0][63:32]);
-        if (rom[0][31:0] !== TSIZE)
-            $fatal(1, "%0s: %0d table entries, this switch (MODE %0d) needs %0d",
-                   TABLE, rom[0][31:0], MODE, TSIZE);
-        if (nf < TSIZE + 2)
-            $fatal(1, "%0s: %0d words, fewer words than count + 2 = %0d (count %0d, file too short)",
-                   TABLE, nf, TSIZE + 2, TSIZE);
-        c = 64'd0;
-        for (n = 0; n < TSIZE; n = n + 1) begin
-            if (^rom[n+2] === 1'bx)
-                $fatal(1, "%0s: entry %0d is X (not a hex word)", TABLE, n);
-            c = {c[62:0], c[63]} ^ rom[n+2];
-        end
-        if (^rom[1] === 1'bx || rom[1] !== c)
-            $fatal(1, "%0s: checksum %h does not match the body (computed %h)", TABLE, rom[1], c);
-        for (n = 0; n < TSIZE; n = n + 1) begin
-            ok = (rom[n+2][63:8] == 56'd0) &&
-                 (({24'd0, rom[n+2][7:0]} < P) || (MODE == 0 && rom[n+2][7:0] == PASS));
-            if (!ok)
-                $fatal(1, "%0s: entry %0d = %h is not a port 0..%0d%0s", TABLE, n, rom[n+2],
-                       P - 1, (MODE == 0) ? " or ff (PASS)" : "");
-        end
+    initial begin
         if (NDIM < 1 || NDIM > 4 || (MODE == 0 && P != NDIM + 1) ||
             (MODE == 1 && (XDIM >= NDIM || P != KX)) || FW < AB)
             $fatal(1, "%m: inconsistent parameters P=%0d MODE=%0d NDIM=%0d XDIM=%0d FW=%0d",
                    P, MODE, NDIM, XDIM, FW);
-`endif
     end
+`endif
+
+    // Route lookup sub-tables. Coordinate k (BKk bits, value c) reads entry
+    // OFFk + c, or PASS when that index is past the table (only an address
+    // outside the grid, which the simulation stops on, gets there). Sub-table
+    // k holds the entries for every value of c: NSk = 2^max(1, BKk) words of
+    // 8 bits, built by wiring (the constant index folds).
+    localparam BKX = (XDIM == 0) ? BK0 : (XDIM == 1) ? BK1 : (XDIM == 2) ? BK2 : BK3;
+    localparam integer NS0 = 1 << ((BK0 < 1) ? 1 : BK0);
+    localparam integer NS1 = 1 << ((BK1 < 1) ? 1 : BK1);
+    localparam integer NS2 = 1 << ((BK2 < 1) ? 1 : BK2);
+    localparam integer NS3 = 1 << ((BK3 < 1) ? 1 : BK3);
+    localparam integer NSX = 1 << ((BKX < 1) ? 1 : BKX);
+    wire [8*NS0-1:0] sub0;
+    wire [8*NS1-1:0] sub1;
+    wire [8*NS2-1:0] sub2;
+    wire [8*NS3-1:0] sub3;
+    wire [8*NSX-1:0] subx;
+
+    genvar sj;
+    generate
+        for (sj = 0; sj < NS0; sj = sj + 1) begin : g_s0
+            if (sj < TSIZE) begin : in_t
+                assign sub0[8*sj +: 8] = tab[8*sj +: 8];
+            end else begin : past
+                assign sub0[8*sj +: 8] = PASS;
+            end
+        end
+        for (sj = 0; sj < NS1; sj = sj + 1) begin : g_s1
+            if (OFF1 + sj < TSIZE) begin : in_t
+                assign sub1[8*sj +: 8] = tab[8*(OFF1+sj) +: 8];
+            end else begin : past
+                assign sub1[8*sj +: 8] = PASS;
+            end
+        end
+        for (sj = 0; sj < NS2; sj = sj + 1) begin : g_s2
+            if (OFF2 + sj < TSIZE) begin : in_t
+                assign sub2[8*sj +: 8] = tab[8*(OFF2+sj) +: 8];
+            end else begin : past
+                assign sub2[8*sj +: 8] = PASS;
+            end
+        end
+        for (sj = 0; sj < NS3; sj = sj + 1) begin : g_s3
+            if (OFF3 + sj < TSIZE) begin : in_t
+                assign sub3[8*sj +: 8] = tab[8*(OFF3+sj) +: 8];
+            end else begin : past
+                assign sub3[8*sj +: 8] = PASS;
+            end
+        end
+        for (sj = 0; sj < NSX; sj = sj + 1) begin : g_sx
+            if (sj < TSIZE) begin : in_t
+                assign subx[8*sj +: 8] = tab[8*sj +: 8];
+            end else begin : past
+                assign subx[8*sj +: 8] = PASS;
+            end
+        end
+    endgenerate
 
     // ------------------------------------------------------------------
     // Input FIFOs and route computation
@@ -211,16 +234,18 @@ module hx_switch #(
             wire [31:0] c2 = (a >> SH2) & ((32'd1 << BK2) - 32'd1);
             wire [31:0] c3 = (a >> SH3) & ((32'd1 << BK3) - 32'd1);
             wire [31:0] cx = (XDIM == 0) ? c0 : (XDIM == 1) ? c1 : (XDIM == 2) ? c2 : c3;
-            // Table indices; an index past the table reads as PASS.
-            wire [31:0] x0 = c0;
-            wire [31:0] x1 = OFF1 + c1;
-            wire [31:0] x2 = OFF2 + c2;
-            wire [31:0] x3 = OFF3 + c3;
-            wire [7:0]  e0 = (x0 < TSIZE) ? tab[8*x0 +: 8] : PASS;
-            wire [7:0]  e1 = (x1 < TSIZE) ? tab[8*x1 +: 8] : PASS;
-            wire [7:0]  e2 = (x2 < TSIZE) ? tab[8*x2 +: 8] : PASS;
-            wire [7:0]  e3 = (x3 < TSIZE) ? tab[8*x3 +: 8] : PASS;
-            wire [7:0]  ex = (cx < TSIZE) ? tab[8*cx +: 8] : PASS;
+            // Table entries of the coordinates (the sub-tables above; an
+            // index past the table reads as PASS), AND-OR selected.
+            reg  [7:0]  e0, e1, e2, e3, ex;
+            integer t;
+            always @* begin
+                e0 = 8'd0; e1 = 8'd0; e2 = 8'd0; e3 = 8'd0; ex = 8'd0;
+                for (t = 0; t < NS0; t = t + 1) e0 = e0 | ({8{c0 == t}} & sub0[8*t +: 8]);
+                for (t = 0; t < NS1; t = t + 1) e1 = e1 | ({8{c1 == t}} & sub1[8*t +: 8]);
+                for (t = 0; t < NS2; t = t + 1) e2 = e2 | ({8{c2 == t}} & sub2[8*t +: 8]);
+                for (t = 0; t < NS3; t = t + 1) e3 = e3 | ({8{c3 == t}} & sub3[8*t +: 8]);
+                for (t = 0; t < NSX; t = t + 1) ex = ex | ({8{cx == t}} & subx[8*t +: 8]);
+            end
             reg  [7:0]  r;
 
             // Exchanger: the first dimension (0, 1, ...) whose entry is not
