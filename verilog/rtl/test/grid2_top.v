@@ -4,21 +4,21 @@
 // Node n has coordinates c0 = n % 2, c1 = n / 2 and address c0 | c1 << 1.
 // Wired as docs/rtl.md prescribes for generated top levels.
 //
-// Table files (simulator working directory), named by the Go model's switch
-// ids: exchangers 0..3, dimension-0 crossbars 4 (c1 = 0) and 5 (c1 = 1),
-// dimension-1 crossbars 6 (c0 = 0) and 7 (c0 = 1):
-//   gt_n<n>.hex  gate table of node n;  rt_s<id>.hex  routing table of switch id
+// Configuration ports as in line_top (docs/registers.md): cfg_* per unit,
+// fab_* for the switches, fab_paddr[31:16] = the Go model's switch id:
+// exchangers 0..3, dimension-0 crossbars 4 (c1 = 0) and 5 (c1 = 1),
+// dimension-1 crossbars 6 (c0 = 0) and 7 (c0 = 1). The smoke tests' loader
+// writes gt_n<n>.hex and rt_s<id>.hex through them before cycle 0.
 `timescale 1ns / 1ps
 module grid2_top #(
-    parameter integer K   = 4,            // nodes; must be 4
-    parameter integer L   = 1,            // network link latency
-    parameter integer B   = 2,            // buffer depth
-    parameter integer FW  = 64,           // flit data width
-    parameter integer OP  = 0,            // reduction op (hx_alu codes)
-    parameter [127:0] NGV = {4{32'd2}},  // G of node n at [32n +: 32]
-    parameter [127:0] NWV = {4{32'd6}},  // body words of node n at [32n +: 32]
-    parameter integer AB  = 2,            // address bits: 1 + 1
-    parameter integer RB  = 2             // rank bits
+    parameter integer K    = 4,           // nodes; must be 4
+    parameter integer L    = 1,           // network link latency
+    parameter integer B    = 2,           // buffer depth
+    parameter integer FW   = 64,          // flit data width
+    parameter integer MAXG = 2,           // units: gate capacity, 1..62
+    parameter integer NRT  = 2,           // units: route words capacity, >= 1
+    parameter integer AB   = 2,           // address bits: 1 + 1
+    parameter integer RB   = 2            // rank bits
 ) (
     input              clk,
     input              rst,
@@ -26,22 +26,50 @@ module grid2_top #(
     input  [K*64-1:0]  operand,
     output [K-1:0]     released,
     output [K*64-1:0]  result,
-    output [K-1:0]     has_rank,
-    output [K*RB-1:0]  rank,
-    output [K-1:0]     ev_arrive,
-    output [K-1:0]     ev_gate,
-    output [K-1:0]     ev_release,
-    output [K*6-1:0]   ev_gnum,
-    output [K*64-1:0]  ev_value,
-    output [K-1:0]     ev_send,
-    output [K*RB-1:0]  ev_send_to,
-    output [K*6-1:0]   ev_send_gate,
-    output [K-1:0]     ev_recv,
-    output [K*RB-1:0]  ev_recv_from,
-    output [K*6-1:0]   ev_recv_gate,
-    output [K*64-1:0]  ev_recv_value
+    // one APB port per barrier unit: node n at bit n / [32n +: 32]
+    input  [K-1:0]     cfg_psel,
+    input  [K-1:0]     cfg_penable,
+    input  [K-1:0]     cfg_pwrite,
+    input  [K*32-1:0]  cfg_paddr,
+    input  [K*32-1:0]  cfg_pwdata,
+    output [K*32-1:0]  cfg_prdata,
+    output [K-1:0]     cfg_pready,
+    output [K-1:0]     cfg_pslverr,
+    // the fabric port: fab_paddr[31:16] selects the switch
+    input              fab_psel,
+    input              fab_penable,
+    input              fab_pwrite,
+    input  [31:0]      fab_paddr,
+    input  [31:0]      fab_pwdata,
+    output [31:0]      fab_prdata,
+    output             fab_pready,
+    output             fab_pslverr
 );
-    localparam W = FW + 2;
+    localparam W   = FW + 2;
+    localparam NSW = 8;
+
+    // Fabric port: switch s answers when fab_paddr[31:16] == s; an access
+    // that selects no switch is refused (pslverr).
+    wire [NSW-1:0]    fab_sel, fab_err_v, fab_rdy_v;
+    wire [NSW*32-1:0] fab_rd_v;
+    reg  [31:0]       fab_rd;
+    genvar s;
+    generate
+        for (s = 0; s < NSW; s = s + 1) begin : fsel
+            localparam [15:0] SN = s;
+            assign fab_sel[s] = (fab_paddr[31:16] == SN);
+        end
+    endgenerate
+    integer fs;
+    always @* begin
+        fab_rd = 32'd0;
+        for (fs = 0; fs < NSW; fs = fs + 1)
+            fab_rd = fab_rd | ({32{fab_sel[fs]}} & fab_rd_v[32*fs +: 32]);
+    end
+    assign fab_prdata  = fab_rd;
+    assign fab_pready  = &fab_rdy_v;
+    assign fab_pslverr = fab_psel && fab_penable &&
+                         (fab_sel == {NSW{1'b0}} || |(fab_sel & fab_err_v));
 
     // Crossbar ports, 2 lines x 2 ports per dimension: line l, port j at
     // index 2*l + j. Dimension 0: line c1, port c0. Dimension 1: line c0,
@@ -53,31 +81,33 @@ module grid2_top #(
     genvar l, n;
     generate
         for (l = 0; l < 2; l = l + 1) begin : line
-            localparam T0 = (l == 0) ? "rt_s4.hex" : "rt_s5.hex";
-            localparam T1 = (l == 0) ? "rt_s6.hex" : "rt_s7.hex";
+            localparam S0 = 4 + l;     // dimension-0 crossbar of line l
+            localparam S1 = 6 + l;     // dimension-1 crossbar of line l
             hx_switch #(.P(2), .FW(FW), .B(B), .MODE(1), .NDIM(2), .K0(2), .K1(2),
-                        .XDIM(0), .TABLE(T0)) xb0 (
+                        .XDIM(0)) xb0 (
                 .clk(clk), .rst(rst),
                 .in_valid(d0_in_valid[2*l +: 2]), .in_flit(d0_in_flit[2*W*l +: 2*W]),
                 .in_credit(d0_in_credit[2*l +: 2]),
                 .out_valid(d0_out_valid[2*l +: 2]), .out_flit(d0_out_flit[2*W*l +: 2*W]),
-                .out_credit(d0_out_credit[2*l +: 2])
+                .out_credit(d0_out_credit[2*l +: 2]),
+                .psel(fab_psel && fab_sel[S0]), .penable(fab_penable), .pwrite(fab_pwrite),
+                .paddr(fab_paddr[15:0]), .pwdata(fab_pwdata), .prdata(fab_rd_v[32*S0 +: 32]),
+                .pready(fab_rdy_v[S0]), .pslverr(fab_err_v[S0])
             );
             hx_switch #(.P(2), .FW(FW), .B(B), .MODE(1), .NDIM(2), .K0(2), .K1(2),
-                        .XDIM(1), .TABLE(T1)) xb1 (
+                        .XDIM(1)) xb1 (
                 .clk(clk), .rst(rst),
                 .in_valid(d1_in_valid[2*l +: 2]), .in_flit(d1_in_flit[2*W*l +: 2*W]),
                 .in_credit(d1_in_credit[2*l +: 2]),
                 .out_valid(d1_out_valid[2*l +: 2]), .out_flit(d1_out_flit[2*W*l +: 2*W]),
-                .out_credit(d1_out_credit[2*l +: 2])
+                .out_credit(d1_out_credit[2*l +: 2]),
+                .psel(fab_psel && fab_sel[S1]), .penable(fab_penable), .pwrite(fab_pwrite),
+                .paddr(fab_paddr[15:0]), .pwdata(fab_pwdata), .prdata(fab_rd_v[32*S1 +: 32]),
+                .pready(fab_rdy_v[S1]), .pslverr(fab_err_v[S1])
             );
         end
 
         for (n = 0; n < 4; n = n + 1) begin : node
-            localparam GT = (n == 0) ? "gt_n0.hex" : (n == 1) ? "gt_n1.hex" :
-                            (n == 2) ? "gt_n2.hex" : "gt_n3.hex";
-            localparam RT = (n == 0) ? "rt_s0.hex" : (n == 1) ? "rt_s1.hex" :
-                            (n == 2) ? "rt_s2.hex" : "rt_s3.hex";
             localparam C0 = n % 2;
             localparam C1 = n / 2;
             localparam X0 = 2 * C1 + C0;   // index of this node on its dim-0 crossbar
@@ -87,31 +117,28 @@ module grid2_top #(
             wire [2:0]     x_in_valid, x_in_credit, x_out_valid, x_out_credit;
             wire [3*W-1:0] x_in_flit, x_out_flit;
 
-            hx_switch #(.P(3), .FW(FW), .B(B), .MODE(0), .NDIM(2), .K0(2), .K1(2),
-                        .TABLE(RT)) xchg (
+            hx_switch #(.P(3), .FW(FW), .B(B), .MODE(0), .NDIM(2), .K0(2), .K1(2)) xchg (
                 .clk(clk), .rst(rst),
                 .in_valid(x_in_valid), .in_flit(x_in_flit), .in_credit(x_in_credit),
-                .out_valid(x_out_valid), .out_flit(x_out_flit), .out_credit(x_out_credit)
+                .out_valid(x_out_valid), .out_flit(x_out_flit), .out_credit(x_out_credit),
+                .psel(fab_psel && fab_sel[n]), .penable(fab_penable), .pwrite(fab_pwrite),
+                .paddr(fab_paddr[15:0]), .pwdata(fab_pwdata), .prdata(fab_rd_v[32*n +: 32]),
+                .pready(fab_rdy_v[n]), .pslverr(fab_err_v[n])
             );
 
             wire         inj_valid, inj_credit, ej_valid, ej_credit;
             wire [W-1:0] inj_flit, ej_flit;
 
-            hx_barrier_unit #(.FW(FW), .B(B), .OP(OP), .AB(AB), .RB(RB),
-                              .NG(NGV[32*n +: 32]), .NWORDS(NWV[32*n +: 32]),
-                              .TABLE(GT)) bu (
+            hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(MAXG), .NRT(NRT)) bu (
                 .clk(clk), .rst(rst),
                 .arrive(arrive[n]), .operand(operand[64*n +: 64]),
                 .released(released[n]), .result(result[64*n +: 64]),
                 .inj_valid(inj_valid), .inj_flit(inj_flit), .inj_credit(inj_credit),
                 .ej_valid(ej_valid), .ej_flit(ej_flit), .ej_credit(ej_credit),
-                .has_rank(has_rank[n]), .rank(rank[RB*n +: RB]),
-                .ev_arrive(ev_arrive[n]), .ev_gate(ev_gate[n]), .ev_release(ev_release[n]),
-                .ev_gnum(ev_gnum[6*n +: 6]), .ev_value(ev_value[64*n +: 64]),
-                .ev_send(ev_send[n]), .ev_send_to(ev_send_to[RB*n +: RB]),
-                .ev_send_gate(ev_send_gate[6*n +: 6]),
-                .ev_recv(ev_recv[n]), .ev_recv_from(ev_recv_from[RB*n +: RB]),
-                .ev_recv_gate(ev_recv_gate[6*n +: 6]), .ev_recv_value(ev_recv_value[64*n +: 64])
+                .psel(cfg_psel[n]), .penable(cfg_penable[n]), .pwrite(cfg_pwrite[n]),
+                .paddr(cfg_paddr[32*n +: 32]), .pwdata(cfg_pwdata[32*n +: 32]),
+                .prdata(cfg_prdata[32*n +: 32]), .pready(cfg_pready[n]),
+                .pslverr(cfg_pslverr[n])
             );
 
             // injection / ejection, L = 1

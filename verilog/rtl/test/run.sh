@@ -1,22 +1,30 @@
 #!/usr/bin/env bash
 # Smoke tests of the hxbar RTL library (verilog/rtl/*.v).
 #
+# No library module reads a file: the tops (line_top, grid2_top) have APB
+# configuration ports (docs/registers.md), and the simulation-only loader
+# hx_tbl_load.v reads the scenario's table files (gt_n*.hex, rt_s*.hex,
+# dt_n*.hex), checks them and writes them through the ports after reset;
+# cycle 0 is the cycle after the last write.
+#
 # For every scenario below:
-#   1. iverilog -g2005 -Wall compiles smoke_tb + the top + the library: any
-#      output (warning or error) fails;
+#   1. iverilog -g2005 -Wall compiles smoke_tb + the loader + the top + the
+#      library: any output (warning or error) fails;
 #   2. vvp runs it in the scenario's table directory: any stderr output, any
 #      WARNING/ERROR line or a non-zero exit fails, and the printed trace must
 #      equal expected/<scenario>.trace (worked out by hand from
 #      docs/microarchitecture.md, see docs/rtl.md);
 #   3. verilator --lint-only -Wall on the top with the same parameters: any
 #      output fails;
-#   4. yosys: read, synth -top <top>, check -assert: any warning fails.
-# Then every module is linted on its own over a spread of parameters, and the
-# table header checks are exercised with broken tables (missing, bad magic,
+#   4. yosys, in a directory without any table file: read_verilog, synth -top
+#      <top>, check -assert: any warning fails.
+# Then every module is linted on its own over a spread of parameters, the
+# switch's configuration port is checked on its own (sw_apb_tb.v), and the
+# loader's table checks are exercised with broken tables (missing, bad magic,
 # bad count, bad checksum, bad entry or gate count, a word missing or one too
 # many, with the checksum recomputed or not, a word that is not 16 hex
-# digits): each must stop the simulation
-# with a non-zero exit and a message naming the file.
+# digits): each must stop the simulation with a non-zero exit and a message
+# naming the file.
 #
 # Usage: verilog/rtl/test/run.sh [-k]   (-k keeps the work directory)
 set -u -o pipefail
@@ -43,8 +51,28 @@ pass() { echo "ok   $*"; }
 # 128-bit packed per-node parameter (32 bits per node, node 0 in the LSBs).
 pack4() { printf "128'h%08x%08x%08x%08x" "$4" "$3" "$2" "$1"; }
 
+# Unit capacities of a scenario, from its per-node G, gate table words and
+# data table words: the largest G (at least 1), route count NW - G - 2 and
+# item-list length NDW - 1 - routes - G (at least 1 each).
+caps() {   # caps "G per node" "words per node" ["data words per node"] -> "MAXG NRT NIL"
+    local -a g=($1) w=($2) d=(${3:-})
+    local i mg=1 mr=1 ml=1 r l
+    for ((i = 0; i < ${#g[@]}; i++)); do
+        [ "${g[i]}" -gt $mg ] && mg=${g[i]}
+        r=$(( ${w[i]} - ${g[i]} - 2 ))
+        [ $r -gt $mr ] && mr=$r
+        if [ ${#d[@]} -gt $i ] && [ $r -ge 0 ]; then
+            l=$(( ${d[i]} - 1 - r - ${g[i]} ))
+            [ $l -gt $ml ] && ml=$l
+        fi
+    done
+    echo "$mg $mr $ml"
+}
+
 # scenario: name dir top K L B FW OP "G per node" "words per node" "arrival per node" OPS
 #           [IF "data words per node"]   (data mode, DATA = 1: line_top only)
+# OP is the units' CTRL.OP; G and words are what the loader expects of the
+# tables and give the units' capacities (caps above).
 run_scenario() {
     local name=$1 dir=$2 top=$3 k=$4 l=$5 b=$6 fw=$7 op=$8
     local -a ng=($9) nw=(${10}) arr=(${11})
@@ -56,20 +84,24 @@ run_scenario() {
     nwv=$(pack4 "${nw[@]}")
     arrv=$(pack4 "${arr[@]}")
     local vvpf="$WORK/$name.vvp" log="$WORK/$name"
+    local -a cp; cp=($(caps "$9" "${10}" "${14:-}"))
+    local maxg=${cp[0]} nrt=${cp[1]} nil=${cp[2]}
     local -a ivd=() vlg=() ysp=()
+    if [ "$top" = grid2_top ]; then ivd+=(-DTB_NSW=8); fi
     if [ -n "${13:-}" ]; then
         while [ ${#ndw[@]} -lt 4 ]; do ndw+=(1); done
         local ndwv; ndwv=$(pack4 "${ndw[@]}")
-        ivd=(-DTB_DATA=1 -DTB_IF="${13}" -DTB_NDWV="$ndwv")
-        vlg=(-GDATA=1 -GIF="${13}" -GNDWV="$ndwv")
-        ysp=(-chparam DATA 1 -chparam IF "${13}" -chparam NDWV "$ndwv")
+        ivd+=(-DTB_DATA=1 -DTB_IF="${13}" -DTB_NDWV="$ndwv" -DTB_NIL="$nil")
+        vlg=(-GDATA=1 -GNIL="$nil")
+        ysp=(-chparam DATA 1 -chparam NIL "$nil")
     fi
 
     # 1. compile
     if ! iverilog -g2005 -Wall -o "$vvpf" \
             -DTB_TOP="$top" -DTB_K="$k" -DTB_L="$l" -DTB_B="$b" -DTB_FW="$fw" -DTB_OP="$op" \
-            -DTB_NGV="$ngv" -DTB_NWV="$nwv" -DTB_ARR="$arrv" -DTB_OPS="$ops" "${ivd[@]}" \
-            "$HERE/smoke_tb.v" "$HERE/$top.v" "${LIBP[@]}" >"$log.iv" 2>&1 || [ -s "$log.iv" ]; then
+            -DTB_NGV="$ngv" -DTB_NWV="$nwv" -DTB_ARR="$arrv" -DTB_OPS="$ops" \
+            -DTB_MAXG="$maxg" -DTB_NRT="$nrt" "${ivd[@]}" \
+            "$HERE/smoke_tb.v" "$HERE/hx_tbl_load.v" "$HERE/$top.v" "${LIBP[@]}" >"$log.iv" 2>&1 || [ -s "$log.iv" ]; then
         fail "$name: iverilog"; sed 's/^/     /' "$log.iv"; return
     fi
     pass "$name: iverilog -g2005 -Wall (no output)"
@@ -87,20 +119,21 @@ run_scenario() {
 
     # 3. lint the top with the same parameters
     if ! verilator --lint-only -Wall --top-module "$top" \
-            -GK="$k" -GL="$l" -GB="$b" -GFW="$fw" -GOP="$op" -GNGV="$ngv" -GNWV="$nwv" "${vlg[@]}" \
+            -GK="$k" -GL="$l" -GB="$b" -GFW="$fw" -GMAXG="$maxg" -GNRT="$nrt" "${vlg[@]}" \
             "$HERE/$top.v" "${LIBP[@]}" >"$log.vl" 2>&1 || [ -s "$log.vl" ]; then
         fail "$name: verilator --lint-only -Wall"; sed 's/^/     /' "$log.vl" | head -20; return
     fi
     pass "$name: verilator --lint-only -Wall (no output)"
 
-    # 4. synthesis (run in the table directory: $readmemh is evaluated here)
-    (cd "$HERE/$dir" && yosys -q -l "$log.ys" -p "read_verilog -defer $HERE/$top.v ${LIBP[*]}; \
+    # 4. synthesis, in a directory without any table file
+    mkdir -p "$WORK/ys"
+    (cd "$WORK/ys" && yosys -q -l "$log.ys" -p "read_verilog $HERE/$top.v ${LIBP[*]}; \
         hierarchy -top $top -chparam K $k -chparam L $l -chparam B $b -chparam FW $fw \
-                  -chparam OP $op -chparam NGV $ngv -chparam NWV $nwv ${ysp[*]}; \
+                  -chparam MAXG $maxg -chparam NRT $nrt ${ysp[*]}; \
         synth -top $top; check -assert; stat" >/dev/null 2>&1)
     rc=$?
-    if [ $rc -ne 0 ] || grep -qiE 'warning|error' "$log.ys"; then
-        fail "$name: yosys synth/check -assert (exit $rc)"; grep -iE 'warning|error' "$log.ys" | head -20 | sed 's/^/     /'; return
+    if [ $rc -ne 0 ] || grep -qE '^(Warning|ERROR):' "$log.ys" || ls "$WORK/ys" | grep -q '\.hex$'; then
+        fail "$name: yosys synth/check -assert (exit $rc)"; grep -E '^(Warning|ERROR):' "$log.ys" | head -20 | sed 's/^/     /'; return
     fi
     pass "$name: yosys synth -top $top; check -assert ($(awk '/Number of cells:/ {n=$4} END {print n}' "$log.ys") cells)"
 }
@@ -157,21 +190,21 @@ lint_one hx_credit -GB=64
 lint_one hx_chan -GL=1
 lint_one hx_chan -GL=2
 lint_one hx_chan -GL=64 -GW=130
-for op in 0 1 2 3 4 5 6; do lint_one hx_alu -GOP=$op; done
+lint_one hx_alu
 lint_one hx_switch
 lint_one hx_switch -GP=5 -GNDIM=4 -GK0=64 -GK1=3 -GK2=5 -GK3=2 -GFW=128 -GB=64
 lint_one hx_switch -GP=64 -GMODE=1 -GNDIM=4 -GK0=2 -GK1=2 -GK2=64 -GK3=2 -GXDIM=2 -GB=1
 lint_one hx_switch -GP=3 -GMODE=1 -GNDIM=2 -GK0=4 -GK1=3 -GXDIM=1 -GFW=16
 lint_one hx_barrier_unit
-lint_one hx_barrier_unit -GNG=0 -GNWORDS=1
-lint_one hx_barrier_unit -GOP=1 -GFW=64 -GNG=26 -GNWORDS=80 -GAB=24 -GRB=24 -GB=64
-lint_one hx_barrier_unit -GOP=3 -GFW=128 -GNG=62 -GNWORDS=300
-lint_one hx_barrier_unit -GOP=6 -GFW=16 -GNG=3 -GNWORDS=8 -GAB=2 -GRB=3 -GB=1
+lint_one hx_barrier_unit -GMAXG=62 -GNRT=1
+lint_one hx_barrier_unit -GFW=64 -GMAXG=26 -GNRT=53 -GAB=24 -GRB=24 -GB=64
+lint_one hx_barrier_unit -GFW=128 -GMAXG=62 -GNRT=236
+lint_one hx_barrier_unit -GFW=16 -GMAXG=3 -GNRT=3 -GAB=2 -GRB=3 -GB=1
 lint_one hx_barrier_unit -GDATA=1
-lint_one hx_barrier_unit -GDATA=1 -GNG=0 -GNWORDS=1 -GNDW=1
-lint_one hx_barrier_unit -GDATA=1 -GIF=4096 -GFW=128 -GNG=62 -GNWORDS=300 -GNDW=5000 -GAB=16 -GRB=16 -GB=64
-lint_one hx_barrier_unit -GDATA=1 -GIF=5 -GFW=16 -GNG=3 -GNWORDS=8 -GNDW=20 -GAB=2 -GRB=3 -GB=1
-lint_one hx_barrier_unit -GDATA=1 -GIF=2 -GFW=24 -GNG=4 -GNWORDS=10 -GNDW=12 -GAB=3 -GRB=2
+lint_one hx_barrier_unit -GDATA=1 -GMAXG=1 -GNRT=1 -GNIL=1
+lint_one hx_barrier_unit -GDATA=1 -GFW=128 -GMAXG=62 -GNRT=236 -GNIL=4700 -GAB=16 -GRB=16 -GB=64
+lint_one hx_barrier_unit -GDATA=1 -GFW=16 -GMAXG=3 -GNRT=3 -GNIL=12 -GAB=2 -GRB=3 -GB=1
+lint_one hx_barrier_unit -GDATA=1 -GFW=24 -GMAXG=4 -GNRT=4 -GNIL=5 -GAB=3 -GRB=2
 
 # rechecksum FILE: write the checksum of every word after it (whatever the
 # header's count says) into word 1, as verilog.RewriteTable does: a file
@@ -191,11 +224,11 @@ lastword() { sed -i '$d' "$1"; }
 # extraword FILE: append one word after the last.
 extraword() { echo "0000000000000000 // one word too many" >>"$1"; }
 
-echo "== table header checks (each broken table must stop the simulation)"
+echo "== table checks of the loader (each broken table must stop the simulation)"
 # Build the bfly2 barrier scenario once; run it on damaged copies of bfly2/.
 NEG="$WORK/neg.vvp"
 iverilog -g2005 -Wall -o "$NEG" -DTB_TOP=line_top \
-    "$HERE/smoke_tb.v" "$HERE/line_top.v" "${LIBP[@]}" >/dev/null 2>&1
+    "$HERE/smoke_tb.v" "$HERE/hx_tbl_load.v" "$HERE/line_top.v" "${LIBP[@]}" >/dev/null 2>&1
 neg_case() {   # neg_case label file-named-in-message command-to-damage
     local label=$1 file=$2; shift 2
     local d="$WORK/neg_$label"
@@ -247,8 +280,8 @@ echo "== data table checks (DATA = 1; each broken table must stop the simulation
 NEGD="$WORK/negd.vvp"
 iverilog -g2005 -Wall -o "$NEGD" -DTB_TOP=line_top -DTB_K=4 -DTB_L=2 -DTB_B=1 -DTB_FW=32 \
     -DTB_NGV="$(pack4 2 2 2 2)" -DTB_NWV="$(pack4 6 6 5 5)" -DTB_ARR="$(pack4 0 0 0 0)" -DTB_OPS="256'h0" \
-    -DTB_DATA=1 -DTB_IF=2 -DTB_NDWV="$(pack4 8 8 7 7)" \
-    "$HERE/smoke_tb.v" "$HERE/line_top.v" "${LIBP[@]}" >/dev/null 2>&1
+    -DTB_DATA=1 -DTB_IF=2 -DTB_NDWV="$(pack4 8 8 7 7)" -DTB_MAXG=2 -DTB_NRT=2 -DTB_NIL=3 \
+    "$HERE/smoke_tb.v" "$HERE/hx_tbl_load.v" "$HERE/line_top.v" "${LIBP[@]}" >/dev/null 2>&1
 dneg_case() {   # dneg_case label text-in-message command-to-damage
     local label=$1 text=$2; shift 2
     local d="$WORK/dneg_$label"
