@@ -206,6 +206,23 @@ lint_one hx_barrier_unit -GDATA=1 -GFW=128 -GMAXG=62 -GNRT=236 -GNIL=4700 -GAB=1
 lint_one hx_barrier_unit -GDATA=1 -GFW=16 -GMAXG=3 -GNRT=3 -GNIL=12 -GAB=2 -GRB=3 -GB=1
 lint_one hx_barrier_unit -GDATA=1 -GFW=24 -GMAXG=4 -GNRT=4 -GNIL=5 -GAB=3 -GRB=2
 
+echo "== switch configuration port (sw_apb_tb)"
+# ID, CAPS, reset values, write timing, read back, every refused transfer,
+# and routes that follow rewritten tables (exchanger and crossbar).
+if ! iverilog -g2005 -Wall -o "$WORK/sw_apb.vvp" "$HERE/sw_apb_tb.v" \
+        "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_switch.v" >"$WORK/sw_apb.iv" 2>&1 \
+        || [ -s "$WORK/sw_apb.iv" ]; then
+    fail "sw_apb_tb: iverilog"; sed 's/^/     /' "$WORK/sw_apb.iv"
+else
+    (cd "$WORK" && vvp -n "$WORK/sw_apb.vvp") >"$WORK/sw_apb.out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && [ "$(cat "$WORK/sw_apb.out")" = "sw_apb_tb: PASS" ]; then
+        pass "sw_apb_tb: hx_switch APB port"
+    else
+        fail "sw_apb_tb (exit $rc)"; sed 's/^/     /' "$WORK/sw_apb.out" | head
+    fi
+fi
+
 # rechecksum FILE: write the checksum of every word after it (whatever the
 # header's count says) into word 1, as verilog.RewriteTable does: a file
 # with an extra or a missing word whose checksum still matches its body.
