@@ -23,8 +23,8 @@
 # loader's table checks are exercised with broken tables (missing, bad magic,
 # bad count, bad checksum, bad entry or gate count, a word missing or one too
 # many, with the checksum recomputed or not, a word that is not 16 hex
-# digits): each must stop the simulation with a non-zero exit and a message
-# naming the file.
+# digits), and with valid tables past the units' capacity: each must stop
+# the simulation with a non-zero exit and a message naming the file.
 #
 # Usage: verilog/rtl/test/run.sh [-k]   (-k keeps the work directory)
 set -u -o pipefail
@@ -291,6 +291,28 @@ neg_case gt_missing_sum  "gt_n0.hex: 5 words, fewer words than count + 2 = 6" 'l
 # bad digit (with an ERROR line, exit 0) and a short word as a number.
 neg_case gt_baddigit     "gt_n1.hex: word 5 (the header is word 0) is not 16 hex digits" 'sed -i "s/^0000000000000000 \/\/ body\[3\]/00000000000000g0 \/\/ body[3]/" gt_n1.hex'
 neg_case rt_shortword    "rt_s1.hex: word 3 (the header is word 0) is not 16 hex digits" 'sed -i "s/^00000000000000ff/ff/" rt_s1.hex'
+
+# Capacities: valid tables that do not fit the hardware. The grid2 tables
+# (G = 2, 2 routes per node) on units built with MAXG = 1 (the loader
+# refuses the table from the unit's CAPS register), and with NRT = 1 (the
+# unit refuses the write of route 1: pslverr).
+cap_case() {   # cap_case label text-in-message maxg nrt
+    local label=$1 text=$2 maxg=$3 nrt=$4
+    local v="$WORK/cap_$label.vvp"
+    iverilog -g2005 -Wall -o "$v" -DTB_TOP=grid2_top -DTB_NSW=8 -DTB_K=4 -DTB_L=2 -DTB_B=2 -DTB_FW=64 -DTB_OP=6 \
+        -DTB_NGV="$(pack4 2 2 2 2)" -DTB_NWV="$(pack4 6 6 6 6)" -DTB_ARR="$(pack4 0 5 1 2)" -DTB_OPS="256'h0" \
+        -DTB_MAXG="$maxg" -DTB_NRT="$nrt" \
+        "$HERE/smoke_tb.v" "$HERE/hx_tbl_load.v" "$HERE/grid2_top.v" "${LIBP[@]}" >/dev/null 2>&1
+    (cd "$HERE/grid2" && vvp -n "$v") >"$WORK/cap_$label.out" 2>&1
+    local rc=$?
+    if [ $rc -ne 0 ] && grep "FATAL" "$WORK/cap_$label.out" | grep -q "$text"; then
+        pass "table past the capacity ($label): exit $rc, $(grep -m1 -o "$text.*" "$WORK/cap_$label.out")"
+    else
+        fail "table past the capacity ($label) not detected (exit $rc)"; sed 's/^/     /' "$WORK/cap_$label.out" | head
+    fi
+}
+cap_case maxg "gt_n0.hex: G = 2, unit 0 holds at most 1 gates" 1 2
+cap_case nrt  "gt_n0.hex: route 1: write of" 2 1
 
 echo "== data table checks (DATA = 1; each broken table must stop the simulation)"
 # The ag4 data scenario, run on damaged copies of ag4/.
