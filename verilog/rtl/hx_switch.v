@@ -143,8 +143,9 @@ module hx_switch #(
 
 `ifndef SYNTHESIS
     initial begin
+        // (P <= 255: an entry is an 8-bit port number, 0xFF is PASS.)
         if (NDIM < 1 || NDIM > 4 || (MODE == 0 && P != NDIM + 1) ||
-            (MODE == 1 && (XDIM >= NDIM || P != KX)) || FW < AB)
+            (MODE == 1 && (XDIM >= NDIM || P != KX)) || FW < AB || P > 255)
             $fatal(1, "%m: inconsistent parameters P=%0d MODE=%0d NDIM=%0d XDIM=%0d FW=%0d",
                    P, MODE, NDIM, XDIM, FW);
     end
