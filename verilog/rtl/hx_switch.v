@@ -157,11 +157,16 @@ module hx_switch #(
     // k holds the entries for every value of c: NSk = 2^max(1, BKk) words of
     // 8 bits, built by wiring (the constant index folds).
     localparam BKX = (XDIM == 0) ? BK0 : (XDIM == 1) ? BK1 : (XDIM == 2) ? BK2 : BK3;
-    localparam integer NS0 = 1 << ((BK0 < 1) ? 1 : BK0);
-    localparam integer NS1 = 1 << ((BK1 < 1) ? 1 : BK1);
-    localparam integer NS2 = 1 << ((BK2 < 1) ? 1 : BK2);
-    localparam integer NS3 = 1 << ((BK3 < 1) ? 1 : BK3);
-    localparam integer NSX = 1 << ((BKX < 1) ? 1 : BKX);
+    localparam integer SB0 = (BK0 < 1) ? 1 : BK0;
+    localparam integer SB1 = (BK1 < 1) ? 1 : BK1;
+    localparam integer SB2 = (BK2 < 1) ? 1 : BK2;
+    localparam integer SB3 = (BK3 < 1) ? 1 : BK3;
+    localparam integer SBX = (BKX < 1) ? 1 : BKX;
+    localparam integer NS0 = 1 << SB0;
+    localparam integer NS1 = 1 << SB1;
+    localparam integer NS2 = 1 << SB2;
+    localparam integer NS3 = 1 << SB3;
+    localparam integer NSX = 1 << SBX;
     wire [8*NS0-1:0] sub0;
     wire [8*NS1-1:0] sub1;
     wire [8*NS2-1:0] sub2;
@@ -234,19 +239,16 @@ module hx_switch #(
             wire [31:0] c1 = (a >> SH1) & ((32'd1 << BK1) - 32'd1);
             wire [31:0] c2 = (a >> SH2) & ((32'd1 << BK2) - 32'd1);
             wire [31:0] c3 = (a >> SH3) & ((32'd1 << BK3) - 32'd1);
-            wire [31:0] cx = (XDIM == 0) ? c0 : (XDIM == 1) ? c1 : (XDIM == 2) ? c2 : c3;
-            // Table entries of the coordinates (the sub-tables above; an
-            // index past the table reads as PASS), AND-OR selected.
-            reg  [7:0]  e0, e1, e2, e3, ex;
-            integer t;
-            always @* begin
-                e0 = 8'd0; e1 = 8'd0; e2 = 8'd0; e3 = 8'd0; ex = 8'd0;
-                for (t = 0; t < NS0; t = t + 1) e0 = e0 | ({8{c0 == t}} & sub0[8*t +: 8]);
-                for (t = 0; t < NS1; t = t + 1) e1 = e1 | ({8{c1 == t}} & sub1[8*t +: 8]);
-                for (t = 0; t < NS2; t = t + 1) e2 = e2 | ({8{c2 == t}} & sub2[8*t +: 8]);
-                for (t = 0; t < NS3; t = t + 1) e3 = e3 | ({8{c3 == t}} & sub3[8*t +: 8]);
-                for (t = 0; t < NSX; t = t + 1) ex = ex | ({8{cx == t}} & subx[8*t +: 8]);
-            end
+            wire [SBX-1:0] cx = (XDIM == 0) ? c0[SBX-1:0] : (XDIM == 1) ? c1[SBX-1:0] :
+                                (XDIM == 2) ? c2[SBX-1:0] : c3[SBX-1:0];
+            // Table entries of the coordinates: the sub-tables above (an
+            // index past the table reads as PASS) indexed by the coordinate,
+            // a multiplexer tree over a few 8-bit words.
+            wire [7:0]  e0 = sub0[8*c0[SB0-1:0] +: 8];
+            wire [7:0]  e1 = sub1[8*c1[SB1-1:0] +: 8];
+            wire [7:0]  e2 = sub2[8*c2[SB2-1:0] +: 8];
+            wire [7:0]  e3 = sub3[8*c3[SB3-1:0] +: 8];
+            wire [7:0]  ex = subx[8*cx +: 8];
             reg  [7:0]  r;
 
             // Exchanger: the first dimension (0, 1, ...) whose entry is not
