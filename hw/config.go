@@ -218,7 +218,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return strconv.Itoa(s.RepeatCount()) }},
 	{key: "episodes", flag: "", typ: "list of mappings", allowed: episodesAllowed + "; at most " + strconv.Itoa(MaxEpisodes) + " episodes with repeat",
-		doc: "The run as a list of episodes, each a mapping overriding keys of this system for that episode (each entry overrides the system, not the entry before it). Empty: every episode is this system. File only (no flag).",
+		doc:    "The run as a list of episodes, each a mapping overriding keys of this system for that episode (each entry overrides the system, not the entry before it). Empty: every episode is this system. File only (no flag).",
 		decode: nil, // set by init: decodeEpisodes reads the other keys' decoders
 		write:  writeEpisodes},
 }
