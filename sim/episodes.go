@@ -1,0 +1,167 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/barrierunit/regmap"
+	"github.com/hxbar/hxbar/collective"
+	"github.com/hxbar/hxbar/hw"
+)
+
+// Episode is what one episode of a run runs (docs/microarchitecture.md,
+// "Episodes"): its system (the run's, with its episodes entry applied) and
+// the tables compiled from it.
+type Episode struct {
+	Sys       hw.System
+	Sched     *barrierunit.Schedule
+	Table     *barrierunit.FlatTable
+	Op        barrierunit.Op
+	Data      *collective.Schedule // nil for a barrier
+	DataTable *barrierunit.DataTable
+}
+
+// tableKey identifies what an episode's tables depend on (not its skew).
+func tableKey(e *hw.System) string {
+	return fmt.Sprintf("%s|%s|%s|%d|%d|%q|%v", e.Collective, e.Op, e.Algo, e.Items, e.ItemFlits, e.Order, e.ItemPlace)
+}
+
+// buildEpisodes compiles the tables of every entry of sys's episodes list
+// (of sys itself without a list); entries with equal tables share them.
+// Errors in an entry name it (episodes[i].key).
+func buildEpisodes(sys *hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) ([]*Episode, error) {
+	n := max(len(sys.Episodes), 1)
+	eps := make([]*Episode, n)
+	byKey := map[string]*Episode{}
+	for i := range eps {
+		e := sys.EpisodeSystem(i + 1)
+		if ep, ok := byKey[tableKey(&e)]; ok {
+			eps[i] = ep
+			continue
+		}
+		arrive := make([]int64, e.NumRanks())
+		if e.IsData() {
+			for r, a := range sys.EpisodeArrivals(i + 1) {
+				arrive[r] = a.Cycle
+			}
+		}
+		ep, err := buildEpisode(&e, sched, cs, arrive)
+		if err != nil {
+			if len(sys.Episodes) > 0 {
+				return nil, sys.EpisodeFieldError(i+1, err)
+			}
+			return nil, err
+		}
+		byKey[tableKey(&e)] = ep
+		eps[i] = ep
+	}
+	return eps, nil
+}
+
+// setEpisode makes ep the running episode.
+func (s *System) setEpisode(ep *Episode) {
+	s.Cur = ep
+	s.Sched, s.Table, s.Op, s.Data, s.DataTable = ep.Sched, ep.Table, ep.Op, ep.Data, ep.DataTable
+}
+
+// NumEpisodes is the number of episodes the run has.
+func (s *System) NumEpisodes() int { return s.Sys.NumEpisodes() }
+
+// EpisodeAt is the episode k (1-based) runs.
+func (s *System) EpisodeAt(k int) *Episode { return s.episodes[(k-1)%len(s.episodes)] }
+
+// EpisodeResult is one episode of a run in its result: its collective, its
+// first arrival and last release cycle (-1 when it did not complete), and
+// the cycles its configuration writes took before it (0 for episode 1,
+// whose initial configuration precedes cycle 0).
+type EpisodeResult struct {
+	Episode      int    `json:"episode"`
+	Collective   string `json:"collective"`
+	FirstArrival int64  `json:"first_arrival"`
+	LastRelease  int64  `json:"last_release"`
+	ConfigCycles int64  `json:"config_cycles"`
+}
+
+// rankAddr is the packed address of every rank's node.
+func (s *System) rankAddr() regmap.RankAddr {
+	a := make(regmap.RankAddr, len(s.Units.NodeOf))
+	for r, n := range s.Units.NodeOf {
+		if s.Topo != nil {
+			a[r] = s.Topo.Addr(int(n))
+		} else {
+			a[r] = uint64(n) // another network has no packed address; the node id stands for it
+		}
+	}
+	return a
+}
+
+// configState is what every unit's configuration registers and RAMs hold
+// (regmap), kept from the first episode whose tables differ from the
+// previous one's; nil until then (the units hold episode 1's images).
+type configState struct {
+	held []*regmap.Image // by rank
+}
+
+// ConfigCycles is C of docs/microarchitecture.md, "Episodes": the cycles
+// the configuration programs between the previous episode (whose tables
+// the units hold in st) and next take, 2 x the longest program over the
+// nodes (a node without a rank never changes). It updates st to what the
+// units hold after the writes. Same tables: 0.
+func (s *System) configCycles(st *configState, prev, next *Episode) (int64, error) {
+	if prev == next {
+		return 0, nil
+	}
+	addr := s.rankAddr()
+	pt := &regmap.Tables{Tab: prev.Table, Data: prev.DataTable, Op: prev.Op, Addr: addr}
+	nt := &regmap.Tables{Tab: next.Table, Data: next.DataTable, Op: next.Op, Addr: addr}
+	R := next.Table.Ranks
+	if st.held == nil {
+		st.held = make([]*regmap.Image, R)
+	}
+	longest := 0
+	for r := 0; r < R; r++ {
+		if st.held[r] == nil {
+			im, err := regmap.NodeImage(pt, r)
+			if err != nil {
+				return 0, err
+			}
+			st.held[r] = regmap.Apply(nil, im)
+		}
+		im, err := regmap.NodeImage(nt, r)
+		if err != nil {
+			return 0, err
+		}
+		longest = max(longest, len(regmap.Diff(st.held[r], im)))
+		st.held[r] = regmap.Apply(st.held[r], im)
+	}
+	return 2 * int64(longest), nil
+}
+
+// startEpisode sets up episode k, whose configuration writes start in the
+// cycle after the previous episode's last release lastRelease: the units
+// load its tables and its ranks arrive at lastRelease + 1 + C + offset.
+func (s *System) startEpisode(k int, lastRelease int64, st *configState) (EpisodeResult, error) {
+	prev, next := s.Cur, s.EpisodeAt(k)
+	c, err := s.configCycles(st, prev, next)
+	if err != nil {
+		return EpisodeResult{}, fmt.Errorf("episode %d: configuration: %w", k, err)
+	}
+	base := lastRelease + 1 + c
+	arr := s.Sys.EpisodeArrivals(k)
+	u := s.Units
+	arrive := u.Arrive
+	operand := u.Operand
+	for r, a := range arr {
+		arrive[r] = base + a.Cycle
+		operand[r] = 0
+		if next.Op.HasPayload() {
+			operand[r] = a.Operand
+		}
+	}
+	if err := u.NextEpisode(next.Table, next.Op, s.Sys.FlitWidth, next.DataTable, arrive, operand); err != nil {
+		return EpisodeResult{}, fmt.Errorf("episode %d: %w", k, err)
+	}
+	s.setEpisode(next)
+	return EpisodeResult{Episode: k, Collective: string(next.Sys.Collective), FirstArrival: slices.Min(arrive), LastRelease: -1, ConfigCycles: c}, nil
+}
