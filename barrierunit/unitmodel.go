@@ -260,8 +260,15 @@ func (u *Units) GateDone(g int) int64 {
 	return done
 }
 
-// Gate returns the last gate rank r has passed (0 before it arrives).
-func (u *Units) Gate(r int) int { return int(u.rank[r].cur) }
+// Gate returns the last gate rank r has passed (0 before it arrives; a
+// unit still released from the previous episode has not arrived).
+func (u *Units) Gate(r int) int {
+	c := int(u.rank[r].cur)
+	if c == u.gates+1 && u.Release[r] < 0 {
+		return 0
+	}
+	return c
+}
 
 // Received returns how many routes from other ranks have delivered to (r, g).
 func (u *Units) Received(r, g int) int { return int(u.gate[r*(u.gates+2)+g].rxcnt) }
