@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,10 +58,12 @@ func episodeValues(sys *hw.System, k int) uint64 {
 }
 
 type traceEvent struct {
-	cycle int64
-	kind  string
-	rank  int
-	value uint64
+	cycle      int64
+	node       int
+	kind       string
+	rank       int
+	from, gate int
+	value      uint64
 }
 
 func parseTrace(t interface{ Fatalf(string, ...any) }, trace string) []traceEvent {
@@ -72,9 +75,14 @@ func parseTrace(t interface{ Fatalf(string, ...any) }, trace string) []traceEven
 		}
 		c, _ := strconv.ParseInt(f[0], 10, 64)
 		e := traceEvent{cycle: c, kind: f[2]}
+		e.node, _ = strconv.Atoi(strings.TrimPrefix(f[1], "n"))
 		for _, kv := range f[3:] {
 			k, v, _ := strings.Cut(kv, "=")
 			switch k {
+			case "from":
+				e.from, _ = strconv.Atoi(v)
+			case "gate":
+				e.gate, _ = strconv.Atoi(v)
 			case "rank":
 				e.rank, _ = strconv.Atoi(v)
 			case "value":
@@ -120,6 +128,9 @@ func TestEpisodesProperties(t *testing.T) {
 		trace := buf.String()
 		if trace != rbuf.String() {
 			rt.Fatalf("trace differs from the exhaustive reference: %s", firstDiff(trace, rbuf.String()))
+		}
+		if got, ok := parallelTrace(rt, sys); ok && got != trace {
+			rt.Fatalf("parallel trace differs: %s", firstDiff(got, trace))
 		}
 		E := sys.NumEpisodes()
 		if !res.Complete || len(res.Episodes) != E {
@@ -171,7 +182,12 @@ func TestEpisodesProperties(t *testing.T) {
 				rt.Fatalf("episode %d: first arrival %d, want %d + %d", k, e.FirstArrival, start, minOff)
 			}
 			want := episodeValues(&sys, k)
-			arrived, released := 0, 0
+			ep := s.EpisodeAt(k)
+			var sums map[string]uint64
+			if ep.Data != nil {
+				sums = wantChecksums(ep.Data, sys.FlitWidth, ep.Sys.ItemFlits)
+			}
+			arrived, released, recvs := 0, 0, 0
 			var lastArrival int64
 			for _, x := range ev {
 				if x.cycle < e.FirstArrival || x.cycle > e.LastRelease {
@@ -183,6 +199,14 @@ func TestEpisodesProperties(t *testing.T) {
 					lastArrival = max(lastArrival, x.cycle)
 					if x.cycle != start+offsets[x.rank].Cycle {
 						rt.Fatalf("episode %d rank %d arrives at %d, want %d", k, x.rank, x.cycle, start+offsets[x.rank].Cycle)
+					}
+				case "recv":
+					recvs++
+					if sums != nil {
+						key := fmt.Sprintf("%d %d %d", s.rankOfNode[x.node], x.from, x.gate)
+						if w, ok := sums[key]; !ok || w != x.value {
+							rt.Fatalf("episode %d: recv %s value %016x, the schedule gives %016x (known %v)", k, key, x.value, w, ok)
+						}
 					}
 				case "release":
 					released++
@@ -197,6 +221,9 @@ func TestEpisodesProperties(t *testing.T) {
 			R := sys.NumRanks()
 			if arrived != R || released != R {
 				rt.Fatalf("episode %d: %d arrivals, %d releases of %d ranks", k, arrived, released, R)
+			}
+			if sums != nil && recvs != len(sums) {
+				rt.Fatalf("episode %d: %d messages received, the schedule sends %d", k, recvs, len(sums))
 			}
 			for r, n := range res.Nodes {
 				if len(n.Releases) != E || n.Releases[E-1] != n.Release {
