@@ -97,45 +97,34 @@ func (s *System) rankAddr() regmap.RankAddr {
 }
 
 // configState is what every unit's configuration registers and RAMs hold
-// (regmap), kept from the first episode whose tables differ from the
-// previous one's; nil until then (the units hold episode 1's images).
+// (regmap.Config), followed from the first episode whose tables differ
+// from the previous one's; nil until then (the units hold episode 1's
+// images, loaded before cycle 0).
 type configState struct {
-	held []*regmap.Image // by rank
+	cfg *regmap.Config
 }
 
-// ConfigCycles is C of docs/microarchitecture.md, "Episodes": the cycles
-// the configuration programs between the previous episode (whose tables
-// the units hold in st) and next take, 2 x the longest program over the
-// nodes (a node without a rank never changes). It updates st to what the
-// units hold after the writes. Same tables: 0.
+// configCycles is C of docs/microarchitecture.md, "Episodes": the cycles
+// the configuration programs between the previous episode and next take,
+// 2 x the longest program over the nodes (regmap.Config: the Diff of what
+// each unit holds and next's image). Same tables: 0, without looking.
 func (s *System) configCycles(st *configState, prev, next *Episode) (int64, error) {
 	if prev == next {
 		return 0, nil
 	}
 	addr := s.rankAddr()
-	pt := &regmap.Tables{Tab: prev.Table, Data: prev.DataTable, Op: prev.Op, Addr: addr}
-	nt := &regmap.Tables{Tab: next.Table, Data: next.DataTable, Op: next.Op, Addr: addr}
-	R := next.Table.Ranks
-	if st.held == nil {
-		st.held = make([]*regmap.Image, R)
-	}
-	longest := 0
-	for r := 0; r < R; r++ {
-		if st.held[r] == nil {
-			im, err := regmap.NodeImage(pt, r)
-			if err != nil {
-				return 0, err
-			}
-			st.held[r] = regmap.Apply(nil, im)
+	if st.cfg == nil {
+		rankOf := make([]int, len(s.rankOfNode))
+		for n, r := range s.rankOfNode {
+			rankOf[n] = int(r)
 		}
-		im, err := regmap.NodeImage(nt, r)
-		if err != nil {
+		st.cfg = &regmap.Config{RankOf: rankOf}
+		// What the units hold: the tables the run has had so far, all prev's.
+		if _, err := st.cfg.Cycles(&regmap.Tables{Tab: prev.Table, Data: prev.DataTable, Op: prev.Op, Addr: addr}); err != nil {
 			return 0, err
 		}
-		longest = max(longest, len(regmap.Diff(st.held[r], im)))
-		st.held[r] = regmap.Apply(st.held[r], im)
 	}
-	return 2 * int64(longest), nil
+	return st.cfg.Cycles(&regmap.Tables{Tab: next.Table, Data: next.DataTable, Op: next.Op, Addr: addr})
 }
 
 // startEpisode sets up episode k, whose configuration writes start in the

@@ -428,3 +428,55 @@ func FabricProgram(tables [][]uint8) Program {
 	}
 	return p
 }
+
+// Config follows every unit of a system through the episodes of a run and
+// makes each episode's programs: the first call of Programs (or Cycles)
+// gives every node's Full program, each later call the Diff of what the
+// node's unit holds (every word written since, not just the previous
+// episode's) and the episode's image. The RTL testbench replays the
+// programs; the model counts their cycles (docs/microarchitecture.md,
+// "Episodes"). Nodes are numbered as in the network; RankOf[n] is the rank
+// node n hosts, or -1.
+type Config struct {
+	RankOf []int
+	held   []*Image // by node; nil before the first episode
+}
+
+// step computes every node's program for tables t, hands it to each, and
+// records what the units hold afterwards.
+func (c *Config) step(t *Tables, each func(node int, p Program)) error {
+	first := c.held == nil
+	if first {
+		c.held = make([]*Image, len(c.RankOf))
+	}
+	for n, r := range c.RankOf {
+		im, err := NodeImage(t, r)
+		if err != nil {
+			return fmt.Errorf("node %d: %w", n, err)
+		}
+		var p Program
+		if first {
+			p = Full(im)
+		} else {
+			p = Diff(c.held[n], im)
+		}
+		each(n, p)
+		c.held[n] = Apply(c.held[n], im)
+	}
+	return nil
+}
+
+// Programs returns every node's program for the next episode, whose tables
+// are t.
+func (c *Config) Programs(t *Tables) ([]Program, error) {
+	out := make([]Program, len(c.RankOf))
+	err := c.step(t, func(n int, p Program) { out[n] = p })
+	return out, err
+}
+
+// Cycles is Cycles(Programs(t)...) without keeping the programs.
+func (c *Config) Cycles(t *Tables) (int64, error) {
+	longest := 0
+	err := c.step(t, func(_ int, p Program) { longest = max(longest, len(p)) })
+	return 2 * int64(longest), err
+}

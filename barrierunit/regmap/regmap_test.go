@@ -287,3 +287,71 @@ func TestFabricProgram(t *testing.T) {
 		t.Fatal("Cycles")
 	}
 }
+
+func tablesOf(t *testing.T, s hw.System) (*regmap.Tables, []int) {
+	sys, err := sim.Build(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tabs := &regmap.Tables{Tab: sys.Table, Data: sys.DataTable, Op: sys.Op, Addr: make(regmap.RankAddr, sys.Table.Ranks)}
+	rankOf := make([]int, sys.Topo.Nodes)
+	for n := range rankOf {
+		rankOf[n] = -1
+	}
+	for r, n := range sys.Units.NodeOf {
+		tabs.Addr[r] = sys.Topo.Addr(int(n))
+		rankOf[n] = r
+	}
+	return tabs, rankOf
+}
+
+// TestConfig: Config's programs, replayed on every node, configure it as
+// each episode's image; a node without a rank gets CTRL and RANK once;
+// Cycles agrees with Programs; returning to earlier tables rewrites only
+// what the episode between changed.
+func TestConfig(t *testing.T) {
+	a := hw.Default()
+	a.Ranks, a.Op = 12, "sum"
+	b := a
+	b.Collective, b.Op, b.ItemFlits = "allgather", "barrier", 3
+	c := a
+	c.Algo, c.Op = "dissemination", "max"
+	var cfg, cfg2 *regmap.Config
+	var units []*unit
+	for i, s := range []hw.System{a, b, a, c, c} {
+		tabs, rankOf := tablesOf(t, s)
+		if cfg == nil {
+			cfg, cfg2 = &regmap.Config{RankOf: rankOf}, &regmap.Config{RankOf: rankOf}
+			for range rankOf {
+				units = append(units, newUnit())
+			}
+		}
+		progs, err := cfg.Programs(tabs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cyc, err := cfg2.Cycles(tabs)
+		if err != nil || cyc != regmap.Cycles(progs...) {
+			t.Fatalf("episode %d: Cycles %d, %v; programs take %d", i+1, cyc, err, regmap.Cycles(progs...))
+		}
+		if i == 4 && cyc != 0 {
+			t.Fatalf("same tables again: %d cycles", cyc)
+		}
+		if i > 0 && i < 4 && cyc == 0 {
+			t.Fatalf("episode %d: new tables, no writes", i+1)
+		}
+		for n, p := range progs {
+			units[n].apply(t, p)
+			im, err := regmap.NodeImage(tabs, rankOf[n])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := units[n].check(im); err != nil {
+				t.Fatalf("episode %d node %d: %v", i+1, n, err)
+			}
+			if rankOf[n] < 0 && (i == 0 && !reflect.DeepEqual(p, regmap.Program{{regmap.AddrCTRL, 0}, {regmap.AddrRANK, 0}}) || i > 0 && len(p) != 0) {
+				t.Fatalf("episode %d: node %d without a rank gets %v", i+1, n, p)
+			}
+		}
+	}
+}
