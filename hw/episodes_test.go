@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 func TestEpisodesParse(t *testing.T) {
@@ -131,4 +133,48 @@ func TestRepeatFlag(t *testing.T) {
 	if err := f.Apply(&s); err != nil || s.Repeat != 7 || s.NumEpisodes() != 7 {
 		t.Errorf("--repeat 7: %v, %d", err, s.Repeat)
 	}
+}
+
+// TestEpisodesYAMLRoundTrip: a system with any valid episodes list is
+// written by YAML and read back unchanged.
+func TestEpisodesYAMLRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := genSystem(t)
+		s.Repeat = rapid.IntRange(1, 3).Draw(t, "repeat")
+		n := rapid.IntRange(0, 4).Draw(t, "entries")
+		for range n {
+			var e Episode
+			zero, empty := 0, ""
+			e.Items, e.Order, e.ItemPlace = &zero, &empty, &[]int{}
+			if rapid.Bool().Draw(t, "data") {
+				c := rapid.SampledFrom(Collectives[1:]).Draw(t, "collective")
+				o, a := OpBarrier, AlgoButterfly
+				f := rapid.IntRange(1, MaxItemFlits).Draw(t, "item_flits")
+				e.Collective, e.Op, e.Algo, e.ItemFlits = &c, &o, &a, &f
+			} else {
+				c := CollBarrier
+				a := rapid.SampledFrom(Algorithms).Draw(t, "algo")
+				ops := Ops
+				if a == AlgoDissemination {
+					ops = []OpName{OpBarrier, OpMax, OpMin, OpAnd, OpOr}
+				}
+				o := rapid.SampledFrom(ops).Draw(t, "op")
+				e.Collective, e.Op, e.Algo = &c, &o, &a
+			}
+			if rapid.Bool().Draw(t, "set.skew") {
+				k := rapid.IntRange(0, MaxSkew).Draw(t, "skew")
+				e.Skew = &k
+			}
+			if rapid.IntRange(0, 5).Draw(t, "empty") == 0 {
+				e = Episode{}
+			}
+			s.Episodes = append(s.Episodes, e)
+		}
+		if s.Validate() != nil {
+			t.Skip("invalid combination")
+		}
+		if err := yamlRoundTrip(s); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
