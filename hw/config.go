@@ -579,6 +579,9 @@ func ErrorKey(err error) string {
 	} else if m := fieldKeyRE.FindStringSubmatch(err.Error()); m != nil {
 		field = m[1]
 	}
+	if strings.HasPrefix(field, "episodes[") {
+		return "episodes"
+	}
 	if key, _ := splitField(field); specOf(key) != nil {
 		return key
 	}
@@ -608,7 +611,11 @@ func LocateInFile(path string, err error) error {
 		return err
 	}
 	line := n.Line
-	if fe, ok := errors.AsType[*FieldError](err); ok {
+	if fe, ok := errors.AsType[*FieldError](err); ok && key == "episodes" {
+		if l := episodeLine(n, fe.Field); l > 0 {
+			line = l
+		}
+	} else if ok {
 		if _, idx := splitField(fe.Field); idx >= 0 {
 			if r := resolve(n); r != nil && r.Kind == yaml.SequenceNode && idx < len(r.Content) {
 				line = r.Content[idx].Line

@@ -108,11 +108,14 @@ func TestEpisodesRefused(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("episodes:\n  - {op: sum}\n  - {buffer_depth: 2}\n"), 0o644)
+	late := filepath.Join(dir, "late.yaml") // an error the model finds, placed on its line
+	os.WriteFile(late, []byte("episodes:\n  - {}\n  - {collective: allgather,\n     algo: dissemination}\n"), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"sim", "--config", bad}, `bad.yaml: line 3: episodes[1] (episode 2): key "buffer_depth" cannot change between episodes`},
+		{[]string{"sim", "--config", late}, `late.yaml: line 4: invalid episodes[1].algo: "dissemination" (allowed: butterfly (near-last) or butterfly-near-first with collective allgather, in episode 2)`},
 		{[]string{"sim", "--repeat", "0"}, "flag --repeat: invalid repeat: 0 (allowed: 1..10000)"},
 		{[]string{"sim", "--repeat", "10001"}, "invalid repeat: 10001"},
 		{[]string{"gen", "--out", filepath.Join(dir, "g"), "--repeat", "2"}, "repeat 2 is not yet supported by the RTL testbench"},
