@@ -375,9 +375,6 @@ func diffWords(p Program, prev, next *Image) Program {
 	return p
 }
 
-// DiffLen is len(Diff(prev, next)) without building the program.
-func DiffLen(prev, next *Image) int { return len(Diff(prev, next)) }
-
 // overlay returns old with cur's words [lo, hi) written over it.
 func overlay[T uint64 | uint32](old, cur []T, lo, hi int) []T {
 	out := make([]T, max(len(old), hi))
