@@ -1,6 +1,8 @@
 package barrierunit
 
 import (
+	"fmt"
+
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/bigmem"
 )
@@ -156,15 +158,94 @@ func NewUnits(tab *FlatTable, op Op, flitWidth int, nodeOf []int32, arrive []int
 			u.stats[i].gateDone[g] = -1
 		}
 	}
-	id := op.Identity()
-	for i := range u.gate {
-		u.gate[i] = gateState{rxacc: id, outStart: tab.OutStart[i], outEnd: tab.OutEnd[i], need: tab.Need[i], self: tab.Self[i]}
-	}
+	u.loadGates()
 	for r := range u.Release {
 		u.Release[r] = -1
 		u.rank[r].node = nodeOf[r]
 	}
 	return u
+}
+
+// loadGates fills every (rank, gate) record from u.Tab: table entry, no
+// signal received, the op's identity as received value.
+func (u *Units) loadGates() {
+	tab := u.Tab
+	id := u.Op.Identity()
+	for i := range u.gate {
+		u.gate[i] = gateState{rxacc: id, outStart: tab.OutStart[i], outEnd: tab.OutEnd[i], need: tab.Need[i], self: tab.Self[i]}
+	}
+}
+
+// NextEpisode re-arms the units for the next episode of a run
+// (docs/microarchitecture.md, "Episodes"): every rank is released, and the
+// configuration writes between the episodes load tab, op and d (d nil: a
+// barrier; tab and d as BuildData returned them) and the ranks arrive at
+// the absolute cycles arrive with operand. The network is untouched.
+//
+// A rank's unit stays RELEASED (it takes the next arrival) when its
+// control register does not change; a new op, gate count or mode is a CTRL
+// write, which returns it to IDLE (cur = 0). Either way its receive
+// counts are 0 (cleared at its release) and its received values the
+// identity of the new op.
+func (u *Units) NextEpisode(tab *FlatTable, op Op, flitWidth int, d *DataTable, arrive []int64, operand []uint64) error {
+	for r, rel := range u.Release {
+		if rel < 0 {
+			return fmt.Errorf("next episode: rank %d is not released", r)
+		}
+	}
+	sameCtrl := tab.Gates == u.gates && op == u.Op && (d != nil) == (u.Data != nil)
+	if tab != u.Tab || op != u.Op {
+		if tab.Ranks != u.Tab.Ranks {
+			return fmt.Errorf("next episode: %d ranks, the units have %d", tab.Ranks, u.Tab.Ranks)
+		}
+		u.Tab, u.Op, u.gates = tab, op, tab.Gates
+		if n := tab.Ranks * tab.Stride(); n <= cap(u.gate) {
+			u.gate = u.gate[:n]
+		} else {
+			u.gate = bigmem.Make[gateState](u, n)
+		}
+		u.loadGates()
+	}
+	u.payloadFlits = 0
+	if op.HasPayload() {
+		u.payloadFlits = (64 + flitWidth - 1) / flitWidth
+	}
+	u.flitWidth = uint(flitWidth)
+	u.Data = nil
+	if d != nil {
+		if err := u.SetData(d); err != nil {
+			return err
+		}
+	}
+	for i := range u.stats {
+		w := &u.stats[i]
+		if len(w.gateDone) < tab.Gates+2 {
+			w.gateDone = make([]int64, tab.Gates+2)
+		}
+		w.gateDone = w.gateDone[:tab.Gates+2]
+		for g := range w.gateDone {
+			w.gateDone[g] = -1
+		}
+	}
+	u.Arrive, u.Operand = arrive, operand
+	for r := range u.Release {
+		u.Release[r], u.Result[r] = -1, 0
+		if !sameCtrl {
+			u.rank[r].cur = 0
+		}
+	}
+	u.Released = 0
+	u.ItemsReceived, u.DataErrors, u.FirstDataError = 0, 0, ""
+	return nil
+}
+
+// rearm clears rank r's received counts and values at its release: the
+// unit takes the next episode's arrival and signals from a clean slate.
+func (u *Units) rearm(gs []gateState) {
+	id := u.Op.Identity()
+	for g := range gs {
+		gs[g].rxcnt, gs[g].rxacc = 0, id
+	}
 }
 
 // GateDone is the last cycle any rank passed gate g, or -1 while none has:
@@ -179,8 +260,15 @@ func (u *Units) GateDone(g int) int64 {
 	return done
 }
 
-// Gate returns the last gate rank r has passed (0 before it arrives).
-func (u *Units) Gate(r int) int { return int(u.rank[r].cur) }
+// Gate returns the last gate rank r has passed (0 before it arrives; a
+// unit still released from the previous episode has not arrived).
+func (u *Units) Gate(r int) int {
+	c := int(u.rank[r].cur)
+	if c == u.gates+1 && u.Release[r] < 0 {
+		return 0
+	}
+	return c
+}
 
 // Received returns how many routes from other ranks have delivered to (r, g).
 func (u *Units) Received(r, g int) int { return int(u.gate[r*(u.gates+2)+g].rxcnt) }
@@ -227,11 +315,13 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 	sending := c >= 1 && c <= G && rs.sendIdx < gs[c].outEnd
 
 	// 1. Gate.
+	released := false
 	switch {
-	case c == 0:
+	case c == 0 || c == G+1: // idle, or released: re-armed for the next episode
 		if u.Arrive[r] == t {
 			rs.cur = 1
 			ws.gateDone[1] = t
+			rs.acc = 0 // barrier: no value (a previous episode may have left one)
 			if u.Op.HasPayload() {
 				rs.acc = u.Operand[r]
 			}
@@ -239,6 +329,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 			changed = true
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvArrive, Gate: 1, Rank: int32(r), Value: rs.acc})
 			if G == 0 { // gate 1 is the end gate: released by the same edge
+				released = true
 				u.Release[r], u.Result[r] = t, rs.acc
 				ws.released++
 				u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: 1, Rank: int32(r), Value: rs.acc})
@@ -259,6 +350,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 		ws.gateDone[g] = t
 		changed = true
 		if g == G+1 {
+			released = true
 			u.Release[r], u.Result[r] = t, rs.acc
 			ws.released++
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: uint8(g), Rank: int32(r), Value: rs.acc})
@@ -321,6 +413,9 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 			}
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRecv, Gate: rs.rxGate, Rank: rs.rxSrc, Value: rs.rxVal})
 		}
+	}
+	if released {
+		u.rearm(gs) // after the receive part: a count received in this cycle is cleared too
 	}
 	if changed || p.RxPending(node, t+1) {
 		return true

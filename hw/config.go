@@ -207,6 +207,30 @@ var keys = []keySpec{
 			return err
 		},
 		write: func(s *System) string { return strconv.FormatInt(s.MaxCycles, 10) }},
+	{key: "repeat", flag: "repeat", typ: "integer", allowed: fmt.Sprintf("1..%d", MaxEpisodes),
+		doc: "Episodes run back to back: the collective (or the episodes list) this many times; each episode's arrivals are drawn from seed and count from the previous episode's last release (docs/microarchitecture.md, Episodes).",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Repeat, err = decodeInt(n, "repeat", fmt.Sprintf("1..%d", MaxEpisodes))
+			if err == nil && s.Repeat < 1 { // Validate reads 0 as 1 (a Go literal); a file says 1
+				return &ParseError{Line: n.Line, Err: outOfRange("repeat", s.Repeat, 1, MaxEpisodes)}
+			}
+			return err
+		},
+		write: func(s *System) string { return strconv.Itoa(s.RepeatCount()) }},
+	{key: "episodes", flag: "", typ: "list of mappings", allowed: episodesAllowed + "; at most " + strconv.Itoa(MaxEpisodes) + " episodes with repeat",
+		doc:    "The run as a list of episodes, each a mapping overriding keys of this system for that episode (each entry overrides the system, not the entry before it). Empty: every episode is this system. File only (no flag).",
+		decode: nil, // set by init: decodeEpisodes reads the other keys' decoders
+		write:  writeEpisodes},
+}
+
+func init() {
+	specOf("episodes").decode = func(s *System, n *yaml.Node) (err error) {
+		s.Episodes, err = decodeEpisodes(n)
+		if len(s.Episodes) == 0 {
+			s.Episodes = nil
+		}
+		return err
+	}
 }
 
 var (
@@ -516,6 +540,11 @@ func locate(err error, set map[string]*yaml.Node) error {
 	if !ok {
 		return &ParseError{Err: err}
 	}
+	if strings.HasPrefix(fe.Field, "episodes[") {
+		if n, ok := set["episodes"]; ok {
+			return &ParseError{Line: episodeLine(n, fe.Field), Err: err}
+		}
+	}
 	key, idx := splitField(fe.Field)
 	n, ok := set[key]
 	if !ok {
@@ -550,6 +579,9 @@ func ErrorKey(err error) string {
 	} else if m := fieldKeyRE.FindStringSubmatch(err.Error()); m != nil {
 		field = m[1]
 	}
+	if strings.HasPrefix(field, "episodes[") {
+		return "episodes"
+	}
 	if key, _ := splitField(field); specOf(key) != nil {
 		return key
 	}
@@ -579,7 +611,11 @@ func LocateInFile(path string, err error) error {
 		return err
 	}
 	line := n.Line
-	if fe, ok := errors.AsType[*FieldError](err); ok {
+	if fe, ok := errors.AsType[*FieldError](err); ok && key == "episodes" {
+		if l := episodeLine(n, fe.Field); l > 0 {
+			line = l
+		}
+	} else if ok {
 		if _, idx := splitField(fe.Field); idx >= 0 {
 			if r := resolve(n); r != nil && r.Kind == yaml.SequenceNode && idx < len(r.Content) {
 				line = r.Content[idx].Line
@@ -737,8 +773,14 @@ func (s System) YAML() ([]byte, error) {
 		b.WriteByte('\n')
 		b.WriteString(comments[i])
 		b.WriteString(keys[i].key)
-		b.WriteString(": ")
-		b.WriteString(keys[i].write(&s))
+		v := keys[i].write(&s)
+		if !strings.HasPrefix(v, "\n") { // a block list starts on the next line
+			b.WriteByte(':')
+			b.WriteByte(' ')
+		} else {
+			b.WriteByte(':')
+		}
+		b.WriteString(v)
 		b.WriteByte('\n')
 	}
 	return b.Bytes(), nil

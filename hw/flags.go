@@ -48,6 +48,7 @@ func BindFlags(fs *flag.FlagSet) *Flags {
 	fs.IntVar(&v.FlitWidth, "flit-width", v.FlitWidth, u("flit_width", "data bits per flit"))
 	fs.StringVar((*string)(&v.Duplex), "duplex", string(v.Duplex), u("duplex", "link duplex mode"))
 	fs.Int64Var(&v.MaxCycles, "max-cycles", v.MaxCycles, u("max_cycles", "stop with an error after this many cycles"))
+	fs.IntVar(&v.Repeat, "repeat", v.Repeat, u("repeat", "run the collective (or the file's episodes list) this many times back to back"))
 	return f
 }
 
@@ -78,6 +79,7 @@ func (f *Flags) Apply(dst *System) error {
 	s.Dims = slices.Clone(s.Dims)
 	s.Placement = slices.Clone(s.Placement)
 	s.ItemPlace = slices.Clone(s.ItemPlace)
+	s.Episodes = slices.Clone(s.Episodes)
 	set, names := f.given()
 	v := &f.val
 	for key := range set {
@@ -120,6 +122,11 @@ func (f *Flags) Apply(dst *System) error {
 			s.Order = v.Order
 		case "item_placement":
 			s.ItemPlace = slices.Clone(v.ItemPlace)
+		case "repeat":
+			if v.Repeat < 1 { // Validate reads 0 as 1 (a Go literal); a flag says 1
+				return &FlagError{Flag: "repeat", Err: outOfRange("repeat", v.Repeat, 1, MaxEpisodes)}
+			}
+			s.Repeat = v.Repeat
 		}
 	}
 	if len(s.Placement) == 0 {

@@ -7,7 +7,6 @@ package hw
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -160,6 +159,12 @@ type System struct {
 	FlitWidth   int        `yaml:"flit_width" json:"flit_width"`
 	Duplex      Duplex     `yaml:"duplex" json:"duplex"`
 	MaxCycles   int64      `yaml:"max_cycles" json:"max_cycles"`
+	// Repeat runs the collective (or the Episodes list) this many times
+	// back to back; 0 is read as 1 (docs/microarchitecture.md, "Episodes").
+	Repeat int `yaml:"repeat" json:"repeat,omitempty"`
+	// Episodes, when not empty, is the run: one episode per entry, each
+	// entry overriding some keys of the system (EpisodeKeys).
+	Episodes []Episode `yaml:"episodes" json:"episodes,omitempty"`
 }
 
 // Default returns the built-in default system: 16 ranks on a 4x4
@@ -181,6 +186,7 @@ func Default() System {
 		FlitWidth:   64,
 		Duplex:      DuplexFull,
 		MaxCycles:   1_000_000,
+		Repeat:      1,
 	}
 }
 
@@ -353,7 +359,7 @@ func (s *System) Validate() error {
 	if err := inRange("max_cycles", s.MaxCycles, 1, MaxMaxCycles); err != nil {
 		return err
 	}
-	return nil
+	return s.validateEpisodes()
 }
 
 // checkPlacement reports the first entry that is out of 0..nodes-1 or names a
@@ -432,14 +438,10 @@ type Arrival struct {
 // Arrivals draws every rank's arrival cycle in [0, Skew] and a 64-bit
 // operand from Seed. The same System always gives the same arrivals. The
 // System must be valid (see Validate); the result has NumRanks entries.
+//
+// These are episode 1's arrivals; EpisodeArrivals gives the others.
 func (s *System) Arrivals() []Arrival {
-	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
-	out := make([]Arrival, s.NumRanks())
-	for r := range out {
-		out[r].Cycle = int64(rng.IntN(s.Skew + 1))
-		out[r].Operand = rng.Uint64()
-	}
-	return out
+	return arrivals(s.Seed, 0, s.Skew, s.NumRanks())
 }
 
 // IsData reports whether the system runs a data collective rather than a

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -47,12 +48,22 @@ type System struct {
 	Data      *collective.Schedule
 	DataTable *barrierunit.DataTable
 
+	// episodes are the tables of each entry of the run's episodes list
+	// (one entry without a list); entries that run the same tables share
+	// one *Episode. Episode k runs episodes[(k-1) % len(episodes)].
+	episodes []*Episode
+	// Cur is the episode running (after Run, the last one run); Table,
+	// Sched, Op, Data and DataTable are its tables.
+	Cur *Episode
+
 	switches   int // switch count: element ids of the endpoints follow
 	rankOfNode []int32
 	eng        *engine
 	events     []barrierunit.Event
 	wevents    [hw.MaxWorkers][]barrierunit.Event // per worker, merged after each cycle
 	exhaustive bool                               // evaluate every element every cycle (the reference for tests)
+	epResults  []EpisodeResult                    // the episodes of the run so far
+	releases   [][]int64                          // every rank's release cycle in each finished episode but the last
 }
 
 // Build assembles a validated system. sched may be nil to generate the
@@ -112,9 +123,9 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 	if err := checkModelSize(&sys); err != nil {
 		return nil, err
 	}
-	op, err := barrierunit.ParseOp(string(sys.Op))
-	if err != nil {
-		return nil, err
+	if len(sys.Episodes) > 0 && (sched != nil || cs != nil) {
+		return nil, &hw.FieldError{Field: "episodes", Value: fmt.Sprintf("%d entries", len(sys.Episodes)),
+			Allowed: "[] with a schedule file (a schedule runs with repeat; an episodes list runs the schedules its entries name)"}
 	}
 	R := sys.NumRanks()
 	fab, err := noc.NewFabric(sys.Topology, sys.Dims)
@@ -122,31 +133,6 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 		return nil, err
 	}
 	topo, _ := fab.(*noc.Topology)
-	var tab *barrierunit.FlatTable
-	var dtab *barrierunit.DataTable
-	if sys.IsData() && sched != nil {
-		return nil, fmt.Errorf("invalid schedule: a gate schedule was given for collective %s (give a data schedule)", sys.Collective)
-	}
-	if sys.IsData() {
-		if cs == nil {
-			if cs, err = DataSchedule(&sys); err != nil {
-				return nil, err
-			}
-		}
-		if tab, dtab, err = dataTables(&sys, cs); err != nil {
-			return nil, err
-		}
-		sched = &barrierunit.Schedule{Ranks: R, Algo: cs.Algo, Gates: tab.Gates}
-		// Refuse, before the network is built, a run that cannot finish
-		// within max_cycles (its data alone can take millions of cycles).
-		arrive := make([]int64, R)
-		for r, a := range sys.Arrivals() {
-			arrive[r] = a.Cycle
-		}
-		if b := lowerBound(&sys, cs, arrive); b.Cycles > sys.MaxCycles {
-			return nil, &BoundError{MaxCycles: sys.MaxCycles, Bound: b}
-		}
-	}
 	// The network's state (most of the memory of a big system) is built
 	// while the schedule is generated.
 	var net *noc.Network
@@ -157,38 +143,18 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 		netDone <- err
 	}()
 	defer func() { <-netDone }() // never leave the goroutine behind on an early return
-	switch {
-	case tab != nil:
-	case sched != nil && sched.Ranks != R:
-		return nil, fmt.Errorf("invalid schedule: ranks %d (allowed: %d, the system's rank count)", sched.Ranks, R)
-	case sched != nil:
-		// A user schedule is proved before it runs: a wrong one would give
-		// wrong results silently.
-		if rep := barrierunit.Verify(sched, op); !rep.OK && rep.Kind != barrierunit.KindTooLarge {
-			return nil, fmt.Errorf("invalid schedule for op %s: %s", op, rep)
-		}
-	case sched == nil && R > flatOnlyRanks:
-		// Never materialise a million-rank route list: build the table directly.
-		if tab, err = barrierunit.GenerateFlat(sys.Algo, R); err != nil {
-			return nil, err
-		}
-		sched = &barrierunit.Schedule{Ranks: R, Algo: string(sys.Algo), Gates: tab.Gates}
-	case sched == nil:
-		if sched, err = barrierunit.Cached(sys.Algo, R); err != nil {
-			return nil, err
-		}
+	eps, err := buildEpisodes(&sys, sched, cs)
+	if err != nil {
+		return nil, err
 	}
-	if tab == nil {
-		if tab, err = barrierunit.Flatten(sched); err != nil {
-			return nil, err
-		}
-	}
+	ep := eps[0]
 	if err := <-netDone; err != nil {
 		netDone <- nil
 		return nil, err
 	}
 	netDone <- nil
-	s := &System{Sys: sys, Fabric: fab, Topo: topo, switches: fab.NumSwitches(), Net: net, Sched: sched, Table: tab, Op: op, Arrivals: sys.Arrivals(), Data: cs, DataTable: dtab}
+	s := &System{Sys: sys, Fabric: fab, Topo: topo, switches: fab.NumSwitches(), Net: net, Arrivals: sys.EpisodeArrivals(1), episodes: eps}
+	s.setEpisode(ep)
 	s.rankOfNode = make([]int32, fab.NumNodes())
 	for i := range s.rankOfNode {
 		s.rankOfNode[i] = -1
@@ -200,19 +166,78 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 		nodeOf[r] = int32(sys.RankNode(r))
 		s.rankOfNode[nodeOf[r]] = int32(r)
 		arrive[r] = s.Arrivals[r].Cycle
-		if op.HasPayload() {
+		if ep.Op.HasPayload() {
 			operand[r] = s.Arrivals[r].Operand
 		}
 	}
-	s.Units = barrierunit.NewUnits(tab, op, sys.FlitWidth, nodeOf, arrive, operand)
-	if dtab != nil {
-		if err := s.Units.SetData(dtab); err != nil {
+	s.Units = barrierunit.NewUnits(ep.Table, ep.Op, sys.FlitWidth, nodeOf, arrive, operand)
+	if ep.DataTable != nil {
+		if err := s.Units.SetData(ep.DataTable); err != nil {
 			return nil, err
 		}
 	}
 	s.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, net.Elements(), s.eval)
 	net.Wake = s.eng.wake
 	return s, nil
+}
+
+// buildEpisode compiles the tables of one episode's system e (validated,
+// Repeat 1, no episodes): the data schedule (cs, or generated) of a data
+// collective, else the gate schedule (sched, verified, or generated).
+// arrive are the episode's arrival offsets, for the data bound.
+func buildEpisode(e *hw.System, sched *barrierunit.Schedule, cs *collective.Schedule, arrive []int64) (*Episode, error) {
+	op, err := barrierunit.ParseOp(string(e.Op))
+	if err != nil {
+		return nil, err
+	}
+	R := e.NumRanks()
+	ep := &Episode{Sys: *e, Op: op}
+	if e.IsData() && sched != nil {
+		return nil, fmt.Errorf("invalid schedule: a gate schedule was given for collective %s (give a data schedule)", e.Collective)
+	}
+	switch {
+	case e.IsData():
+		if cs == nil {
+			if cs, err = DataSchedule(e); err != nil {
+				return nil, err
+			}
+		}
+		if ep.Table, ep.DataTable, err = dataTables(e, cs); err != nil {
+			return nil, err
+		}
+		ep.Data = cs
+		ep.Sched = &barrierunit.Schedule{Ranks: R, Algo: cs.Algo, Gates: ep.Table.Gates}
+		// Refuse, before the network is built, a run that cannot finish
+		// within max_cycles (its data alone can take millions of cycles).
+		if b := lowerBound(e, cs, arrive); b.Cycles > e.MaxCycles {
+			return nil, &BoundError{MaxCycles: e.MaxCycles, Bound: b}
+		}
+		return ep, nil
+	case sched != nil && sched.Ranks != R:
+		return nil, fmt.Errorf("invalid schedule: ranks %d (allowed: %d, the system's rank count)", sched.Ranks, R)
+	case sched != nil:
+		// A user schedule is proved before it runs: a wrong one would give
+		// wrong results silently.
+		if rep := barrierunit.Verify(sched, op); !rep.OK && rep.Kind != barrierunit.KindTooLarge {
+			return nil, fmt.Errorf("invalid schedule for op %s: %s", op, rep)
+		}
+	case R > flatOnlyRanks:
+		// Never materialise a million-rank route list: build the table directly.
+		if ep.Table, err = barrierunit.GenerateFlat(e.Algo, R); err != nil {
+			return nil, err
+		}
+		ep.Sched = &barrierunit.Schedule{Ranks: R, Algo: string(e.Algo), Gates: ep.Table.Gates}
+		return ep, nil
+	default:
+		if sched, err = barrierunit.Cached(e.Algo, R); err != nil {
+			return nil, err
+		}
+	}
+	ep.Sched = sched
+	if ep.Table, err = barrierunit.Flatten(sched); err != nil {
+		return nil, err
+	}
+	return ep, nil
 }
 
 func (s *System) eval(e int32, t int64, w int) bool {
@@ -247,6 +272,10 @@ type Result struct {
 	// cycle each step was done (the last rank passed the step's gate).
 	Data  *DataResult `json:"data,omitempty"`
 	Steps []StepDone  `json:"steps,omitempty"`
+	// Episodes lists the run's episodes (docs/microarchitecture.md,
+	// "Episodes"); a run stopped by max_cycles lists those it started.
+	// Nodes, Data and Steps describe the last one listed.
+	Episodes []EpisodeResult `json:"episodes"`
 }
 
 // NodeResult is one rank's arrival and release.
@@ -257,6 +286,9 @@ type NodeResult struct {
 	Operand string `json:"operand"`
 	Release int64  `json:"release"`
 	Result  string `json:"result"`
+	// Releases is the release cycle in every episode of Result.Episodes
+	// (-1: not released); Release is the last entry.
+	Releases []int64 `json:"releases"`
 }
 
 // NetStats are the network statistics of a barrier run.
@@ -332,7 +364,13 @@ func (s *System) Run(opt Options) (*Result, error) {
 	defer s.eng.close()
 	var line []byte
 	lastReport := time.Now()
-	for u.Released < R {
+	// Episodes (docs/microarchitecture.md, "Episodes"): when every rank of
+	// episode k is released, episode k+1 starts on the same network.
+	k, E := 1, s.NumEpisodes()
+	var cfg configState
+	s.epResults = append(s.epResults[:0], EpisodeResult{Episode: 1, Collective: string(s.Cur.Sys.Collective), FirstArrival: t, LastRelease: -1})
+	s.releases = s.releases[:0]
+	for {
 		if opt.Progress != nil && t&63 == 0 && time.Since(lastReport) > time.Second {
 			opt.Progress(t, u.Released, R)
 			lastReport = time.Now()
@@ -373,6 +411,28 @@ func (s *System) Run(opt Options) (*Result, error) {
 			}
 			s.events = s.events[:0]
 		}
+		if u.Released == R {
+			s.epResults[k-1].LastRelease = t
+			if k == E {
+				break
+			}
+			if s.Data != nil {
+				if err := s.dataError(); err != nil {
+					return s.result(t), fmt.Errorf("episode %d: %w", k, err)
+				}
+			}
+			s.releases = append(s.releases, slices.Clone(u.Release))
+			k++
+			er, err := s.startEpisode(k, t, &cfg)
+			if err != nil {
+				return s.result(t), err
+			}
+			s.epResults = append(s.epResults, er)
+			slices.SortStableFunc(order, func(a, b int32) int {
+				return cmp.Compare(u.Arrive[a], u.Arrive[b])
+			})
+			next = 0
+		}
 		if s.eng.pending() || s.exhaustive {
 			t++
 		} else if next < R {
@@ -384,7 +444,10 @@ func (s *System) Run(opt Options) (*Result, error) {
 	}
 	res := s.result(t)
 	if s.Data != nil {
-		if err := s.dataError(res); err != nil {
+		if err := s.dataError(); err != nil {
+			if E > 1 {
+				err = fmt.Errorf("episode %d: %w", k, err)
+			}
 			return res, err
 		}
 	}
@@ -413,6 +476,18 @@ func (s *System) result(t int64) *Result {
 	}
 	res.Cycles = last + 1
 	res.Released = u.Released
+	res.Episodes = slices.Clone(s.epResults)
+	// Per-episode release cycles, one backing array for every rank.
+	ne := len(s.releases) + 1
+	flat := make([]int64, ne*len(res.Nodes))
+	for r := range res.Nodes {
+		rel := flat[r*ne : (r+1)*ne : (r+1)*ne]
+		for e, er := range s.releases {
+			rel[e] = er[r]
+		}
+		rel[ne-1] = u.Release[r]
+		res.Nodes[r].Releases = rel
+	}
 	res.Complete = u.Released == s.Table.Ranks
 	if !res.Complete {
 		// Stopped at max_cycles: the loop may have skipped idle cycles up to

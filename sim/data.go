@@ -149,8 +149,8 @@ func (s *System) dataResult(res *Result) {
 			moved += len(t.Items)
 		}
 	}
-	res.Data = &DataResult{Collective: string(s.Sys.Collective), Algo: cs.Algo, Order: cs.Order, Items: cs.Items,
-		ItemFlits: s.Sys.ItemFlits, ItemsMoved: moved, ItemsReceived: s.Units.ItemsReceived, Cost: collective.Cost(cs)}
+	res.Data = &DataResult{Collective: string(s.Cur.Sys.Collective), Algo: cs.Algo, Order: cs.Order, Items: cs.Items,
+		ItemFlits: s.Cur.Sys.ItemFlits, ItemsMoved: moved, ItemsReceived: s.Units.ItemsReceived, Cost: collective.Cost(cs)}
 }
 
 // allPassed reports whether every rank has passed gate g.
@@ -163,14 +163,26 @@ func (s *System) allPassed(g int) bool {
 	return true
 }
 
-// dataError reports flits that arrived wrong, or items that did not arrive.
-func (s *System) dataError(res *Result) error {
+// dataError reports flits of the running episode that arrived wrong, or
+// items that did not arrive.
+func (s *System) dataError() error {
 	u := s.Units
 	if u.DataErrors > 0 {
 		return fmt.Errorf("data check failed: %d payload flits wrong; first: %s", u.DataErrors, u.FirstDataError)
 	}
-	if res.Data != nil && u.Released == s.Table.Ranks && uint64(res.Data.ItemsMoved) != u.ItemsReceived {
-		return fmt.Errorf("data check failed: %d item copies received, the schedule moves %d", u.ItemsReceived, res.Data.ItemsMoved)
+	if moved := itemsMoved(s.Data); u.Released == s.Table.Ranks && uint64(moved) != u.ItemsReceived {
+		return fmt.Errorf("data check failed: %d item copies received, the schedule moves %d", u.ItemsReceived, moved)
 	}
 	return nil
+}
+
+// itemsMoved is the item copies a data schedule transfers.
+func itemsMoved(cs *collective.Schedule) int {
+	moved := 0
+	for _, st := range cs.Steps {
+		for _, t := range st.Transfers {
+			moved += len(t.Items)
+		}
+	}
+	return moved
 }

@@ -18,6 +18,7 @@ type vcdWriter struct {
 	ids    map[[2]int32]string // (node, signal) -> identifier
 	pulsed []string            // pulse signals raised by the last event cycle
 	last   int64
+	rel    map[int32]bool // nodes whose released is 1 (until their next episode's arrival)
 }
 
 const (
@@ -93,6 +94,10 @@ func (v *vcdWriter) cycle(t int64, evs []barrierunit.Event) {
 		switch e.Kind {
 		case barrierunit.EvArrive:
 			pulse(sigArrive)
+			if v.rel[e.Node] { // the next episode re-arms the unit
+				v.value(id(sigReleased), 1, 0)
+				delete(v.rel, e.Node)
+			}
 			v.value(id(sigGate), 6, 1)
 			v.value(id(sigAcc), 64, e.Value)
 		case barrierunit.EvGate:
@@ -102,6 +107,10 @@ func (v *vcdWriter) cycle(t int64, evs []barrierunit.Event) {
 			v.value(id(sigGate), 6, uint64(e.Gate))
 			v.value(id(sigAcc), 64, e.Value)
 			v.value(id(sigReleased), 1, 1)
+			if v.rel == nil {
+				v.rel = map[int32]bool{}
+			}
+			v.rel[e.Node] = true
 		case barrierunit.EvSend:
 			pulse(sigSend)
 		case barrierunit.EvRecv:

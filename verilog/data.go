@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/barrierunit/regmap"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
 )
@@ -14,12 +15,12 @@ const MagicData = "HXDT"
 
 // Limits of the RTL transfer engine (docs/transfers.md, "Data table file").
 const (
-	MaxItemList   = 1<<24 - 1 // item-list words of one table (24-bit index)
-	dtRankShift   = 48        // route / gate word: bits 63..48
-	dtCountShift  = 24        // bits 47..24
-	dtField24     = 1<<24 - 1 // count and first-item fields
-	dtOriginShift = 48        // item-list word: origin bits 63..48
-	dtItemShift   = 32        // item id bits 47..32
+	MaxItemList   = regmap.MaxItemList // item-list words of one table (24-bit index)
+	dtRankShift   = 48                 // route / gate word: bits 63..48
+	dtCountShift  = 24                 // bits 47..24
+	dtField24     = 1<<24 - 1          // count and first-item fields
+	dtOriginShift = 48                 // item-list word: origin bits 63..48
+	dtItemShift   = 32                 // item id bits 47..32
 )
 
 // DataTableFile is the name of node's data table file.
@@ -140,72 +141,24 @@ func DataTableBody(s *sim.System, node int) ([]uint64, error) {
 	return []uint64{0}, nil
 }
 
-// dataBody encodes rank r's data table.
+// dataBody encodes rank r's data table file body: F and L, then the
+// route, expected-message and item-list words of regmap.DataWords (the
+// encoding the configuration programs write), an item-list word in the
+// upper half of a 64-bit word.
 func dataBody(s *sim.System, r int) ([]uint64, error) {
-	tab, d := s.Table, s.DataTable
-	G := tab.Gates
-	st := tab.Stride()
-	base := r * st
-	var routes, gates, list []uint64
-	addItems := func(items []int32) (int, error) {
-		first := len(list)
-		for _, it := range items {
-			if it < 0 || int(it) >= len(d.Origin) {
-				return 0, fmt.Errorf("invalid data table: item %d (allowed: 0..%d)", it, len(d.Origin)-1)
-			}
-			list = append(list, uint64(d.Origin[it])<<dtOriginShift|uint64(it)<<dtItemShift)
-		}
-		if len(list) > MaxItemList {
-			return 0, fieldErr("items", fmt.Sprintf("rank %d: %d item-list words", r, len(list)),
-				fmt.Sprintf("at most %d per rank (24-bit item index of the RTL data table)", MaxItemList))
-		}
-		return first, nil
+	routes, expected, items, err := regmap.DataWords(s.Table, s.DataTable, r)
+	if err != nil {
+		return nil, err
 	}
-	msg := func(rank int32, items []int32) (uint64, error) {
-		first, err := addItems(items)
-		if err != nil {
-			return 0, err
-		}
-		return uint64(uint16(rank))<<dtRankShift | uint64(len(items))<<dtCountShift | uint64(first), nil
-	}
-	for g := 1; g <= G+1; g++ {
-		for i := tab.OutStart[base+g]; i < tab.OutEnd[base+g]; i++ {
-			items := d.Items[d.RouteItems[i]:d.RouteItems[i+1]]
-			if len(items) == 0 {
-				return nil, fmt.Errorf("invalid data table: rank %d gate %d: route %d to rank %d carries no item", r, g, i, tab.OutDst[i])
-			}
-			w, err := msg(tab.OutDst[i], items)
-			if err != nil {
-				return nil, err
-			}
-			routes = append(routes, w)
-		}
-	}
-	for g := 2; g <= G+1; g++ {
-		ri := d.RxRoute[base+g]
-		need := tab.Need[base+g]
-		if ri < 0 {
-			if need != 0 {
-				return nil, fmt.Errorf("invalid data table: rank %d gate %d needs %d messages and expects none", r, g, need)
-			}
-			gates = append(gates, 0)
-			continue
-		}
-		if need != 1 {
-			return nil, fmt.Errorf("invalid data table: rank %d gate %d expects one message, its need is %d", r, g, need)
-		}
-		items := d.Items[d.RouteItems[ri]:d.RouteItems[ri+1]]
-		w, err := msg(d.RouteFrom[ri], items)
-		if err != nil {
-			return nil, err
-		}
-		gates = append(gates, w)
-	}
-	body := make([]uint64, 0, 1+len(routes)+len(gates)+len(list))
-	body = append(body, uint64(d.ItemFlits)<<32|uint64(len(list)))
+	G := s.Table.Gates
+	body := make([]uint64, 0, 1+len(routes)+G+len(items))
+	body = append(body, uint64(s.DataTable.ItemFlits)<<32|uint64(len(items)))
 	body = append(body, routes...)
-	body = append(body, gates...)
-	return append(body, list...), nil
+	body = append(body, expected[2:]...)
+	for _, w := range items {
+		body = append(body, uint64(w)<<32)
+	}
+	return body, nil
 }
 
 // checkData checks what the RTL transfer engine needs of a data system.

@@ -3,6 +3,7 @@ package verilog
 import (
 	"fmt"
 
+	"github.com/hxbar/hxbar/barrierunit/regmap"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
 )
@@ -151,61 +152,28 @@ func GateTableBody(s *sim.System, node int) ([]uint64, error) {
 	return []uint64{0}, nil
 }
 
-// gateBody encodes rank r's gate table. The route lists of gates 1..G are
-// written one after the other in gate order, each in schedule order (the
-// order of s.Table.OutDst); an empty list gets the running index as its
-// start (docs/tables.md).
+// gateBody encodes rank r's gate table file body: the identity word, the
+// gate words 1..G+1 and the route words of regmap.GateWords (the encoding
+// the configuration programs write).
 func gateBody(s *sim.System, r int) ([]uint64, error) {
-	tab := s.Table
-	G := tab.Gates
-	st := tab.Stride()
-	base := r * st
-	nr := 0
-	for g := 1; g <= G+1; g++ {
-		nr += int(tab.OutEnd[base+g] - tab.OutStart[base+g])
+	gates, routes, err := regmap.GateWords(s.Table, r, rankAddr(s))
+	if err != nil {
+		return nil, err
 	}
-	body := make([]uint64, 0, 1+G+1+nr)
+	G := s.Table.Gates
+	body := make([]uint64, 0, 1+G+1+len(routes))
 	body = append(body, 1<<gtValid|uint64(G)<<gtGatesPos|uint64(uint32(r)))
-	routes := make([]uint64, 0, nr)
-	for g := 1; g <= G+1; g++ {
-		lo, hi := int(tab.OutStart[base+g]), int(tab.OutEnd[base+g])
-		cnt := hi - lo
-		start := len(routes)
-		if cnt < 0 || lo < 0 || hi > len(tab.OutDst) {
-			return nil, fmt.Errorf("invalid schedule: rank %d gate %d: route list %d..%d outside the %d routes", r, g, lo, hi, len(tab.OutDst))
-		}
-		if g == G+1 && cnt != 0 {
-			return nil, fmt.Errorf("invalid schedule: rank %d: %d routes leave the end gate %d (allowed: none)", r, cnt, g)
-		}
-		if cnt > hw.MaxRouteIndex || start > hw.MaxRouteIndex {
-			return nil, fieldErr("routes", fmt.Sprintf("rank %d gate %d: %d routes from route index %d", r, g, cnt, start),
-				fmt.Sprintf("route count and route list index 0..%d per rank (16-bit fields of the RTL gate table)", hw.MaxRouteIndex))
-		}
-		var self bool
-		var need uint64
-		if g >= 2 {
-			self = tab.Self[base+g]
-			need = uint64(tab.Need[base+g])
-		} else if tab.Self[base+g] || tab.Need[base+g] != 0 {
-			return nil, fmt.Errorf("invalid schedule: rank %d: routes arrive at gate 1 (allowed: none, gate 1 is the arrival gate)", r)
-		}
-		if need > hw.MaxNeed {
-			return nil, fieldErr("routes", fmt.Sprintf("rank %d gate %d: %d routes arrive", r, g, need), fmt.Sprintf("0..%d per gate (8-bit RTL receive counter)", hw.MaxNeed))
-		}
-		w := need<<gtNeedPos | uint64(cnt)<<gtCountPos | uint64(start)
-		if self {
-			w |= 1 << gtSelf
-		}
-		body = append(body, w)
-		for _, d := range tab.OutDst[lo:hi] {
-			if d < 0 || int(d) >= len(s.Units.NodeOf) {
-				return nil, fmt.Errorf("invalid schedule: rank %d gate %d: route to rank %d (allowed: 0..%d)", r, g, d, len(s.Units.NodeOf)-1)
-			}
-			addr := s.Topo.Addr(int(s.Units.NodeOf[d]))
-			routes = append(routes, uint64(uint32(d))<<gtRankShift|addr)
-		}
-	}
+	body = append(body, gates[1:]...)
 	return append(body, routes...), nil
+}
+
+// rankAddr is the packed address of every rank's node.
+func rankAddr(s *sim.System) regmap.RankAddr {
+	a := make(regmap.RankAddr, len(s.Units.NodeOf))
+	for r, n := range s.Units.NodeOf {
+		a[r] = s.Topo.Addr(int(n))
+	}
+	return a
 }
 
 // checkShape checks that the parts of s the generator reads are present and

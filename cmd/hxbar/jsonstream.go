@@ -72,6 +72,34 @@ func jsonInt(b []byte, key string, v int64, last bool) []byte {
 	return b
 }
 
+// jsonInts is jsonInt for a list of integers, one a line as the encoder
+// indents them (nil: null).
+func jsonInts(b []byte, key string, v []int64, last bool) []byte {
+	b = append(b, "\n      \""...)
+	b = append(b, key...)
+	b = append(b, "\": "...)
+	switch {
+	case v == nil:
+		b = append(b, "null"...)
+	case len(v) == 0:
+		b = append(b, "[]"...)
+	default:
+		b = append(b, '[')
+		for i, x := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n        "...)
+			b = strconv.AppendInt(b, x, 10)
+		}
+		b = append(b, "\n      ]"...)
+	}
+	if !last {
+		b = append(b, ',')
+	}
+	return b
+}
+
 // jsonString is jsonInt for a string, escaped as encoding/json escapes it.
 func jsonString(b []byte, key, v string, last bool) []byte {
 	b = append(b, "\n      \""...)
@@ -130,7 +158,8 @@ func writeSimJSON(w io.Writer, res *sim.Result) error {
 		b = jsonInt(b, "arrive", n.Arrive, false)
 		b = jsonString(b, "operand", n.Operand, false)
 		b = jsonInt(b, "release", n.Release, false)
-		b = jsonString(b, "result", n.Result, true)
+		b = jsonString(b, "result", n.Result, false)
+		b = jsonInts(b, "releases", n.Releases, true)
 		return append(b, "\n    }"...)
 	})
 }

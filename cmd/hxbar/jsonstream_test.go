@@ -60,6 +60,8 @@ func TestStreamedJSONMatchesEncoder(t *testing.T) {
 		func(s *hw.System) { s.MaxCycles = 30 }, // incomplete: waiting, released -1
 		func(s *hw.System) { s.Collective, s.Items, s.ItemFlits = "allgather", 4, 3 },
 		func(s *hw.System) { s.Collective, s.Topology, s.Dims, s.Ranks = "broadcast", "torus", []int{8}, 0 },
+		func(s *hw.System) { s.Repeat = 3 },
+		func(s *hw.System) { s.Repeat, s.MaxCycles = 3, 100 }, // incomplete in episode 2
 	} {
 		sys := hw.Default()
 		mk(&sys)
@@ -72,6 +74,7 @@ func TestStreamedJSONMatchesEncoder(t *testing.T) {
 	}
 	// Strings the encoder escapes, in the streamed elements.
 	results = append(results, &sim.Result{Nodes: []sim.NodeResult{{Operand: "<a&b>", Result: "\"q\"\\\n\u2028é"}}})
+	results = append(results, &sim.Result{Nodes: []sim.NodeResult{{Releases: []int64{}}, {Releases: []int64{-1, 5}}}})
 	results = append(results, &sim.Result{Nodes: []sim.NodeResult{}}, &sim.Result{})
 	for i, res := range results {
 		var got bytes.Buffer

@@ -129,7 +129,12 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 // simFlagsApply refuses the flags the run s would ignore: the data keys for
 // a barrier, --algo when --schedule gives the schedule.
 func simFlagsApply(fs *flag.FlagSet, s *hw.System, schedFile string) error {
-	if !s.IsData() {
+	anyData := false
+	for k := 1; k <= max(len(s.Episodes), 1); k++ {
+		e := s.EpisodeSystem(k)
+		anyData = anyData || e.IsData()
+	}
+	if !anyData {
 		if err := refuseFlags(fs, "a barrier", notApplicable{dataOnlyFlags, "it applies to --collective allgather or broadcast"}); err != nil {
 			return err
 		}
@@ -156,7 +161,7 @@ func readScheduleFile(name string) (*barrierunit.Schedule, error) {
 }
 
 func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
-	sys := s.Sys
+	sys := s.Cur.Sys // the last episode run: the one the tables below describe
 	what := s.Sched.Algo + ", op " + string(sys.Op)
 	if d := res.Data; d != nil {
 		what = fmt.Sprintf("%s of %d items x %d flits (schedule %s, steps %s)", sys.Collective, d.Items, d.ItemFlits, d.Algo, d.Order)
@@ -165,6 +170,11 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 		sys.Name, res.Ranks, dimsString(sys.Dims), topologyNames[sys.Topology], what, sys.Duplex, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth)
 	fmt.Fprintf(w, "schedule: %d gates + end gate, %d routes between nodes; arrivals skewed over [0, %d] with seed %d\n\n",
 		s.Table.Gates, len(s.Table.OutDst), sys.Skew, sys.Seed)
+	if len(res.Episodes) > 1 {
+		if err := printEpisodes(w, s, res); err != nil {
+			return err
+		}
+	}
 	if res.Data != nil {
 		tw := tablewriter.NewWriter(w)
 		tw.Header("step", "kind", "gate", "done at cycle", "items in largest message")
@@ -336,4 +346,26 @@ func scheduleFlag(fs *flag.FlagSet, name string, s *hw.System) (*barrierunit.Sch
 		}
 	}
 	return sched, nil
+}
+
+// printEpisodes prints the episodes of a run of more than one; the tables
+// after it describe the last.
+func printEpisodes(w io.Writer, s *sim.System, res *sim.Result) error {
+	fmt.Fprintf(w, "%d episodes of %d run back to back (configuration writes between them); the tables below describe episode %d\n",
+		len(res.Episodes), s.NumEpisodes(), res.Episodes[len(res.Episodes)-1].Episode)
+	tw := tablewriter.NewWriter(w)
+	tw.Header("episode", "collective", "schedule", "config cycles", "first arrival", "last release")
+	for _, e := range res.Episodes {
+		ep := s.EpisodeAt(e.Episode)
+		what := ep.Sched.Algo + ", op " + string(ep.Sys.Op)
+		if ep.Data != nil {
+			what = fmt.Sprintf("%s, %d items x %d flits", ep.Data.Algo, ep.Data.Items, ep.Sys.ItemFlits)
+		}
+		tw.Append(e.Episode, e.Collective, what, e.ConfigCycles, e.FirstArrival, relString(e.LastRelease))
+	}
+	if err := tw.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return nil
 }

@@ -1,0 +1,92 @@
+package barrierunit
+
+import (
+	"testing"
+
+	"github.com/hxbar/hxbar/hw"
+)
+
+// fakePort delivers the flits of rx, each in its cycle, and accepts every
+// injection.
+type fakePort struct {
+	rx   map[int64]hw.Flit
+	sent []hw.Flit
+}
+
+func (p *fakePort) CanInject(int, int64) bool              { return true }
+func (p *fakePort) Inject(_ int, f hw.Flit, _ int64)       { p.sent = append(p.sent, f) }
+func (p *fakePort) RxPending(_ int, t int64) bool          { _, ok := p.rx[t]; return ok }
+func (p *fakePort) RxPop(_ int, t int64)                   { delete(p.rx, t) }
+func (p *fakePort) RxFront(_ int, t int64) (hw.Flit, bool) { f, ok := p.rx[t]; return f, ok }
+
+// TestReleaseClearsTheSameCycleCount: the edge of the release clears every
+// gate's received count, also one the receive part records in that cycle;
+// the released unit takes the next episode's arrival (its CTRL unchanged)
+// and an idle one too (a new op).
+func TestReleaseClearsTheSameCycleCount(t *testing.T) {
+	// One rank, one gate with a route within the node: arrival at 0,
+	// release at 1.
+	s := &Schedule{Ranks: 1, Gates: 1, Routes: []Route{{FromRank: 0, FromGate: 1, ToRank: 0, ToGate: 2}}}
+	tab, err := Flatten(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := NewUnits(tab, OpSum, 64, []int32{0}, []int64{0}, []uint64{7})
+	p := &fakePort{rx: map[int64]hw.Flit{1: {Head: true, Tail: true, Src: 0, Gate: 2}}}
+	for c := int64(0); c < 3; c++ {
+		u.Eval(0, c, p, 0)
+		u.Collect()
+	}
+	if u.Release[0] != 1 || u.Result[0] != 7 {
+		t.Fatalf("release %d result %d", u.Release[0], u.Result[0])
+	}
+	if n := u.Received(0, 2); n != 0 {
+		t.Fatalf("a count received in the release cycle survives: %d", n)
+	}
+	if u.gate[2].rxacc != OpSum.Identity() {
+		t.Fatalf("received value not cleared: %x", u.gate[2].rxacc)
+	}
+	// Episode 2, same tables and op: the unit is RELEASED (cur = G+1) and
+	// takes the arrival.
+	if err := u.NextEpisode(tab, OpSum, 64, nil, []int64{5}, []uint64{9}); err != nil {
+		t.Fatal(err)
+	}
+	if u.rank[0].cur != 2 || u.Gate(0) != 0 {
+		t.Fatalf("released unit: cur %d, Gate %d", u.rank[0].cur, u.Gate(0))
+	}
+	for c := int64(3); c < 8; c++ {
+		u.Eval(0, c, p, 0)
+		u.Collect()
+	}
+	if u.Release[0] != 6 || u.Result[0] != 9 || u.Released != 1 {
+		t.Fatalf("episode 2: release %d result %d", u.Release[0], u.Result[0])
+	}
+	// Episode 3, op max (a CTRL write): IDLE, identities of max.
+	if err := u.NextEpisode(tab, OpMax, 64, nil, []int64{10}, []uint64{3}); err != nil {
+		t.Fatal(err)
+	}
+	if u.rank[0].cur != 0 || u.gate[2].rxacc != OpMax.Identity() {
+		t.Fatalf("after a CTRL write: cur %d rxacc %x", u.rank[0].cur, u.gate[2].rxacc)
+	}
+	for c := int64(8); c < 12; c++ {
+		u.Eval(0, c, p, 0)
+		u.Collect()
+	}
+	if u.Release[0] != 11 || u.Result[0] != 3 {
+		t.Fatalf("episode 3: release %d result %d", u.Release[0], u.Result[0])
+	}
+	// A barrier after a sum: the arrival's value is 0, not the old acc.
+	if err := u.NextEpisode(tab, OpBarrier, 64, nil, []int64{12}, []uint64{0}); err != nil {
+		t.Fatal(err)
+	}
+	var got []Event
+	u.Emit = func(_ int, e Event) { got = append(got, e) }
+	u.Eval(0, 12, p, 0)
+	if len(got) == 0 || got[0].Kind != EvArrive || got[0].Value != 0 {
+		t.Fatalf("barrier arrival events %+v", got)
+	}
+	// NextEpisode refuses while a rank waits.
+	if err := u.NextEpisode(tab, OpBarrier, 64, nil, []int64{20}, []uint64{0}); err == nil {
+		t.Fatal("NextEpisode accepted a rank that is not released")
+	}
+}
