@@ -154,3 +154,29 @@ func (s *System) startEpisode(k int, lastRelease int64, st *configState) (Episod
 	s.setEpisode(next)
 	return EpisodeResult{Episode: k, Collective: string(next.Sys.Collective), FirstArrival: slices.Min(arrive), LastRelease: -1, ConfigCycles: c}, nil
 }
+
+// ForEpisode returns a shallow copy of s whose current episode is k
+// (1-based): its tables, op and data schedule are episode k's. The copy
+// shares the network and the units with s and is meant for reading the
+// tables (the Verilog generator writes every episode's configuration); its
+// Sys is episode k's system (the run's with the episode's entry applied).
+func (s *System) ForEpisode(k int) *System {
+	c := *s
+	ep := s.EpisodeAt(k)
+	c.setEpisode(ep)
+	c.Sys = ep.Sys
+	return &c
+}
+
+// RankAddrs is the packed network address of every rank's node
+// (regmap.RankAddr, what a unit's route words hold).
+func (s *System) RankAddrs() regmap.RankAddr { return s.rankAddr() }
+
+// RankOfNode is the rank every node hosts, -1 for none.
+func (s *System) RankOfNode() []int {
+	out := make([]int, len(s.rankOfNode))
+	for n, r := range s.rankOfNode {
+		out[n] = int(r)
+	}
+	return out
+}

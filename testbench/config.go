@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/hxbar/hxbar/barrierunit/regmap"
 	"github.com/hxbar/hxbar/sim"
-	"github.com/hxbar/hxbar/verilog"
 )
 
 // ConfigFile is the configuration program the testbench replays through
@@ -65,32 +65,30 @@ func configFile(name string, episodes int, writes []cfgWrite) []byte {
 	return b.Bytes()
 }
 
-// initialWrites is the program of episode 1: every node's unit, then every
-// switch's routing table through the fabric port.
-func initialWrites(s *sim.System) ([]cfgWrite, error) {
+// episodeWrites is every episode's configuration program
+// (regmap.Config: every unit's Full program and the fabric's routing tables
+// for episode 1, then each unit's Diff), the programs the model counts the
+// cycles of (docs/microarchitecture.md, "Episodes").
+func episodeWrites(s *sim.System) ([]cfgWrite, error) {
 	var out []cfgWrite
-	for n := 0; n < s.Topo.Nodes; n++ {
-		gate, err := verilog.GateTableBody(s, n)
+	cfg := &regmap.Config{RankOf: s.RankOfNode()}
+	addr := s.RankAddrs()
+	for k := 1; k <= s.NumEpisodes(); k++ {
+		ep := s.EpisodeAt(k)
+		progs, err := cfg.Programs(&regmap.Tables{Tab: ep.Table, Data: ep.DataTable, Op: ep.Op, Addr: addr})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("episode %d: configuration: %w", k, err)
 		}
-		var data []uint64
-		if s.Data != nil {
-			if data, err = verilog.DataTableBody(s, n); err != nil {
-				return nil, err
+		for n, p := range progs {
+			for _, w := range p {
+				out = append(out, cfgWrite{Episode: k, Port: n, Addr: w.Addr, Data: w.Data})
 			}
 		}
-		for _, w := range unitProgram(uint32(s.Op), gate, data) {
-			out = append(out, cfgWrite{Episode: 1, Port: n, Addr: w[0], Data: w[1]})
-		}
-	}
-	for sw := 0; sw < s.Topo.Switches; sw++ {
-		body, err := verilog.RouteTableBody(s, sw)
-		if err != nil {
-			return nil, err
-		}
-		for e, v := range body {
-			out = append(out, cfgWrite{Episode: 1, Port: FabricPort, Addr: uint32(sw)<<16 | 0x1000 + 4*uint32(e), Data: uint32(v)})
+		if k == 1 {
+			tabs := s.Topo.Tables()
+			for _, w := range regmap.FabricProgram(tabs) {
+				out = append(out, cfgWrite{Episode: 1, Port: FabricPort, Addr: w.Addr, Data: w.Data})
+			}
 		}
 	}
 	return out, nil

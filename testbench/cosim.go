@@ -147,7 +147,7 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 		return nil, err
 	}
 	var stale []string
-	for _, name := range []string{TBFile, ScenarioFile, ExpectedFile} {
+	for _, name := range []string{TBFile, ScenarioFile, ConfigFile, ExpectedFile} {
 		have, err := inputfile.Read(filepath.Join(dir, name))
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, &DirError{Dir: dir, File: name, Msg: fmt.Sprintf("%s: no %s (a file of the testbench): regenerate with '%s'", dir, name, RegenerateCommand(dir))}

@@ -98,13 +98,14 @@ func testbenchFiles(s *sim.System, expected []byte) (map[string][]byte, error) {
 	if limit >= 1<<maxCycleBits {
 		return nil, fmt.Errorf("expected trace: cycle %d does not fit the %d-bit cycle field of %s", limit, maxCycleBits, ExpectedFile)
 	}
-	writes, err := initialWrites(s)
+	writes, err := episodeWrites(s)
 	if err != nil {
 		return nil, err
 	}
+	ne := s.NumEpisodes()
 	return map[string][]byte{
-		TBFile:       tbText(s.Sys.Name, s.Topo.Nodes, len(evs), 1, len(writes)),
-		ConfigFile:   configFile(s.Sys.Name, 1, writes),
+		TBFile:       tbText(s.Sys.Name, s.Topo.Nodes, len(evs), ne, len(writes)),
+		ConfigFile:   configFile(s.Sys.Name, ne, writes),
 		ScenarioFile: scenarioFile(s),
 		ExpectedFile: expectedFile(s.Sys.Name, s.Topo.Nodes, s.Table.Ranks, evs, cycles, limit),
 		RunScript:    []byte(runScript),
@@ -115,8 +116,8 @@ func testbenchFiles(s *sim.System, expected []byte) (map[string][]byte, error) {
 
 // checkTrace checks that a parsed trace belongs to s and is complete: every
 // event on a node that hosts a rank, arrival and release events naming that
-// rank, every rank released exactly once. It returns the run's cycle count
-// (last release + 1).
+// rank, every rank released once per episode. It returns the run's cycle
+// count (last release + 1).
 func checkTrace(s *sim.System, evs []barrierunit.Event) (int64, error) {
 	nodes := s.Topo.Nodes
 	rankOf := make([]int32, nodes)
@@ -126,7 +127,8 @@ func checkTrace(s *sim.System, evs []barrierunit.Event) (int64, error) {
 	for r, n := range s.Units.NodeOf {
 		rankOf[n] = int32(r)
 	}
-	released := make([]bool, s.Table.Ranks)
+	E := s.NumEpisodes()
+	released := make([]int, s.Table.Ranks) // releases of each rank so far
 	nrel := 0
 	var last int64 = -1
 	for i, e := range evs {
@@ -145,18 +147,18 @@ func checkTrace(s *sim.System, evs []barrierunit.Event) (int64, error) {
 			}
 		}
 		if e.Kind == barrierunit.EvRelease {
-			if released[r] {
-				return 0, fmt.Errorf("event #%d %q: rank %d released twice", i, FormatEvent(e), r)
+			if released[r] == E {
+				return 0, fmt.Errorf("event #%d %q: rank %d released %d times, more than the %d episodes", i, FormatEvent(e), r, E+1, E)
 			}
-			released[r] = true
+			released[r]++
 			nrel++
 			last = e.Cycle
 		}
 	}
-	if nrel < s.Table.Ranks {
-		for r, ok := range released {
-			if !ok {
-				return 0, fmt.Errorf("rank %d (node %d) is never released: the model's run did not complete, so there is nothing a testbench could pass", r, s.Units.NodeOf[r])
+	if nrel < E*s.Table.Ranks {
+		for r, n := range released {
+			if n < E {
+				return 0, fmt.Errorf("rank %d (node %d) is released in %d of %d episodes: the model's run did not complete, so there is nothing a testbench could pass", r, s.Units.NodeOf[r], n, E)
 			}
 		}
 	}

@@ -131,24 +131,52 @@ func expectedFile(name string, nodes, ranks int, evs []barrierunit.Event, cycles
 // its configuration ends (docs/registers.md).
 func scenarioFile(s *sim.System) []byte {
 	nodes := s.Topo.Nodes
-	const episodes = 1
+	episodes := s.NumEpisodes()
 	u := s.Units
-	body := make([]word, nodes+1)
 	rankOf := make([]int, nodes)
 	for n := range rankOf {
 		rankOf[n] = -1
 	}
 	for r, n := range u.NodeOf {
 		rankOf[n] = r
-		body[n] = word{1<<63 | uint64(u.Arrive[r]), u.Operand[r]}
 	}
-	body[nodes] = word{magic32(MagicEnd) << 32, uint64(episodes)<<32 | uint64(nodes)}
+	// Episode k's offsets and operands: the run's (u.Arrive) for a single
+	// episode, whose arrivals a caller may have set; else the system's draw.
+	type arr struct {
+		at  int64
+		opd uint64
+	}
+	eps := make([][]arr, episodes)
+	for k := 1; k <= episodes; k++ {
+		a := make([]arr, len(u.NodeOf))
+		if episodes == 1 {
+			for r := range a {
+				a[r] = arr{u.Arrive[r], u.Operand[r]}
+			}
+		} else {
+			op := s.EpisodeAt(k).Op
+			for r, x := range s.Sys.EpisodeArrivals(k) {
+				a[r].at = x.Cycle
+				if op.HasPayload() {
+					a[r].opd = x.Operand
+				}
+			}
+		}
+		eps[k-1] = a
+	}
+	body := make([]word, episodes*nodes+1)
+	for k := range eps {
+		for r, n := range u.NodeOf {
+			body[k*nodes+int(n)] = word{1<<63 | uint64(eps[k][r].at), eps[k][r].opd}
+		}
+	}
+	body[episodes*nodes] = word{magic32(MagicEnd) << 32, uint64(episodes)<<32 | uint64(nodes)}
 	var sum word
 	for _, w := range body {
 		sum = rotlXor(sum, w, 2)
 	}
 	var b bytes.Buffer
-	b.Grow(80 * (nodes + 8))
+	b.Grow(80 * (episodes*nodes + 8))
 	fmt.Fprintf(&b, "// %s: the CPU side of the scenario for the testbench tb.v (docs/cosim.md)\n", ScenarioFile)
 	fmt.Fprintf(&b, "// system: %s\n", s.Sys.Name)
 	b.WriteString("// node word: arrives[127] arrival_offset[126:64] operand[63:0]\n")
@@ -158,13 +186,19 @@ func scenarioFile(s *sim.System) []byte {
 	hex(word{magic32(MagicScenario)<<32 | ScenarioVersion, uint64(episodes)<<32 | uint64(nodes)},
 		fmt.Sprintf("header: magic %s, version %d, %d episodes, %d nodes", MagicScenario, ScenarioVersion, episodes, nodes))
 	hex(sum, "checksum of the words below")
-	for n := 0; n < nodes; n++ {
-		c := fmt.Sprintf("episode 1, node %d: no rank, never arrives", n)
-		if r := rankOf[n]; r >= 0 {
-			c = fmt.Sprintf("episode 1, node %d: rank %d arrives in cycle %d, operand %016x", n, r, u.Arrive[r], u.Operand[r])
+	for k := range eps {
+		for n := 0; n < nodes; n++ {
+			c := fmt.Sprintf("episode %d, node %d: no rank, never arrives", k+1, n)
+			if r := rankOf[n]; r >= 0 {
+				when := "in cycle"
+				if k > 0 {
+					when = "at offset"
+				}
+				c = fmt.Sprintf("episode %d, node %d: rank %d arrives %s %d, operand %016x", k+1, n, r, when, eps[k][r].at, eps[k][r].opd)
+			}
+			hex(body[k*nodes+n], c)
 		}
-		hex(body[n], c)
 	}
-	hex(body[nodes], fmt.Sprintf("end: %d episodes, %d nodes", episodes, nodes))
+	hex(body[episodes*nodes], fmt.Sprintf("end: %d episodes, %d nodes", episodes, nodes))
 	return b.Bytes()
 }

@@ -175,8 +175,25 @@ func Generate(dir string, s *sim.System) (*Manifest, error) {
 // describing them (its Dir is empty). The same s always gives
 // byte-identical files.
 func Render(s *sim.System) (*Manifest, []gendir.File, error) {
-	if err := Check(s); err != nil {
-		return nil, nil, err
+	// Every episode of the run must fit the RTL; the table files show
+	// episode 1's tables (the other episodes' are in the testbench's
+	// configuration program), the units are sized for the largest.
+	run := s // the whole run: its system.yaml keeps repeat and episodes
+	eps := []*sim.System{s}
+	if s != nil && s.NumEpisodes() > 1 {
+		eps = eps[:0]
+		for k := 1; k <= min(s.NumEpisodes(), max(1, len(s.Sys.Episodes))); k++ {
+			eps = append(eps, s.ForEpisode(k))
+		}
+		s = eps[0]
+	}
+	for k, e := range eps {
+		if err := Check(e); err != nil {
+			if len(eps) > 1 {
+				return nil, nil, fmt.Errorf("episode %d: %w", k+1, err)
+			}
+			return nil, nil, err
+		}
 	}
 	sys := &s.Sys
 	topo := s.Topo
@@ -228,6 +245,11 @@ func Render(s *sim.System) (*Manifest, []gendir.File, error) {
 			}
 			data[n] = b
 		}
+	}
+
+	caps, err := unitCapacities(eps, rankOf)
+	if err != nil {
+		return nil, nil, err
 	}
 
 	hdr := headerLines(s)
@@ -291,8 +313,8 @@ func Render(s *sim.System) (*Manifest, []gendir.File, error) {
 	}
 
 	write(ParamsFile, paramsFile(s, hdr))
-	write(TopFile, topFile(s, hdr, gate, data))
-	y, err := sys.YAML()
+	write(TopFile, topFile(s, hdr, caps))
+	y, err := run.Sys.YAML()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -308,6 +330,45 @@ func Render(s *sim.System) (*Manifest, []gendir.File, error) {
 	}
 	slices.Sort(m.Files)
 	return m, files, nil
+}
+
+// unitCap is what one node's barrier unit is built for: the largest gate
+// count, route list and item list over the episodes, and whether any
+// episode moves data.
+type unitCap struct {
+	rank            int // -1: no rank
+	maxG, nrt, nil_ int
+	data            bool
+}
+
+// unitCapacities sizes every node's unit for every episode in eps.
+func unitCapacities(eps []*sim.System, rankOf []int) ([]unitCap, error) {
+	caps := make([]unitCap, len(rankOf))
+	for n, r := range rankOf {
+		c := unitCap{rank: r, maxG: 1, nrt: 1, nil_: 1}
+		for _, e := range eps {
+			c.data = c.data || e.Data != nil
+			if r < 0 {
+				continue
+			}
+			g, err := gateBody(e, r)
+			if err != nil {
+				return nil, err
+			}
+			G := int(g[0] >> gtGatesPos & 63)
+			c.maxG = max(c.maxG, G)
+			c.nrt = max(c.nrt, len(g)-G-2)
+			if e.Data != nil {
+				d, err := dataBody(e, r)
+				if err != nil {
+					return nil, err
+				}
+				c.nil_ = max(c.nil_, int(uint32(d[0])))
+			}
+		}
+		caps[n] = c
+	}
+	return caps, nil
 }
 
 // comment writes each line with the comment prefix (an empty line as the

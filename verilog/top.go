@@ -11,7 +11,7 @@ import (
 // "Top-level wiring (for the generator)" prescribes. gate[n] is node n's gate
 // table body (it gives the unit's NG and NWORDS), data[n] its data table
 // body (NDW; nil for a barrier: the units keep DATA = 0).
-func topFile(s *sim.System, hdr []string, gate [][]uint64, data [][]uint64) []byte {
+func topFile(s *sim.System, hdr []string, caps []unitCap) []byte {
 	sys := &s.Sys
 	t := s.Topo
 	N := t.Nodes
@@ -112,24 +112,17 @@ func topFile(s *sim.System, hdr []string, gate [][]uint64, data [][]uint64) []by
 	p("    assign fab_pready  = 1'b1;\n")
 	p("    assign fab_pslverr = fab_psel && fab_penable && (fab_sel == %d'd0 || |(fab_sel & fab_err_v));\n", t.Switches)
 	for n := 0; n < N; n++ {
-		g := gate[n]
+		c := caps[n]
 		desc := "no rank"
-		maxg, nrt, nil_ := 1, 1, 1
-		if g[0]>>gtValid&1 != 0 {
-			ng := int(g[0] >> gtGatesPos & 63)
-			maxg = max(1, ng)
-			nrt = max(1, len(g)-ng-2)
-			desc = fmt.Sprintf("rank %d", uint32(g[0]))
-			if data != nil {
-				nil_ = max(1, int(uint32(data[n][0])))
-			}
+		if c.rank >= 0 {
+			desc = fmt.Sprintf("rank %d", c.rank)
 		}
 		p("\n    // ---- node %d %s, address %#x: %s\n", n, coords(t, n), t.Addr(n), desc)
 		dataP := 0
-		if data != nil {
+		if c.data {
 			dataP = 1
 		}
-		p("    hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d)) bu%d (\n", maxg, nrt, dataP, nil_, n)
+		p("    hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d)) bu%d (\n", c.maxG, c.nrt, dataP, c.nil_, n)
 		p("        .clk(clk), .rst(rst),\n")
 		p("        .arrive(arrive[%d]), .operand(operand[%d +: 64]),\n", n, 64*n)
 		p("        .released(released[%d]), .result(result[%d +: 64]),\n", n, 64*n)

@@ -118,8 +118,6 @@ func TestEpisodesRefused(t *testing.T) {
 		{[]string{"sim", "--config", late}, `late.yaml: line 4: invalid episodes[1].algo: "dissemination" (allowed: butterfly (near-last) or butterfly-near-first with collective allgather, in episode 2)`},
 		{[]string{"sim", "--repeat", "0"}, "flag --repeat: invalid repeat: 0 (allowed: 1..10000)"},
 		{[]string{"sim", "--repeat", "10001"}, "invalid repeat: 10001"},
-		{[]string{"gen", "--out", filepath.Join(dir, "g"), "--repeat", "2"}, "repeat 2 is not yet supported by the RTL testbench"},
-		{[]string{"cosim", "--config", "../../examples/episodes-4x4.yaml"}, "episodes (3 entries) are not yet supported by the RTL testbench"},
 		{[]string{"traffic", "--repeat", "2"}, "--repeat does not apply to traffic"},
 	} {
 		code, _, errs := hx(t, c.args...)

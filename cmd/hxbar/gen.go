@@ -104,9 +104,6 @@ func generateDir(dir string, sys hw.System, sched *barrierunit.Schedule, cs *col
 // build, and a directory it refuses, are usage errors; a model run that
 // does not complete is a failure.
 func generateDirWith(dir string, sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule, opts genOptions) (*generated, error) {
-	if err := refuseEpisodes(&sys); err != nil {
-		return nil, err
-	}
 	s, err := sim.BuildWith(sys, sched, cs)
 	if err != nil {
 		return nil, usageError{err}
@@ -232,14 +229,3 @@ func schedulesFlag(fs *flag.FlagSet, name string, s *hw.System) (*barrierunit.Sc
 	return sched, nil, err
 }
 
-// refuseEpisodes refuses a run of several episodes, which the RTL testbench
-// cannot replay yet (it loads the tables once, before cycle 0).
-func refuseEpisodes(sys *hw.System) error {
-	switch {
-	case len(sys.Episodes) > 0:
-		return usagef("episodes (%d entries) are not yet supported by the RTL testbench: 'hxbar sim' runs them", len(sys.Episodes))
-	case sys.RepeatCount() > 1:
-		return usagef("repeat %d is not yet supported by the RTL testbench: 'hxbar sim' runs it", sys.Repeat)
-	}
-	return nil
-}
