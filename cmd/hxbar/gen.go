@@ -228,4 +228,3 @@ func schedulesFlag(fs *flag.FlagSet, name string, s *hw.System) (*barrierunit.Sc
 	sched, err := scheduleFlag(fs, name, s)
 	return sched, nil, err
 }
-
