@@ -1,0 +1,192 @@
+package testbench
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/sim"
+)
+
+// episodeShapes are the networks the multi-episode runs draw from: dims,
+// link latency, buffer depth, flit width.
+var episodeShapes = []struct {
+	dims       []int
+	lat, b, fw int
+}{
+	{[]int{2}, 1, 2, 64},
+	{[]int{4}, 2, 1, 32},
+	{[]int{2, 2}, 1, 4, 64},
+	{[]int{2, 4}, 3, 2, 32},
+	{[]int{4, 4}, 1, 4, 64},
+	{[]int{8}, 1, 1, 64},
+	{[]int{2, 2, 2}, 2, 2, 32},
+}
+
+// randomEpisodes draws a valid multi-episode system: a shape, then either
+// a repeat of one collective (2..5 times) or a list of 2..5 mixed entries
+// (barriers with every op and algorithm, all-gathers, broadcasts), the
+// list sometimes repeated. Candidates the model refuses are drawn again.
+func randomEpisodes(t testing.TB, rng *rand.Rand, name string) hw.System {
+	t.Helper()
+	for try := 0; try < 200; try++ {
+		sh := episodeShapes[rng.IntN(len(episodeShapes))]
+		s := hw.Default()
+		s.Name, s.Dims, s.Ranks, s.Placement = name, sh.dims, 0, nil
+		s.LinkLatency, s.BufferDepth, s.FlitWidth = sh.lat, sh.b, sh.fw
+		s.Seed, s.Skew = rng.Uint64N(1<<20), rng.IntN(25)
+		entry := func() hw.Episode {
+			var e hw.Episode
+			switch k := rng.IntN(6); {
+			case k < 4: // barrier or reduction
+				c, op, algo := hw.CollBarrier, hw.Ops[rng.IntN(len(hw.Ops))], hw.Algorithms[rng.IntN(len(hw.Algorithms))]
+				e.Collective, e.Op, e.Algo = &c, &op, &algo
+			case k == 4:
+				c, algo, f := hw.CollAllGather, hw.Algorithms[rng.IntN(2)], 1+rng.IntN(4)
+				op := hw.OpBarrier
+				e.Collective, e.Algo, e.ItemFlits, e.Op = &c, &algo, &f, &op
+			default:
+				c, algo, f := hw.CollBroadcast, hw.Algorithms[rng.IntN(2)], 1+rng.IntN(5)
+				op := hw.OpBarrier
+				e.Collective, e.Algo, e.ItemFlits, e.Op = &c, &algo, &f, &op
+			}
+			if rng.IntN(3) == 0 {
+				sk := rng.IntN(40)
+				e.Skew = &sk
+			}
+			return e
+		}
+		if rng.IntN(3) == 0 {
+			e := entry() // one collective, repeated: no reconfiguration
+			s.Episodes = []hw.Episode{e}
+			s.Repeat = 2 + rng.IntN(4)
+		} else {
+			n := 2 + rng.IntN(4)
+			for i := 0; i < n; i++ {
+				s.Episodes = append(s.Episodes, entry())
+			}
+			s.Repeat = 1
+			if n <= 3 && rng.IntN(3) == 0 {
+				s.Repeat = 2
+			}
+		}
+		if s.Validate() != nil {
+			continue
+		}
+		if _, err := sim.Build(s, nil); err != nil {
+			continue
+		}
+		return s
+	}
+	t.Fatalf("%s: no valid multi-episode system in 200 draws", name)
+	return hw.System{}
+}
+
+// TestCosimEpisodes co-simulates 50 multi-episode runs under Icarus: repeats
+// of one collective (2-5 times) and lists of 2-5 mixed barrier, reduction,
+// all-gather and broadcast episodes, with the tables rewritten through the
+// configuration ports between episodes (docs/registers.md). Every run must
+// match the model cycle for cycle, across every episode.
+func TestCosimEpisodes(t *testing.T) {
+	needTools(t, Icarus)
+	t.Parallel()
+	runs := 50
+	if testing.Short() {
+		runs = 6
+	}
+	rng := rand.New(rand.NewPCG(2026, 8))
+	systems := make([]hw.System, runs)
+	for i := range systems {
+		systems[i] = randomEpisodes(t, rng, fmt.Sprintf("ep%02d", i))
+	}
+	var multiCfg, repeats, episodes atomic.Int64
+	t.Cleanup(func() {
+		t.Logf("%d runs, %d episodes; %d runs reconfigure between episodes, %d repeat one collective",
+			runs, episodes.Load(), multiCfg.Load(), repeats.Load())
+	})
+	// Two workers: each co-simulation compiles its own design.
+	for w := 0; w < 2; w++ {
+		t.Run(fmt.Sprintf("worker%d", w), func(t *testing.T) {
+			t.Parallel()
+			for i := w; i < runs; i += 2 {
+				sys := systems[i]
+				dir := filepath.Join(t.TempDir(), sys.Name)
+				s, _ := generate(t, dir, sys)
+				rep, err := Cosim(ctxFor(t, 5*time.Minute), dir, Icarus)
+				var mm *MismatchError
+				if errors.As(err, &mm) {
+					t.Fatalf("%s (%s): %s", sys.Name, describeEpisodes(sys), rep.String())
+				}
+				if err != nil {
+					t.Fatalf("%s (%s): %v", sys.Name, describeEpisodes(sys), err)
+				}
+				E := s.NumEpisodes()
+				if E < 2 {
+					t.Fatalf("%s: %d episodes", sys.Name, E)
+				}
+				// Every rank is released once per episode in the compared trace.
+				rel := 0
+				for _, l := range rep.Model {
+					if ev, err := ParseEvent(l); err == nil && ev.Kind == 2 {
+						rel++
+					}
+				}
+				if want := E * s.Table.Ranks; rel != want {
+					t.Errorf("%s: %d release events, want %d (%d episodes x %d ranks)", sys.Name, rel, want, E, s.Table.Ranks)
+				}
+				episodes.Add(int64(E))
+				if len(sys.Episodes) > 1 {
+					multiCfg.Add(1)
+				} else {
+					repeats.Add(1)
+				}
+			}
+		})
+	}
+}
+
+// TestCosimEpisodesVerilator runs a few multi-episode systems under
+// Verilator.
+func TestCosimEpisodesVerilator(t *testing.T) {
+	needTools(t, Verilator)
+	if testing.Short() {
+		t.Skip("Verilator builds are slow")
+	}
+	rng := rand.New(rand.NewPCG(77, 1))
+	for i := 0; i < 2; i++ {
+		sys := randomEpisodes(t, rng, fmt.Sprintf("epv%d", i))
+		dir := filepath.Join(t.TempDir(), sys.Name)
+		generate(t, dir, sys)
+		rep, err := Cosim(ctxFor(t, 10*time.Minute), dir, Verilator)
+		if err != nil {
+			t.Fatalf("%s (%s): %v\n%s", sys.Name, describeEpisodes(sys), err, rep)
+		}
+	}
+}
+
+// describeEpisodes is a short description of a system's episodes.
+func describeEpisodes(s hw.System) string {
+	d := fmt.Sprintf("dims %v repeat %d:", s.Dims, s.Repeat)
+	for _, e := range s.Episodes {
+		d += " {"
+		if e.Collective != nil {
+			d += string(*e.Collective)
+		}
+		if e.Op != nil {
+			d += " " + string(*e.Op)
+		}
+		if e.Algo != nil {
+			d += " " + string(*e.Algo)
+		}
+		if e.ItemFlits != nil {
+			d += fmt.Sprintf(" F%d", *e.ItemFlits)
+		}
+		d += "}"
+	}
+	return d
+}
