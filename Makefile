@@ -19,6 +19,7 @@ run: build deps
 	$(BIN) sim --config examples/allgather-hitachi-4x4.yaml
 	$(BIN) cosim --config examples/allgather-hitachi-4x4.yaml
 	$(BIN) sim --config examples/episodes-4x4.yaml
+	$(BIN) cosim --config examples/episodes-4x4.yaml
 
 # deps installs the simulators the RTL tests need when they are missing.
 deps:
