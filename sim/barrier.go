@@ -300,8 +300,9 @@ type NetStats struct {
 	// toward a crossbar); MeanLoad their mean utilisation over the run.
 	Channels int     `json:"channels"`
 	MeanLoad float64 `json:"mean_channel_load"`
-	// Busiest is the channel that carried the most flits, e.g.
-	// "n5.d1 up" (exchanger 5's dimension-1 port toward its crossbar);
+	// Busiest is the name of the channel that carried the most flits
+	// (noc.ChannelName), e.g. "n5.d1.up" (exchanger 5's dimension-1 port
+	// toward its crossbar), as --fault and --avoid take it;
 	// BusiestLoad is its utilisation (flits per cycle).
 	Busiest     string  `json:"busiest_channel"`
 	BusiestLoad float64 `json:"busiest_channel_load"`
@@ -504,9 +505,9 @@ func (s *System) result(t int64) *Result {
 			if up {
 				dir = "up"
 			}
-			res.Network.Busiest, flits = fmt.Sprintf("n%d.d%d %s", node, dim, dir), f
+			res.Network.Busiest, flits = fmt.Sprintf("n%d.d%d.%s", node, dim, dir), f
 		} else if sw, port, f := s.Net.BusiestOutput(); sw >= 0 {
-			res.Network.Busiest, flits = s.Net.DescribeOutput(sw, port), f
+			res.Network.Busiest, flits = noc.ChannelName(s.Fabric, sw, port), f
 		}
 		res.Network.BusiestLoad = float64(flits) / float64(res.Cycles)
 	}

@@ -14,6 +14,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("check", stderr)
 	sys := bindSystem(fs.FlagSet)
 	format := fs.String("format", "table", "output format: table or json")
+	channels := fs.Bool("channels", false, "list the channels (the names --fault and --avoid take) instead of proving the tables")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -31,6 +32,9 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	f, err := noc.NewFabric(s.Topology, s.Dims)
 	if err != nil {
 		return usageError{explainSystemError(fs.FlagSet, err)}
+	}
+	if *channels {
+		return listChannels(f, *format, stdout)
 	}
 	if f.NumNodes() > noc.MaxCheckNodes {
 		return usageError{explainSystemError(fs.FlagSet, fmt.Errorf("invalid dims: %v is %d nodes (allowed: at most %d nodes for the all-pairs check)", s.Dims, f.NumNodes(), noc.MaxCheckNodes))}
@@ -61,5 +65,24 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	tw.Append("channels used", rep.Channels)
 	tw.Append("channel dependencies", rep.Dependencies)
 	tw.Append("dependency graph acyclic (deadlock-free)", rep.Acyclic)
+	return tw.Render()
+}
+
+// listChannels prints every channel of f: its name (as --fault takes it),
+// kind, the switch output that drives it and what it feeds.
+func listChannels(f noc.Fabric, format string, stdout io.Writer) error {
+	chs := noc.Channels(f)
+	if format == "json" {
+		return json.NewEncoder(stdout).Encode(chs)
+	}
+	tw := tablewriter.NewWriter(stdout)
+	tw.Header("channel", "kind", "from", "to")
+	for _, c := range chs {
+		from := fmt.Sprintf("switch %d port %d", c.Switch, c.Port)
+		if c.Switch < 0 {
+			from = fmt.Sprintf("node %d", c.Port)
+		}
+		tw.Append(c.Name, c.Kind, from, c.To)
+	}
 	return tw.Render()
 }
