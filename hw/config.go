@@ -221,6 +221,16 @@ var keys = []keySpec{
 		doc:    "The run as a list of episodes, each a mapping overriding keys of this system for that episode (each entry overrides the system, not the entry before it). Empty: every episode is this system. File only (no flag).",
 		decode: nil, // set by init: decodeEpisodes reads the other keys' decoders
 		write:  writeEpisodes},
+	{key: "faults", flag: "fault", typ: "list of strings", allowed: FaultAllowed,
+		doc: "Faults injected into the run (docs/reliability.md): a bit flip or a lost flit on a channel in one cycle, a channel dead from a cycle on, a rank that never arrives. Empty: no fault. The flag --fault is repeatable.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Faults, err = decodeStringList(n, "faults", FaultAllowed)
+			if len(s.Faults) == 0 {
+				s.Faults = nil
+			}
+			return err
+		},
+		write: func(s *System) string { return writeStrings(s.Faults) }},
 }
 
 func init() {
@@ -245,6 +255,15 @@ func specOf(key string) *keySpec {
 		}
 	}
 	return nil
+}
+
+// KeyFlag is the command-line flag (without dashes) of a key, "" when the
+// key has none (episodes).
+func KeyFlag(key string) string {
+	if k := specOf(key); k != nil {
+		return k.flag
+	}
+	return ""
 }
 
 // Keys returns the keys of the system file in their documented order.

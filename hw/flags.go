@@ -49,6 +49,7 @@ func BindFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar((*string)(&v.Duplex), "duplex", string(v.Duplex), u("duplex", "link duplex mode"))
 	fs.Int64Var(&v.MaxCycles, "max-cycles", v.MaxCycles, u("max_cycles", "stop with an error after this many cycles"))
 	fs.IntVar(&v.Repeat, "repeat", v.Repeat, u("repeat", "run the collective (or the file's episodes list) this many times back to back"))
+	fs.Var((*stringList)(&v.Faults), "fault", "inject a fault, repeatable: "+FaultAllowed+" (key faults)")
 	return f
 }
 
@@ -80,6 +81,7 @@ func (f *Flags) Apply(dst *System) error {
 	s.Placement = slices.Clone(s.Placement)
 	s.ItemPlace = slices.Clone(s.ItemPlace)
 	s.Episodes = slices.Clone(s.Episodes)
+	s.Faults = slices.Clone(s.Faults)
 	set, names := f.given()
 	v := &f.val
 	for key := range set {
@@ -122,6 +124,8 @@ func (f *Flags) Apply(dst *System) error {
 			s.Order = v.Order
 		case "item_placement":
 			s.ItemPlace = slices.Clone(v.ItemPlace)
+		case "faults":
+			s.Faults = slices.Clone(v.Faults)
 		case "repeat":
 			if v.Repeat < 1 { // Validate reads 0 as 1 (a Go literal); a flag says 1
 				return &FlagError{Flag: "repeat", Err: outOfRange("repeat", v.Repeat, 1, MaxEpisodes)}

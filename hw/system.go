@@ -165,6 +165,10 @@ type System struct {
 	// Episodes, when not empty, is the run: one episode per entry, each
 	// entry overriding some keys of the system (EpisodeKeys).
 	Episodes []Episode `yaml:"episodes" json:"episodes,omitempty"`
+	// Faults are injected into the run (docs/reliability.md): specs
+	// flip:CHANNEL@CYCLE:BIT, drop:CHANNEL@CYCLE, dead:CHANNEL@CYCLE,
+	// stuck:RANK. Empty: a fault-free run.
+	Faults []string `yaml:"faults" json:"faults,omitempty"`
 }
 
 // Default returns the built-in default system: 16 ranks on a 4x4
@@ -357,6 +361,9 @@ func (s *System) Validate() error {
 		return err
 	}
 	if err := inRange("max_cycles", s.MaxCycles, 1, MaxMaxCycles); err != nil {
+		return err
+	}
+	if err := s.validateFaults(); err != nil {
 		return err
 	}
 	return s.validateEpisodes()

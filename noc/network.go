@@ -55,6 +55,7 @@ type outState struct {
 	rr       uint8  // round-robin pointer
 	sendIdx  uint8  // credit ring index of the next flit
 	net      bool   // drives an exchanger <-> crossbar channel
+	fault    bool   // a fault is armed on this channel (faults.go)
 }
 
 // taken marks a credit-ring entry whose slot holds a flit.
@@ -92,6 +93,10 @@ type Network struct {
 	coords []uint8   // node*dims + k
 	exSub  [][]uint8 // [k][x*Kk + c]: exchanger entry for own coord x, dest coord c
 	xbTab  [][]uint8 // [k][c]: crossbar entry
+
+	// faults, when set, holds the armed faults (faults.go); only outputs
+	// with outState.fault set look at it.
+	faults *faultState
 
 	// Wake asks the engine to evaluate element e in cycle at.
 	Wake func(e int32, at int64)
@@ -320,6 +325,12 @@ func (n *Network) canSend(o int32, t int64) bool {
 func (n *Network) send(sw, in, o int32, t int64) hw.Flit {
 	fl := n.front(in).f
 	n.pop(in, sw, t)
+	if n.out[o].fault {
+		var gone bool
+		if fl, gone = n.faultySend(o, fl, t); gone {
+			return fl
+		}
+	}
 	d := n.out[o].down
 	dsw := n.out[o].wake
 	if d >= n.rxBase {
@@ -354,13 +365,20 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		if s.ready > t {
 			continue
 		}
-		if s.f.Head {
-			o := n.route(sw, i, &s.f)
-			reqs[o] |= 1 << uint(i)
-			touched |= 1 << uint(o)
+		own := n.out[in].inOwned
+		if own < 0 {
+			// A head flit requests its route. A payload flit of no packet
+			// (its head was lost to a fault) owns nothing and blocks.
+			if s.f.Head {
+				o := n.route(sw, i, &s.f)
+				reqs[o] |= 1 << uint(i)
+				touched |= 1 << uint(o)
+			}
 			continue
 		}
-		o := base + int32(n.out[in].inOwned)
+		// An owned input forwards its front flit, whatever it is, until a
+		// tail passes (after a lost tail that is the next packet's head).
+		o := base + int32(own)
 		held |= 1 << uint(n.out[in].inOwned)
 		if n.canSend(o, t) {
 			if fl := n.send(sw32, in, o, t); fl.Tail {
@@ -412,6 +430,12 @@ func (n *Network) Inject(node int, fl hw.Flit, t int64) {
 		copy(fl.DstC[:nd], n.coords[int(fl.Dst)*nd:int(fl.Dst)*nd+nd])
 	}
 	o := n.rxBase + int32(node)
+	if n.out[o].fault {
+		var gone bool
+		if fl, gone = n.faultySend(o, fl, t); gone {
+			return
+		}
+	}
 	sw := n.out[o].wake
 	ready := n.push(o, n.out[o].down, sw, fl, t)
 	n.Wake(sw, ready)

@@ -64,6 +64,8 @@ type System struct {
 	exhaustive bool                               // evaluate every element every cycle (the reference for tests)
 	epResults  []EpisodeResult                    // the episodes of the run so far
 	releases   [][]int64                          // every rank's release cycle in each finished episode but the last
+	stuckRanks []int                              // ranks a stuck fault keeps from arriving
+	linkSpecs  []string                           // the spec of each armed link fault, in the network's order
 }
 
 // Build assembles a validated system. sched may be nil to generate the
@@ -176,6 +178,9 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 			return nil, err
 		}
 	}
+	if err := s.armFaults(); err != nil {
+		return nil, err
+	}
 	s.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, net.Elements(), s.eval)
 	net.Wake = s.eng.wake
 	return s, nil
@@ -276,6 +281,8 @@ type Result struct {
 	// "Episodes"); a run stopped by max_cycles lists those it started.
 	// Nodes, Data and Steps describe the last one listed.
 	Episodes []EpisodeResult `json:"episodes"`
+	// Faults lists the injected faults and what each hit (none: omitted).
+	Faults []FaultResult `json:"faults,omitempty"`
 }
 
 // NodeResult is one rank's arrival and release.
@@ -514,6 +521,9 @@ func (s *System) result(t int64) *Result {
 	if s.Data != nil {
 		s.dataResult(res)
 	}
+	if len(s.Sys.Faults) > 0 {
+		res.Faults = s.faultResults()
+	}
 	return res
 }
 
@@ -563,6 +573,8 @@ func (s *System) stuck() *StuckError {
 		}
 		c := u.Gate(r)
 		switch {
+		case c == 0 && u.Arrive[r] == Never:
+			w = append(w, fmt.Sprintf("rank %d has not arrived (fault stuck:%d: it never arrives)", r, r))
 		case c == 0:
 			w = append(w, fmt.Sprintf("rank %d has not arrived (arrives at cycle %d)", r, u.Arrive[r]))
 		case !u.SendDone(r):

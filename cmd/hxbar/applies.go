@@ -45,7 +45,7 @@ func refuseFlags(fs *flag.FlagSet, what string, rules ...notApplicable) error {
 func systemFlags(keep ...string) []string {
 	var out []string
 	for _, k := range hw.Keys() {
-		if f := strings.ReplaceAll(k, "_", "-"); !slices.Contains(keep, f) {
+		if f := hw.KeyFlag(k); f != "" && !slices.Contains(keep, f) {
 			out = append(out, f)
 		}
 	}
@@ -54,3 +54,13 @@ func systemFlags(keep ...string) []string {
 
 // dataOnlyFlags are the system flags only a data collective reads.
 var dataOnlyFlags = []string{"items", "item-flits", "order", "item-placement"}
+
+// refuseFaults refuses a system with faults (flag --fault or key faults)
+// in a command that builds or runs the RTL: faults are injected into the
+// model only, so far (docs/reliability.md).
+func refuseFaults(what string, s hw.System) error {
+	if len(s.Faults) == 0 {
+		return nil
+	}
+	return usagef("faults (--fault or key faults: %s) do not apply to %s: faults are injected into the model only (hxbar sim, hxbar faults), the RTL side is to follow (docs/reliability.md)", strings.Join(s.Faults, ", "), what)
+}

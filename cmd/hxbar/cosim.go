@@ -55,6 +55,9 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return usageError{err}
 		}
+		if err := refuseFaults("cosim", s); err != nil {
+			return err
+		}
 		tmp, err := os.MkdirTemp("", "hxbar-cosim-")
 		if err != nil {
 			return err

@@ -35,6 +35,9 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if err := refuseFaults("gen", s); err != nil {
+		return err
+	}
 	sched, cs, err := schedulesFlag(fs.FlagSet, *schedFile, &s)
 	if err != nil {
 		return err

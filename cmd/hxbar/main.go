@@ -28,6 +28,7 @@ var commands = map[string]command{
 	"verify":      {"prove or refute a schedule file", runVerify},
 	"traffic":     {"run synthetic traffic and report latency and throughput", runTraffic},
 	"collective":  {"print, verify and cost a data-collective schedule (Hitachi one-sided/mutual all-gather, ...)", runCollective},
+	"faults":      {"run a fault campaign: N runs with one random fault each, classified against the fault-free run", runFaults},
 	"check":       {"prove the routing tables (reachability, minimality, deadlock freedom)", runCheck},
 	"gen":         {"generate the Verilog and a self-checking testbench for a system", runGen},
 	"cosim":       {"run the RTL under Icarus or Verilator and compare it with the model, cycle by cycle", runCosim},

@@ -55,6 +55,9 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return usageError{err}
 		}
+		if err := refuseFaults("synth", s); err != nil {
+			return err
+		}
 		tmp, err := os.MkdirTemp("", "hxbar-synth-")
 		if err != nil {
 			return err

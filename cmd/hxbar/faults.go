@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/sim"
+	"github.com/olekukonko/tablewriter"
+)
+
+// runFaults runs a fault campaign: N runs of the system, each with one
+// random fault, classified against the fault-free run
+// (docs/reliability.md, "Campaigns").
+func runFaults(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("faults", stderr)
+	sys := bindSystem(fs.FlagSet)
+	n := fs.Int("campaign", 100, "runs, each with one random fault (kinds taken in turn)")
+	kinds := fs.String("kinds", strings.Join(hw.FaultKinds, ","), "comma-separated fault kinds to inject: "+strings.Join(hw.FaultKinds, ", "))
+	format := fs.String("format", "table", "output format: table or json")
+	verbose := fs.Bool("runs", false, "table format: also list every run (fault, outcome, cycles)")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	if err := refuseFlags(fs.FlagSet, "faults", notApplicable{[]string{"fault"}, "the campaign injects one random fault per run: see --kinds"}); err != nil {
+		return err
+	}
+	if *n < 1 || *n > 1000000 {
+		return usagef("invalid --campaign: %d (allowed: 1..1000000 runs)", *n)
+	}
+	var ks []string
+	for _, k := range strings.Split(*kinds, ",") {
+		k = strings.TrimSpace(k)
+		if k == "" {
+			continue
+		}
+		found := false
+		for _, f := range hw.FaultKinds {
+			found = found || f == k
+		}
+		if !found {
+			return usagef("invalid --kinds: %q (allowed: a comma-separated list of %s)", k, strings.Join(hw.FaultKinds, ", "))
+		}
+		ks = append(ks, k)
+	}
+	if len(ks) == 0 {
+		return usagef("invalid --kinds: empty (allowed: a comma-separated list of %s)", strings.Join(hw.FaultKinds, ", "))
+	}
+	s, err := sys()
+	if err != nil {
+		return usageError{err}
+	}
+	if len(s.Faults) > 0 {
+		return usagef("the system has faults (key faults: %s): a campaign injects its own, one per run", strings.Join(s.Faults, ", "))
+	}
+	res, err := sim.RunCampaign(s, sim.CampaignOptions{Runs: *n, Seed: s.Seed, Kinds: ks, Keep: *verbose})
+	if err != nil {
+		return usageError{explainSystemError(fs.FlagSet, err)}
+	}
+	if *format == "json" {
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	what := fmt.Sprintf("%s %s", s.Algo, s.Op)
+	if s.IsData() {
+		what = string(s.Collective)
+	}
+	fmt.Fprintf(stdout, "fault campaign: %d runs on a %s %s, %s, seed %d\n", res.Runs, dimsString(s.Dims), topologyNames[s.Topology], what, s.Seed)
+	tw := tablewriter.NewWriter(stdout)
+	tw.Header("kind", "runs", "injected", "detected", "recovered", "reported", "silent")
+	row := func(name string, c *sim.CampaignCounts) {
+		tw.Append(name, c.Runs, c.Injected, c.Detected, c.Recovered, c.Reported, c.Silent)
+	}
+	for _, k := range ks {
+		row(k, res.ByKind[k])
+	}
+	row("all", &res.CampaignCounts)
+	if err := tw.Render(); err != nil {
+		return err
+	}
+	if *verbose {
+		tw := tablewriter.NewWriter(stdout)
+		tw.Header("fault", "outcome", "cycles", "error")
+		for _, r := range res.Detail {
+			var o []string
+			for _, c := range []struct {
+				on   bool
+				name string
+			}{{r.Detected, "detected"}, {r.Recovered, "recovered"}, {r.Reported, "reported"}, {r.Silent, "silent"}} {
+				if c.on {
+					o = append(o, c.name)
+				}
+			}
+			e := r.Err
+			if len(e) > 80 {
+				e = e[:77] + "..."
+			}
+			tw.Append(r.Spec, strings.Join(o, "+"), r.Cycles, e)
+		}
+		return tw.Render()
+	}
+	return nil
+}

@@ -1,0 +1,170 @@
+package hw
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Fault kinds of a fault spec (docs/reliability.md, "Injection").
+const (
+	FaultFlip  = "flip"  // flip:CHANNEL@CYCLE:BIT  one bit of the flit crossing CHANNEL in CYCLE inverted
+	FaultDrop  = "drop"  // drop:CHANNEL@CYCLE      the flit crossing CHANNEL in CYCLE lost
+	FaultDead  = "dead"  // dead:CHANNEL@CYCLE      CHANNEL carries nothing from CYCLE on
+	FaultStuck = "stuck" // stuck:RANK              the rank never arrives
+)
+
+// FaultKinds lists the fault kinds in documentation order.
+var FaultKinds = []string{FaultFlip, FaultDrop, FaultDead, FaultStuck}
+
+// FaultAllowed describes a fault spec, for messages.
+const FaultAllowed = "flip:CHANNEL@CYCLE:BIT, drop:CHANNEL@CYCLE, dead:CHANNEL@CYCLE or stuck:RANK; CHANNEL as hxbar check --channels lists it"
+
+// Fault is one parsed fault spec. The channel is a name: which channel it
+// is depends on the network (noc.ChannelIndex resolves it).
+type Fault struct {
+	Kind    string
+	Channel string // flip, drop, dead
+	Cycle   int64  // flip, drop, dead
+	Bit     int    // flip: bit of the flit, 0..flit_width-1
+	Rank    int    // stuck
+}
+
+// String is the spec the fault was parsed from (canonical form).
+func (f Fault) String() string {
+	switch f.Kind {
+	case FaultFlip:
+		return fmt.Sprintf("flip:%s@%d:%d", f.Channel, f.Cycle, f.Bit)
+	case FaultStuck:
+		return fmt.Sprintf("stuck:%d", f.Rank)
+	}
+	return fmt.Sprintf("%s:%s@%d", f.Kind, f.Channel, f.Cycle)
+}
+
+// ParseFault parses a fault spec. Ranges that depend on the system (the
+// bit against flit_width, the rank against ranks, the channel against the
+// network) are checked by System.Validate and the model.
+func ParseFault(spec string) (Fault, error) {
+	bad := func(why string) (Fault, error) {
+		return Fault{}, fmt.Errorf("%s: %s (want %s)", showString(spec), why, FaultAllowed)
+	}
+	kind, rest, ok := strings.Cut(strings.TrimSpace(spec), ":")
+	if !ok {
+		return bad("no kind")
+	}
+	f := Fault{Kind: kind}
+	switch kind {
+	case FaultStuck:
+		r, err := strconv.Atoi(rest)
+		if err != nil || r < 0 {
+			return bad("the rank is not a number")
+		}
+		f.Rank = r
+		return f, nil
+	case FaultFlip, FaultDrop, FaultDead:
+	default:
+		return bad(fmt.Sprintf("unknown kind %s", showString(kind)))
+	}
+	ch, at, ok := strings.Cut(rest, "@")
+	if !ok || ch == "" {
+		return bad("no CHANNEL@CYCLE")
+	}
+	f.Channel = ch
+	if kind == FaultFlip {
+		var bit string
+		if at, bit, ok = strings.Cut(at, ":"); !ok {
+			return bad("no :BIT")
+		}
+		b, err := strconv.Atoi(bit)
+		if err != nil || b < 0 {
+			return bad("the bit is not a number")
+		}
+		f.Bit = b
+	}
+	c, err := strconv.ParseInt(at, 10, 64)
+	if err != nil || c < 0 || c >= MaxMaxCycles {
+		return bad(fmt.Sprintf("the cycle is not a number 0..%d", int64(MaxMaxCycles)-1))
+	}
+	f.Cycle = c
+	return f, nil
+}
+
+// ParsedFaults parses s.Faults (Validate has accepted them).
+func (s *System) ParsedFaults() []Fault {
+	out := make([]Fault, 0, len(s.Faults))
+	for _, spec := range s.Faults {
+		if f, err := ParseFault(spec); err == nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// validateFaults checks the fault specs against the system: syntax, the
+// bit within flit_width, the rank within ranks. Channels are the model's.
+func (s *System) validateFaults() error {
+	for i, spec := range s.Faults {
+		field := fmt.Sprintf("faults[%d]", i)
+		f, err := ParseFault(spec)
+		if err != nil {
+			return &FieldError{Field: field, Value: showString(spec), Allowed: FaultAllowed}
+		}
+		switch {
+		case f.Kind == FaultFlip && f.Bit >= s.FlitWidth:
+			return &FieldError{Field: field, Value: showString(spec), Allowed: fmt.Sprintf("a bit 0..%d (flit_width %d)", s.FlitWidth-1, s.FlitWidth)}
+		case f.Kind == FaultStuck && f.Rank >= s.NumRanks():
+			return &FieldError{Field: field, Value: showString(spec), Allowed: fmt.Sprintf("a rank 0..%d", s.NumRanks()-1)}
+		}
+	}
+	return nil
+}
+
+func decodeStringList(n *yaml.Node, field, allowed string) ([]string, error) {
+	r := resolve(n)
+	if r == nil || r.Kind != yaml.SequenceNode {
+		return nil, typeError(n, field, allowed)
+	}
+	out := make([]string, len(r.Content))
+	for i, e := range r.Content {
+		v, err := decodeString(e, fmt.Sprintf("%s[%d]", field, i), allowed)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func writeStrings(v []string) string {
+	if len(v) == 0 {
+		return "[]"
+	}
+	var b strings.Builder
+	for _, s := range v {
+		b.WriteString("\n  - ")
+		b.WriteString(strconv.Quote(s))
+	}
+	return b.String()
+}
+
+// stringList is a repeatable flag.Value: each use appends one entry (an
+// empty value clears the list).
+type stringList []string
+
+func (l *stringList) String() string {
+	if l == nil {
+		return ""
+	}
+	return strings.Join(*l, " ")
+}
+
+func (l *stringList) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		*l = nil
+		return nil
+	}
+	*l = append(*l, v)
+	return nil
+}

@@ -1,0 +1,176 @@
+package noc
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/hxbar/hxbar/hw"
+)
+
+// Link fault kinds (docs/reliability.md, "Injection").
+const (
+	LinkFlip uint8 = iota // one bit of the flit crossing the channel in Cycle inverted
+	LinkDrop              // the flit crossing the channel in Cycle lost; its credit is kept
+	LinkDead              // from Cycle on every flit is swallowed and its credit never returns
+)
+
+// LinkFault is a fault on one channel (Channel.ID).
+type LinkFault struct {
+	Kind    uint8
+	Channel int
+	Cycle   int64
+	Bit     int // LinkFlip: the bit of the flit (Flip interprets it)
+	// Hits counts the flits the fault acted on (a flip or drop whose
+	// channel carried no flit in its cycle has 0).
+	Hits int
+	// First is the cycle of the first flit it acted on, -1 for none.
+	First int64
+}
+
+// Crossing is one flit crossing one channel, as a recorder sees it.
+type Crossing struct {
+	Channel int32
+	Cycle   int64
+	Head    bool
+}
+
+// faultState is the slow path of a network with faults: only outputs with
+// outState.fault set reach it, so a fault-free network pays one predictable
+// branch per flit.
+type faultState struct {
+	mu     sync.Mutex      // a big system's workers may share a cycle
+	byOut  map[int32][]int // output -> indices into Faults
+	Faults []LinkFault
+	// flip applies bit of the flit's wire format to fl; false: the flipped
+	// flit names no node and is lost (docs/reliability.md).
+	flip func(fl *hw.Flit, bit int) bool
+	// record, when set, is told every flit crossing (campaign dry runs).
+	record func(Crossing)
+}
+
+// SetFaults arms link faults on the network (before the run). flip
+// applies a flip's bit to a flit in the wire format of the system.
+func (n *Network) SetFaults(fs []LinkFault, flip func(fl *hw.Flit, bit int) bool) error {
+	st := n.faultState()
+	st.flip = flip
+	for _, f := range fs {
+		if f.Channel < 0 || f.Channel >= len(n.out) {
+			return fmt.Errorf("fault on channel %d: the network has channels 0..%d", f.Channel, len(n.out)-1)
+		}
+		f.Hits, f.First = 0, -1
+		st.Faults = append(st.Faults, f)
+		o := int32(f.Channel)
+		st.byOut[o] = append(st.byOut[o], len(st.Faults)-1)
+		n.out[o].fault = true
+	}
+	return nil
+}
+
+// Record makes the network report every flit crossing every channel to
+// rec (a dry run that finds which channels carry traffic when).
+func (n *Network) Record(rec func(Crossing)) {
+	st := n.faultState()
+	st.record = rec
+	for o := range n.out {
+		n.out[o].fault = true
+	}
+}
+
+// LinkFaults returns the armed faults with their hit counts.
+func (n *Network) LinkFaults() []LinkFault {
+	if n.faults == nil {
+		return nil
+	}
+	return n.faults.Faults
+}
+
+func (n *Network) faultState() *faultState {
+	if n.faults == nil {
+		n.faults = &faultState{byOut: map[int32][]int{}}
+	}
+	return n.faults
+}
+
+// Fault outcomes of applyFault.
+const (
+	passFlit    = iota // send fl (possibly flipped) as usual
+	dropFlit           // the flit is lost, the credit kept
+	swallowFlit        // the flit is lost with its credit
+)
+
+// applyFault runs the faults of output o on the flit it sends in cycle t.
+func (n *Network) applyFault(o int32, fl *hw.Flit, t int64) int {
+	st := n.faults
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.record != nil {
+		st.record(Crossing{Channel: o, Cycle: t, Head: fl.Head})
+	}
+	res := passFlit
+	for _, i := range st.byOut[o] {
+		f := &st.Faults[i]
+		hit := false
+		switch f.Kind {
+		case LinkDead:
+			if t >= f.Cycle {
+				res, hit = swallowFlit, true
+			}
+		case LinkDrop:
+			if t == f.Cycle && res == passFlit {
+				res, hit = dropFlit, true
+			}
+		case LinkFlip:
+			if t == f.Cycle && res == passFlit {
+				hit = true
+				if st.flip != nil && !st.flip(fl, f.Bit) {
+					res = dropFlit
+				}
+			}
+		}
+		if hit {
+			if f.Hits == 0 {
+				f.First = t
+			}
+			f.Hits++
+		}
+	}
+	return res
+}
+
+// swallow spends output o's credit on a flit that never arrives: the
+// credit-ring slot is taken and never freed (a dead channel).
+func (n *Network) swallow(o int32) {
+	oi := &n.out[o]
+	i := uint32(oi.sendIdx)
+	if i+1 == n.B {
+		oi.sendIdx = 0
+	} else {
+		oi.sendIdx = uint8(i + 1)
+	}
+	s := &n.slots[uint32(oi.down)*n.B+i]
+	s.free = taken
+	oi.nextFree = n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].free
+}
+
+// faultySend runs output o's faults on the flit it sends in cycle t and
+// reports whether the flit is gone (lost, or swallowed with its credit).
+// The half-duplex wire is used either way.
+//
+// It takes and returns the flit by value: a pointer would make every
+// send's flit escape to the heap, faults or not.
+//
+//go:noinline
+func (n *Network) faultySend(o int32, fl hw.Flit, t int64) (hw.Flit, bool) {
+	f := new(hw.Flit)
+	*f = fl
+	switch n.applyFault(o, f, t) {
+	case passFlit:
+		return *f, false
+	case swallowFlit:
+		n.swallow(o)
+	}
+	if w := n.out[o].wire; w >= 0 {
+		n.used[w] = t
+	}
+	return *f, true
+}

@@ -1,0 +1,123 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/noc"
+)
+
+// Never is the arrival cycle of a rank with a stuck fault: it never comes.
+const Never = math.MaxInt64
+
+// FaultResult is one injected fault and what it hit (Result.Faults).
+type FaultResult struct {
+	Spec string `json:"spec"`
+	// Hits is the number of flits the fault acted on (a stuck rank: 0);
+	// First the cycle of the first, -1 when it hit none.
+	Hits  int   `json:"hits"`
+	First int64 `json:"first"`
+}
+
+// armFaults resolves the system's fault specs on the network and arms them
+// (docs/reliability.md). A channel name the network does not have is an
+// error on that entry of faults, with the nearest names.
+func (s *System) armFaults() error {
+	if len(s.Sys.Faults) == 0 {
+		return nil
+	}
+	idx := noc.NewChannelIndex(s.Fabric)
+	var links []noc.LinkFault
+	for i, f := range s.Sys.ParsedFaults() {
+		if f.Kind == hw.FaultStuck {
+			s.stuckRanks = append(s.stuckRanks, f.Rank)
+			s.Units.Arrive[f.Rank] = Never
+			continue
+		}
+		id, err := idx.Parse(f.Channel)
+		if err != nil {
+			return &hw.FieldError{Field: fmt.Sprintf("faults[%d]", i), Value: fmt.Sprintf("%q", s.Sys.Faults[i]), Allowed: err.Error()}
+		}
+		lf := noc.LinkFault{Channel: id, Cycle: f.Cycle, Bit: f.Bit}
+		switch f.Kind {
+		case hw.FaultFlip:
+			lf.Kind = noc.LinkFlip
+		case hw.FaultDrop:
+			lf.Kind = noc.LinkDrop
+		case hw.FaultDead:
+			lf.Kind = noc.LinkDead
+		}
+		links = append(links, lf)
+		s.linkSpecs = append(s.linkSpecs, f.String())
+	}
+	if len(links) == 0 {
+		return nil
+	}
+	return s.Net.SetFaults(links, s.flipper())
+}
+
+// flipper returns the function that inverts one bit of a flit in the wire
+// format of docs/microarchitecture.md ("Packets and flits"): a head flit's
+// data is dst_addr (AddrBits), src_rank (RankBits), gate (6 bits), then
+// zeros; a payload flit's data is its chunk. A flipped address whose
+// coordinate names no node (a dimension size that is not a power of two)
+// loses the flit; a flipped bit above the header or above bit 63 of a
+// chunk changes nothing the model keeps (docs/reliability.md).
+func (s *System) flipper() func(fl *hw.Flit, bit int) bool {
+	sys := &s.Sys
+	cb := sys.CoordBits()
+	ab, rb := sys.AddrBits(), sys.RankBits()
+	dims := sys.Dims
+	return func(fl *hw.Flit, bit int) bool {
+		if !fl.Head {
+			if bit < 64 {
+				fl.Data ^= 1 << uint(bit)
+			}
+			return true
+		}
+		switch {
+		case bit < ab:
+			// Unpack the destination node's coordinates, flip, repack.
+			var c [4]int
+			v := int(fl.Dst)
+			for k, d := range dims {
+				c[k] = v % d
+				v /= d
+			}
+			k, b := 0, bit
+			for b >= cb[k] {
+				b -= cb[k]
+				k++
+			}
+			c[k] ^= 1 << uint(b)
+			if c[k] >= dims[k] {
+				return false
+			}
+			node, stride := 0, 1
+			for k, d := range dims {
+				node += c[k] * stride
+				stride *= d
+				fl.DstC[k] = uint8(c[k])
+			}
+			fl.Dst = int32(node)
+		case bit < ab+rb:
+			fl.Src ^= 1 << uint(bit-ab)
+		case bit < ab+rb+hw.GateBits:
+			fl.Gate ^= 1 << uint(bit-ab-rb)
+		}
+		return true
+	}
+}
+
+// faultResults reports the armed faults and what they hit.
+func (s *System) faultResults() []FaultResult {
+	var out []FaultResult
+	for i, f := range s.Net.LinkFaults() {
+		out = append(out, FaultResult{Spec: s.linkSpecs[i], Hits: f.Hits, First: f.First})
+	}
+	for _, r := range s.stuckRanks {
+		out = append(out, FaultResult{Spec: fmt.Sprintf("stuck:%d", r), First: -1})
+	}
+	return out
+}

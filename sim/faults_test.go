@@ -1,0 +1,139 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/noc"
+)
+
+func faultTrace(t *testing.T, sys hw.System, rec bool) (*Result, string, []noc.Crossing, error) {
+	t.Helper()
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cross []noc.Crossing
+	if rec {
+		s.Net.Record(func(c noc.Crossing) { cross = append(cross, c) })
+	}
+	var tr bytes.Buffer
+	res, err := s.Run(Options{Trace: &tr})
+	return res, tr.String(), cross, err
+}
+
+// Recording the crossings (every output on the fault path) and a fault
+// that hits no flit leave the trace unchanged.
+func TestFaultPathKeepsTrace(t *testing.T) {
+	sys := hw.Default()
+	sys.Op = hw.OpSum
+	_, want, cross, err := faultTrace(t, sys, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cross) == 0 {
+		t.Fatal("no crossing recorded")
+	}
+	_, got, _, _ := faultTrace(t, sys, false)
+	if got != want {
+		t.Fatal("recording changed the trace")
+	}
+	sys.Faults = []string{"drop:n0.d0.up@999999", "flip:n3.eject@999998:5"}
+	res, got, _, err := faultTrace(t, sys, false)
+	if err != nil || got != want {
+		t.Fatalf("a fault that hits nothing changed the run: %v", err)
+	}
+	if len(res.Faults) != 2 || res.Faults[0].Hits != 0 || res.Faults[0].First != -1 {
+		t.Fatalf("faults = %+v", res.Faults)
+	}
+}
+
+// Each kind acts as docs/reliability.md says, deterministically.
+func TestFaultKinds(t *testing.T) {
+	sys := hw.Default()
+	sys.Op = hw.OpSum
+	_, ref, cross, err := faultTrace(t, sys, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := noc.NewChannelIndex(noc.Fabric(mustFabric(t, sys)))
+	var payload, head noc.Crossing
+	for _, c := range cross {
+		if c.Head && head.Cycle == 0 && strings.Contains(idx.Name(int(c.Channel)), ".d") {
+			head = c
+		}
+		if !c.Head && payload.Cycle == 0 && strings.Contains(idx.Name(int(c.Channel)), ".d") {
+			payload = c
+		}
+	}
+	spec := func(kind string, c noc.Crossing, bit string) string {
+		s := kind + ":" + idx.Name(int(c.Channel)) + "@" + itoa(c.Cycle)
+		if bit != "" {
+			s += ":" + bit
+		}
+		return s
+	}
+	// A flipped payload bit: the run completes with a different value and
+	// no error (silent before detection).
+	sys.Faults = []string{spec("flip", payload, "3")}
+	res, tr, _, err := faultTrace(t, sys, false)
+	if err != nil || !res.Complete || tr == ref || res.Faults[0].Hits != 1 {
+		t.Fatalf("flip: err %v, complete %v, hits %+v", err, res.Complete, res.Faults)
+	}
+	res2, tr2, _, _ := faultTrace(t, sys, false)
+	if tr2 != tr || res2.Cycles != res.Cycles {
+		t.Fatal("flip: not deterministic")
+	}
+	// A lost head or a dead channel: the barrier cannot complete.
+	for _, f := range []string{spec("drop", head, ""), spec("dead", head, ""), "stuck:5"} {
+		sys.Faults = []string{f}
+		sys.MaxCycles = 5000
+		res, _, _, err := faultTrace(t, sys, false)
+		if _, ok := errors.AsType[*StuckError](err); !ok || res.Complete {
+			t.Fatalf("%s: err %v", f, err)
+		}
+	}
+	// A name the network does not have: an error on the entry, with the
+	// nearest names.
+	sys.Faults = []string{"stuck:1", "drop:n5.d1.upp@3"}
+	if _, err := Build(sys, nil); err == nil || !strings.Contains(err.Error(), "faults[1]") || !strings.Contains(err.Error(), "did you mean n5.d1.up") {
+		t.Fatalf("unknown channel: %v", err)
+	}
+}
+
+func mustFabric(t *testing.T, sys hw.System) noc.Fabric {
+	f, err := noc.NewFabric(sys.Topology, sys.Dims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// A campaign is deterministic and its counts add up.
+func TestCampaign(t *testing.T) {
+	sys := hw.Default()
+	sys.Op = hw.OpSum
+	opt := CampaignOptions{Runs: 12, Seed: 7, Kinds: []string{hw.FaultDrop, hw.FaultDead, hw.FaultStuck}}
+	a, err := RunCampaign(sys, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := RunCampaign(sys, opt)
+	if a.CampaignCounts != b.CampaignCounts {
+		t.Fatalf("not deterministic: %+v vs %+v", a.CampaignCounts, b.CampaignCounts)
+	}
+	if a.Runs != 12 || a.ByKind[hw.FaultDead].Runs != 4 || a.Injected != 12 {
+		t.Fatalf("counts %+v", a.CampaignCounts)
+	}
+	for k, c := range a.ByKind {
+		if c.Silent+c.Reported+c.Recovered < c.Runs {
+			t.Errorf("%s: a run in no class: %+v", k, c)
+		}
+	}
+}
