@@ -231,6 +231,16 @@ var keys = []keySpec{
 			return err
 		},
 		write: func(s *System) string { return writeStrings(s.Faults) }},
+	{key: "avoid", flag: "avoid", typ: "list of strings", allowed: AvoidAllowed,
+		doc: "Channels the routing keeps off (dead links): the hyper-crossbar's routing tables get exceptions that reach every node without them, proved deadlock-free (docs/reliability.md). Empty: the generated tables.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Avoid, err = decodeStringList(n, "avoid", AvoidAllowed)
+			if len(s.Avoid) == 0 {
+				s.Avoid = nil
+			}
+			return err
+		},
+		write: func(s *System) string { return writeStrings(s.Avoid) }},
 }
 
 func init() {

@@ -22,6 +22,9 @@ var FaultKinds = []string{FaultFlip, FaultDrop, FaultDead, FaultStuck}
 // FaultAllowed describes a fault spec, for messages.
 const FaultAllowed = "flip:CHANNEL@CYCLE:BIT, drop:CHANNEL@CYCLE, dead:CHANNEL@CYCLE or stuck:RANK; CHANNEL as hxbar check --channels lists it"
 
+// AvoidAllowed describes the avoid key, for messages.
+const AvoidAllowed = "a list of channel names as hxbar check --channels lists them (hyperxbar only), or []"
+
 // Fault is one parsed fault spec. The channel is a name: which channel it
 // is depends on the network (noc.ChannelIndex resolves it).
 type Fault struct {
@@ -166,5 +169,25 @@ func (l *stringList) Set(v string) error {
 		return nil
 	}
 	*l = append(*l, v)
+	return nil
+}
+
+// commaList is a flag.Value for a comma-separated list of names.
+type commaList []string
+
+func (l *commaList) String() string {
+	if l == nil {
+		return ""
+	}
+	return strings.Join(*l, ",")
+}
+
+func (l *commaList) Set(v string) error {
+	*l = nil
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*l = append(*l, p)
+		}
+	}
 	return nil
 }

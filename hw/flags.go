@@ -49,6 +49,7 @@ func BindFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar((*string)(&v.Duplex), "duplex", string(v.Duplex), u("duplex", "link duplex mode"))
 	fs.Int64Var(&v.MaxCycles, "max-cycles", v.MaxCycles, u("max_cycles", "stop with an error after this many cycles"))
 	fs.IntVar(&v.Repeat, "repeat", v.Repeat, u("repeat", "run the collective (or the file's episodes list) this many times back to back"))
+	fs.Var((*commaList)(&v.Avoid), "avoid", "comma-separated channels the routing keeps off, e.g. n0.d1.up,n5.d0.down (key avoid)")
 	fs.Var((*stringList)(&v.Faults), "fault", "inject a fault, repeatable: "+FaultAllowed+" (key faults)")
 	return f
 }
@@ -82,6 +83,7 @@ func (f *Flags) Apply(dst *System) error {
 	s.ItemPlace = slices.Clone(s.ItemPlace)
 	s.Episodes = slices.Clone(s.Episodes)
 	s.Faults = slices.Clone(s.Faults)
+	s.Avoid = slices.Clone(s.Avoid)
 	set, names := f.given()
 	v := &f.val
 	for key := range set {
@@ -126,6 +128,8 @@ func (f *Flags) Apply(dst *System) error {
 			s.ItemPlace = slices.Clone(v.ItemPlace)
 		case "faults":
 			s.Faults = slices.Clone(v.Faults)
+		case "avoid":
+			s.Avoid = slices.Clone(v.Avoid)
 		case "repeat":
 			if v.Repeat < 1 { // Validate reads 0 as 1 (a Go literal); a flag says 1
 				return &FlagError{Flag: "repeat", Err: outOfRange("repeat", v.Repeat, 1, MaxEpisodes)}

@@ -169,6 +169,9 @@ type System struct {
 	// flip:CHANNEL@CYCLE:BIT, drop:CHANNEL@CYCLE, dead:CHANNEL@CYCLE,
 	// stuck:RANK. Empty: a fault-free run.
 	Faults []string `yaml:"faults" json:"faults,omitempty"`
+	// Avoid names channels the routing keeps off (a hyper-crossbar's dead
+	// channels, docs/reliability.md). Empty: the generated tables.
+	Avoid []string `yaml:"avoid" json:"avoid,omitempty"`
 }
 
 // Default returns the built-in default system: 16 ranks on a 4x4
@@ -365,6 +368,14 @@ func (s *System) Validate() error {
 	}
 	if err := s.validateFaults(); err != nil {
 		return err
+	}
+	if len(s.Avoid) > 0 && s.Topology != TopoHyperXbar {
+		return &FieldError{Field: "avoid", Value: showString(strings.Join(s.Avoid, ",")), Allowed: "[] on a " + string(s.Topology) + " (routing around dead channels is built for the hyper-crossbar only)"}
+	}
+	for i, c := range s.Avoid {
+		if strings.TrimSpace(c) == "" {
+			return &FieldError{Field: fmt.Sprintf("avoid[%d]", i), Value: showString(c), Allowed: "a channel name as hxbar check --channels lists it"}
+		}
 	}
 	return s.validateEpisodes()
 }

@@ -21,6 +21,11 @@ type CheckReport struct {
 	Minimal      bool `json:"minimal"`            // every path is a shortest path
 	Acyclic      bool `json:"acyclic"`            // the dependency graph has no cycle
 	MaxHops      int  `json:"max_hops,omitempty"` // longest path, in network channels (CheckFabric)
+	// With avoided channels (CheckAvoid through AvoidRoutes): the
+	// channels, the routing exceptions in all and in the fullest switch.
+	Avoided       []string `json:"avoided,omitempty"`
+	Exceptions    int      `json:"exceptions,omitempty"`
+	MaxExceptions int      `json:"max_switch_exceptions,omitempty"`
 }
 
 // Check proves a set of routing tables (table(sw) for every switch) on this

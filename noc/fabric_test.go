@@ -3,6 +3,7 @@ package noc
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -95,7 +96,7 @@ func TestCheckFabricAgreesWithTopologyCheck(t *testing.T) {
 			t.Fatalf("%v: %d hops, %d crossbars", dims, b.MaxHops, b.MaxCrossbars)
 		}
 		b.MaxHops = 0
-		if *a != *b {
+		if !reflect.DeepEqual(a, b) {
 			t.Fatalf("%v: Check %+v, CheckFabric %+v", dims, a, b)
 		}
 		// Next is the generated tables' route.

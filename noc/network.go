@@ -94,6 +94,10 @@ type Network struct {
 	exSub  [][]uint8 // [k][x*Kk + c]: exchanger entry for own coord x, dest coord c
 	xbTab  [][]uint8 // [k][c]: crossbar entry
 
+	// exc, when set, are the routing exceptions of Avoid, per switch
+	// (hyper-crossbar only; avoid.go).
+	exc []map[int32]uint8
+
 	// faults, when set, holds the armed faults (faults.go); only outputs
 	// with outState.fault set look at it.
 	faults *faultState
@@ -220,6 +224,13 @@ func (n *Network) Elements() int { return n.switches + n.nodes }
 func (n *Network) route(sw, in int, f *hw.Flit) int {
 	if n.gen != nil {
 		return n.gen.Next(sw, in, int(f.Dst))
+	}
+	if n.exc != nil {
+		if m := n.exc[sw]; m != nil {
+			if p, ok := m[f.Dst]; ok {
+				return int(p)
+			}
+		}
 	}
 	t := n.T
 	nd := len(t.Dims)

@@ -64,8 +64,10 @@ type System struct {
 	exhaustive bool                               // evaluate every element every cycle (the reference for tests)
 	epResults  []EpisodeResult                    // the episodes of the run so far
 	releases   [][]int64                          // every rank's release cycle in each finished episode but the last
-	stuckRanks []int                              // ranks a stuck fault keeps from arriving
-	linkSpecs  []string                           // the spec of each armed link fault, in the network's order
+	// Avoid is the routing around the avoided channels (nil: none).
+	Avoid      *noc.Avoid
+	stuckRanks []int    // ranks a stuck fault keeps from arriving
+	linkSpecs  []string // the spec of each armed link fault, in the network's order
 }
 
 // Build assembles a validated system. sched may be nil to generate the
@@ -177,6 +179,9 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 		if err := s.Units.SetData(ep.DataTable); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.armAvoid(); err != nil {
+		return nil, err
 	}
 	if err := s.armFaults(); err != nil {
 		return nil, err

@@ -121,3 +121,35 @@ func (s *System) faultResults() []FaultResult {
 	}
 	return out
 }
+
+// AvoidIDs resolves the system's avoid list to channel ids of fab; an
+// unknown name is an error on its entry, with the nearest names.
+func AvoidIDs(sys *hw.System, fab noc.Fabric) ([]int, error) {
+	idx := noc.NewChannelIndex(fab)
+	var ids []int
+	for i, name := range sys.Avoid {
+		id, err := idx.Parse(name)
+		if err != nil {
+			return nil, &hw.FieldError{Field: fmt.Sprintf("avoid[%d]", i), Value: fmt.Sprintf("%q", name), Allowed: err.Error()}
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// armAvoid routes the network around the system's avoided channels.
+func (s *System) armAvoid() error {
+	if len(s.Sys.Avoid) == 0 || s.Topo == nil {
+		return nil
+	}
+	ids, err := AvoidIDs(&s.Sys, s.Fabric)
+	if err != nil {
+		return err
+	}
+	a, _, err := s.Topo.AvoidRoutes(ids)
+	if err != nil {
+		return &hw.FieldError{Field: "avoid", Value: fmt.Sprintf("%q", s.Sys.Avoid), Allowed: err.Error()}
+	}
+	s.Avoid = a
+	return s.Net.SetAvoid(a)
+}

@@ -137,3 +137,34 @@ func TestCampaign(t *testing.T) {
 		}
 	}
 }
+
+// A dead channel the routing avoids: the barrier completes, and a
+// reduction gives the fault-free values, for every network channel of a
+// 4x4 hyper-crossbar.
+func TestAvoidDeadChannel(t *testing.T) {
+	sys := hw.Default()
+	sys.Op = hw.OpSum
+	ref, _, _, err := faultTrace(t, sys, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range noc.Channels(mustFabric(t, sys)) {
+		if c.Kind != noc.ChanNetwork {
+			continue
+		}
+		sys.Faults = []string{"dead:" + c.Name + "@0"}
+		sys.Avoid = []string{c.Name}
+		res, _, _, err := faultTrace(t, sys, false)
+		if err != nil || !res.Complete {
+			t.Fatalf("avoid %s: %v", c.Name, err)
+		}
+		for r := range res.Nodes {
+			if res.Nodes[r].Result != ref.Nodes[r].Result {
+				t.Fatalf("avoid %s: rank %d result %s, want %s", c.Name, r, res.Nodes[r].Result, ref.Nodes[r].Result)
+			}
+		}
+		if res.Faults[0].Hits != 0 {
+			t.Fatalf("avoid %s: the dead channel was used", c.Name)
+		}
+	}
+}

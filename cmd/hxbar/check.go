@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 
+	"strings"
+
 	"github.com/hxbar/hxbar/noc"
+	"github.com/hxbar/hxbar/sim"
 	"github.com/olekukonko/tablewriter"
 )
 
@@ -21,8 +24,8 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	if err := refuseFlags(fs.FlagSet, "check", notApplicable{systemFlags("topology", "dims"),
-		"it proves the routing tables of --topology and --dims, nothing else of the system"}); err != nil {
+	if err := refuseFlags(fs.FlagSet, "check", notApplicable{systemFlags("topology", "dims", "avoid"),
+		"it proves the routing tables of --topology and --dims (with --avoid: around those channels), nothing else of the system"}); err != nil {
 		return err
 	}
 	s, err := sys()
@@ -40,7 +43,15 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		return usageError{explainSystemError(fs.FlagSet, fmt.Errorf("invalid dims: %v is %d nodes (allowed: at most %d nodes for the all-pairs check)", s.Dims, f.NumNodes(), noc.MaxCheckNodes))}
 	}
 	var rep *noc.CheckReport
-	if t, ok := f.(*noc.Topology); ok {
+	if t, ok := f.(*noc.Topology); ok && len(s.Avoid) > 0 {
+		ids, err := sim.AvoidIDs(&s, f)
+		if err != nil {
+			return usageError{explainSystemError(fs.FlagSet, err)}
+		}
+		if _, rep, err = t.AvoidRoutes(ids); err != nil {
+			return failure{err.Error()}
+		}
+	} else if ok {
 		rep, err = t.Check(func(sw int) []uint8 { return t.Tables()[sw] })
 	} else {
 		rep, err = noc.CheckFabric(f)
@@ -51,7 +62,11 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if *format == "json" {
 		return json.NewEncoder(stdout).Encode(rep)
 	}
-	fmt.Fprintf(stdout, "routing tables of the %s %s: proved\n", dimsString(s.Dims), topologyNames[s.Topology])
+	if len(rep.Avoided) > 0 {
+		fmt.Fprintf(stdout, "routing tables of the %s %s around %s: proved\n", dimsString(s.Dims), topologyNames[s.Topology], strings.Join(rep.Avoided, ", "))
+	} else {
+		fmt.Fprintf(stdout, "routing tables of the %s %s: proved\n", dimsString(s.Dims), topologyNames[s.Topology])
+	}
 	tw := tablewriter.NewWriter(stdout)
 	tw.Header("property", "value")
 	tw.Append("source/destination paths walked", rep.Pairs)
@@ -65,6 +80,11 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	tw.Append("channels used", rep.Channels)
 	tw.Append("channel dependencies", rep.Dependencies)
 	tw.Append("dependency graph acyclic (deadlock-free)", rep.Acyclic)
+	if len(rep.Avoided) > 0 {
+		tw.Append("no path crosses an avoided channel", true)
+		tw.Append("routing exceptions (all switches)", rep.Exceptions)
+		tw.Append("routing exceptions (fullest switch)", rep.MaxExceptions)
+	}
 	return tw.Render()
 }
 
