@@ -241,6 +241,20 @@ var keys = []keySpec{
 			return err
 		},
 		write: func(s *System) string { return writeStrings(s.Avoid) }},
+	{key: "crc_bits", flag: "crc-bits", typ: "integer", allowed: CRCAllowed,
+		doc: "Check code of every packet, carried in sideband bits of its tail flit (no extra flit): the receiving unit recomputes it and raises CRC on a mismatch (docs/reliability.md).",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.CRCBits, err = decodeInt(n, "crc_bits", CRCAllowed)
+			return err
+		},
+		write: func(s *System) string { return strconv.Itoa(s.CRCBits) }},
+	{key: "watchdog", flag: "watchdog", typ: "integer", allowed: fmt.Sprintf("0..%d (0: no watchdog)", int64(MaxMaxCycles)),
+		doc: "Cycles a unit waiting at a gate may go without passing a gate, sending or receiving before it raises TIMEOUT, naming the gate and the ranks still missing; 0: no watchdog (docs/reliability.md).",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Watchdog, err = decodeInteger(n, "watchdog", fmt.Sprintf("0..%d", int64(MaxMaxCycles)), math.MinInt64, math.MaxInt64)
+			return err
+		},
+		write: func(s *System) string { return strconv.FormatInt(s.Watchdog, 10) }},
 }
 
 func init() {

@@ -12,4 +12,8 @@ type Flit struct {
 	Gate uint8    // gate the signal is delivered to
 	Head bool
 	Tail bool
+	// CRC is the packet's check code (crc_bits 8), in sideband bits of the
+	// tail flit (docs/reliability.md); 0 on other flits. It fills the
+	// struct's padding: a Flit stays 24 bytes.
+	CRC uint8
 }

@@ -172,6 +172,12 @@ type System struct {
 	// Avoid names channels the routing keeps off (a hyper-crossbar's dead
 	// channels, docs/reliability.md). Empty: the generated tables.
 	Avoid []string `yaml:"avoid" json:"avoid,omitempty"`
+	// CRCBits is the width of the check code each packet carries as
+	// sideband bits of its tail flit (docs/reliability.md): 0 (none) or 8.
+	CRCBits int `yaml:"crc_bits" json:"crc_bits"`
+	// Watchdog is the cycles a unit waiting at a gate may go without
+	// progress before it raises TIMEOUT; 0: no watchdog.
+	Watchdog int64 `yaml:"watchdog" json:"watchdog,omitempty"`
 }
 
 // Default returns the built-in default system: 16 ranks on a 4x4
@@ -194,6 +200,7 @@ func Default() System {
 		Duplex:      DuplexFull,
 		MaxCycles:   1_000_000,
 		Repeat:      1,
+		CRCBits:     8,
 	}
 }
 
@@ -367,6 +374,13 @@ func (s *System) Validate() error {
 		return err
 	}
 	if err := s.validateFaults(); err != nil {
+		return err
+	}
+	if s.CRCBits != 0 && s.CRCBits != 8 {
+		return &FieldError{Field: "crc_bits", Value: s.CRCBits, Allowed: CRCAllowed}
+	}
+	if err := inRange("watchdog", s.Watchdog, 0, MaxMaxCycles); err != nil {
+		err.Allowed += " (0: no watchdog)"
 		return err
 	}
 	if len(s.Avoid) > 0 && s.Topology != TopoHyperXbar {
