@@ -31,6 +31,8 @@ type ChannelLoad struct {
 	Bucket int64
 	Flits  [][]uint32
 	Cycles int64
+
+	channels int
 }
 
 // loadRec fills a ChannelLoad during a run.
@@ -68,7 +70,7 @@ func newLoadRec(s *System, out *ChannelLoad) *loadRec {
 		}
 	}
 	per := max(1, (len(names)+MaxLoadRows-1)/MaxLoadRows)
-	*out = ChannelLoad{PerRow: per, Bucket: 1}
+	*out = ChannelLoad{PerRow: per, Bucket: 1, channels: len(names)}
 	for lo := 0; lo < len(names); lo += per {
 		hi := min(lo+per, len(names))
 		if per == 1 {
@@ -144,3 +146,6 @@ func (r *loadRec) finish(s *System, cycles int64) {
 		}
 	}
 }
+
+// Channels is the number of channels the rows hold.
+func (l *ChannelLoad) Channels() int { return l.channels }
