@@ -34,9 +34,9 @@ import (
 type Chrome struct {
 	w      *bufio.Writer
 	rankOf []int32
-	passed []int64 // per rank: cycle of the last gate passed (-1: not arrived)
-	gate   []uint8 // per rank: that gate
-	ep     []int32 // per rank: episode of the last arrival
+	passed []int64              // per rank: cycle of the last gate passed (-1: not arrived)
+	gate   []uint8              // per rank: that gate
+	ep     []int32              // per rank: episode of the last arrival
 	flows  map[[3]int32][]int64 // (sender, receiver, gate) -> send cycles not yet received
 	nextID uint64
 	first  bool
