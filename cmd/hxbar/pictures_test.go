@@ -107,3 +107,27 @@ var _ = registerContract("pictures",
 	contractCase{name: "three pictures", args: []string{"sim", "--plot", "$D/t.svg", "--trace-format", "chrome", "--trace", "$D/t.json", "--plot-load", "$D/l.svg"},
 		exit: 0, owns: []string{"t.svg", "t.json", "l.svg"}},
 )
+
+// TestRunPicturesInStep keeps the pictures README.md shows equal to what
+// hxbar sim draws for the default system now: run make pictures after
+// changing the model or the drawing.
+func TestRunPicturesInStep(t *testing.T) {
+	d := t.TempDir()
+	tl, ld := filepath.Join(d, "t.svg"), filepath.Join(d, "l.svg")
+	if code, _, stderr := hx(t, "sim", "--plot", tl, "--plot-load", ld); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for got, doc := range map[string]string{tl: "run-timeline.svg", ld: "run-load.svg"} {
+		a, err := os.ReadFile(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join("..", "..", "docs", "img", doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("docs/img/%s is not what hxbar sim --plot draws now: run make pictures", doc)
+		}
+	}
+}
