@@ -47,8 +47,8 @@ type loadRec struct {
 type chanRef struct{ sw, port int32 }
 
 func newLoadRec(s *System, out *ChannelLoad) *loadRec {
-	var names []string
 	r := &loadRec{out: out}
+	var name func(i int) string
 	if t := s.Topo; t != nil {
 		// The order and names of BusiestChannel: per node and dimension,
 		// the exchanger's port toward the crossbar, then back.
@@ -56,31 +56,39 @@ func newLoadRec(s *System, out *ChannelLoad) *loadRec {
 			for k := range t.Dims {
 				xs, xp := t.Crossbar(v, k)
 				r.net = append(r.net, chanRef{int32(v), int32(k + 1)}, chanRef{int32(xs), int32(xp)})
-				names = append(names, fmt.Sprintf("n%d.d%d up", v, k), fmt.Sprintf("n%d.d%d down", v, k))
 			}
+		}
+		D := len(t.Dims)
+		name = func(i int) string {
+			dir := "up"
+			if i%2 == 1 {
+				dir = "down"
+			}
+			return fmt.Sprintf("n%d.d%d %s", i/(2*D), i/2%D, dir)
 		}
 	} else {
 		for sw := 0; sw < s.switches; sw++ {
 			for p := 0; p < s.Fabric.Ports(sw); p++ {
 				if s.Fabric.IsChannel(sw, p) {
 					r.net = append(r.net, chanRef{int32(sw), int32(p)})
-					names = append(names, s.Net.DescribeOutput(sw, p))
 				}
 			}
 		}
+		name = func(i int) string { return s.Net.DescribeOutput(int(r.net[i].sw), int(r.net[i].port)) }
 	}
-	per := max(1, (len(names)+MaxLoadRows-1)/MaxLoadRows)
-	*out = ChannelLoad{PerRow: per, Bucket: 1, channels: len(names)}
-	for lo := 0; lo < len(names); lo += per {
-		hi := min(lo+per, len(names))
+	n := len(r.net)
+	per := max(1, (n+MaxLoadRows-1)/MaxLoadRows)
+	*out = ChannelLoad{PerRow: per, Bucket: 1, channels: n}
+	for lo := 0; lo < n; lo += per {
+		hi := min(lo+per, n)
 		if per == 1 {
-			out.Rows = append(out.Rows, names[lo])
+			out.Rows = append(out.Rows, name(lo))
 		} else {
-			out.Rows = append(out.Rows, names[lo]+" .. "+names[hi-1])
+			out.Rows = append(out.Rows, name(lo)+" .. "+name(hi-1))
 		}
 	}
 	out.Flits = make([][]uint32, len(out.Rows))
-	r.prev = make([]uint32, len(r.net))
+	r.prev = make([]uint32, n)
 	for i, c := range r.net {
 		r.prev[i] = s.Net.OutputFlits(int(c.sw), int(c.port))
 	}
