@@ -113,7 +113,7 @@ func (r *picturesRun) finish(res *sim.Result) error {
 		}
 	}
 	if r.load != nil && r.load.Flits != nil {
-		if err := pictures.LoadSVG(r.loadW, r.load, r.title); err != nil {
+		if err := pictures.LoadSVG(r.loadW, r.load, res, r.title); err != nil {
 			return fmt.Errorf("--plot-load: %w", err)
 		}
 	}

@@ -30,13 +30,14 @@ func cyclesText(n int64) string {
 // channels down (one row per channel, or per group of PerRow channels),
 // time across in l.Bucket-cycle columns, each cell coloured by the row's
 // mean utilisation in that column (flits per cycle per channel, 0..1). A
-// run of fewer than 8 columns gets one column for the whole run.
-func LoadSVG(w io.Writer, l *sim.ChannelLoad, title string) error {
-	p, wd, h := loadPlot(l, title)
+// run of fewer than 8 columns gets one column for the whole run. The
+// boundaries between the episodes of res (nil: none) are marked.
+func LoadSVG(w io.Writer, l *sim.ChannelLoad, res *sim.Result, title string) error {
+	p, wd, h := loadPlot(l, res, title)
 	return writeSVG(w, p, wd, h)
 }
 
-func loadPlot(l *sim.ChannelLoad, title string) (*plot.Plot, vg.Length, vg.Length) {
+func loadPlot(l *sim.ChannelLoad, res *sim.Result, title string) (*plot.Plot, vg.Length, vg.Length) {
 	rows := len(l.Rows)
 	cycles := max(l.Cycles, 1)
 	bucket := l.Bucket
@@ -98,8 +99,10 @@ func loadPlot(l *sim.ChannelLoad, title string) (*plot.Plot, vg.Length, vg.Lengt
 			n := min(l.PerRow, l.Channels()-i*l.PerRow)
 			return float64(flits[i][j]) / float64(width) / float64(n)
 		}})
-	p.Legend.Top = true
 	heatLegend(p, "%.2f flits/cycle", 1, 4)
+	if res != nil && cols > 1 {
+		episodeLines(p, episodesOf(res))
+	}
 	rowH := 10.0
 	if rows > 64 {
 		rowH = 4

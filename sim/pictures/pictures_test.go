@@ -42,7 +42,7 @@ func pics(t *testing.T, sys hw.System) (timeline, chrome, load []byte, res *sim.
 	if err := tl.WriteSVG(&tb, res); err != nil {
 		t.Fatal(err)
 	}
-	if err := LoadSVG(&lb, &l, "test"); err != nil {
+	if err := LoadSVG(&lb, &l, res, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if dir := os.Getenv("PICTURES_OUT"); dir != "" { // to look at them
@@ -91,9 +91,11 @@ func TestPictures(t *testing.T) {
 			if err := checkChrome(ch, sys.NumRanks()); err != nil {
 				t.Errorf("trace: %v", err)
 			}
-			boundary := bytes.Contains(tl, []byte("episode boundary"))
-			if want := len(res.Episodes) > 1; boundary != want {
-				t.Errorf("timeline shows episode boundaries: %v, want %v", boundary, want)
+			for what, svg := range map[string][]byte{"timeline": tl, "load": ld} {
+				boundary := bytes.Contains(svg, []byte("episode boundary"))
+				if want := len(res.Episodes) > 1; boundary != want {
+					t.Errorf("%s shows episode boundaries: %v, want %v", what, boundary, want)
+				}
 			}
 			density := bytes.Contains(tl, []byte("events per"))
 			if want := sys.NumRanks() > MaxDetailRanks; density != want {
