@@ -1,25 +1,34 @@
 # hxbar: two commands for a newcomer.
 #   make run   builds hxbar and runs the main job: the default barrier and
-#              the Hitachi all-gather, each simulated and co-simulated
+#              the Hitachi all-gather, each simulated and co-simulated; the
+#              default barrier's pictures go to out/ (docs/pictures.md)
 #   make test  installs what is missing (iverilog, verilator, yosys) and runs every test
 GO      ?= go
 BIN     := ./hxbar
 FUZZTIME ?= 10s
 
-.PHONY: all build run test deps vet unit race fuzz rtl bench experiments area mutate clean
+.PHONY: all build run pictures test deps vet unit race fuzz rtl bench experiments area mutate clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hxbar
 
+PICS ?= out
 run: build deps
-	$(BIN) sim
+	@mkdir -p $(PICS)
+	$(BIN) sim --plot $(PICS)/timeline.svg --plot-load $(PICS)/load.svg --trace-format chrome --trace $(PICS)/trace.json
+	@echo "pictures of this run: $(PICS)/timeline.svg, $(PICS)/load.svg (a browser), $(PICS)/trace.json (https://ui.perfetto.dev or chrome://tracing)"
 	$(BIN) cosim
 	$(BIN) sim --config examples/allgather-hitachi-4x4.yaml
 	$(BIN) cosim --config examples/allgather-hitachi-4x4.yaml
 	$(BIN) sim --config examples/episodes-4x4.yaml
 	$(BIN) cosim --config examples/episodes-4x4.yaml
+
+# The default run's timeline and load pictures shown in README.md;
+# TestRunPicturesInStep keeps them equal to what hxbar draws now.
+pictures: build
+	$(BIN) sim --plot docs/img/run-timeline.svg --plot-load docs/img/run-load.svg > /dev/null
 
 # deps installs the simulators the RTL tests need when they are missing.
 deps:

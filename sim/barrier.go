@@ -332,6 +332,13 @@ type Options struct {
 	// Progress, when set, is called about once a second with the current
 	// cycle and the number of ranks released so far.
 	Progress func(cycle int64, released, ranks int)
+	// Events, when set, is called after every cycle that has events, with
+	// that cycle's events in trace order (the slice is reused: copy what
+	// is kept).
+	Events func(evs []barrierunit.Event)
+	// Load, when set, is filled with the flits each network channel
+	// carried per time bucket (ChannelLoad); nil costs nothing.
+	Load *ChannelLoad
 }
 
 // Run simulates the system until every rank is released or max_cycles.
@@ -344,7 +351,11 @@ func (s *System) Run(opt Options) (*Result, error) {
 	if opt.VCD != nil {
 		vcd = newVCD(opt.VCD, s)
 	}
-	if tw != nil || vcd != nil {
+	var load *loadRec
+	if opt.Load != nil {
+		load = newLoadRec(s, opt.Load)
+	}
+	if tw != nil || vcd != nil || opt.Events != nil {
 		s.Units.Emit = func(w int, e barrierunit.Event) { s.wevents[w] = append(s.wevents[w], e) }
 	}
 	u := s.Units
@@ -380,6 +391,9 @@ func (s *System) Run(opt Options) (*Result, error) {
 				tw.Flush()
 			}
 			res, err := s.result(t), s.stuck()
+			if load != nil {
+				load.finish(s, res.Cycles)
+			}
 			res.Waiting = err.Waiting
 			return res, err
 		}
@@ -391,6 +405,9 @@ func (s *System) Run(opt Options) (*Result, error) {
 			for e := 0; e < s.Net.Elements(); e++ {
 				s.eng.wake(int32(e), t)
 			}
+		}
+		if load != nil {
+			load.before(s, t)
 		}
 		s.eng.step(t)
 		u.Collect()
@@ -408,6 +425,9 @@ func (s *System) Run(opt Options) (*Result, error) {
 			}
 			if vcd != nil {
 				vcd.cycle(t, s.events)
+			}
+			if opt.Events != nil {
+				opt.Events(s.events)
 			}
 			s.events = s.events[:0]
 		}
@@ -443,6 +463,9 @@ func (s *System) Run(opt Options) (*Result, error) {
 		}
 	}
 	res := s.result(t)
+	if load != nil {
+		load.finish(s, res.Cycles)
+	}
 	if s.Data != nil {
 		if err := s.dataError(); err != nil {
 			if E > 1 {
