@@ -127,5 +127,11 @@ var _ = registerContract("sweep",
 			}
 		},
 		exit: 0, owns: []string{"out"}, stdout: []string{"plot.svg"},
+		check: func(t *testing.T, d string) {
+			b, err := os.ReadFile(filepath.Join(d, "out", "plot.svg"))
+			if err != nil || !strings.HasPrefix(string(b), "<?xml version=\"1.0\"?>\n"+plotMarker) || strings.Count(string(b), plotMarker) != 1 {
+				t.Errorf("plot.svg: %v\n%.300s", err, b)
+			}
+		},
 	},
 )

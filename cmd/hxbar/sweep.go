@@ -300,7 +300,11 @@ func sweepPlot(dir, spec, plotOut, format string, stdout io.Writer) error {
 	if !ok || !bytes.HasPrefix(decl, []byte("<?xml")) {
 		return errors.New("the plot library wrote no XML declaration")
 	}
-	svg = append(append(append(decl, '\n'), plotMarker...), rest...)
+	marked := make([]byte, 0, len(svg)+len(plotMarker))
+	marked = append(marked, decl...)
+	marked = append(marked, '\n')
+	marked = append(marked, plotMarker...)
+	svg = append(marked, rest...)
 	target := filepath.Join(real, "plot.svg")
 	if plotOut == "" {
 		if _, err := gendir.Write(real, []gendir.File{{Name: "plot.svg", Data: svg, Part: "plot"}}, gendir.Options{Tool: sweep.Tool, Parts: []string{"plot"}}); err != nil {
