@@ -340,3 +340,25 @@ func TestSlurmScript(t *testing.T) {
 		t.Error("time or partition check")
 	}
 }
+
+// Every spec in examples/sweeps parses, and every point passes Check.
+func TestExampleSpecs(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "examples", "sweeps", "*.yaml"))
+	if len(files) < 2 {
+		t.Fatalf("examples/sweeps: %d specs", len(files))
+	}
+	for _, f := range files {
+		s, err := Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range s.Points {
+			if err := Check(&s.Points[i]); err != nil {
+				t.Errorf("%s: %s: %v", f, s.Label(&s.Points[i]), err)
+			}
+		}
+		if filepath.Base(f) == "orders.yaml" && len(s.Points) < 200 {
+			t.Errorf("%s: %d points, the issue asks for at least 200", f, len(s.Points))
+		}
+	}
+}
