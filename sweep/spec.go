@@ -40,6 +40,14 @@ type Point struct {
 	Values []any // the value of each varied key (Spec.Keys), as the spec wrote it
 	Sys    hw.System
 	Hash   string // hex SHA-256 of the system's canonical JSON (Hash)
+	lines  map[string]int // the spec's line of each key the point sets
+}
+
+// Locate turns an error found in the point's system after it was parsed
+// (by Check: a system the model refuses) into a *SpecError naming the
+// point and, when the error names a system key the spec sets, its line.
+func (s *Spec) Locate(p *Point, err error) error {
+	return &SpecError{File: s.File, Point: s.Label(p), Line: p.lines[hw.ErrorKey(err)], Err: err}
 }
 
 // Label names the point for messages: "point 7 (order=MOOM, item_flits=2)".
@@ -282,16 +290,18 @@ func Parse(data []byte, file string) (*Spec, error) {
 			}
 			rest /= n
 		}
-		pt := Point{Index: p, Values: make([]any, len(s.Keys))}
+		pt := Point{Index: p, Values: make([]any, len(s.Keys)), lines: map[string]int{}}
 		m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: root.Line}
 		for i := 0; i < len(base); i += 2 {
 			if !slices.Contains(s.Keys, base[i].Value) {
 				m.Content = append(m.Content, base[i], base[i+1])
+				pt.lines[base[i].Value] = base[i+1].Line
 			}
 		}
 		for k := range s.Keys {
 			pt.Values[k] = values[k].([]any)[idx[k]]
 			m.Content = append(m.Content, keyNodes[k], lists[k][idx[k]])
+			pt.lines[s.Keys[k]] = lists[k][idx[k]].Line
 		}
 		sys, err := hw.ParseNode(m)
 		if err != nil {

@@ -38,7 +38,7 @@ var _ = registerContract("sweep",
 	contractCase{
 		name: "sweep: the model refuses a point before any runs", args: []string{"sweep", "$D/s.yaml", "--out", "$D/out"},
 		setup: sweepSetup(map[string]string{"s.yaml": "base: {collective: allgather, items: 16}\nvary:\n  order: ['', OOMM]\n"}), exit: 2,
-		stderr: []string{"point 1 (order=OOMM)", "order"},
+		stderr: []string{`s.yaml: point 1 (order=OOMM): line 3: invalid order: "OOMM" (allowed: "" when items = ranks`},
 	},
 	contractCase{
 		name: "sweep: unknown measure lists the fields", args: []string{"sweep", "$D/s.yaml", "--out", "$D/out"},

@@ -113,7 +113,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	for i := range spec.Points {
 		if err := sweep.Check(&spec.Points[i]); err != nil {
-			return usageError{&sweep.SpecError{File: specPath, Point: spec.Label(&spec.Points[i]), Err: err}}
+			return usageError{spec.Locate(&spec.Points[i], err)}
 		}
 	}
 	if *slurm {
