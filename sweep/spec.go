@@ -39,7 +39,7 @@ type Point struct {
 	Index  int
 	Values []any // the value of each varied key (Spec.Keys), as the spec wrote it
 	Sys    hw.System
-	Hash   string // hex SHA-256 of the system's canonical JSON (Hash)
+	Hash   string         // hex SHA-256 of the system's canonical JSON (Hash)
 	lines  map[string]int // the spec's line of each key the point sets
 }
 
