@@ -117,6 +117,9 @@ func Parse(data []byte, file string) (*Spec, error) {
 	errAt := func(line int, format string, a ...any) error {
 		return &SpecError{File: file, Line: line, Err: fmt.Errorf(format, a...)}
 	}
+	if err := hw.CheckYAMLBudget(data); err != nil {
+		return nil, &SpecError{File: file, Err: err}
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := decodeSafe(dec, &doc); err != nil && !errors.Is(err, io.EOF) {
