@@ -362,3 +362,36 @@ func TestExampleSpecs(t *testing.T) {
 		}
 	}
 }
+
+// The spec of docs/sweeps.md parses to the points the page says, in the
+// order it says, and runs.
+func TestDocSpec(t *testing.T) {
+	doc := string(read(t, filepath.Join("..", "docs", "sweeps.md")))
+	_, rest, ok := strings.Cut(doc, "```yaml\n")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/sweeps.md: no yaml block")
+	}
+	s := mustParse(t, block)
+	if len(s.Points) != 24 {
+		t.Fatalf("%d points, the page says 24", len(s.Points))
+	}
+	p := s.Points[2] // order OOMM, zip axis 1 (8 flits, 16-flit buffers), full
+	if p.Sys.Order != "OOMM" || p.Sys.ItemFlits != 8 || p.Sys.BufferDepth != 16 || p.Sys.Duplex != "full" {
+		t.Errorf("point 2: %+v", p.Sys)
+	}
+	if _, err := Run(s, filepath.Join(t.TempDir(), "out"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// Lists and mappings as values: dims, episodes.
+	s = mustParse(t, "vary:\n  dims: [[4, 4], [2, 2, 2]]\n  episodes: [[], [{op: sum}, {op: max}]]\n")
+	if len(s.Points) != 4 || s.Points[2].Sys.Nodes() != 8 || len(s.Points[3].Sys.Episodes) != 2 {
+		t.Fatalf("points %+v", s.Points)
+	}
+	if got := s.Label(&s.Points[3]); got != `point 3 (dims=[2,2,2], episodes=[{"op":"sum"},{"op":"max"}])` {
+		t.Errorf("label %s", got)
+	}
+	if _, err := Run(s, filepath.Join(t.TempDir(), "out"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
