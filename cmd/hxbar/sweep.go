@@ -151,7 +151,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		if shardN > 0 {
 			what = fmt.Sprintf("shard %d/%d: %d of %d points", shardI, shardN, sum.Points, len(spec.Points))
 		}
-		fmt.Fprintf(stdout, "sweep %s: %s, %d run, %d already done (skipped), %.2f s on %d workers\n",
+		fmt.Fprintf(stdout, "sweep %s: %s, %d run, %d already done (skipped), %.2f s on %d worker(s)\n",
 			specPath, what, sum.Ran, sum.Skipped, wall.Seconds(), workerCount(*workers))
 		fmt.Fprintf(stdout, "results: %s, %s\n", filepath.Join(sum.Dir, sweep.CSVName), filepath.Join(sum.Dir, sweep.JSONLName))
 	}
