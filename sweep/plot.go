@@ -68,12 +68,27 @@ var palette = []color.Color{
 // and an x (they differ in another varied key) are drawn as their mean,
 // and the y label says so.
 func Plot(jsonl []byte, ps PlotSpec, title string) ([]byte, error) {
+	p, w, h, err := buildPlot(jsonl, ps, title)
+	if err != nil {
+		return nil, err
+	}
+	c := vgsvg.New(w, h)
+	p.Draw(draw.New(c))
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// buildPlot makes the plot of Plot and its size.
+func buildPlot(jsonl []byte, ps PlotSpec, title string) (*plot.Plot, vg.Length, vg.Length, error) {
 	var rows []map[string]json.RawMessage
 	var cols []string
 	for line := range bytes.Lines(jsonl) {
 		var r map[string]json.RawMessage
 		if err := json.Unmarshal(line, &r); err != nil {
-			return nil, fmt.Errorf("results: bad row: %v", err)
+			return nil, 0, 0, fmt.Errorf("results: bad row: %v", err)
 		}
 		if cols == nil {
 			cols = orderedKeys(line)
@@ -81,11 +96,11 @@ func Plot(jsonl []byte, ps PlotSpec, title string) ([]byte, error) {
 		rows = append(rows, r)
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("results: no rows to plot")
+		return nil, 0, 0, fmt.Errorf("results: no rows to plot")
 	}
 	for _, c := range []struct{ what, name string }{{"x", ps.X}, {"y", ps.Y}, {"series", ps.Series}} {
 		if c.name != "" && !slices.Contains(cols, c.name) {
-			return nil, fmt.Errorf("%s=%s: no such column (allowed: %s)", c.what, c.name, strings.Join(cols, ", "))
+			return nil, 0, 0, fmt.Errorf("%s=%s: no such column (allowed: %s)", c.what, c.name, strings.Join(cols, ", "))
 		}
 	}
 	numericX := true
@@ -109,7 +124,7 @@ func Plot(jsonl []byte, ps PlotSpec, title string) ([]byte, error) {
 			if string(r[ps.Y]) == "null" {
 				continue // does not apply to this point (e.g. latency of an incomplete run)
 			}
-			return nil, fmt.Errorf("y=%s: %s is not a number (allowed: a numeric column)", ps.Y, r[ps.Y])
+			return nil, 0, 0, fmt.Errorf("y=%s: %s is not a number (allowed: a numeric column)", ps.Y, r[ps.Y])
 		}
 		s := ""
 		if ps.Series != "" {
@@ -124,7 +139,7 @@ func Plot(jsonl []byte, ps PlotSpec, title string) ([]byte, error) {
 		maxCount = max(maxCount, counts[k])
 	}
 	if len(series) == 0 {
-		return nil, fmt.Errorf("y=%s: no row has a value", ps.Y)
+		return nil, 0, 0, fmt.Errorf("y=%s: no row has a value", ps.Y)
 	}
 	p := plot.New()
 	p.Title.Text = title
@@ -154,7 +169,7 @@ func Plot(jsonl []byte, ps PlotSpec, title string) ([]byte, error) {
 		}
 		l, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
-			return nil, err
+			return nil, 0, 0, err
 		}
 		c := palette[i%len(palette)]
 		l.Color, pts.Color = c, c
@@ -172,17 +187,14 @@ func Plot(jsonl []byte, ps PlotSpec, title string) ([]byte, error) {
 	if !numericX {
 		p.NominalX(xNames...)
 	}
+	if ps.Series != "" { // headroom for the legend, top left
+		p.Y.Max += 0.35 * (p.Y.Max - p.Y.Min)
+	}
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	p.Legend.Left = true
 	w := vg.Length(max(6, len(xNames)/2)) * vg.Inch
-	c := vgsvg.New(min(w, 12*vg.Inch), 4.5*vg.Inch)
-	p.Draw(draw.New(c))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return p, min(w, 12*vg.Inch), 4.5 * vg.Inch, nil
 }
 
 func cmpFloat(a, b float64) int {
