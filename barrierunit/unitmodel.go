@@ -388,6 +388,10 @@ func (u *Units) Gate(r int) int {
 	return c
 }
 
+// Node is the node rank r's unit sits on (NodeOf[r] as NewUnits found it;
+// NodeOf is then only where the packets for r go).
+func (u *Units) Node(r int) int { return int(u.rank[r].node) }
+
 // Received returns how many routes from other ranks have delivered to (r, g).
 func (u *Units) Received(r, g int) int { return int(u.gate[r*(u.gates+2)+g].rxcnt) }
 

@@ -419,7 +419,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 			return res, err
 		}
 		for next < R && u.Arrive[order[next]] == t {
-			s.eng.wake(int32(s.switches)+u.NodeOf[order[next]], t)
+			s.eng.wake(int32(s.switches+u.Node(int(order[next]))), t)
 			next++
 		}
 		if s.exhaustive {

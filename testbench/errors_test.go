@@ -28,9 +28,10 @@ import (
 type errCase struct {
 	name string
 	sys  hw.System
-	// corrupt changes the model's tables or units and returns the CTRL
-	// values to write instead of the generated ones, by node.
-	corrupt func(t *testing.T, s *sim.System) map[int]uint32
+	// corrupt changes the model's tables or units and returns the change
+	// to make to the configuration writes of config.hex (nil: none), and
+	// what to undo in the model once it has run (nil: nothing).
+	corrupt func(t *testing.T, s *sim.System) (patch func([]word) int, undo func())
 	want    barrierunit.UnitError // the first error (Cycle -1: any cycle)
 }
 
@@ -46,14 +47,35 @@ func ctrlOf(en bool, op barrierunit.Op, data bool, gates int) uint32 {
 	return v
 }
 
-// setCtrl gives rank r's unit another CTRL, in the model and (returned) in
-// config.hex.
-func setCtrl(t *testing.T, s *sim.System, r int, en bool, op barrierunit.Op, data bool, gates int) map[int]uint32 {
+// setCtrl gives rank r's unit another CTRL, in the model and (the patch
+// returned) in config.hex.
+func setCtrl(t *testing.T, s *sim.System, r int, en bool, op barrierunit.Op, data bool, gates int) (func([]word) int, func()) {
 	t.Helper()
 	if err := s.Units.SetCtrl(r, en, op, data, gates); err != nil {
 		t.Fatal(err)
 	}
-	return map[int]uint32{int(s.Units.NodeOf[r]): ctrlOf(en, op, data, gates)}
+	node, v := uint64(s.Units.NodeOf[r]), ctrlOf(en, op, data, gates)
+	return func(ws []word) int {
+		n := 0
+		for i := range ws {
+			if ws[i][0]>>32&0xffff == node && ws[i][1]>>32 == 0x8 {
+				ws[i][1] = 0x8<<32 | uint64(v)
+				n++
+			}
+		}
+		return n
+	}, nil
+}
+
+// firstRank is the rank that arrives first.
+func firstRank(s *sim.System) int {
+	r := 0
+	for q, a := range s.Units.Arrive {
+		if a < s.Units.Arrive[r] {
+			r = q
+		}
+	}
+	return r
 }
 
 // gateIndex finds a rank and gate g >= 2 with need[g] >= 1.
@@ -79,46 +101,72 @@ func errCases(t *testing.T) []errCase {
 	}
 	return []errCase{
 		{"over-need-low", system(t, "err-over", []int{2, 2}, 4, "butterfly", "sum", 1, 2, 32),
-			func(t *testing.T, s *sim.System) map[int]uint32 {
-				// One route more delivers to (r, g) than its need says.
+			func(t *testing.T, s *sim.System) (func([]word) int, func()) {
+				// One route more delivers to (r, g) than its need says;
+				// r has received it before it arrives, so the gate check
+				// finds more signals than need (gate 2, source 0).
 				r, g := gateIndex(t, s.Table)
 				s.Table.Need[r*s.Table.Stride()+g]--
 				s.Units = rebuildUnits(t, s)
-				return nil
-			}, barrierunit.UnitError{Cycle: -1, Code: barrierunit.ErrOver}},
+				return nil, nil
+			}, barrierunit.UnitError{Cycle: 39, Node: 0, Rank: 0, Code: barrierunit.ErrOver, Gate: 2, From: 0}},
+		{"over-passed-gate", system(t, "err-over-tail", []int{2, 2}, 4, "butterfly", "max", 1, 2, 64),
+			func(t *testing.T, s *sim.System) (func([]word) int, func()) {
+				// The first rank to arrive needs no signal at gate 2: it
+				// passes the gate, then the route into it delivers a tail
+				// for a gate passed.
+				r := firstRank(s)
+				s.Table.Need[r*s.Table.Stride()+2] = 0
+				s.Units = rebuildUnits(t, s)
+				return nil, nil
+			}, barrierunit.UnitError{Cycle: -1, Code: barrierunit.ErrOver, Gate: 2}},
+		{"norank-node", system(t, "err-norank-node", []int{2, 2}, 3, "butterfly", "max", 1, 2, 64),
+			func(t *testing.T, s *sim.System) (func([]word) int, func()) {
+				// The routes to rank 1 carry the address of node 3, which
+				// hosts no rank (a wrong route word).
+				const r, node = 1, 3
+				old := s.Units.NodeOf[r]
+				s.Units.NodeOf[r] = node
+				addr := s.Topo.Addr(node)
+				return func(ws []word) int {
+					n := 0
+					for i := range ws[:len(ws)-1] {
+						a, hi := ws[i][1]>>32, ws[i+1][1]
+						if a >= 0x2000_0000 && a < 0x3000_0000 && a%8 == 0 && hi>>32 == a+4 && uint32(hi) == r {
+							ws[i][1] = a<<32 | addr
+							n++
+						}
+					}
+					return n
+				}, func() { s.Units.NodeOf[r] = old }
+			}, barrierunit.UnitError{Cycle: -1, Node: 3, Code: barrierunit.ErrNoRank, Rank: -1}},
 		{"norank-en0", system(t, "err-norank", []int{2, 2}, 4, "butterfly", "max", 1, 2, 64),
-			func(t *testing.T, s *sim.System) map[int]uint32 {
+			func(t *testing.T, s *sim.System) (func([]word) int, func()) {
 				// Rank 1's unit is not enabled: the node hosts no rank
 				// for the hardware, and the first flit for it raises NORANK.
 				return setCtrl(t, s, 1, false, barrierunit.OpBarrier, false, 0)
 			}, barrierunit.UnitError{Cycle: -1, Code: barrierunit.ErrNoRank, Rank: -1}},
 		{"badgate-g-low", system(t, "err-badgate", []int{4}, 4, "butterfly", "barrier", 2, 1, 16),
-			func(t *testing.T, s *sim.System) map[int]uint32 {
+			func(t *testing.T, s *sim.System) (func([]word) int, func()) {
 				// Rank 2's unit has one gate less than the schedule: the
 				// packets of the last round come for its gate G+2.
 				G := s.Table.Gates
 				return setCtrl(t, s, 2, true, barrierunit.OpBarrier, false, G-1)
 			}, barrierunit.UnitError{Cycle: -1, Code: barrierunit.ErrBadGate}},
 		{"flits-op-barrier", system(t, "err-flits", []int{2, 2}, 4, "butterfly", "sum", 1, 2, 32),
-			func(t *testing.T, s *sim.System) map[int]uint32 {
+			func(t *testing.T, s *sim.System) (func([]word) int, func()) {
 				// Rank 3's unit runs op barrier (1-flit packets) among
 				// units that send and expect 1 + 2 flits.
 				return setCtrl(t, s, 3, true, barrierunit.OpBarrier, false, s.Table.Gates)
 			}, barrierunit.UnitError{Cycle: -1, Code: barrierunit.ErrFlits}},
 		{"short-value-unit", data,
-			func(t *testing.T, s *sim.System) map[int]uint32 {
+			func(t *testing.T, s *sim.System) (func([]word) int, func()) {
 				// A unit in value mode (DMODE = 0, op barrier):
 				// its 1-flit packets reach data units as messages without
 				// items.
 				// The first rank to arrive, so that it sends before a
 				// data packet makes it fail (FLITS).
-				r := 0
-				for q, a := range s.Units.Arrive {
-					if a < s.Units.Arrive[r] {
-						r = q
-					}
-				}
-				return setCtrl(t, s, r, true, barrierunit.OpBarrier, false, s.Table.Gates)
+				return setCtrl(t, s, firstRank(s), true, barrierunit.OpBarrier, false, s.Table.Gates)
 			}, barrierunit.UnitError{Cycle: -1, Code: barrierunit.ErrShort}},
 	}
 }
@@ -138,9 +186,9 @@ func rebuildUnits(t *testing.T, s *sim.System) *barrierunit.Units {
 	return nu
 }
 
-// patchConfig rewrites the CTRL writes of config.hex (episode 1) for the
-// nodes of ctrl, and its checksum.
-func patchConfig(t *testing.T, cfg []byte, ctrl map[int]uint32) []byte {
+// patchConfig changes the writes of config.hex with patch (given every
+// word, header and end included) and rewrites its checksum.
+func patchConfig(t *testing.T, cfg []byte, patch func([]word) int) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	var words []word
@@ -161,17 +209,8 @@ func patchConfig(t *testing.T, cfg []byte, ctrl map[int]uint32) []byte {
 		}
 		words = append(words, word{hi, lo})
 	}
-	patched := 0
-	for i := 2; i < len(words)-1; i++ {
-		w := &words[i]
-		port, addr := int(w[0]>>32&0xffff), uint32(w[1]>>32)
-		if v, ok := ctrl[port]; ok && addr == 0x8 {
-			w[1] = uint64(addr)<<32 | uint64(v)
-			patched++
-		}
-	}
-	if patched != len(ctrl) {
-		t.Fatalf("config.hex: patched %d CTRL writes, want %d", patched, len(ctrl))
+	if n := patch(words[2 : len(words)-1]); n == 0 {
+		t.Fatal("config.hex: the patch changes no write")
 	}
 	var sum word
 	for _, w := range words[2:] {
@@ -192,9 +231,12 @@ func runErrCase(t *testing.T, c errCase, cosim bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctrl := c.corrupt(t, s)
+	patch, undo := c.corrupt(t, s)
 	var trace bytes.Buffer
 	res, err := s.Run(sim.Options{Trace: &trace})
+	if undo != nil {
+		undo()
+	}
 	var ue *sim.UnitError
 	if !errors.As(err, &ue) {
 		t.Fatalf("run: %v, want a unit error", err)
@@ -203,7 +245,12 @@ func runErrCase(t *testing.T, c errCase, cosim bool) {
 	// another first at another unit).
 	var e barrierunit.UnitError
 	for _, x := range ue.Errors {
-		if x.Code == c.want.Code && (c.want.Cycle < 0 || x.Cycle == c.want.Cycle) && (c.want.Rank >= 0 || x.Rank < 0) {
+		w := c.want
+		if w.Cycle < 0 {
+			w.Cycle, w.Node, w.Rank, w.Gate, w.From = x.Cycle, x.Node, x.Rank, x.Gate, x.From
+		}
+		if x == w || (c.want.Cycle < 0 && x.Code == w.Code && (c.want.Rank >= 0 || x.Rank < 0) &&
+			(c.want.Gate == 0 || x.Gate == c.want.Gate) && (c.want.Node == 0 || x.Node == c.want.Node)) {
 			e = x
 			break
 		}
@@ -230,13 +277,13 @@ func runErrCase(t *testing.T, c errCase, cosim bool) {
 	if err := Generate(dir, s, trace.Bytes()); err != nil {
 		t.Fatal(err)
 	}
-	if len(ctrl) > 0 {
+	if patch != nil {
 		path := filepath.Join(dir, ConfigFile)
 		cfg, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, patchConfig(t, cfg, ctrl), 0o644); err != nil {
+		if err := os.WriteFile(path, patchConfig(t, cfg, patch), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
