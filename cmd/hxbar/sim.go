@@ -110,7 +110,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	var stuck *sim.StuckError
-	if runErr != nil && !errors.As(runErr, &stuck) {
+	var unitErr *sim.UnitError
+	if runErr != nil && !errors.As(runErr, &stuck) && !errors.As(runErr, &unitErr) {
 		return runErr
 	}
 	if *format == "json" {
@@ -220,7 +221,12 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	st := tablewriter.NewWriter(w)
 	st.Header("statistic", "value")
 	st.Append("cycles", strconv.FormatInt(res.Cycles, 10))
-	if !res.Complete {
+	switch {
+	case len(res.Errors) > 0:
+		e := res.Errors[0]
+		st.Append("status", fmt.Sprintf("incomplete: %d of %d ranks released; %d unit errors, the first %s at node %d cycle %d (the run stopped at cycle %d)",
+			res.Released, res.Ranks, len(res.Errors), e.Code, e.Node, e.Cycle, res.Cycles))
+	case !res.Complete:
 		// Latencies of a run that did not finish would be made up: say so.
 		st.Append("status", fmt.Sprintf("incomplete: %d of %d ranks released by cycle %d (max_cycles)", res.Released, res.Ranks, res.Cycles))
 	}
