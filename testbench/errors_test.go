@@ -153,6 +153,12 @@ func errCases(t *testing.T) []errCase {
 				G := s.Table.Gates
 				return setCtrl(t, s, 2, true, barrierunit.OpBarrier, false, G-1)
 			}, barrierunit.UnitError{Cycle: -1, Code: barrierunit.ErrBadGate}},
+		{"badgate-data", data,
+			func(t *testing.T, s *sim.System) (func([]word) int, func()) {
+				// The same in data mode: the message for gate G+1 is not
+				// checked (no $fatal), the unit is in ERROR.
+				return setCtrl(t, s, 1, true, barrierunit.OpBarrier, true, s.Table.Gates-1)
+			}, barrierunit.UnitError{Cycle: -1, Code: barrierunit.ErrBadGate}},
 		{"flits-op-barrier", system(t, "err-flits", []int{2, 2}, 4, "butterfly", "sum", 1, 2, 32),
 			func(t *testing.T, s *sim.System) (func([]word) int, func()) {
 				// Rank 3's unit runs op barrier (1-flit packets) among
