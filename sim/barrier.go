@@ -366,7 +366,11 @@ type Options struct {
 	Progress func(cycle int64, released, ranks int)
 }
 
-// Run simulates the system until every rank is released or max_cycles.
+// Run simulates the system until every rank is released or max_cycles. A
+// run in which a unit raises an error (docs/microarchitecture.md, "Error
+// paths") stops once nothing can change any more and returns a
+// *UnitError; one that hits max_cycles a *StuckError (or the *UnitError,
+// when a unit is in error).
 func (s *System) Run(opt Options) (*Result, error) {
 	var tw *bufio.Writer
 	var vcd *vcdWriter
