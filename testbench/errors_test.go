@@ -120,6 +120,12 @@ func errCases(t *testing.T) []errCase {
 				s.Units = rebuildUnits(t, s)
 				return nil, nil
 			}, barrierunit.UnitError{Cycle: -1, Code: barrierunit.ErrOver, Gate: 2}},
+		{"over-pass-cycle", seeded(system(t, "err-over-pass", []int{2, 2}, 4, "butterfly", "max", 1, 2, 64), 4),
+			lowerNeed(0, 2), barrierunit.UnitError{Cycle: 7, Node: 0, Rank: 0, Code: barrierunit.ErrOver, Gate: 2, From: 2}},
+		{"over-release-cycle", seeded(system(t, "err-over-release", []int{2, 2}, 4, "butterfly", "max", 1, 2, 64), 6),
+			// The tail comes in the cycle rank 2 passes its end gate 3:
+			// OVER (the release event is written too).
+			lowerNeed(2, 3), barrierunit.UnitError{Cycle: 45, Node: 2, Rank: 2, Code: barrierunit.ErrOver, Gate: 3, From: 3}},
 		{"norank-node", system(t, "err-norank-node", []int{2, 2}, 3, "butterfly", "max", 1, 2, 64),
 			func(t *testing.T, s *sim.System) (func([]word) int, func()) {
 				// The routes to rank 1 carry the address of node 3, which
@@ -174,6 +180,23 @@ func errCases(t *testing.T) []errCase {
 				// data packet makes it fail (FLITS).
 				return setCtrl(t, s, firstRank(s), true, barrierunit.OpBarrier, false, s.Table.Gates)
 			}, barrierunit.UnitError{Cycle: -1, Code: barrierunit.ErrShort}},
+	}
+}
+
+// seeded is sys with another seed (other arrivals and operands).
+func seeded(sys hw.System, seed uint64) hw.System {
+	sys.Seed = seed
+	return sys
+}
+
+// lowerNeed makes the need of rank r's gate g one lower than the routes
+// delivering to it: with these seeds the last tail comes in the very cycle
+// the gate passes (found by trying seeds).
+func lowerNeed(r, g int) func(t *testing.T, s *sim.System) (func([]word) int, func()) {
+	return func(t *testing.T, s *sim.System) (func([]word) int, func()) {
+		s.Table.Need[r*s.Table.Stride()+g]--
+		s.Units = rebuildUnits(t, s)
+		return nil, nil
 	}
 }
 
