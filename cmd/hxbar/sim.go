@@ -115,7 +115,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		clearProgress()
 	}
 	var stuck *sim.StuckError
-	if runErr == nil || errors.As(runErr, &stuck) {
+	var unitErr *sim.UnitError
+	if runErr == nil || errors.As(runErr, &stuck) || errors.As(runErr, &unitErr) {
 		if err := drawn.finish(res); err != nil {
 			runErr = err
 		}
@@ -129,7 +130,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			runErr = err
 		}
 	}
-	if runErr != nil && !errors.As(runErr, &stuck) {
+	if runErr != nil && !errors.As(runErr, &stuck) && !errors.As(runErr, &unitErr) {
 		return runErr
 	}
 	if *format == "json" {
@@ -239,7 +240,12 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	st := tablewriter.NewWriter(w)
 	st.Header("statistic", "value")
 	st.Append("cycles", strconv.FormatInt(res.Cycles, 10))
-	if !res.Complete {
+	switch {
+	case len(res.Errors) > 0:
+		e := res.Errors[0]
+		st.Append("status", fmt.Sprintf("incomplete: %d of %d ranks released; %d unit errors, the first %s at node %d cycle %d (the run stopped at cycle %d)",
+			res.Released, res.Ranks, len(res.Errors), e.Code, e.Node, e.Cycle, res.Cycles))
+	case !res.Complete:
 		// Latencies of a run that did not finish would be made up: say so.
 		st.Append("status", fmt.Sprintf("incomplete: %d of %d ranks released by cycle %d (max_cycles)", res.Released, res.Ranks, res.Cycles))
 	}
