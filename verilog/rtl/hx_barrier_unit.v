@@ -481,7 +481,7 @@ module hx_barrier_unit #(
                         rp    <= grx[23:0];
                         rend  <= {1'b0, grx[23:0]} + {1'b0, grx[47:24]};
                         rj    <= 12'd0;
-                        rbusy <= !rx_tail;
+                        rbusy <= !rx_tail && g_range;   // a BADGATE message is not checked
                     end else begin
                         if (r_jl) begin
                             rp <= rp + 24'd1;
