@@ -194,6 +194,6 @@ func campaignRun(sys hw.System, spec string, want []string) (CampaignRun, error)
 	return run, nil
 }
 
-// unitErrors is the number of errors the units raised (detection,
-// docs/reliability.md); 0 until the units detect faults.
-func (s *System) unitErrors() int { return 0 }
+// unitErrors is the number of errors the units raised (docs/reliability.md,
+// "Detection").
+func (s *System) unitErrors() int { return len(s.Units.Errors) }

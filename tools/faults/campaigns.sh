@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The fault campaigns of docs/reliability.md: 1000 faults per kind on 4x4
+# and 8x8 hyper-crossbars, for a barrier, a sum reduction and the Hitachi
+# all-gather; one markdown table row per (system, kind).
+# Usage: tools/faults/campaigns.sh [HXBAR] [extra flags for every run]
+set -euo pipefail
+HX=${1:-./hxbar}
+shift || true
+N=${N:-4000}
+SEED=${SEED:-1}
+echo "| system | kind | runs | injected | detected | recovered | reported | silent |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+for dims in 4,4 8,8; do
+  for what in "barrier:--op barrier" "sum:--op sum" "allgather:--collective allgather --op barrier"; do
+    name=${what%%:*}
+    flags=${what#*:}
+    # shellcheck disable=SC2086
+    "$HX" faults --dims "$dims" $flags --campaign "$N" --seed "$SEED" --format json "$@" |
+      python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+name = sys.argv[1]
+for k in ["flip", "drop", "dead", "stuck"]:
+    c = d["by_kind"][k]
+    print("| %s | %s | %d | %d | %d | %d | %d | %d |" % (name, k, c["runs"], c["injected"], c["detected"], c["recovered"], c["reported"], c["silent"]))
+' "${dims/,/x} $name"
+  done
+done
