@@ -35,10 +35,25 @@ type CampaignCounts struct {
 	Silent int `json:"silent"`
 }
 
+// KindCounts are the outcomes of one fault kind, with the cost of recovery.
+type KindCounts struct {
+	CampaignCounts
+	// Rerouted (dead channels of a hyper-crossbar): runs that, repeated
+	// with --avoid naming the dead channel, complete with the fault-free
+	// results; RerouteCycles is their mean extra cycles over the
+	// fault-free run.
+	Rerouted      int     `json:"rerouted,omitempty"`
+	RerouteCycles float64 `json:"reroute_extra_cycles,omitempty"`
+	// RecoverCycles is the mean extra cycles of the recovered runs.
+	RecoverCycles float64 `json:"recover_extra_cycles,omitempty"`
+}
+
 // CampaignResult is the JSON of hxbar faults.
 type CampaignResult struct {
 	CampaignCounts
-	ByKind map[string]*CampaignCounts `json:"by_kind"`
+	ByKind map[string]*KindCounts `json:"by_kind"`
+	// Cycles is the fault-free run's.
+	Cycles int64 `json:"-"`
 	// Runs of the campaign, when kept (CampaignOptions.Keep).
 	Detail []CampaignRun `json:"-"`
 }
@@ -48,7 +63,9 @@ type CampaignRun struct {
 	Spec                                  string
 	Hit                                   bool
 	Detected, Recovered, Reported, Silent bool
+	Rerouted                              bool // dead: the run with --avoid recovered
 	Cycles                                int64
+	RerouteCycles                         int64 // dead: the cycles of the run with --avoid
 	Err                                   string
 }
 
@@ -116,10 +133,11 @@ func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 	fsys := sys
 	fsys.MaxCycles = min(sys.MaxCycles, 10*res0.Cycles+1000)
 
-	out := &CampaignResult{ByKind: map[string]*CampaignCounts{}}
+	out := &CampaignResult{ByKind: map[string]*KindCounts{}, Cycles: res0.Cycles}
 	for _, k := range kinds {
-		out.ByKind[k] = &CampaignCounts{}
+		out.ByKind[k] = &KindCounts{}
 	}
+	var recoverSum, rerouteSum = map[string]int64{}, map[string]int64{}
 	R := sys.NumRanks()
 	for i := 0; i < opt.Runs; i++ {
 		rng := rand.New(rand.NewPCG(opt.Seed, uint64(i)))
@@ -142,7 +160,24 @@ func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("run %d (%s): %w", i, spec, err)
 		}
-		for _, c := range []*CampaignCounts{&out.CampaignCounts, out.ByKind[kind]} {
+		if kind == hw.FaultDead && !run.Recovered && sys.Topology == hw.TopoHyperXbar {
+			// Software's answer to a dead link: route around it.
+			name := spec[len("dead:"):strings.LastIndex(spec, "@")]
+			asys := fsys
+			asys.Avoid = append(slices.Clone(sys.Avoid), name)
+			if again, err := campaignRun(asys, spec, want); err == nil && again.Recovered {
+				run.Rerouted, run.RerouteCycles = true, again.Cycles
+			}
+		}
+		k := out.ByKind[kind]
+		if run.Rerouted {
+			k.Rerouted++
+			rerouteSum[kind] += run.RerouteCycles - res0.Cycles
+		}
+		if run.Recovered {
+			recoverSum[kind] += run.Cycles - res0.Cycles
+		}
+		for _, c := range []*CampaignCounts{&out.CampaignCounts, &k.CampaignCounts} {
 			c.Runs++
 			c.Injected += b2i(run.Hit)
 			c.Detected += b2i(run.Detected)
@@ -152,6 +187,14 @@ func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 		}
 		if opt.Keep {
 			out.Detail = append(out.Detail, run)
+		}
+	}
+	for kind, k := range out.ByKind {
+		if k.Recovered > 0 {
+			k.RecoverCycles = float64(recoverSum[kind]) / float64(k.Recovered)
+		}
+		if k.Rerouted > 0 {
+			k.RerouteCycles = float64(rerouteSum[kind]) / float64(k.Rerouted)
 		}
 	}
 	return out, nil

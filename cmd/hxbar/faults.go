@@ -69,16 +69,26 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	if s.IsData() {
 		what = string(s.Collective)
 	}
-	fmt.Fprintf(stdout, "fault campaign: %d runs on a %s %s, %s, seed %d\n", res.Runs, dimsString(s.Dims), topologyNames[s.Topology], what, s.Seed)
+	fmt.Fprintf(stdout, "fault campaign: %d runs on a %s %s, %s, seed %d (fault-free: %d cycles)\n", res.Runs, dimsString(s.Dims), topologyNames[s.Topology], what, s.Seed, res.Cycles)
 	tw := tablewriter.NewWriter(stdout)
-	tw.Header("kind", "runs", "injected", "detected", "recovered", "reported", "silent")
-	row := func(name string, c *sim.CampaignCounts) {
-		tw.Append(name, c.Runs, c.Injected, c.Detected, c.Recovered, c.Reported, c.Silent)
-	}
+	tw.Header("kind", "runs", "injected", "detected", "recovered", "reported", "silent", "rerouted", "extra cycles")
 	for _, k := range ks {
-		row(k, res.ByKind[k])
+		c := res.ByKind[k]
+		extra := "-"
+		switch {
+		case c.Rerouted > 0:
+			extra = fmt.Sprintf("%.1f (rerouted)", c.RerouteCycles)
+		case c.Recovered > 0:
+			extra = fmt.Sprintf("%.1f (recovered)", c.RecoverCycles)
+		}
+		rr := "-"
+		if k == "dead" && s.Topology == hw.TopoHyperXbar {
+			rr = fmt.Sprint(c.Rerouted)
+		}
+		tw.Append(k, c.Runs, c.Injected, c.Detected, c.Recovered, c.Reported, c.Silent, rr, extra)
 	}
-	row("all", &res.CampaignCounts)
+	c := &res.CampaignCounts
+	tw.Append("all", c.Runs, c.Injected, c.Detected, c.Recovered, c.Reported, c.Silent, "", "")
 	if err := tw.Render(); err != nil {
 		return err
 	}
@@ -90,7 +100,7 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 			for _, c := range []struct {
 				on   bool
 				name string
-			}{{r.Detected, "detected"}, {r.Recovered, "recovered"}, {r.Reported, "reported"}, {r.Silent, "silent"}} {
+			}{{r.Detected, "detected"}, {r.Recovered, "recovered"}, {r.Reported, "reported"}, {r.Silent, "silent"}, {r.Rerouted, "rerouted"}} {
 				if c.on {
 					o = append(o, c.name)
 				}
