@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCheckChannels(t *testing.T) {
+	code, out, errs := hx(t, "check", "--dims", "4,4", "--channels", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var chs []struct {
+		Name string `json:"name"`
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal([]byte(out), &chs); err != nil || len(chs) != 96 {
+		t.Fatalf("%d channels, %v", len(chs), err)
+	}
+	code, out, _ = hx(t, "check", "--dims", "4,4", "--channels")
+	if code != 0 || !strings.Contains(out, "n15.d1.down") || !strings.Contains(out, "n3.inject") {
+		t.Fatalf("table: exit %d\n%s", code, out)
+	}
+}
+
+func TestFaultsCampaignJSON(t *testing.T) {
+	code, out, errs := hx(t, "faults", "--dims", "4,4", "--op", "sum", "--campaign", "8", "--seed", "2", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if want := []string{"by_kind", "detected", "injected", "recovered", "reported", "runs", "silent"}; !slices.Equal(keys, want) {
+		t.Fatalf("keys %v, want %v", keys, want)
+	}
+	for _, bad := range [][]string{
+		{"faults", "--kinds", "flip,melt"},
+		{"faults", "--fault", "stuck:1"},
+		{"faults", "--campaign", "0"},
+	} {
+		if code, _, _ := hx(t, bad...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}
+
+func TestFaultFlags(t *testing.T) {
+	code, _, errs := hx(t, "sim", "--fault", "drop:n5.d1.dwn@4")
+	if code != 2 || !strings.Contains(errs, "did you mean n5.d1.down") {
+		t.Errorf("unknown channel: exit %d: %s", code, errs)
+	}
+	code, _, errs = hx(t, "sim", "--fault", "dead:n0.d1.up@0", "--max-cycles", "2000")
+	if code != 1 {
+		t.Errorf("dead channel: exit %d: %s", code, errs)
+	}
+	code, out, errs := hx(t, "sim", "--fault", "dead:n0.d1.up@0", "--avoid", "n0.d1.up", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"complete": true`) {
+		t.Errorf("dead channel avoided: exit %d: %s", code, errs)
+	}
+	for _, args := range [][]string{{"gen", "--out", t.TempDir()}, {"cosim"}, {"synth"}} {
+		cmd := args[0]
+		if code, _, errs := hx(t, append(args, "--fault", "stuck:1")...); code != 2 || !strings.Contains(errs, "model only") {
+			t.Errorf("%s --fault: exit %d: %s", cmd, code, errs)
+		}
+	}
+	if code, _, _ := hx(t, "traffic", "--fault", "stuck:1"); code != 2 {
+		t.Errorf("traffic --fault: exit %d", code)
+	}
+	code, out, errs = hx(t, "check", "--dims", "4,4", "--avoid", "n5.d0.up", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"avoided":["n5.d0.up"]`) {
+		t.Errorf("check --avoid: exit %d: %s%s", code, out, errs)
+	}
+}
