@@ -8,7 +8,7 @@ GO      ?= go
 BIN     := ./hxbar
 FUZZTIME ?= 10s
 
-.PHONY: all build run pictures test deps vet unit race fuzz rtl slurm sweep-demo bench experiments area mutate clean
+.PHONY: all build run pictures test deps vet unit race fuzz rtl slurm sweep-demo bench experiments area mutate clean faults
 
 all: build
 
@@ -116,6 +116,12 @@ bench: build
 	$(BIN) sim --dims 16,16,16,16 --skew 100 --format json --timing > /dev/null
 	$(BIN) sim --dims 32,32,32,32 --skew 100 --format json --timing > /dev/null
 	HXBAR_SPEED=1 $(GO) test -count=1 -run TestSpeed -v ./testbench/ | grep -v '^=== '
+	$(MAKE) faults
+
+# The fault campaigns of docs/reliability.md (1,000 faults per kind on 4x4
+# and 8x8 for a barrier, a sum reduction and the all-gather; about a minute).
+faults: build
+	bash tools/faults/campaigns.sh $(BIN) --watchdog 1000
 
 clean:
 	rm -f $(BIN)
