@@ -60,16 +60,24 @@ func (s *System) armFaults() error {
 // flipper returns the function that inverts one bit of a flit in the wire
 // format of docs/microarchitecture.md ("Packets and flits"): a head flit's
 // data is dst_addr (AddrBits), src_rank (RankBits), gate (6 bits), then
-// zeros; a payload flit's data is its chunk. A flipped address whose
+// zeros (kept in the head's Data); a payload flit's data is its chunk;
+// bits flit_width.. are the tail's check code. A flipped address whose
 // coordinate names no node (a dimension size that is not a power of two)
-// loses the flit; a flipped bit above the header or above bit 63 of a
-// chunk changes nothing the model keeps (docs/reliability.md).
+// loses the flit; a flipped bit above bit 63 of a chunk changes nothing
+// the model keeps (docs/reliability.md).
 func (s *System) flipper() func(fl *hw.Flit, bit int) bool {
 	sys := &s.Sys
 	cb := sys.CoordBits()
 	ab, rb := sys.AddrBits(), sys.RankBits()
 	dims := sys.Dims
+	fw, hdr := sys.FlitWidth, sys.HeaderBits()
 	return func(fl *hw.Flit, bit int) bool {
+		if bit >= fw { // the sideband: the tail's check code
+			if fl.Tail {
+				fl.CRC ^= 1 << uint(bit-fw)
+			}
+			return true
+		}
 		if !fl.Head {
 			if bit < 64 {
 				fl.Data ^= 1 << uint(bit)
@@ -103,8 +111,12 @@ func (s *System) flipper() func(fl *hw.Flit, bit int) bool {
 			fl.Dst = int32(node)
 		case bit < ab+rb:
 			fl.Src ^= 1 << uint(bit-ab)
-		case bit < ab+rb+hw.GateBits:
+		case bit < hdr:
 			fl.Gate ^= 1 << uint(bit-ab-rb)
+		case bit-hdr < 64:
+			// Above the header: 0 when sent, ignored by the receiver; the
+			// model keeps them in the head flit's unused Data.
+			fl.Data ^= 1 << uint(bit-hdr)
 		}
 		return true
 	}
