@@ -8,8 +8,8 @@ HX=${1:-./hxbar}
 shift || true
 N=${N:-4000}
 SEED=${SEED:-1}
-echo "| system | kind | runs | injected | detected | recovered | reported | silent |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| system | kind | runs | injected | detected | recovered | reported | silent | rerouted (extra cycles) |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for dims in 4,4 8,8; do
   for what in "barrier:--op barrier" "sum:--op sum" "allgather:--collective allgather --op barrier"; do
     name=${what%%:*}
@@ -22,7 +22,10 @@ d = json.load(sys.stdin)
 name = sys.argv[1]
 for k in ["flip", "drop", "dead", "stuck"]:
     c = d["by_kind"][k]
-    print("| %s | %s | %d | %d | %d | %d | %d | %d |" % (name, k, c["runs"], c["injected"], c["detected"], c["recovered"], c["reported"], c["silent"]))
+    rr = "-"
+    if k == "dead":
+        rr = "%d (%.1f)" % (c.get("rerouted", 0), c.get("reroute_extra_cycles", 0))
+    print("| %s | %s | %d | %d | %d | %d | %d | %d | %s |" % (name, k, c["runs"], c["injected"], c["detected"], c["recovered"], c["reported"], c["silent"], rr))
 ' "${dims/,/x} $name"
   done
 done
