@@ -46,6 +46,10 @@ type KindCounts struct {
 	RerouteCycles float64 `json:"reroute_extra_cycles,omitempty"`
 	// RecoverCycles is the mean extra cycles of the recovered runs.
 	RecoverCycles float64 `json:"recover_extra_cycles,omitempty"`
+	// DetectLatency is the mean cycles from a link fault's first hit to
+	// the first unit error of the detected runs, DetectLatencyMax the most.
+	DetectLatency    float64 `json:"detect_latency_mean,omitempty"`
+	DetectLatencyMax int64   `json:"detect_latency_max,omitempty"`
 }
 
 // CampaignResult is the JSON of hxbar faults.
@@ -66,6 +70,7 @@ type CampaignRun struct {
 	Rerouted                              bool // dead: the run with --avoid recovered
 	Cycles                                int64
 	RerouteCycles                         int64 // dead: the cycles of the run with --avoid
+	DetectLatency                         int64 // cycles from the fault's first hit to the first error, -1: none
 	Err                                   string
 }
 
@@ -137,7 +142,8 @@ func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 	for _, k := range kinds {
 		out.ByKind[k] = &KindCounts{}
 	}
-	var recoverSum, rerouteSum = map[string]int64{}, map[string]int64{}
+	var recoverSum, rerouteSum, detectSum = map[string]int64{}, map[string]int64{}, map[string]int64{}
+	detectN := map[string]int{}
 	R := sys.NumRanks()
 	for i := 0; i < opt.Runs; i++ {
 		rng := rand.New(rand.NewPCG(opt.Seed, uint64(i)))
@@ -177,6 +183,11 @@ func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 		if run.Recovered {
 			recoverSum[kind] += run.Cycles - res0.Cycles
 		}
+		if run.DetectLatency >= 0 {
+			detectSum[kind] += run.DetectLatency
+			detectN[kind]++
+			k.DetectLatencyMax = max(k.DetectLatencyMax, run.DetectLatency)
+		}
 		for _, c := range []*CampaignCounts{&out.CampaignCounts, &k.CampaignCounts} {
 			c.Runs++
 			c.Injected += b2i(run.Hit)
@@ -196,6 +207,9 @@ func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 		if k.Rerouted > 0 {
 			k.RerouteCycles = float64(rerouteSum[kind]) / float64(k.Rerouted)
 		}
+		if detectN[kind] > 0 {
+			k.DetectLatency = float64(detectSum[kind]) / float64(detectN[kind])
+		}
 	}
 	return out, nil
 }
@@ -211,7 +225,7 @@ func b2i(b bool) int {
 // fault-free run's signature.
 func campaignRun(sys hw.System, spec string, want []string) (CampaignRun, error) {
 	sys.Faults = []string{spec}
-	run := CampaignRun{Spec: spec}
+	run := CampaignRun{Spec: spec, DetectLatency: -1}
 	s, err := Build(sys, nil)
 	if err != nil {
 		return run, err
@@ -226,6 +240,9 @@ func campaignRun(sys hw.System, spec string, want []string) (CampaignRun, error)
 		run.Hit = run.Hit || f.Hits > 0 || strings.HasPrefix(f.Spec, hw.FaultStuck)
 	}
 	run.Detected = s.unitErrors() > 0
+	if run.Detected && len(res.Faults) > 0 && res.Faults[0].First >= 0 {
+		run.DetectLatency = s.Units.Errors[0].Cycle - res.Faults[0].First
+	}
 	_, stuck := errors.AsType[*StuckError](err)
 	run.Reported = run.Detected || stuck || !res.Complete
 	if err != nil {
