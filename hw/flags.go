@@ -51,6 +51,7 @@ func BindFlags(fs *flag.FlagSet) *Flags {
 	fs.IntVar(&v.Repeat, "repeat", v.Repeat, u("repeat", "run the collective (or the file's episodes list) this many times back to back"))
 	fs.IntVar(&v.CRCBits, "crc-bits", v.CRCBits, u("crc_bits", "check code bits per packet"))
 	fs.Int64Var(&v.Watchdog, "watchdog", v.Watchdog, u("watchdog", "cycles without progress before a waiting unit raises TIMEOUT"))
+	fs.IntVar(&v.LinkRetry, "link-retry", v.LinkRetry, u("link_retry", "replay buffer of link-level retry in flits, 0: none"))
 	fs.Var((*commaList)(&v.Avoid), "avoid", "comma-separated channels the routing keeps off, e.g. n0.d1.up,n5.d0.down (key avoid)")
 	fs.Var((*stringList)(&v.Faults), "fault", "inject a fault, repeatable: "+FaultAllowed+" (key faults)")
 	return f
@@ -136,6 +137,8 @@ func (f *Flags) Apply(dst *System) error {
 			s.CRCBits = v.CRCBits
 		case "watchdog":
 			s.Watchdog = v.Watchdog
+		case "link_retry":
+			s.LinkRetry = v.LinkRetry
 		case "repeat":
 			if v.Repeat < 1 { // Validate reads 0 as 1 (a Go literal); a flag says 1
 				return &FlagError{Flag: "repeat", Err: outOfRange("repeat", v.Repeat, 1, MaxEpisodes)}

@@ -275,6 +275,7 @@ func flagsRoundTrip(s System) error {
 		"--item-flits=" + strconv.Itoa(s.ItemFlits), "--order=" + s.Order,
 		"--item-placement=" + join(s.ItemPlace), "--repeat=" + strconv.Itoa(s.Repeat),
 		"--crc-bits=" + strconv.Itoa(s.CRCBits), "--watchdog=" + strconv.FormatInt(s.Watchdog, 10),
+		"--link-retry=" + strconv.Itoa(s.LinkRetry),
 	}
 	fs, f := newFlags(nil)
 	if err := fs.Parse(args); err != nil {

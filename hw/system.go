@@ -93,6 +93,8 @@ const (
 	MaxBufferDepth             = 64
 	MaxSkew                    = 1 << 30
 	MaxMaxCycles               = 1 << 40
+	MaxLinkRetry               = 255
+	MaxRetryLatency            = 40 // 3*L+2 within the model's 128-cycle timing wheel
 	// MaxItemFlits bounds item_flits (the transfer engine's flit counter).
 	MaxItemFlits = 4096
 	// MaxCollectiveRanks bounds the ranks (nodes) of a data collective and
@@ -178,6 +180,9 @@ type System struct {
 	// Watchdog is the cycles a unit waiting at a gate may go without
 	// progress before it raises TIMEOUT; 0: no watchdog.
 	Watchdog int64 `yaml:"watchdog" json:"watchdog,omitempty"`
+	// LinkRetry is the replay buffer of every link direction in flits
+	// (link-level retry, docs/reliability.md; model only); 0: no retry.
+	LinkRetry int `yaml:"link_retry" json:"link_retry,omitempty"`
 }
 
 // Default returns the built-in default system: 16 ranks on a 4x4
@@ -382,6 +387,12 @@ func (s *System) Validate() error {
 	if err := inRange("watchdog", s.Watchdog, 0, MaxMaxCycles); err != nil {
 		err.Allowed += " (0: no watchdog)"
 		return err
+	}
+	if s.LinkRetry != 0 && s.LinkLatency > MaxRetryLatency {
+		return &FieldError{Field: "link_retry", Value: s.LinkRetry, Allowed: fmt.Sprintf("0 with link_latency %d (retry is modelled up to link_latency %d: a resent flit arrives 3*link_latency+2 cycles after it was first sent)", s.LinkLatency, MaxRetryLatency)}
+	}
+	if s.LinkRetry != 0 && (s.LinkRetry < 2*s.LinkLatency+2 || s.LinkRetry > MaxLinkRetry) {
+		return &FieldError{Field: "link_retry", Value: s.LinkRetry, Allowed: fmt.Sprintf("0 (no retry) or %d..%d flits: the replay buffer must cover the acknowledgement's round trip, 2*link_latency+2", 2*s.LinkLatency+2, MaxLinkRetry)}
 	}
 	if len(s.Avoid) > 0 && s.Topology != TopoHyperXbar {
 		return &FieldError{Field: "avoid", Value: showString(strings.Join(s.Avoid, ",")), Allowed: "[] on a " + string(s.Topology) + " (routing around dead channels is built for the hyper-crossbar only)"}

@@ -46,6 +46,12 @@ type faultState struct {
 	flip func(fl *hw.Flit, bit int) bool
 	// record, when set, is told every flit crossing (campaign dry runs).
 	record func(Crossing)
+	// retry: link-level retry is on; blocked[o] is the first cycle output
+	// o may send again after a resend (nil without retry).
+	retry   bool
+	blocked []int64
+	// Retried counts the flits resent.
+	Retried int
 }
 
 // SetFaults arms link faults on the network (before the run). flip
@@ -64,6 +70,24 @@ func (n *Network) SetFaults(fs []LinkFault, flip func(fl *hw.Flit, bit int) bool
 		n.out[o].fault = true
 	}
 	return nil
+}
+
+// SetRetry turns link-level retry on (docs/reliability.md): a flit a flip
+// or a drop hits is caught by the receiving link and resent, unharmed; it
+// arrives 2L+2 cycles late (L the channel's latency: the NAK's round trip)
+// and the channel sends nothing else until then.
+func (n *Network) SetRetry() {
+	st := n.faultState()
+	st.retry = true
+	st.blocked = make([]int64, len(n.out))
+}
+
+// Retried is the number of flits link-level retry resent.
+func (n *Network) Retried() int {
+	if n.faults == nil {
+		return 0
+	}
+	return n.faults.Retried
 }
 
 // Record makes the network report every flit crossing every channel to
@@ -96,6 +120,7 @@ const (
 	passFlit    = iota // send fl (possibly flipped) as usual
 	dropFlit           // the flit is lost, the credit kept
 	swallowFlit        // the flit is lost with its credit
+	retryFlit          // the link caught the fault: the flit is resent
 )
 
 // applyFault runs the faults of output o on the flit it sends in cycle t.
@@ -118,11 +143,17 @@ func (n *Network) applyFault(o int32, fl *hw.Flit, t int64) int {
 		case LinkDrop:
 			if t == f.Cycle && res == passFlit {
 				res, hit = dropFlit, true
+				if st.retry {
+					res = retryFlit
+				}
 			}
 		case LinkFlip:
 			if t == f.Cycle && res == passFlit {
 				hit = true
-				if st.flip != nil && !st.flip(fl, f.Bit) {
+				switch {
+				case st.retry:
+					res = retryFlit
+				case st.flip != nil && !st.flip(fl, f.Bit):
 					res = dropFlit
 				}
 			}
@@ -160,17 +191,32 @@ func (n *Network) swallow(o int32) {
 // send's flit escape to the heap, faults or not.
 //
 //go:noinline
-func (n *Network) faultySend(o int32, fl hw.Flit, t int64) (hw.Flit, bool) {
+//
+// delay is the extra cycles a resent flit takes (link-level retry), 0
+// otherwise.
+func (n *Network) faultySend(o int32, fl hw.Flit, t int64) (_ hw.Flit, gone bool, delay int64) {
 	f := new(hw.Flit)
 	*f = fl
 	switch n.applyFault(o, f, t) {
 	case passFlit:
-		return *f, false
+		return *f, false, 0
+	case retryFlit:
+		st := n.faults
+		delay = 2*int64(n.fifo[n.out[o].down].lat) + 2
+		st.blocked[o] = t + delay + 1
+		st.Retried++
+		return *f, false, delay
 	case swallowFlit:
 		n.swallow(o)
 	}
 	if w := n.out[o].wire; w >= 0 {
 		n.used[w] = t
 	}
-	return *f, true
+	return *f, true, 0
+}
+
+// retryBlocked reports whether output o is resending in cycle t.
+func (n *Network) retryBlocked(o int32, t int64) bool {
+	st := n.faults
+	return st.blocked != nil && st.blocked[o] > t
 }

@@ -265,6 +265,9 @@ func (n *Network) count(f int32) uint32 {
 // the RTL's credit counter with its return latency.
 func (n *Network) hasCredit(o int32, t int64) bool {
 	oi := &n.out[o]
+	if oi.fault && n.retryBlocked(o, t) {
+		return false
+	}
 	if oi.nextFree <= t {
 		return true
 	}
@@ -273,7 +276,8 @@ func (n *Network) hasCredit(o int32, t int64) bool {
 }
 
 // push sends a flit from output o into its FIFO f of switch sw (sw < 0: an
-// ejection FIFO) in cycle t. The output's credit-ring index is also the
+// ejection FIFO) in cycle t (for a flit resent by link-level retry, t plus
+// the resend's delay: t is only used for the cycle the flit is ready). The output's credit-ring index is also the
 // FIFO slot the flit goes to: both advance once per flit.
 //
 // Concurrency (several workers share a cycle): only the upstream writes
@@ -336,9 +340,10 @@ func (n *Network) canSend(o int32, t int64) bool {
 func (n *Network) send(sw, in, o int32, t int64) hw.Flit {
 	fl := n.front(in).f
 	n.pop(in, sw, t)
+	var delay int64
 	if n.out[o].fault {
 		var gone bool
-		if fl, gone = n.faultySend(o, fl, t); gone {
+		if fl, gone, delay = n.faultySend(o, fl, t); gone {
 			return fl
 		}
 	}
@@ -347,7 +352,7 @@ func (n *Network) send(sw, in, o int32, t int64) hw.Flit {
 	if d >= n.rxBase {
 		dsw = -1
 	}
-	ready := n.push(o, d, dsw, fl, t)
+	ready := n.push(o, d, dsw, fl, t+delay)
 	if n.out[o].wire >= 0 {
 		n.used[n.out[o].wire] = t
 	}
@@ -441,14 +446,15 @@ func (n *Network) Inject(node int, fl hw.Flit, t int64) {
 		copy(fl.DstC[:nd], n.coords[int(fl.Dst)*nd:int(fl.Dst)*nd+nd])
 	}
 	o := n.rxBase + int32(node)
+	var delay int64
 	if n.out[o].fault {
 		var gone bool
-		if fl, gone = n.faultySend(o, fl, t); gone {
+		if fl, gone, delay = n.faultySend(o, fl, t); gone {
 			return
 		}
 	}
 	sw := n.out[o].wake
-	ready := n.push(o, n.out[o].down, sw, fl, t)
+	ready := n.push(o, n.out[o].down, sw, fl, t+delay)
 	n.Wake(sw, ready)
 }
 

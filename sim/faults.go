@@ -54,6 +54,9 @@ func (s *System) armFaults() error {
 	if len(links) == 0 {
 		return nil
 	}
+	if s.Sys.LinkRetry > 0 {
+		s.Net.SetRetry()
+	}
 	return s.Net.SetFaults(links, s.flipper())
 }
 
