@@ -190,10 +190,10 @@ func (n *Network) swallow(o int32) {
 // It takes and returns the flit by value: a pointer would make every
 // send's flit escape to the heap, faults or not.
 //
-//go:noinline
-//
 // delay is the extra cycles a resent flit takes (link-level retry), 0
 // otherwise.
+//
+//go:noinline
 func (n *Network) faultySend(o int32, fl hw.Flit, t int64) (_ hw.Flit, gone bool, delay int64) {
 	f := new(hw.Flit)
 	*f = fl
