@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -270,6 +271,21 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	st.Append("network channels", strconv.Itoa(res.Network.Channels))
 	st.Append("mean channel load (flits/cycle)", fmt.Sprintf("%.4f", res.Network.MeanLoad))
 	st.Append("busiest channel (load)", fmt.Sprintf("%s (%.4f)", res.Network.Busiest, res.Network.BusiestLoad))
+	for _, f := range res.Faults {
+		what := "hit no flit"
+		switch {
+		case strings.HasPrefix(f.Spec, "stuck:"):
+			what = "the rank never arrives"
+		case f.Hits == 1:
+			what = fmt.Sprintf("hit 1 flit, cycle %d", f.First)
+		case f.Hits > 1:
+			what = fmt.Sprintf("hit %d flits, the first in cycle %d", f.Hits, f.First)
+		}
+		st.Append("fault "+f.Spec, what)
+	}
+	if len(sys.Avoid) > 0 {
+		st.Append("avoided channels", strings.Join(sys.Avoid, ", "))
+	}
 	return st.Render()
 }
 
