@@ -84,17 +84,31 @@ func (t *Topology) AvoidRoutes(dead []int) (*Avoid, *CheckReport, error) {
 	// Two dimensions: the pivot-column construction (avoid2D), proved by
 	// CheckAvoid; several dead channels merge their exceptions.
 	if len(t.Dims) == 2 {
-		a := &Avoid{Dead: slices.Clone(dead), Except: make([]map[int32]uint8, t.Switches), Variant: -1}
-		sort.Ints(a.Dead)
-		for _, c := range a.Dead {
-			t.avoid2D(a, owner[c][0], owner[c][1])
+		// The pivot column and row offsets: 1 first (c* = a+1, z* = b+1),
+		// then the others, the same for every dead channel.
+		for dc := 1; dc < t.Dims[0]; dc++ {
+			for dz := 1; dz < t.Dims[1]; dz++ {
+				a := &Avoid{Dead: slices.Clone(dead), Except: make([]map[int32]uint8, t.Switches), Variant: -1}
+				sort.Ints(a.Dead)
+				for _, c := range a.Dead {
+					t.avoid2D(a, owner[c][0], owner[c][1], dc, dz)
+				}
+				a.count()
+				rep, err := t.CheckAvoid(a)
+				if err == nil {
+					return a, a.fill(t, rep), nil
+				}
+				if lastErr == nil {
+					lastErr = err
+				}
+				if len(dead) == 1 {
+					break // one channel: the first offsets always do (TestAvoidEverySingleDeadChannel)
+				}
+			}
+			if len(dead) == 1 {
+				break
+			}
 		}
-		a.count()
-		rep, err := t.CheckAvoid(a)
-		if err == nil {
-			return a, a.fill(t, rep), nil
-		}
-		lastErr = err
 	}
 	for v := 0; v < maxAvoidVariants; v++ {
 		a := &Avoid{Dead: slices.Clone(dead), Except: make([]map[int32]uint8, t.Switches), Variant: v}
@@ -273,8 +287,8 @@ func (a *Avoid) set(sw, dst, port int) {
 // detours add turns from dimension 1 to dimension 0, all in one column (a
 // fixed coordinate 0), and turns from 0 to 1. A dependency cycle would
 // need two 1-to-0 turns in different columns, so none exists. With n =
-// (a, b) the node of the dead channel, c* = a+1 and z* = b+1 (mod the
-// sizes):
+// (a, b) the node of the dead channel, c* = a+dc and z* = b+dz (mod the
+// sizes; AvoidRoutes tries dc = dz = 1 first):
 //
 //   - n.d0.up: n sends every destination (c, w), c != a, up dimension 1
 //     first, turning at (a, w); for w = b the crossbar of column a sends it
@@ -286,7 +300,7 @@ func (a *Avoid) set(sw, dst, port int) {
 //     up it, and along row w (for w = b: via row z* and up column a).
 //   - n.d1.down: node n, from every other row z, goes along row z to
 //     column c*, up it to row b, and along row b: the turn at (c*, b).
-func (t *Topology) avoid2D(a *Avoid, sw, p int) {
+func (t *Topology) avoid2D(a *Avoid, sw, p, dc, dz int) {
 	K0, K1 := t.Dims[0], t.Dims[1]
 	node := func(x, y int) int { return x + K0*y }
 	row := func(y int) int { s, _ := t.Crossbar(node(0, y), 0); return s } // crossbar of dimension 0 on row y
@@ -300,7 +314,7 @@ func (t *Topology) avoid2D(a *Avoid, sw, p int) {
 		k = t.XbarDim(sw)
 	}
 	ax, by := t.Coord(n, 0), t.Coord(n, 1)
-	cs, zs := (ax+1)%K0, (by+1)%K1
+	cs, zs := (ax+dc)%K0, (by+dz)%K1
 	switch {
 	case up && k == 0:
 		for c := 0; c < K0; c++ {

@@ -46,3 +46,28 @@ func TestAvoidRefusesNodeLinks(t *testing.T) {
 		t.Error("avoid the only up channel of a 1-D crossbar: no error")
 	}
 }
+
+// Two dead channels: the pivot offsets are searched for one proof; count
+// how many pairs of a 4x4's network channels can be avoided together.
+func TestAvoidPairs(t *testing.T) {
+	topo, _ := NewTopology([]int{4, 4})
+	var net []Channel
+	for _, c := range Channels(topo) {
+		if c.Kind == ChanNetwork {
+			net = append(net, c)
+		}
+	}
+	ok, all := 0, 0
+	for i := 0; i < len(net); i += 5 {
+		for j := i + 1; j < len(net); j += 7 {
+			all++
+			if _, rep, err := topo.AvoidRoutes([]int{net[i].ID, net[j].ID}); err == nil && rep.Acyclic {
+				ok++
+			}
+		}
+	}
+	t.Logf("4x4: %d of %d sampled pairs of dead channels avoided", ok, all)
+	if ok == 0 {
+		t.Error("no pair of dead channels avoided")
+	}
+}
