@@ -356,16 +356,16 @@ func (t *Topology) avoid2D(a *Avoid, sw, p, dc, dz int) {
 	}
 }
 
-// SetAvoid makes a hyper-crossbar network route with a's exceptions.
+// SetAvoid makes the network route with a's exceptions.
 func (n *Network) SetAvoid(a *Avoid) error {
-	if n.T == nil || len(a.Except) != n.switches {
-		return fmt.Errorf("avoid: the exceptions are for a hyper-crossbar of %d switches", len(a.Except))
+	if len(a.Except) != n.switches {
+		return fmt.Errorf("avoid: the exceptions are for a network of %d switches, not %d", len(a.Except), n.switches)
 	}
 	n.exc = a.Except
 	return nil
 }
 
-func (a *Avoid) fill(t *Topology, rep *CheckReport) *CheckReport {
+func (a *Avoid) fill(t Fabric, rep *CheckReport) *CheckReport {
 	x := NewChannelIndex(t)
 	for _, c := range a.Dead {
 		rep.Avoided = append(rep.Avoided, x.Name(c))

@@ -71,3 +71,27 @@ func TestAvoidPairs(t *testing.T) {
 		t.Error("no pair of dead channels avoided")
 	}
 }
+
+// A fat tree: every single dead switch-to-switch channel of a 4-ary
+// 3-tree (and a 2-ary 4-tree) is avoided by other spines, proved.
+func TestAvoidFatTree(t *testing.T) {
+	for _, dims := range [][]int{{4, 4, 4}, {2, 2, 2, 2}} {
+		f, err := NewFatTree(dims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range Channels(f) {
+			if c.Kind != ChanNetwork {
+				continue
+			}
+			a, rep, err := AvoidChannels(f, []int{c.ID})
+			if err != nil || !rep.Acyclic || a.Entries == 0 {
+				t.Fatalf("%v: avoid %s: %v", dims, c.Name, err)
+			}
+		}
+	}
+	tor, _ := NewTorus([]int{4, 4})
+	if _, _, err := AvoidChannels(tor, []int{1}); err == nil {
+		t.Error("torus: no error")
+	}
+}

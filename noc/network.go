@@ -95,7 +95,7 @@ type Network struct {
 	xbTab  [][]uint8 // [k][c]: crossbar entry
 
 	// exc, when set, are the routing exceptions of Avoid, per switch
-	// (hyper-crossbar only; avoid.go).
+	// (avoid.go, avoidfabric.go).
 	exc []map[int32]uint8
 
 	// faults, when set, holds the armed faults (faults.go); only outputs
@@ -222,15 +222,15 @@ func (n *Network) Elements() int { return n.switches + n.nodes }
 // route computes the output port of switch sw for a head flit at the
 // front of input port in.
 func (n *Network) route(sw, in int, f *hw.Flit) int {
-	if n.gen != nil {
-		return n.gen.Next(sw, in, int(f.Dst))
-	}
 	if n.exc != nil {
 		if m := n.exc[sw]; m != nil {
 			if p, ok := m[f.Dst]; ok {
 				return int(p)
 			}
 		}
+	}
+	if n.gen != nil {
+		return n.gen.Next(sw, in, int(f.Dst))
 	}
 	t := n.T
 	nd := len(t.Dims)

@@ -154,14 +154,14 @@ func AvoidIDs(sys *hw.System, fab noc.Fabric) ([]int, error) {
 
 // armAvoid routes the network around the system's avoided channels.
 func (s *System) armAvoid() error {
-	if len(s.Sys.Avoid) == 0 || s.Topo == nil {
+	if len(s.Sys.Avoid) == 0 {
 		return nil
 	}
 	ids, err := AvoidIDs(&s.Sys, s.Fabric)
 	if err != nil {
 		return err
 	}
-	a, _, err := s.Topo.AvoidRoutes(ids)
+	a, _, err := noc.AvoidChannels(s.Fabric, ids)
 	if err != nil {
 		return &hw.FieldError{Field: "avoid", Value: fmt.Sprintf("%q", s.Sys.Avoid), Allowed: err.Error()}
 	}

@@ -43,15 +43,15 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		return usageError{explainSystemError(fs.FlagSet, fmt.Errorf("invalid dims: %v is %d nodes (allowed: at most %d nodes for the all-pairs check)", s.Dims, f.NumNodes(), noc.MaxCheckNodes))}
 	}
 	var rep *noc.CheckReport
-	if t, ok := f.(*noc.Topology); ok && len(s.Avoid) > 0 {
+	if len(s.Avoid) > 0 {
 		ids, err := sim.AvoidIDs(&s, f)
 		if err != nil {
 			return usageError{explainSystemError(fs.FlagSet, err)}
 		}
-		if _, rep, err = t.AvoidRoutes(ids); err != nil {
+		if _, rep, err = noc.AvoidChannels(f, ids); err != nil {
 			return failure{err.Error()}
 		}
-	} else if ok {
+	} else if t, ok := f.(*noc.Topology); ok {
 		rep, err = t.Check(func(sw int) []uint8 { return t.Tables()[sw] })
 	} else {
 		rep, err = noc.CheckFabric(f)
