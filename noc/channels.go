@@ -162,16 +162,31 @@ func (x *ChannelIndex) Parse(name string) (int, error) {
 	if len(best) > 3 {
 		best = best[:3]
 	}
-	msg := fmt.Sprintf("unknown channel %q (allowed: a channel of this %s, e.g. %s; hxbar check --channels lists them)",
-		name, x.f.Name(), x.example())
-	if len(best) > 0 {
-		var ns []string
-		for _, c := range best {
-			ns = append(ns, c.name)
-		}
-		msg += "; did you mean " + strings.Join(ns, ", ") + "?"
+	e := &ChannelError{Name: name, Allowed: fmt.Sprintf("a channel of this %s, e.g. %s (hxbar check --channels lists them)", x.f.Name(), x.example())}
+	for _, c := range best {
+		e.Suggest = append(e.Suggest, c.name)
 	}
-	return -1, fmt.Errorf("%s", msg)
+	return -1, e
+}
+
+// ChannelError is an unknown channel name: what the names look like and
+// the nearest ones.
+type ChannelError struct {
+	Name    string
+	Allowed string
+	Suggest []string
+}
+
+// Hint is the allowed names with the suggestions ("...; did you mean a, b?").
+func (e *ChannelError) Hint() string {
+	if len(e.Suggest) == 0 {
+		return e.Allowed
+	}
+	return e.Allowed + "; did you mean " + strings.Join(e.Suggest, ", ") + "?"
+}
+
+func (e *ChannelError) Error() string {
+	return fmt.Sprintf("unknown channel %q (allowed: %s)", e.Name, e.Hint())
 }
 
 // example gives two names of this fabric's network channels.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -37,7 +38,7 @@ func (s *System) armFaults() error {
 		}
 		id, err := idx.Parse(f.Channel)
 		if err != nil {
-			return &hw.FieldError{Field: fmt.Sprintf("faults[%d]", i), Value: fmt.Sprintf("%q", s.Sys.Faults[i]), Allowed: err.Error()}
+			return &hw.FieldError{Field: fmt.Sprintf("faults[%d]", i), Value: fmt.Sprintf("%q", s.Sys.Faults[i]), Allowed: channelHint(err)}
 		}
 		lf := noc.LinkFault{Channel: id, Cycle: f.Cycle, Bit: f.Bit}
 		switch f.Kind {
@@ -145,7 +146,7 @@ func AvoidIDs(sys *hw.System, fab noc.Fabric) ([]int, error) {
 	for i, name := range sys.Avoid {
 		id, err := idx.Parse(name)
 		if err != nil {
-			return nil, &hw.FieldError{Field: fmt.Sprintf("avoid[%d]", i), Value: fmt.Sprintf("%q", name), Allowed: err.Error()}
+			return nil, &hw.FieldError{Field: fmt.Sprintf("avoid[%d]", i), Value: fmt.Sprintf("%q", name), Allowed: channelHint(err)}
 		}
 		ids = append(ids, id)
 	}
@@ -167,4 +168,12 @@ func (s *System) armAvoid() error {
 	}
 	s.Avoid = a
 	return s.Net.SetAvoid(a)
+}
+
+// channelHint is what an unknown channel name's error allows.
+func channelHint(err error) string {
+	if ce, ok := errors.AsType[*noc.ChannelError](err); ok {
+		return ce.Hint()
+	}
+	return err.Error()
 }
