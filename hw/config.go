@@ -232,7 +232,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return writeStrings(s.Faults) }},
 	{key: "avoid", flag: "avoid", typ: "list of strings", allowed: AvoidAllowed,
-		doc: "Channels the routing keeps off (dead links): the switches get routing exceptions that reach every node without them, proved deadlock-free (hyperxbar, fattree; docs/reliability.md). Empty: the generated tables.",
+		doc: "Channels the routing keeps off (dead links): the switches get routing exceptions that reach every node without them, proved deadlock-free (docs/reliability.md). Empty: the generated tables.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Avoid, err = decodeStringList(n, "avoid", AvoidAllowed)
 			if len(s.Avoid) == 0 {

@@ -26,7 +26,7 @@ const FaultAllowed = "flip:CHANNEL@CYCLE:BIT, drop:CHANNEL@CYCLE, dead:CHANNEL@C
 const CRCAllowed = "0 (no check code) or 8 (CRC-8 in sideband bits of the tail flit)"
 
 // AvoidAllowed describes the avoid key, for messages.
-const AvoidAllowed = "a list of channel names as hxbar check --channels lists them (hyperxbar, fattree), or []"
+const AvoidAllowed = "a list of channel names as hxbar check --channels lists them, or []"
 
 // Fault is one parsed fault spec. The channel is a name: which channel it
 // is depends on the network (noc.ChannelIndex resolves it).

@@ -394,9 +394,6 @@ func (s *System) Validate() error {
 	if s.LinkRetry != 0 && (s.LinkRetry < 2*s.LinkLatency+2 || s.LinkRetry > MaxLinkRetry) {
 		return &FieldError{Field: "link_retry", Value: s.LinkRetry, Allowed: fmt.Sprintf("0 (no retry) or %d..%d flits: the replay buffer must cover the acknowledgement's round trip, 2*link_latency+2", 2*s.LinkLatency+2, MaxLinkRetry)}
 	}
-	if len(s.Avoid) > 0 && s.Topology == TopoTorus {
-		return &FieldError{Field: "avoid", Value: showString(strings.Join(s.Avoid, ",")), Allowed: "[] on a torus (routing around dead channels is built for the hyperxbar and the fattree)"}
-	}
 	for i, c := range s.Avoid {
 		if strings.TrimSpace(c) == "" {
 			return &FieldError{Field: fmt.Sprintf("avoid[%d]", i), Value: showString(c), Allowed: "a channel name as hxbar check --channels lists it"}

@@ -31,6 +31,10 @@ type Avoid struct {
 	// Variant is the tie-break order that gave an acyclic dependency graph
 	// (0: the first tried).
 	Variant int
+	// fabric, when set, is a routing function that replaces the fabric's
+	// (a torus with reversed ring directions); Except is then unused and
+	// Entries counts the reversed (router, destination coordinate) pairs.
+	fabric Fabric
 }
 
 // maxAvoidVariants bounds the tie-break orders AvoidRoutes tries before it
@@ -360,6 +364,13 @@ func (t *Topology) avoid2D(a *Avoid, sw, p, dc, dz int) {
 func (n *Network) SetAvoid(a *Avoid) error {
 	if len(a.Except) != n.switches {
 		return fmt.Errorf("avoid: the exceptions are for a network of %d switches, not %d", len(a.Except), n.switches)
+	}
+	if a.fabric != nil {
+		if n.gen == nil {
+			return fmt.Errorf("avoid: a %s's routing for a hyper-crossbar network", a.fabric.Name())
+		}
+		n.gen = a.fabric
+		return nil
 	}
 	n.exc = a.Except
 	return nil

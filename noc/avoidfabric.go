@@ -23,16 +23,18 @@ func (e exceptFabric) Next(sw, in, dst int) int {
 
 // AvoidChannels routes fabric f around the dead channels (Channel.IDs of
 // switch outputs) and proves the result: the hyper-crossbar with
-// Topology.AvoidRoutes, the fat tree with avoidFatTree. The torus is not
-// supported yet (its dateline virtual channels need their own proof).
+// Topology.AvoidRoutes, the fat tree with FatTree.avoid (other spines),
+// the torus with Torus.avoid (the other way round the ring).
 func AvoidChannels(f Fabric, dead []int) (*Avoid, *CheckReport, error) {
 	switch t := f.(type) {
 	case *Topology:
 		return t.AvoidRoutes(dead)
 	case *FatTree:
 		return t.avoid(dead)
+	case *Torus:
+		return t.avoid(dead)
 	}
-	return nil, nil, fmt.Errorf("avoid: routing around dead channels is built for the hyperxbar and the fattree, not the %s", f.Name())
+	return nil, nil, fmt.Errorf("avoid: routing around dead channels is not built for the %s", f.Name())
 }
 
 // avoid routes a fat tree around dead channels. A destination's paths go

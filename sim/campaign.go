@@ -38,7 +38,7 @@ type CampaignCounts struct {
 // KindCounts are the outcomes of one fault kind, with the cost of recovery.
 type KindCounts struct {
 	CampaignCounts
-	// Rerouted (dead channels; not on a torus): runs that, repeated
+	// Rerouted (dead channels): runs that, repeated
 	// with --avoid naming the dead channel, complete with the fault-free
 	// results; RerouteCycles is their mean extra cycles over the
 	// fault-free run.
@@ -166,7 +166,7 @@ func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("run %d (%s): %w", i, spec, err)
 		}
-		if kind == hw.FaultDead && !run.Recovered && sys.Topology != hw.TopoTorus {
+		if kind == hw.FaultDead && !run.Recovered {
 			// Software's answer to a dead link: route around it.
 			name := spec[len("dead:"):strings.LastIndex(spec, "@")]
 			asys := fsys

@@ -82,7 +82,7 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 			extra = fmt.Sprintf("%.1f (recovered)", c.RecoverCycles)
 		}
 		rr := "-"
-		if k == "dead" && s.Topology != hw.TopoTorus {
+		if k == "dead" {
 			rr = fmt.Sprint(c.Rerouted)
 		}
 		tw.Append(k, c.Runs, c.Injected, c.Detected, c.Recovered, c.Reported, c.Silent, rr, extra)
