@@ -143,7 +143,7 @@ module hx_tb;
             if (^cfgw[i] === 1'bx)
                 begin $sformat(msg, "word %%0d missing or not hex (file truncated?)", i); die(cfg_file, msg); end
             c128 = {c128[126:0], c128[127]} ^ cfgw[i];
-            if (i < NW + 2 && (cfgw[i][127:112] < 16'd1 || cfgw[i][127:112] > NE || (cfgw[i][111:96] >= N && cfgw[i][111:96] != 16'hffff) ||
+            if (i < NW + 2 && (cfgw[i][127:112] < 16'd1 || {16'd0, cfgw[i][127:112]} > NE || ({16'd0, cfgw[i][111:96]} >= N && cfgw[i][111:96] != 16'hffff) ||
                                (i > 2 && cfgw[i][127:96] < cfgw[i-1][127:96])))
                 begin $sformat(msg, "word %%0d: episode %%0d port %%0d out of range or out of order", i, cfgw[i][127:112], cfgw[i][111:96]); die(cfg_file, msg); end
         end
@@ -216,16 +216,18 @@ module hx_tb;
     reg [15:0]     pnum;
     reg [31:0]     idx;
 
-    // next_write finds port p's next write of episode ep at or after index w.
+    // next_write is port p's write after write w (index into cfgw - 2), or
+    // NW: config.hex holds the writes sorted by episode, then port (checked
+    // at time 0), so a port's writes of an episode are contiguous and this
+    // costs one look, not a scan of the file.
     function integer next_write;
-        input integer w, pp, e;
-        integer k;
+        input integer w, pp;
         begin
-            next_write = NW;
             pnum = (pp == N) ? 16'hffff : pp[15:0];
-            for (k = NW - 1; k >= w; k = k - 1)
-                if (cfgw[k+2][127:112] == e[15:0] && cfgw[k+2][111:96] == pnum)
-                    next_write = k;
+            if (w + 1 < NW && cfgw[w+3][127:112] == cfgw[w+2][127:112] && cfgw[w+3][111:96] == pnum)
+                next_write = w + 1;
+            else
+                next_write = NW;
         end
     endfunction
 
@@ -252,10 +254,14 @@ module hx_tb;
                 ep = ep + 1;
                 running = 1'b0;
                 cfg_on = 1'b1;
+                // every port's first write of the episode: one pass, backwards
                 for (p = 0; p < NP; p = p + 1) begin
-                    wp[p] = next_write(0, p, ep);
+                    wp[p] = NW;
                     ph[p] = 1'b0;
                 end
+                for (wi = NW - 1; wi >= 0; wi = wi - 1)
+                    if (cfgw[wi+2][127:112] == ep[15:0])
+                        wp[(cfgw[wi+2][111:96] == 16'hffff) ? N : cfgw[wi+2][111:96]] = wi;
             end
             // configuration writes
             if (cfg_on) begin
@@ -276,7 +282,7 @@ module hx_tb;
                             cfg_pwdata[32*p +: 32] <= cfgw[wi+2][31:0];
                         end
                         if (ph[p])
-                            wp[p] = next_write(wi + 1, p, ep);
+                            wp[p] = next_write(wi, p);
                         ph[p] = !ph[p];
                     end else if (p == N) begin
                         fab_psel    <= 1'b0;
@@ -323,6 +329,20 @@ module hx_tb;
             end
         end
     end
+
+    // Watchdog of the configuration phase before cycle 0: the writes of
+    // episode 1 take 2 cycles each on the busiest port; a testbench that
+    // has not started cycle 0 well after that never will.
+    localparam [63:0] PREMAX = 2 * NW + 64;
+    reg [63:0] pre = 64'd0;
+    always @(posedge clk)
+        if (!rst && !run) begin
+            pre <= pre + 64'd1;
+            if (pre > PREMAX) begin
+                $display("FAIL watchdog: cycle 0 has not begun %%0d cycles after reset (the %%0d writes of %%0s take at most %%0d)", pre, NW, cfg_file, 2 * NW);
+                $fatal(1, "hx_tb: watchdog");
+            end
+        end
 
     // A refused configuration write is a testbench or generator bug.
     always @(posedge clk)
