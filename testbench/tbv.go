@@ -94,7 +94,56 @@ module hx_tb;
         end
     endtask
 
-    integer i;
+    // file_words counts the words of the $readmemh file open as fd, read to
+    // its end: the tokens separated by white space outside // and /* */
+    // comments (IEEE 1364-2005 17.2.9). $readmemh only warns (Icarus) or
+    // aborts (Verilator) on a file longer than the memory and reads a word
+    // with a digit that is not hex in part, so config.hex is counted first.
+    // A word that is not exactly dg hex digits gives -1 - its index (0: the
+    // header).
+    function integer file_words;
+        input integer fd, dg;
+        integer ch, nx, n, len, bad;
+        reg [1:0] st;   // 0 words and white space, 1 in a // comment, 2 in a /* */ comment
+        reg hex;        // every character of the current word is a hex digit
+        reg wc;         // ch is a character of a word
+        begin
+            n = 0; len = 0; bad = -1; st = 2'd0; hex = 1'b1;
+            ch = $fgetc(fd);
+            nx = $fgetc(fd);
+            while (ch != -1) begin
+                wc = st == 2'd0 && !(ch == 47 && (nx == 47 || nx == 42)) &&  // not "//", "/*"
+                     !(ch == 32 || (ch >= 9 && ch <= 13));                   // not white space
+                if (wc) begin
+                    if (len == 0)
+                        n = n + 1;
+                    len = len + 1;
+                    if (!((ch >= 48 && ch <= 57) || (ch >= 65 && ch <= 70) || (ch >= 97 && ch <= 102)))
+                        hex = 1'b0;
+                end else begin
+                    if (len != 0 && (len != dg || !hex) && bad < 0)
+                        bad = n - 1;
+                    len = 0; hex = 1'b1;
+                    if (st == 2'd1) begin
+                        if (ch == 10) st = 2'd0;                     // '\n'
+                    end else if (st == 2'd2) begin
+                        if (ch == 42 && nx == 47) begin              // "*/"
+                            st = 2'd0; ch = nx; nx = $fgetc(fd);
+                        end
+                    end else if (ch == 47) begin                     // "//", "/*"
+                        st = (nx == 47) ? 2'd1 : 2'd2; ch = nx; nx = $fgetc(fd);
+                    end
+                end
+                ch = nx;
+                nx = $fgetc(fd);
+            end
+            if (len != 0 && (len != dg || !hex) && bad < 0)
+                bad = n - 1;
+            file_words = (bad >= 0) ? -1 - bad : n;
+        end
+    endfunction
+
+    integer i, fd, nf;
     reg [127:0] c128;
     reg [191:0] c192;
     initial begin : load
@@ -129,6 +178,18 @@ module hx_tb;
         if (scen[1] !== c128)
             begin $sformat(msg, "checksum %%h does not match the words (computed %%h)", scen[1], c128); die(scen_file, msg); end
 
+        // config.hex: words counted before $readmemh reads them
+        fd = $fopen(cfg_file, "r");
+        if (fd == 0)
+            die(cfg_file, "missing or unreadable (cannot open it)");
+        nf = file_words(fd, 32);
+        $fclose(fd);
+        if (nf < 0)
+            begin $sformat(msg, "word %%0d (the header is word 0) is not 32 hex digits", -1 - nf); die(cfg_file, msg); end
+        if (nf > NW + 3)
+            begin $sformat(msg, "%%0d words, more than the %%0d of %%0d writes (header, checksum, writes, end: a word after the end marker, or tb.v is stale)", nf, NW + 3, NW); die(cfg_file, msg); end
+        if (nf < NW + 3)
+            begin $sformat(msg, "%%0d words, fewer than the %%0d of %%0d writes (file truncated, or tb.v is stale)", nf, NW + 3, NW); die(cfg_file, msg); end
         $readmemh(cfg_file, cfgw);
         if (^cfgw[0] === 1'bx || cfgw[0] == 128'd0)
             die(cfg_file, "missing, empty or unreadable (header word is X or 0)");
