@@ -115,8 +115,11 @@ func checkConfigRefused(t *testing.T, ctx context.Context, dir, simulator string
 	} else {
 		t.Logf("%s: %s", c.what, firstLine(p))
 	}
-	if len(res.Warnings) != 0 {
-		t.Errorf("%s: %s warned: %q", c.what, simulator, res.Warnings)
+	for _, w := range res.Warnings {
+		// Verilator reports the $fatal itself as "%Error: tb.v:<n>: Verilog $stop".
+		if !(simulator == Verilator && strings.HasSuffix(w, "Verilog $stop")) {
+			t.Errorf("%s: %s warned: %q", c.what, simulator, w)
+		}
 	}
 }
 

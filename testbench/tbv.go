@@ -322,7 +322,7 @@ module hx_tb;
                 end
                 for (wi = NW - 1; wi >= 0; wi = wi - 1)
                     if (cfgw[wi+2][127:112] == ep[15:0])
-                        wp[(cfgw[wi+2][111:96] == 16'hffff) ? N : cfgw[wi+2][111:96]] = wi;
+                        wp[(cfgw[wi+2][111:96] == 16'hffff) ? N : {16'd0, cfgw[wi+2][111:96]}] = wi;
             end
             // configuration writes
             if (cfg_on) begin
