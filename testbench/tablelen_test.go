@@ -172,6 +172,24 @@ func TestConfigFileRefused(t *testing.T) {
 	}
 	restore()
 
+	// A testbench that never starts cycle 0 (tb.v edited so that the end
+	// of the configuration phase never sets run) dies on the
+	// configuration watchdog with a FAIL line instead of hanging.
+	tb := filepath.Join(dir, TBFile)
+	restoreTB := saveFile(t, tb)
+	src, _ := os.ReadFile(tb)
+	if strings.Count(string(src), "run = 1'b1;") != 1 {
+		t.Fatalf("tb.v: the line that starts cycle 0 is not unique")
+	}
+	os.WriteFile(tb, []byte(strings.Replace(string(src), "run = 1'b1;", "run = 1'b0;", 1)), 0o644)
+	res, err := RunIcarus(ctx, dir)
+	restoreTB()
+	if err != nil || res.Passed() || res.ExitCode == 0 || !strings.HasPrefix(res.Verdict(), "FAIL watchdog: cycle 0 has not begun ") {
+		t.Errorf("cycle 0 never begins: %v %s", err, res.Problem())
+	} else {
+		t.Logf("cycle 0 never begins: %s", res.Verdict())
+	}
+
 	// Edited tables: refused by Cosim before the simulator runs (they
 	// would not change the run), by name, pointing at config.hex; the
 	// simulator alone passes, as it reads no table.
@@ -206,7 +224,7 @@ func TestConfigFileRefused(t *testing.T) {
 	}
 	fmt.Fprintf(f, "%048x // one word too many\n", 0)
 	f.Close()
-	res, err := RunIcarus(ctx, dir)
+	res, err = RunIcarus(ctx, dir)
 	restore()
 	if err != nil {
 		t.Fatal(err)
