@@ -100,6 +100,9 @@ func topFile(s *sim.System, hdr []string, caps []unitCap) []byte {
 	}
 	p("};\n")
 	p("    wire [%d:0] fab_err_v;\n", t.Switches-1)
+	p("    /* verilator lint_off UNUSED */\n")
+	p("    wire [%d:0] fab_rdy_v;   // every switch answers in its access cycle (pready = 1)\n", t.Switches-1)
+	p("    /* verilator lint_on UNUSED */\n")
 	p("    wire [%d:0] fab_rd_v;\n", 32*t.Switches-1)
 	p("    reg  [31:0] fab_rd;\n")
 	p("    integer fs;\n")
@@ -184,7 +187,7 @@ func switchPorts(p func(string, ...any), sw int) {
 	p("        .out_valid(sw%d_out_valid), .out_flit(sw%d_out_flit), .out_credit(sw%d_out_credit),\n", sw, sw, sw)
 	p("        .psel(fab_psel && fab_sel[%d]), .penable(fab_penable), .pwrite(fab_pwrite),\n", sw)
 	p("        .paddr(fab_paddr[15:0]), .pwdata(fab_pwdata), .prdata(fab_rd_v[%d +: 32]),\n", 32*sw)
-	p("        .pready(), .pslverr(fab_err_v[%d])\n", sw)
+	p("        .pready(fab_rdy_v[%d]), .pslverr(fab_err_v[%d])\n", sw, sw)
 	p("    );\n")
 }
 
