@@ -381,19 +381,21 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		if s.ready > t {
 			continue
 		}
-		own := n.out[in].inOwned
-		if own < 0 {
-			// A head flit requests its route. A payload flit of no packet
-			// (its head was lost to a fault) owns nothing and blocks.
-			if s.f.Head {
-				o := n.route(sw, i, &s.f)
-				reqs[o] |= 1 << uint(i)
-				touched |= 1 << uint(o)
-			}
+		// A head flit requests its route. Without faults a head is never
+		// at the front of an input that owns an output, so only a network
+		// with faults looks (the input's record is another cache line):
+		// there, an owned input forwards its front flit, whatever it is,
+		// until a tail passes (after a lost tail, the next packet's head).
+		if s.f.Head && (n.faults == nil || n.out[in].inOwned < 0) {
+			o := n.route(sw, i, &s.f)
+			reqs[o] |= 1 << uint(i)
+			touched |= 1 << uint(o)
 			continue
 		}
-		// An owned input forwards its front flit, whatever it is, until a
-		// tail passes (after a lost tail that is the next packet's head).
+		own := n.out[in].inOwned
+		if own < 0 {
+			continue // a payload flit of no packet (its head was lost): it blocks
+		}
 		o := base + int32(own)
 		held |= 1 << uint(n.out[in].inOwned)
 		if n.canSend(o, t) {
