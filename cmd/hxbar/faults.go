@@ -71,7 +71,7 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "fault campaign: %d runs on a %s %s, %s, seed %d (fault-free: %d cycles)\n", res.Runs, dimsString(s.Dims), topologyNames[s.Topology], what, s.Seed, res.Cycles)
 	tw := tablewriter.NewWriter(stdout)
-	tw.Header("kind", "runs", "injected", "detected", "recovered", "reported", "silent", "rerouted", "extra cycles")
+	tw.Header("kind", "runs", "injected", "detected", "recovered", "reported", "silent", "detection latency", "rerouted", "extra cycles")
 	for _, k := range ks {
 		c := res.ByKind[k]
 		extra := "-"
@@ -85,10 +85,14 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 		if k == "dead" {
 			rr = fmt.Sprint(c.Rerouted)
 		}
-		tw.Append(k, c.Runs, c.Injected, c.Detected, c.Recovered, c.Reported, c.Silent, rr, extra)
+		lat := "-"
+		if c.DetectLatencyMax > 0 || c.DetectLatency > 0 {
+			lat = fmt.Sprintf("%.1f (max %d)", c.DetectLatency, c.DetectLatencyMax)
+		}
+		tw.Append(k, c.Runs, c.Injected, c.Detected, c.Recovered, c.Reported, c.Silent, lat, rr, extra)
 	}
 	c := &res.CampaignCounts
-	tw.Append("all", c.Runs, c.Injected, c.Detected, c.Recovered, c.Reported, c.Silent, "", "")
+	tw.Append("all", c.Runs, c.Injected, c.Detected, c.Recovered, c.Reported, c.Silent, "", "", "")
 	if err := tw.Render(); err != nil {
 		return err
 	}
