@@ -55,6 +55,7 @@ module hx_switch #(
     localparam integer  PLASTI = P - 1;
     localparam [IW-1:0] PLAST  = PLASTI[IW-1:0];
     localparam [IW-1:0] IONE   = 1;
+    localparam integer  NT     = 1 << IW;                 // leaves of the output multiplexer tree
 
     // Address layout: coordinate k occupies BKk bits at SHk, dimension 0 in
     // the LSBs; BKk = max(1, ceil(log2 Kk)), 0 for unused dimensions.
@@ -289,7 +290,7 @@ module hx_switch #(
     wire [P*P-1:0]  sel;       // sel[P*o + i]: output o selects input i (one-hot)
     wire [P-1:0]    snd;       // output o sends this cycle
 
-    genvar o;
+    genvar o, lk, lj;
     generate
         for (o = 0; o < P; o = o + 1) begin : g_out
             reg          own_v;    // owner[o] != none
@@ -338,23 +339,37 @@ module hx_switch #(
                 gnt_v = seen;
             end
 
-            // Selected input s, decoded once to one-hot; the flit, its tail
-            // bit and the owner's ready are AND-OR selections over the inputs
-            // (no front[W*s +: W]: Yosys makes a shifter of that).
+            // Selected input s. The flit and the owner's ready are read by a
+            // binary multiplexer tree indexed by s (P-1 two-way multiplexers
+            // of W+1 bits: {fvalid, front}); s is always a port (< P), and
+            // the leaves past P repeat input P-1, so those multiplexers fold
+            // away. (No front[W*s +: W]: Yosys makes a shifter of that; an
+            // AND-OR select over a one-hot s costs about twice the cells.)
+            // s is also decoded to one-hot for the pops.
             wire [IW-1:0] s = own_v ? own : gnt;
             reg  [P-1:0]  soh;     // soh[i] = (s == i), exactly one bit set
-            reg  [W-1:0]  flit;
-            reg           own_rdy; // fvalid[own]
             integer m;
             always @* begin
-                flit    = {W{1'b0}};
-                own_rdy = 1'b0;
-                for (m = 0; m < P; m = m + 1) begin
-                    soh[m]  = (s == m[IW-1:0]);
-                    flit    = flit | ({W{soh[m]}} & front[W*m +: W]);
-                    own_rdy = own_rdy | (soh[m] & fvalid[m]);
+                for (m = 0; m < P; m = m + 1)
+                    soh[m] = (s == m[IW-1:0]);
+            end
+            // Level k of the tree holds NT >> k words of W+1 bits, at word
+            // offset 2*NT - (2*NT >> k) of mt; the root is word 2*NT - 2.
+            wire [(2*NT-1)*(W+1)-1:0] mt /*verilator split_var*/;
+            for (lj = 0; lj < NT; lj = lj + 1) begin : g_leaf
+                localparam integer LI = (lj < P) ? lj : P - 1;
+                assign mt[(W+1)*lj +: W+1] = {fvalid[LI], front[W*LI +: W]};
+            end
+            for (lk = 0; lk < IW; lk = lk + 1) begin : g_lvl
+                localparam integer BI = 2*NT - ((2*NT) >> lk);        // level lk
+                localparam integer BO = 2*NT - ((2*NT) >> (lk + 1));  // level lk+1
+                for (lj = 0; lj < (NT >> (lk + 1)); lj = lj + 1) begin : g_mux
+                    assign mt[(W+1)*(BO+lj) +: W+1] = s[lk] ? mt[(W+1)*(BI+2*lj+1) +: W+1]
+                                                            : mt[(W+1)*(BI+2*lj) +: W+1];
                 end
             end
+            wire [W-1:0]  flit    = mt[(W+1)*(2*NT-2) +: W];
+            wire          own_rdy = mt[(W+1)*(2*NT-2) + W];   // fvalid[own] when owned
             wire          tail  = flit[W-2];
             // Owned: the owner's next flit goes as soon as it is ready
             // (s = own when owned). Free: a grant needs a requester; both
