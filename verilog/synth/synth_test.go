@@ -81,7 +81,7 @@ func TestParseMemories(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]int{
-		`$paramod$1d512a1683beceb7c72f2570e8cf10cfb4f119c2\hx_fifo`:          4 * 66,
+		`$paramod$1d512a1683beceb7c72f2570e8cf10cfb4f119c2\hx_fifo`:         4 * 66,
 		`$paramod$44078b68cd568098d8e55b41f26ef6f6c04ba4d7\hx_barrier_unit`: 3*41 + 1*2 + 3*73,
 	}
 	if len(mem) != len(want) {
@@ -93,8 +93,8 @@ func TestParseMemories(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{
-		"  cell $mem_v2 \\m\n    parameter \\SIZE 4\n  end\n",                                  // outside a module
-		"module \\a\n  cell $mem_v2 \\m\n    parameter \\WIDTH 4\n  end\nend\n",            // no SIZE
+		"  cell $mem_v2 \\m\n    parameter \\SIZE 4\n  end\n",                   // outside a module
+		"module \\a\n  cell $mem_v2 \\m\n    parameter \\WIDTH 4\n  end\nend\n", // no SIZE
 	} {
 		if _, err := ParseMemories(bad); err == nil {
 			t.Errorf("no error for %q", bad)
