@@ -398,11 +398,16 @@ func Sources(dir string) ([]string, error) {
 // counted apart from the logic), with check -assert after it; for the depth
 // the memories are then mapped (read multiplexers, read registers) and
 // every module flattened.
-func Script(sources []string, top, out string) string {
+// Params, if any, set parameters of the top module (hierarchy -chparam).
+func Script(sources []string, top string, params []Param, out string) string {
 	o := func(f string) string { return filepath.Join(out, f) }
+	hier := "hierarchy -top " + top
+	for _, p := range params {
+		hier += fmt.Sprintf(" -chparam %s %d", p.Name, p.Value)
+	}
 	return strings.Join([]string{
 		"read_verilog -defer -DSYNTHESIS " + strings.Join(sources, " "),
-		"hierarchy -top " + top,
+		hier,
 		"synth -top " + top + " -run begin:fine",
 		// synth's fine and check steps, without memory_map
 		"opt -fast -full",
@@ -424,6 +429,13 @@ func Script(sources []string, top, out string) string {
 	}, "; ")
 }
 
+// Param is a parameter of the top module set for a synthesis run
+// (RunModule).
+type Param struct {
+	Name  string
+	Value int
+}
+
 // Options tune Run.
 type Options struct {
 	Progress io.Writer     // if set, a line every Interval: elapsed time and Yosys's current pass
@@ -437,9 +449,41 @@ func Run(ctx context.Context, dir string, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(srcs))
+	for i, f := range srcs {
+		paths[i] = filepath.Join(abs, f)
+	}
+	return run(ctx, paths, verilog.TopModule, nil, opt)
+}
+
+// RunModule synthesizes one module of the given sources (files, e.g. the
+// RTL library's) as the top, with the parameters set, and reports it like
+// Run (docs/area.md uses it for a barrier unit against its gate capacity).
+func RunModule(ctx context.Context, sources []string, top string, params []Param, opt Options) (*Report, error) {
+	paths := make([]string, len(sources))
+	for i, f := range sources {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return nil, err
+		}
+		paths[i] = abs
+	}
+	return run(ctx, paths, top, params, opt)
+}
+
+func run(ctx context.Context, paths []string, top string, params []Param, opt Options) (*Report, error) {
 	ys, err := exec.LookPath(Yosys)
 	if err != nil {
 		return nil, ErrNoYosys
+	}
+	for _, p := range paths {
+		if strings.ContainsAny(p, " \t;\"") {
+			return nil, fmt.Errorf("%s: whitespace, ';' or '\"' in the path (Yosys's script cannot name it)", p)
+		}
 	}
 	work, err := os.MkdirTemp("", "hxbar-synth-")
 	if err != nil {
@@ -449,21 +493,10 @@ func Run(ctx context.Context, dir string, opt Options) (*Report, error) {
 	if strings.ContainsAny(work, " \t;\"") {
 		return nil, fmt.Errorf("temporary directory %q: whitespace in its name", work)
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	if strings.ContainsAny(abs, " \t;\"") {
-		return nil, fmt.Errorf("%s: whitespace, ';' or '\"' in the directory's path (Yosys's script cannot name it)", abs)
-	}
-	paths := make([]string, len(srcs))
-	for i, f := range srcs {
-		paths[i] = filepath.Join(abs, f)
-	}
 	// Yosys runs in its own directory: the design may read no file (no
 	// table) beside its sources.
 	logFile := filepath.Join(work, "yosys.log")
-	cmd := exec.CommandContext(ctx, ys, "-q", "-l", logFile, "-p", Script(paths, verilog.TopModule, work))
+	cmd := exec.CommandContext(ctx, ys, "-q", "-l", logFile, "-p", Script(paths, top, params, work))
 	cmd.Dir = work
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
@@ -500,7 +533,7 @@ wait:
 		if e := errorLines(string(log)); e != "" {
 			msg = e
 		}
-		return nil, &YosysError{Dir: dir, Err: runErr, Msg: msg}
+		return nil, &YosysError{Dir: filepath.Dir(paths[0]), Err: runErr, Msg: msg}
 	}
 	read := func(f string) ([]byte, error) { return os.ReadFile(filepath.Join(work, f)) }
 	memIL, err := read("mem.il")
@@ -523,7 +556,7 @@ wait:
 	if err != nil {
 		return nil, err
 	}
-	rep, err := Build(mem, stat, ParseLTP(string(ltp)), verilog.TopModule)
+	rep, err := Build(mem, stat, ParseLTP(string(ltp)), top)
 	if err != nil {
 		return nil, err
 	}
