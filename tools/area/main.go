@@ -59,8 +59,8 @@ var (
 	// Gate capacity: a barrier unit alone, MAXG 1..62, the other
 	// parameters those of the default 4x4 design's units. The gate and
 	// receive RAMs have MAXG + 2 words; their index is log2(MAXG+2) bits,
-	// one more after MAXG = 2, 6, 14, 30.
-	maxgs      = []int{1, 2, 3, 4, 6, 7, 8, 14, 15, 16, 30, 31, 32, 48, 62}
+	// one more after MAXG = 2, 6, 14, 30 (and the ones around 31, 32).
+	maxgs      = []int{1, 2, 3, 4, 8, 16, 31, 32, 62}
 	unitParams = []synth.Param{{Name: "FW", Value: 64}, {Name: "B", Value: 4}, {Name: "AB", Value: 4}, {Name: "RB", Value: 4}, {Name: "NRT", Value: 4}, {Name: "DATA", Value: 0}, {Name: "NIL", Value: 1}}
 	unitRTL    = []string{"hx_fifo.v", "hx_credit.v", "hx_alu.v", "hx_barrier_unit.v"}
 )
