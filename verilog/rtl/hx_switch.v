@@ -290,7 +290,7 @@ module hx_switch #(
     wire [P*P-1:0]  sel;       // sel[P*o + i]: output o selects input i (one-hot)
     wire [P-1:0]    snd;       // output o sends this cycle
 
-    genvar o, lk, lj;
+    genvar o;
     generate
         for (o = 0; o < P; o = o + 1) begin : g_out
             reg          own_v;    // owner[o] != none
@@ -355,18 +355,20 @@ module hx_switch #(
             end
             // Level k of the tree holds NT >> k words of W+1 bits, at word
             // offset 2*NT - (2*NT >> k) of mt; the root is word 2*NT - 2.
-            wire [(2*NT-1)*(W+1)-1:0] mt /*verilator split_var*/;
-            for (lj = 0; lj < NT; lj = lj + 1) begin : g_leaf
-                localparam integer LI = (lj < P) ? lj : P - 1;
-                assign mt[(W+1)*lj +: W+1] = {fvalid[LI], front[W*LI +: W]};
-            end
-            for (lk = 0; lk < IW; lk = lk + 1) begin : g_lvl
-                localparam integer BI = 2*NT - ((2*NT) >> lk);        // level lk
-                localparam integer BO = 2*NT - ((2*NT) >> (lk + 1));  // level lk+1
-                for (lj = 0; lj < (NT >> (lk + 1)); lj = lj + 1) begin : g_mux
-                    assign mt[(W+1)*(BO+lj) +: W+1] = s[lk] ? mt[(W+1)*(BI+2*lj+1) +: W+1]
-                                                            : mt[(W+1)*(BI+2*lj) +: W+1];
+            // (One always block: Icarus runs it as fast as the AND-OR loop
+            // it replaces, a generate of continuous assigns about 6% slower.)
+            reg  [(2*NT-1)*(W+1)-1:0] mt;
+            integer lv, lx, li;
+            always @* begin
+                for (lx = 0; lx < NT; lx = lx + 1) begin
+                    li = (lx < P) ? lx : P - 1;
+                    mt[(W+1)*lx +: W+1] = {fvalid[li], front[W*li +: W]};
                 end
+                for (lv = 0; lv < IW; lv = lv + 1)
+                    for (lx = 0; lx < (NT >> (lv + 1)); lx = lx + 1)
+                        mt[(W+1)*(2*NT - ((2*NT) >> (lv + 1)) + lx) +: W+1] = s[lv] ?
+                            mt[(W+1)*(2*NT - ((2*NT) >> lv) + 2*lx + 1) +: W+1] :
+                            mt[(W+1)*(2*NT - ((2*NT) >> lv) + 2*lx) +: W+1];
             end
             wire [W-1:0]  flit    = mt[(W+1)*(2*NT-2) +: W];
             wire          own_rdy = mt[(W+1)*(2*NT-2) + W];   // fvalid[own] when owned
