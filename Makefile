@@ -121,6 +121,7 @@ bench: build
 	$(BIN) sim --dims 16,16,16,16 --skew 100 --format json --timing > /dev/null
 	$(BIN) sim --dims 32,32,32,32 --skew 100 --format json --timing > /dev/null
 	HXBAR_SPEED=1 $(GO) test -count=1 -run TestSpeed -v ./testbench/ | grep -v '^=== '
+	HXBAR_FULL_MATRIX=1 $(GO) test -count=1 -timeout 60m -run 'TestCosimMatrix' ./testbench/
 
 clean:
 	rm -f $(BIN)
