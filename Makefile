@@ -49,6 +49,9 @@ deps:
 vet:
 	$(GO) vet ./...
 
+# Every Go test; with yosys installed (deps) this includes
+# TestSynthDefaultClean: the default 4x4 design, without any .hex file,
+# through 'synth -top hx_top; check -assert' with no Yosys warning (~10 s).
 unit:
 	$(GO) test -count=1 ./...
 
@@ -73,9 +76,11 @@ experiments: build
 	$(BIN) experiments --doc docs/experiments.md --img docs/img
 
 # Area and logic depth of the generated RTL under Yosys (docs/area.md):
-# runs 'hxbar synth' over the design points of tools/area (minutes; a
-# 16-port point takes several, a point over 5 minutes is left out), caches
-# the JSON in AREA_CACHE, prints the tables and rewrites docs/img/area-ports.svg.
+# runs 'hxbar synth' over the design points of tools/area and synthesizes
+# the barrier unit alone over its gate capacity (a few minutes on an idle
+# machine; a point over 5 minutes is left out), caches the JSON in
+# AREA_CACHE, prints the tables and rewrites docs/img/area-ports.svg,
+# area-width.svg and area-gates.svg.
 AREA_CACHE ?= /tmp/hxbar-area
 area: build deps
 	$(GO) run ./tools/area -hxbar $(BIN) -cache $(AREA_CACHE) -img docs/img
@@ -116,6 +121,7 @@ bench: build
 	$(BIN) sim --dims 16,16,16,16 --skew 100 --format json --timing > /dev/null
 	$(BIN) sim --dims 32,32,32,32 --skew 100 --format json --timing > /dev/null
 	HXBAR_SPEED=1 $(GO) test -count=1 -run TestSpeed -v ./testbench/ | grep -v '^=== '
+	HXBAR_FULL_MATRIX=1 $(GO) test -count=1 -timeout 60m -run 'TestCosimMatrix' ./testbench/
 	$(MAKE) faults
 
 # The fault campaigns of docs/reliability.md (1,000 faults per kind on 4x4

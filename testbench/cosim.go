@@ -149,7 +149,7 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 		return nil, err
 	}
 	var stale []string
-	for _, name := range []string{TBFile, ScenarioFile, ConfigFile, ExpectedFile} {
+	for _, name := range []string{TBFile, ScenarioFile, ExpectedFile} { // config.hex: the design under test, editable (docs/cosim.md)
 		have, err := inputfile.Read(filepath.Join(dir, name))
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, &DirError{Dir: dir, File: name, Msg: fmt.Sprintf("%s: no %s (a file of the testbench): regenerate with '%s'", dir, name, RegenerateCommand(dir))}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -334,5 +335,56 @@ func TestErrorPathsModel(t *testing.T) {
 func TestErrorPathsCosim(t *testing.T) {
 	for _, c := range errCases(t) {
 		t.Run(c.name, func(t *testing.T) { runErrCase(t, c, true) })
+	}
+}
+
+// TestRouteAddressOutsideGridRefused: a route word whose address names no
+// node of the grid (a coordinate past its dimension's size, or bits above
+// the address width) is refused by the unit's configuration port
+// (pslverr; docs/registers.md), so such an address never reaches the
+// switches, which could not route it: tb.v stops with its configuration
+// FAIL line. On a 3x3 grid coordinate 3 fits the 2-bit field but is no
+// node.
+func TestRouteAddressOutsideGridRefused(t *testing.T) {
+	needTools(t, Icarus)
+	t.Parallel()
+	sys := system(t, "outside-grid", []int{3, 3}, 9, "butterfly", "barrier", 1, 2, 64)
+	dir := t.TempDir()
+	generate(t, dir, sys)
+	ctx := ctxFor(t, 5*time.Minute)
+	if rep, err := Cosim(ctx, dir, Icarus); err != nil || !rep.OK() {
+		t.Fatalf("pristine: %v", err)
+	}
+	for _, c := range []struct {
+		what string
+		addr uint32
+	}{
+		{"coordinate 0 = 3 on a 3-wide dimension", 3},
+		{"coordinate 1 = 3", 3 << 2},
+		{"a bit above the 4-bit address", 1 << 4},
+	} {
+		episodes, writes := readConfig(t, dir)
+		orig := slices.Clone(writes)
+		found := false
+		for i, w := range writes {
+			// The low half of node 0's first route word (region 2).
+			if w.Episode == 1 && w.Port == 0 && w.Addr == 0x2000_0000 {
+				writes[i].Data = c.addr
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Fatal("no write of node 0's route 0 in config.hex")
+		}
+		writeConfig(t, dir, episodes, writes)
+		res, err := RunSimulator(ctx, dir, Icarus)
+		writeConfig(t, dir, episodes, orig)
+		if err != nil {
+			t.Fatalf("%s: %v", c.what, err)
+		}
+		if res.Passed() || !strings.Contains(res.Verdict(), "FAIL configuration: a write was refused (pslverr)") {
+			t.Errorf("%s: want the pslverr FAIL, got %q (exit %d)", c.what, res.Verdict(), res.ExitCode)
+		}
 	}
 }

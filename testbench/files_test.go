@@ -168,22 +168,33 @@ func TestDataFileFormats(t *testing.T) {
 	G := uint64(s.Table.Gates)
 	for node := 0; node < 9; node++ {
 		p := ports[uint64(node)]
+		// The node's port ends with its exchanger's routing table
+		// (paddr[31] = 1), entry by entry.
+		var xchg []wr
+		for e, v := range s.Topo.Table(node) {
+			xchg = append(xchg, wr{0x8000_0000 | 0x1000 + 4*uint64(e), uint64(v)})
+		}
+		if len(p) < len(xchg) || !slices.Equal(p[len(p)-len(xchg):], xchg) {
+			t.Errorf("node %d: writes %x, want its exchanger's table %x last", node, p, xchg)
+			continue
+		}
+		p = p[:len(p)-len(xchg)]
 		r := slices.Index(sys.Placement, node)
 		switch {
-		case r < 0 && (len(p) != 1 || p[0] != wr{0x8, 0}):
-			t.Errorf("node %d (no rank): writes %x, want CTRL <- 0 only", node, p)
+		case r < 0 && (len(p) != 2 || p[0] != wr{0x8, 0} || p[1] != wr{0xc, 0}):
+			t.Errorf("node %d (no rank): unit writes %x, want CTRL <- 0, RANK <- 0 only", node, p)
 		case r >= 0 && (len(p) < 2 || p[0] != wr{0x8, 1 | 1<<1 | G<<8} || p[1] != wr{0xc, uint64(r)}):
 			t.Errorf("node %d (rank %d): writes %x, want CTRL <- EN|sum|G=%d, RANK <- %d first", node, r, p[:min(len(p), 2)], G, r)
 		}
 	}
 	var fab []wr
-	for sw := 0; sw < s.Topo.Switches; sw++ {
+	for sw := s.Topo.Nodes; sw < s.Topo.Switches; sw++ {
 		for e, v := range s.Topo.Table(sw) {
 			fab = append(fab, wr{uint64(sw)<<16 | 0x1000 + 4*uint64(e), uint64(v)})
 		}
 	}
 	if !slices.Equal(ports[0xffff], fab) {
-		t.Errorf("fabric writes %x, want every routing table entry %x", ports[0xffff], fab)
+		t.Errorf("fabric writes %x, want every crossbar's routing table entry %x", ports[0xffff], fab)
 	}
 }
 
@@ -222,11 +233,11 @@ func TestGenerateRefuses(t *testing.T) {
 	dir := t.TempDir()
 	lines := Lines(trace)
 	cases := map[string][]byte{
-		"never released":         []byte(strings.Join(lines[:len(lines)-1], "\n") + "\n"),
-		"not in canonical form":  []byte(strings.Replace(string(trace), " n", "  n", 1)),
-		"hosts no rank":          []byte("0 n9 arrive rank=0 value=0000000000000000\n"),
-		"node 1 hosts rank 1":    []byte(strings.Replace(string(trace), "n1 arrive rank=1", "n1 arrive rank=2", 1)),
-		"out of canonical order": []byte(lines[1] + "\n" + lines[0] + "\n"),
+		"released in 0 of 1 episodes": []byte(strings.Join(lines[:len(lines)-1], "\n") + "\n"),
+		"not in canonical form":       []byte(strings.Replace(string(trace), " n", "  n", 1)),
+		"hosts no rank":               []byte("0 n9 arrive rank=0 value=0000000000000000\n"),
+		"node 1 hosts rank 1":         []byte(strings.Replace(string(trace), "n1 arrive rank=1", "n1 arrive rank=2", 1)),
+		"out of canonical order":      []byte(lines[1] + "\n" + lines[0] + "\n"),
 	}
 	for want, data := range cases {
 		if err := Generate(dir, s, data); err == nil || !strings.Contains(err.Error(), want) {

@@ -345,7 +345,14 @@ func configMutation(t *testing.T, dir string, m mutation, writes []cfgWrite) []c
 		fmt.Sscanf(m.file, "rt_s%d.hex", &sw)
 		for e := range body {
 			if mut[e] != body[e] {
-				set(FabricPort, uint32(sw)<<16|0x1000+4*uint32(e), uint32(mut[e]))
+				// An exchanger (switch = node) is loaded through its
+				// node's port (paddr[31] = 1), a crossbar through the
+				// fabric port.
+				if n := nodesOf(out); sw < n {
+					set(sw, 0x8000_0000|0x1000+4*uint32(e), uint32(mut[e]))
+				} else {
+					set(FabricPort, uint32(sw)<<16|0x1000+4*uint32(e), uint32(mut[e]))
+				}
 			}
 		}
 		return out
@@ -448,4 +455,16 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// nodesOf is the number of node ports the writes use (the highest node
+// port + 1): the exchangers are switches 0..nodes-1.
+func nodesOf(writes []cfgWrite) int {
+	n := 0
+	for _, w := range writes {
+		if w.Port != FabricPort {
+			n = max(n, w.Port+1)
+		}
+	}
+	return n
 }

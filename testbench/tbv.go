@@ -3,7 +3,13 @@ package testbench
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hxbar/hxbar/hw"
 )
+
+// The gate of an event is a byte of an expected.hex word; the monitor pads
+// the units' GateBits-wide gate registers to it.
+const _ = uint(8 - hw.GateBits)
 
 // tbSource is tb.v. %[1]s is the header comment, %[2]d the number of
 // expected events the testbench is built for, %[3]d drainCycles.
@@ -22,6 +28,7 @@ module hx_tb;
     localparam integer NEV   = %[2]d;  // events in expected.hex (its header must agree)
     localparam integer NE    = %[4]d;  // episodes (scenario.hex and config.hex must agree)
     localparam integer NW    = %[5]d;  // configuration writes in config.hex
+    localparam integer GB    = %[7]d;  // gate number bits (hw.GateBits; a byte in expected.hex)
     localparam integer DRAIN = %[3]d;  // cycles watched after the last event and release
 
     // ------------------------------------------------------------------
@@ -64,7 +71,7 @@ module hx_tb;
     wire [N-1:0]    has_rank;
     wire [N*RB-1:0] rank;
     wire [N-1:0]    ev_arrive, ev_gate, ev_release, ev_send, ev_recv, ev_error;
-    wire [N*6-1:0]  ev_gnum, ev_send_gate, ev_recv_gate, ev_err_gate;
+    wire [N*GB-1:0] ev_gnum, ev_send_gate, ev_recv_gate, ev_err_gate;
     wire [N*64-1:0] ev_value, ev_recv_value;
     wire [N*RB-1:0] ev_send_to, ev_recv_from, ev_err_src;
     wire [N*8-1:0]  ev_err_code;
@@ -488,15 +495,15 @@ module hx_tb;
                     if (ev_arrive[n])
                         see({c[47:0], nn, 8'd0, 8'd0, rk(rank[RB*n +: RB]), ev_value[64*n +: 64]});
                     if (ev_gate[n])
-                        see({c[47:0], nn, 8'd1, 2'd0, ev_gnum[6*n +: 6], 32'd0, ev_value[64*n +: 64]});
+                        see({c[47:0], nn, 8'd1, {(8-GB){1'b0}}, ev_gnum[GB*n +: GB], 32'd0, ev_value[64*n +: 64]});
                     if (ev_release[n])
                         see({c[47:0], nn, 8'd2, 8'd0, rk(rank[RB*n +: RB]), ev_value[64*n +: 64]});
                     if (ev_send[n])
-                        see({c[47:0], nn, 8'd3, 2'd0, ev_send_gate[6*n +: 6], rk(ev_send_to[RB*n +: RB]), 64'd0});
+                        see({c[47:0], nn, 8'd3, {(8-GB){1'b0}}, ev_send_gate[GB*n +: GB], rk(ev_send_to[RB*n +: RB]), 64'd0});
                     if (ev_recv[n])
-                        see({c[47:0], nn, 8'd4, 2'd0, ev_recv_gate[6*n +: 6], rk(ev_recv_from[RB*n +: RB]), ev_recv_value[64*n +: 64]});
+                        see({c[47:0], nn, 8'd4, {(8-GB){1'b0}}, ev_recv_gate[GB*n +: GB], rk(ev_recv_from[RB*n +: RB]), ev_recv_value[64*n +: 64]});
                     if (ev_error[n])
-                        see({c[47:0], nn, 8'd5, 2'd0, ev_err_gate[6*n +: 6], rk(ev_err_src[RB*n +: RB]), 56'd0, ev_err_code[8*n +: 8]});
+                        see({c[47:0], nn, 8'd5, {(8-GB){1'b0}}, ev_err_gate[GB*n +: GB], rk(ev_err_src[RB*n +: RB]), 56'd0, ev_err_code[8*n +: 8]});
                 end
             end
             if (failed) begin
@@ -574,7 +581,7 @@ func tbText(name string, nodes, nev, ne, nw int) []byte {
 			fmt.Fprintf(&mon, "    assign %s[%d] = %s%s;\n", e, n, u, e)
 		}
 		for _, e := range []string{"ev_gnum", "ev_send_gate", "ev_recv_gate", "ev_err_gate"} {
-			fmt.Fprintf(&mon, "    assign %s[%d*6 +: 6] = %s%s;\n", e, n, u, e)
+			fmt.Fprintf(&mon, "    assign %s[%d*GB +: GB] = %s%s;\n", e, n, u, e)
 		}
 		for _, e := range []string{"ev_value", "ev_recv_value"} {
 			fmt.Fprintf(&mon, "    assign %s[%d*64 +: 64] = %s%s;\n", e, n, u, e)
@@ -584,5 +591,5 @@ func tbText(name string, nodes, nev, ne, nw int) []byte {
 		}
 		fmt.Fprintf(&mon, "    assign ev_err_code[%d*8 +: 8] = %sev_err_code;\n", n, u)
 	}
-	return []byte(fmt.Sprintf(tbSource, b.String(), nev, drainCycles, ne, nw, mon.String()))
+	return []byte(fmt.Sprintf(tbSource, b.String(), nev, drainCycles, ne, nw, mon.String(), hw.GateBits))
 }

@@ -115,7 +115,7 @@ func TestGenThenCosimData(t *testing.T) {
 	// config.hex) name other items: what it sends no longer is what its
 	// receivers expect (their payload checks stop the RTL).
 	editConfig(t, dir, func(port, addr uint32, data *uint32) {
-		if port == 0 && addr >= 0x5000_0000 && *data&0xffff != 0 {
+		if port == 0 && addr >= 0x5000_0000 && addr < 0x6000_0000 && *data&0xffff != 0 {
 			*data ^= 1 << 1
 		}
 	})
