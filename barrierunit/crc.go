@@ -1,5 +1,7 @@
 package barrierunit
 
+import "github.com/hxbar/hxbar/hw"
+
 // The packet check code (docs/reliability.md, "Detection"): CRC-8 with
 // polynomial x^8 + x^2 + x + 1 (0x07), initial value 0, no reflection, no
 // final XOR (CRC-8/SMBUS), over every flit of the packet in order, each
@@ -81,4 +83,24 @@ func (c *CheckCode) Head(crc uint8, dst int32, src int32, gate uint8, upper uint
 // Payload feeds a payload flit's data into crc.
 func (c *CheckCode) Payload(crc uint8, data uint64) uint8 {
 	return CRC8Word(crc, data, 0, c.nbytes)
+}
+
+// Send feeds flit f, about to be sent by unit rs, into its packet's code.
+func (c *CheckCode) Send(rs *rankState, f *hw.Flit) {
+	if f.Head {
+		rs.sendCRC = c.Head(0, f.Dst, f.Src, f.Gate, f.Data)
+	} else {
+		rs.sendCRC = c.Payload(rs.sendCRC, f.Data)
+	}
+}
+
+// Recv feeds flit f, popped by unit rs, into the code of the packet being
+// received and, at the tail, reports whether the code it carries differs.
+func (c *CheckCode) Recv(rs *rankState, f *hw.Flit) bool {
+	if f.Head {
+		rs.rxCRC = c.Head(0, f.Dst, f.Src, f.Gate, f.Data)
+	} else {
+		rs.rxCRC = c.Payload(rs.rxCRC, f.Data)
+	}
+	return f.Tail && rs.rxCRC != f.CRC
 }

@@ -195,6 +195,12 @@ func (u *Units) sendData(r, c int, rs *rankState, node int, t int64, p Port, w i
 			}
 		}
 	}
+	if u.Check != nil {
+		u.Check.Send(rs, &f)
+		if f.Tail {
+			f.CRC = rs.sendCRC
+		}
+	}
 	ws.flits++
 	p.Inject(node, f, t)
 }
@@ -211,6 +217,9 @@ func (u *Units) recvData(r int, gs []gateState, rs *rankState, f hw.Flit, node i
 	ds := &u.ds[r]
 	wasOpen := rs.rxOpen
 	rs.rxOpen = !f.Tail
+	if u.Detect {
+		u.checkData(rs, ds, &f, wasOpen, rx)
+	}
 	if f.Head {
 		g := int(f.Gate)
 		inRange := g >= 2 && g <= rx.gates+1
@@ -287,4 +296,37 @@ func (u *Units) dataError(w int, msg string) {
 		ws.firstErr = msg
 	}
 	ws.errs++
+}
+
+// checkData is the data mode's fault detection (docs/reliability.md,
+// "Detection"), run before the flit is taken: the check code (CRC at a
+// tail whose code does not match) and the message length from the item
+// list (SEQ: a head while a message is open, a payload flit of no message
+// or past the expected items, a tail before the last expected flit). It
+// looks at messages the payload checks look at (a head of a gate of the
+// table, not a tail); the first error of the cycle wins, as for the others.
+func (u *Units) checkData(rs *rankState, ds *dataState, f *hw.Flit, wasOpen bool, rx *rxCtx) {
+	bad := u.Check != nil && u.Check.Recv(rs, f)
+	var code uint8
+	switch {
+	case f.Head && wasOpen:
+		code = ErrSeq
+	case f.Head:
+	case !wasOpen:
+		code = ErrSeq
+	case ds.rxSkip:
+	case ds.rxItem >= ds.rxEnd:
+		code = ErrSeq // past the expected items
+	case f.Tail && (ds.rxItem+1 != ds.rxEnd || int(ds.rxJ)+1 != u.Data.ItemFlits):
+		code = ErrSeq // the message ends early
+	}
+	if code == 0 && bad {
+		code = ErrCRC
+	}
+	if code != 0 && rx.err.Code == 0 && !rx.failed {
+		rx.err = UnitError{Code: code, Gate: rs.rxGate, From: rs.rxSrc}
+		if f.Head {
+			rx.err.Gate, rx.err.From = f.Gate, f.Src
+		}
+	}
 }

@@ -37,6 +37,10 @@ const (
 	ErrShort   uint8 = 3 // data mode: a head that is also a tail
 	ErrFlits   uint8 = 4 // value mode: a packet of the wrong length
 	ErrOver    uint8 = 5 // more signals into a gate than its need
+	// Fault detection (docs/reliability.md, "Detection"):
+	ErrCRC     uint8 = 6 // a packet whose check code does not match
+	ErrSeq     uint8 = 7 // data mode: a message of the wrong length (a lost flit)
+	ErrTimeout uint8 = 8 // no progress at a gate for the watchdog's cycles
 )
 
 // ErrName is the name of an error code: BADGATE, NORANK, SHORT, FLITS,
@@ -53,6 +57,12 @@ func ErrName(code uint8) string {
 		return "FLITS"
 	case ErrOver:
 		return "OVER"
+	case ErrCRC:
+		return "CRC"
+	case ErrSeq:
+		return "SEQ"
+	case ErrTimeout:
+		return "TIMEOUT"
 	}
 	return fmt.Sprintf("code%d", code)
 }
@@ -111,6 +121,16 @@ type Units struct {
 	gates        int
 	rank         []rankState
 	gate         []gateState // (r, g) at r*(gates+2)+g
+
+	// Check, when set, makes the units compute and check the packets'
+	// check code (docs/reliability.md, "Detection": CRC); Detect, the
+	// data mode's message lengths (SEQ). A fault-free network can trip
+	// neither, so sim sets them only for runs with faults.
+	Check  *CheckCode
+	Detect bool
+	// Progress, when set (a watchdog), is each rank's last cycle of
+	// progress: an arrival, a gate passed, a flit sent or popped.
+	Progress []int64
 
 	// Emit, when set, receives every event as it happens, with the
 	// worker that evaluated the unit.
@@ -244,6 +264,8 @@ type rankState struct {
 	rxFlit   uint8
 	rxOpen   bool  // a head was popped, its tail not yet
 	err      uint8 // error code, 0: none (the unit is in ERROR otherwise)
+	sendCRC  uint8 // check code of the packet being sent (Check set)
+	rxCRC    uint8 // check code of the packet being received (Check set)
 }
 
 // gateState is one gate's table entry and receive registers.
@@ -520,9 +542,15 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 				f.Data &= 1<<u.flitWidth - 1
 			}
 		}
+		if u.Check != nil {
+			u.Check.Send(rs, &f)
+		}
 		ws.flits++
 		if int(k) == npay {
 			f.Tail = true
+			if u.Check != nil {
+				f.CRC = rs.sendCRC
+			}
 			rs.sendIdx++
 			rs.sendFlit = 0
 		} else {
@@ -558,6 +586,11 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 		case head && rs.rxOpen, !head && !rs.rxOpen, tail && got != npay,
 			!tail && !head && got == npay, head && !tail && npay == 0:
 			code = ErrFlits
+		}
+		if u.Check != nil {
+			if u.Check.Recv(rs, &f) && code == 0 && !failed {
+				code = ErrCRC
+			}
 		}
 		tailOK := tail && inRange && code == 0
 		if tailOK && waiting && int(gate) <= curNx {
@@ -596,6 +629,9 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 	if released {
 		u.rearm(gs, op) // after the receive part: a count received in this cycle is cleared too
 	}
+	if changed && u.Progress != nil {
+		u.Progress[r] = t
+	}
 	if changed || p.RxPending(node, t+1) {
 		return true
 	}
@@ -622,6 +658,28 @@ func (u *Units) raise(w int, errp *uint8, e UnitError) {
 	ws := &u.stats[w]
 	ws.unitErrs = append(ws.unitErrs, e)
 	u.emit(w, Event{Cycle: e.Cycle, Node: e.Node, Kind: EvError, Gate: e.Gate, Rank: e.From, Value: uint64(e.Code)})
+}
+
+// Timeout raises TIMEOUT for rank r in cycle t (the watchdog, run by sim
+// after the units of cycle t): the gate it waits at and the first rank
+// whose signal is missing (from). A unit already in ERROR, not waiting or
+// released raises nothing; Timeout reports whether it raised.
+func (u *Units) Timeout(r int, t int64, from int32) bool {
+	rs := &u.rank[r]
+	c := int(rs.cur)
+	if rs.err != 0 || c < 1 || c > u.gates || u.Release[r] >= 0 {
+		return false
+	}
+	u.raise(0, &rs.err, UnitError{Cycle: t, Node: rs.node, Rank: int32(r), Code: ErrTimeout, Gate: uint8(c + 1), From: from})
+	return true
+}
+
+// Waiting reports whether rank r is between its arrival and its release
+// with no error (what the watchdog watches).
+func (u *Units) Waiting(r int) bool {
+	rs := &u.rank[r]
+	c := int(rs.cur)
+	return rs.err == 0 && c >= 1 && c <= u.gates && u.Release[r] < 0
 }
 
 // EvalNoRank runs the unit of a node that hosts no rank (SetNodes) in
