@@ -66,8 +66,9 @@ type System struct {
 	releases   [][]int64                          // every rank's release cycle in each finished episode but the last
 	// Avoid is the routing around the avoided channels (nil: none).
 	Avoid      *noc.Avoid
-	stuckRanks []int    // ranks a stuck fault keeps from arriving
-	linkSpecs  []string // the spec of each armed link fault, in the network's order
+	wd         *watchdog // the units' watchdog (nil: off)
+	stuckRanks []int     // ranks a stuck fault keeps from arriving
+	linkSpecs  []string  // the spec of each armed link fault, in the network's order
 }
 
 // Build assembles a validated system. sched may be nil to generate the
@@ -181,6 +182,7 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 			return nil, err
 		}
 	}
+	s.armWatchdog()
 	if err := s.armAvoid(); err != nil {
 		return nil, err
 	}
@@ -312,12 +314,18 @@ type ErrorResult struct {
 // (docs/microarchitecture.md, "Error paths"); its message names the first.
 type UnitError struct {
 	Errors []barrierunit.UnitError
+	// Context explains the first error in a run with faults: the faults
+	// that hit, and for TIMEOUT the missing ranks (docs/reliability.md).
+	Context string
 }
 
 func (e *UnitError) Error() string {
 	msg := "error: " + e.Errors[0].String()
 	if n := len(e.Errors); n > 1 {
 		msg += fmt.Sprintf(" (and %d more errors)", n-1)
+	}
+	if e.Context != "" {
+		msg += "; " + e.Context
 	}
 	return msg
 }
@@ -451,6 +459,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 		}
 		for next < R && u.Arrive[order[next]] == t {
 			s.eng.wake(int32(s.switches+u.Node(int(order[next]))), t)
+			s.wd.arrived(t)
 			next++
 		}
 		if s.exhaustive {
@@ -462,6 +471,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 			load.before(s, t)
 		}
 		s.eng.step(t)
+		s.checkWatchdog(t)
 		u.Collect()
 		for w := range s.wevents {
 			s.events = append(s.events, s.wevents[w]...)
@@ -508,7 +518,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 		if s.eng.pending() || s.exhaustive {
 			t++
 		} else if next < R {
-			t = u.Arrive[order[next]]
+			t = s.wd.due(u.Arrive[order[next]])
 		} else if len(u.Errors) > 0 {
 			// A unit is in ERROR and nothing can change any more: the run
 			// stops here (cycles = t + 1), incomplete.
@@ -520,8 +530,9 @@ func (s *System) Run(opt Options) (*Result, error) {
 			}
 			return s.result(t + 1), s.unitError()
 		} else if u.Released < R {
-			// Nothing can ever change again: the schedule is stuck.
-			t = s.Sys.MaxCycles
+			// Nothing can ever change again but a watchdog: the schedule
+			// is stuck.
+			t = s.wd.due(s.Sys.MaxCycles)
 		}
 	}
 	res := s.result(t)
@@ -635,7 +646,11 @@ func (s *System) channels() int {
 
 // unitError is the error of a run in which a unit raised an error.
 func (s *System) unitError() *UnitError {
-	return &UnitError{Errors: slices.Clone(s.Units.Errors)}
+	ue := &UnitError{Errors: slices.Clone(s.Units.Errors)}
+	if len(ue.Errors) > 0 {
+		ue.Context = s.faultContext(ue.Errors[0])
+	}
+	return ue
 }
 
 // stuck explains which ranks wait at which gate, and for whom.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/noc"
 )
@@ -51,6 +52,10 @@ func (s *System) armFaults() error {
 		}
 		links = append(links, lf)
 		s.linkSpecs = append(s.linkSpecs, f.String())
+	}
+	s.Units.Detect = true
+	if s.Sys.CRCBits == 8 {
+		s.Units.Check = s.checkCode()
 	}
 	if len(links) == 0 {
 		return nil
@@ -176,4 +181,21 @@ func channelHint(err error) string {
 		return ce.Hint()
 	}
 	return err.Error()
+}
+
+// checkCode is the units' check code for this system: the packed address
+// of every node (coordinates of sys.Dims, CoordBits each).
+func (s *System) checkCode() *barrierunit.CheckCode {
+	sys := &s.Sys
+	cb := sys.CoordBits()
+	addr := make([]uint64, sys.Nodes())
+	for v := range addr {
+		x, shift := v, 0
+		for k, d := range sys.Dims {
+			addr[v] |= uint64(x%d) << shift
+			x /= d
+			shift += cb[k]
+		}
+	}
+	return barrierunit.NewCheckCode(addr, sys.AddrBits(), sys.RankBits(), sys.FlitWidth)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/noc"
 )
@@ -77,9 +78,10 @@ func TestFaultKinds(t *testing.T) {
 		}
 		return s
 	}
-	// A flipped payload bit: the run completes with a different value and
-	// no error (silent before detection).
+	// A flipped payload bit: without a check code the run completes with a
+	// different value and no error (silent); with it, the unit raises CRC.
 	sys.Faults = []string{spec("flip", payload, "3")}
+	sys.CRCBits = 0
 	res, tr, _, err := faultTrace(t, sys, false)
 	if err != nil || !res.Complete || tr == ref || res.Faults[0].Hits != 1 {
 		t.Fatalf("flip: err %v, complete %v, hits %+v", err, res.Complete, res.Faults)
@@ -88,15 +90,51 @@ func TestFaultKinds(t *testing.T) {
 	if tr2 != tr || res2.Cycles != res.Cycles {
 		t.Fatal("flip: not deterministic")
 	}
-	// A lost head or a dead channel: the barrier cannot complete.
+	sys.CRCBits = 8
+	res, _, _, err = faultTrace(t, sys, false)
+	if ue, ok := errors.AsType[*UnitError](err); !ok || ue.Errors[0].Code != barrierunit.ErrCRC || res.Complete ||
+		!strings.Contains(err.Error(), "CRC at gate") || !strings.Contains(err.Error(), "fault "+sys.Faults[0]+" hit at cycle") {
+		t.Fatalf("flip with a check code: %v", err)
+	}
+	// Every data bit of a head flit (a reduction's head is not its tail,
+	// so its sideband carries nothing): the check code catches it.
+	for bit := 0; bit < sys.FlitWidth; bit++ {
+		sys.Faults = []string{spec("flip", head, itoa(int64(bit)))}
+		res, _, _, err := faultTrace(t, sys, false)
+		if _, ok := errors.AsType[*UnitError](err); !ok {
+			t.Fatalf("%s: not detected: complete %v, err %v", sys.Faults[0], res.Complete, err)
+		}
+	}
+	// A lost head or a dead channel: the barrier cannot complete; without
+	// a watchdog it runs to max_cycles, with one the waiting units raise
+	// TIMEOUT and the message follows the wait to the lost signal's
+	// channel or the rank that never came.
 	for _, f := range []string{spec("drop", head, ""), spec("dead", head, ""), "stuck:5"} {
 		sys.Faults = []string{f}
 		sys.MaxCycles = 5000
+		sys.Watchdog = 0
 		res, _, _, err := faultTrace(t, sys, false)
-		if _, ok := errors.AsType[*StuckError](err); !ok || res.Complete {
+		if _, ok := errors.AsType[*StuckError](err); !ok || res.Complete || res.Cycles != 5000 {
 			t.Fatalf("%s: err %v", f, err)
 		}
+		sys.Watchdog = 200
+		res, _, _, err = faultTrace(t, sys, false)
+		ue, ok := errors.AsType[*UnitError](err)
+		if !ok || ue.Errors[0].Code != barrierunit.ErrTimeout || res.Complete {
+			t.Fatalf("%s with a watchdog: %v", f, err)
+		}
+		if e := ue.Errors[0]; e.Cycle > res.Cycles || e.Cycle < 200 {
+			t.Fatalf("%s: TIMEOUT at cycle %d, run of %d cycles", f, e.Cycle, res.Cycles)
+		}
+		want := "which has not arrived"
+		if f != "stuck:5" {
+			want = "lost on channel " + idx.Name(int(head.Channel))
+		}
+		if !strings.Contains(err.Error(), want) {
+			t.Fatalf("%s: %v lacks %q", f, err, want)
+		}
 	}
+	sys.Watchdog = 0
 	// A name the network does not have: an error on the entry, with the
 	// nearest names.
 	sys.Faults = []string{"stuck:1", "drop:n5.d1.upp@3"}

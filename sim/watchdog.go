@@ -1,0 +1,179 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/noc"
+)
+
+// watchdog is the units' watchdog (docs/reliability.md, "Detection"): a
+// rank waiting at a gate whose last progress was in cycle p raises TIMEOUT
+// in cycle p + W if it has made none since. next is a lower bound of the
+// earliest deadline: progress only moves deadlines later, so the ranks are
+// scanned only when the run reaches it.
+type watchdog struct {
+	w    int64
+	next int64
+	into map[[2]int][]int // (rank, gate) -> ranks with a route into it
+}
+
+func (s *System) armWatchdog() {
+	if s.Sys.Watchdog <= 0 {
+		return
+	}
+	s.Units.Progress = make([]int64, s.Table.Ranks)
+	s.wd = &watchdog{w: s.Sys.Watchdog, next: math.MaxInt64}
+}
+
+// arrived tells the watchdog that a rank arrives in cycle t.
+func (wd *watchdog) arrived(t int64) {
+	if wd != nil {
+		wd.next = min(wd.next, t+wd.w)
+	}
+}
+
+// due bounds an idle jump of the run loop to the next deadline.
+func (wd *watchdog) due(t int64) int64 {
+	if wd == nil {
+		return t
+	}
+	return min(t, wd.next)
+}
+
+// check runs after the units of cycle t: every waiting rank whose last
+// progress is W cycles back raises TIMEOUT, naming the first rank whose
+// signal into its gate is missing.
+func (s *System) checkWatchdog(t int64) {
+	wd := s.wd
+	if wd == nil || t < wd.next {
+		return
+	}
+	u := s.Units
+	wd.next = math.MaxInt64
+	for r := range u.Progress {
+		if !u.Waiting(r) {
+			continue
+		}
+		d := u.Progress[r] + wd.w
+		if d > t {
+			wd.next = min(wd.next, d)
+			continue
+		}
+		from := int32(0)
+		if m := s.missing(r); len(m) > 0 {
+			from = int32(m[0])
+		}
+		u.Timeout(r, t, from)
+	}
+}
+
+// missing lists the ranks with a route into the gate rank r waits at whose
+// signal has not been counted (all of them when the count says so).
+func (s *System) missing(r int) []int {
+	wd := s.wd
+	tab := s.Table
+	if wd.into == nil {
+		wd.into = map[[2]int][]int{}
+		st := tab.Stride()
+		for src := 0; src < tab.Ranks; src++ {
+			for g := 1; g <= tab.Gates; g++ {
+				for i := tab.OutStart[src*st+g]; i < tab.OutEnd[src*st+g]; i++ {
+					k := [2]int{int(tab.OutDst[i]), g + 1}
+					wd.into[k] = append(wd.into[k], src)
+				}
+			}
+		}
+	}
+	g := s.Units.Gate(r) + 1
+	var out []int
+	for _, src := range wd.into[[2]int{r, g}] {
+		// A source still before the gate has not sent; one past it has.
+		if sg := s.Units.Gate(src); sg < g-1 || sg == g-1 && !s.Units.SendDone(src) {
+			out = append(out, src)
+		}
+	}
+	if len(out) == 0 {
+		out = wd.into[[2]int{r, g}] // sent, lost on the way
+	}
+	return out
+}
+
+// faultContext explains a unit error of a run with faults: the faults that
+// hit, and for TIMEOUT the missing ranks and the channels of their paths
+// that a fault hit.
+func (s *System) faultContext(e barrierunit.UnitError) string {
+	if len(s.Sys.Faults) == 0 {
+		return ""
+	}
+	var parts []string
+	hit := map[string]bool{}
+	for _, f := range s.faultResults() {
+		if f.Hits > 0 {
+			parts = append(parts, fmt.Sprintf("fault %s hit at cycle %d", f.Spec, f.First))
+			if i := strings.Index(f.Spec, ":"); i >= 0 {
+				if j := strings.LastIndex(f.Spec, "@"); j > i {
+					hit[f.Spec[i+1:j]] = true
+				}
+			}
+		} else if strings.HasPrefix(f.Spec, "stuck:") {
+			parts = append(parts, "fault "+f.Spec)
+		}
+	}
+	if e.Code == barrierunit.ErrTimeout && e.Rank >= 0 && s.wd != nil {
+		parts = append([]string{s.waitChain(int(e.Rank), hit)}, parts...)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// waitChain follows who waits for whom from rank r to the root cause: a
+// rank that has not arrived, or a signal sent and lost on its way (with
+// the channels of its path a fault hit).
+func (s *System) waitChain(r int, hit map[string]bool) string {
+	u := s.Units
+	var b strings.Builder
+	seen := map[int]bool{r: true}
+	for {
+		m := s.missing(r)
+		if len(m) == 0 {
+			b.WriteString("no source missing")
+			return b.String()
+		}
+		src := m[0]
+		g := u.Gate(r) + 1
+		fmt.Fprintf(&b, "rank %d gate %d misses rank %d", r, g, src)
+		if len(m) > 1 {
+			fmt.Fprintf(&b, " (and %d more)", len(m)-1)
+		}
+		sg := u.Gate(src)
+		switch {
+		case sg == 0:
+			b.WriteString(", which has not arrived")
+			return b.String()
+		case sg >= g-1 && u.SendDone(src) || sg >= g:
+			// Sent: lost on the way.
+			b.WriteString(", whose signal was sent and lost")
+			var on []string
+			if name := fmt.Sprintf("n%d.inject", u.Node(src)); hit[name] {
+				on = append(on, name)
+			}
+			path, _ := noc.Walk(s.Fabric, u.Node(src), u.Node(r))
+			for _, o := range path {
+				if name := noc.ChannelName(s.Fabric, o.Switch, o.Port); hit[name] {
+					on = append(on, name)
+				}
+			}
+			if len(on) > 0 {
+				b.WriteString(" on channel " + strings.Join(on, ", "))
+			}
+			return b.String()
+		case seen[src] || u.Release[src] >= 0:
+			return b.String()
+		}
+		seen[src] = true
+		b.WriteString("; ")
+		r = src
+	}
+}
