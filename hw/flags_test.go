@@ -161,7 +161,7 @@ func TestFlagErrors(t *testing.T) {
 		field string
 	}{
 		{Default(), []string{"--dims", "4,65"}, "dims", "dims[1]"},
-		{Default(), []string{"--dims", "4,4,4,4,4"}, "dims", "dims"},
+		{Default(), []string{"--dims", "4,4,4,4,4,4,4"}, "dims", "dims"},
 		{Default(), []string{"--ranks", "17"}, "ranks", "ranks"},
 		{Default(), []string{"--placement", "0,0"}, "placement", "placement[1]"},
 		{Default(), []string{"--placement", "0,16"}, "placement", "placement[1]"},

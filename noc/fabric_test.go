@@ -33,6 +33,24 @@ func checkedFabrics(t testing.TB) []Fabric {
 		fs = append(fs, mustFabric(t, "fattree", make2(n, 4)...))
 	}
 	fs = append(fs, mustFabric(t, "fattree", 3, 3), mustFabric(t, "hyperxbar", 4, 4), mustFabric(t, "hyperxbar", 3, 2, 2))
+	// Up to six dimensions, and meshes and mixed tori.
+	fs = append(fs, mustFabric(t, "fattree", 2, 2, 2, 2, 2, 2), mustFabric(t, "hyperxbar", 2, 3, 2, 2, 3, 2),
+		mustFabric(t, "torus", 2, 3, 2, 2, 3, 2))
+	for _, c := range []struct {
+		dims []int
+		wrap []bool
+	}{
+		{[]int{2}, []bool{false}}, {[]int{7}, []bool{false}}, {[]int{16}, []bool{false}},
+		{[]int{4, 4}, []bool{false, false}}, {[]int{5, 3}, []bool{true, false}}, {[]int{3, 5}, []bool{false, true}},
+		{[]int{4, 3, 4, 2, 3, 2}, []bool{true, true, true, false, true, false}}, // Tofu-D's pattern
+		{[]int{3, 2, 3, 2, 2, 2}, []bool{false, true, false, true, false, true}},
+	} {
+		f, err := NewTorusWrap(c.dims, c.wrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs = append(fs, f)
+	}
 	return fs
 }
 
@@ -47,7 +65,7 @@ func make2(n, k int) []int {
 func fabricName(f Fabric) string {
 	switch f := f.(type) {
 	case *Torus:
-		return fmt.Sprint("torus", f.Dims)
+		return fmt.Sprint("torus", f.Dims, "wrap", f.Wrap)
 	case *FatTree:
 		return fmt.Sprint("fattree", f.Dims)
 	case *Topology:
@@ -69,8 +87,12 @@ func TestEveryFabricPassesTheCheck(t *testing.T) {
 		want := 0
 		switch f := f.(type) {
 		case *Torus:
-			for _, d := range f.Dims {
-				want += d / 2
+			for k, d := range f.Dims {
+				if f.Wrap[k] {
+					want += d / 2 // a ring: half way round at most
+				} else {
+					want += d - 1 // a mesh line: end to end
+				}
 			}
 		case *FatTree:
 			want = 2 * (f.Levels - 1)
@@ -118,6 +140,12 @@ func TestFabricWiringAndTables(t *testing.T) {
 		for sw := 0; sw < f.NumSwitches(); sw++ {
 			for p := 0; p < f.Ports(sw); p++ {
 				ns, np := f.Neighbor(sw, p)
+				if ns < 0 && np < 0 { // the end of a torus's mesh line
+					if tor, ok := f.(*Torus); !ok || tor.Wrap[(p-1)/4] || f.IsChannel(sw, p) || f.Wire(sw, p, false) != -1 || f.Wire(sw, p, true) != -1 {
+						t.Fatalf("%s: %s is not connected", fabricName(f), f.DescribeOutput(sw, p))
+					}
+					continue
+				}
 				if ns < 0 {
 					if as, ap := f.Attach(np); as != sw || ap != p || ends[np] || f.IsChannel(sw, p) {
 						t.Fatalf("%s: endpoint %d at switch %d port %d, Attach (%d, %d)", fabricName(f), np, sw, p, as, ap)
@@ -167,9 +195,10 @@ func TestNewFabricRejects(t *testing.T) {
 		{"mesh", []int{4}, `invalid topology: "mesh" (allowed: hyperxbar, torus, fattree)`},
 		{"fattree", []int{4, 2}, "invalid dims[1]: 2 (allowed: 4, a fat tree's dims are all equal: a k-ary n-tree)"},
 		{"fattree", []int{33}, "invalid dims[0]: 33"},
-		{"fattree", []int{16, 16, 16, 16, 16}, "invalid dims"},
-		{"fattree", []int{32, 32, 32, 32}, "at most 65536 nodes"},
-		{"torus", []int{64, 64, 64}, "at most 65536 nodes"},
+		{"fattree", []int{2, 2, 2, 2, 2, 2, 2}, "invalid dims"},
+		{"fattree", []int{16, 16, 16, 16, 16, 16}, "at most 2097152 nodes"},
+		{"torus", []int{64, 64, 64, 64}, "at most 2097152 nodes"},
+		{"torus", []int{2, 2, 2, 2, 2, 2, 2}, "invalid dims"},
 		{"torus", []int{1}, "invalid dims[0]: 1"},
 		{"torus", []int{}, "invalid dims"},
 	} {

@@ -74,8 +74,10 @@ type Network struct {
 
 	switches, nodes int
 	// gen routes every head flit through the fabric's routing function;
-	// nil for the hyper-crossbar, whose route reads the tables below.
+	// nil for the hyper-crossbar, whose route reads the tables below, and
+	// for the torus, whose route is tor.NextAddr on packed addresses.
 	gen Fabric
+	tor *Torus
 
 	portBase []int32 // len Switches+1
 	rxBase   int32
@@ -89,7 +91,7 @@ type Network struct {
 
 	// Route tables, shared by all switches with the same content: the model
 	// reads the very tables Topology generates for the Verilog writer.
-	coords []uint8   // node*dims + k
+	addr   []uint64  // per node: its packed coordinates (hw.Flit's DstAddr); nil for the fat tree
 	exSub  [][]uint8 // [k][x*Kk + c]: exchanger entry for own coord x, dest coord c
 	xbTab  [][]uint8 // [k][c]: crossbar entry
 
@@ -105,12 +107,7 @@ func NewNetwork(t *Topology, cfg Config) (*Network, error) {
 	}
 	n.T = t
 	nd := t.NumDims()
-	n.coords = make([]uint8, t.Nodes*nd)
-	for v := 0; v < t.Nodes; v++ {
-		for k := 0; k < nd; k++ {
-			n.coords[v*nd+k] = uint8(t.Coord(v, k))
-		}
-	}
+	n.addr = packedAddrs(t.Dims)
 	// Exchanger entries of dimension k depend only on the exchanger's own
 	// coordinate k, so one sub-table per (k, x) covers every exchanger; it is
 	// cut from the generated table of a representative node.
@@ -138,8 +135,37 @@ func NewFabricNetwork(f Fabric, cfg Config) (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tor, ok := f.(*Torus); ok {
+		n.tor = tor
+		n.addr = packedAddrs(tor.Dims)
+		return n, nil
+	}
 	n.gen = f
 	return n, nil
+}
+
+// packedAddrs returns every node's packed coordinates (hw.Flit's DstAddr),
+// counting them up like an odometer.
+func packedAddrs(dims []int) []uint64 {
+	nodes := 1
+	for _, d := range dims {
+		nodes *= d
+	}
+	a := make([]uint64, nodes)
+	var c [hw.MaxDims]int
+	var cur uint64
+	for v := range a {
+		a[v] = cur
+		for k, d := range dims {
+			if c[k]++; c[k] < d {
+				cur += 1 << (hw.CoordField * k)
+				break
+			}
+			cur -= uint64(d-1) << (hw.CoordField * k)
+			c[k] = 0
+		}
+	}
+	return a
 }
 
 // newNetwork builds the switches, FIFOs, channels and wires of a fabric.
@@ -182,6 +208,10 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 		for q := 0; q < f.Ports(s); q++ {
 			o := n.portBase[s] + int32(q)
 			ns, np := f.Neighbor(s, q)
+			if ns < 0 && np < 0 { // not connected: no route takes it
+				n.out[o].down = -1
+				continue
+			}
 			if ns < 0 { // endpoint port: ejection into node np's endpoint
 				n.out[o].down = n.rxBase + int32(np)
 				n.out[p+np].down = o // the endpoint's injection output feeds this port's input
@@ -216,17 +246,20 @@ func (n *Network) route(sw, in int, f *hw.Flit) int {
 	if n.gen != nil {
 		return n.gen.Next(sw, in, int(f.Dst))
 	}
+	dst := f.DstAddr()
+	if n.tor != nil {
+		return n.tor.NextAddr(in, n.addr[sw], dst)
+	}
+	const m = 1<<hw.CoordField - 1
 	t := n.T
-	nd := len(t.Dims)
-	dc := f.DstC[:nd]
 	if sw >= t.Nodes {
 		k := t.XbarDim(sw)
-		return int(n.xbTab[k][dc[k]])
+		return int(n.xbTab[k][dst>>(hw.CoordField*k)&m])
 	}
-	own := n.coords[sw*nd : sw*nd+nd]
-	for k := 0; k < nd; k++ {
-		d := t.Dims[k]
-		if e := n.exSub[k][int(own[k])*d+int(dc[k])]; e != Pass {
+	own := n.addr[sw]
+	for k, d := range t.Dims {
+		x, c := int(own>>(hw.CoordField*k)&m), int(dst>>(hw.CoordField*k)&m)
+		if e := n.exSub[k][x*d+c]; e != Pass {
 			return int(e)
 		}
 	}
@@ -407,9 +440,8 @@ func (n *Network) CanInject(node int, t int64) bool {
 // Inject sends a flit from node's endpoint into its attach switch (the
 // exchanger for the hyper-crossbar) in cycle t.
 func (n *Network) Inject(node int, fl hw.Flit, t int64) {
-	if fl.Head && n.gen == nil {
-		nd := len(n.T.Dims)
-		copy(fl.DstC[:nd], n.coords[int(fl.Dst)*nd:int(fl.Dst)*nd+nd])
+	if fl.Head && n.addr != nil {
+		fl.SetDstAddr(n.addr[fl.Dst])
 	}
 	o := n.rxBase + int32(node)
 	sw := n.out[o].wake

@@ -128,7 +128,7 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 			Allowed: "[] with a schedule file (a schedule runs with repeat; an episodes list runs the schedules its entries name)"}
 	}
 	R := sys.NumRanks()
-	fab, err := noc.NewFabric(sys.Topology, sys.Dims)
+	fab, err := noc.FabricOf(&sys)
 	if err != nil {
 		return nil, err
 	}

@@ -154,7 +154,7 @@ func RunTraffic(sys hw.System, cfg TrafficConfig) (*TrafficResult, error) {
 }
 
 func newTrafficRun(sys hw.System, cfg TrafficConfig) (*trafficRun, error) {
-	fab, err := noc.NewFabric(sys.Topology, sys.Dims)
+	fab, err := noc.FabricOf(&sys)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	f, err := noc.NewFabric(s.Topology, s.Dims)
+	f, err := noc.FabricOf(&s)
 	if err != nil {
 		return usageError{explainSystemError(fs.FlagSet, err)}
 	}
