@@ -21,6 +21,9 @@ type CheckReport struct {
 	Minimal      bool `json:"minimal"`            // every path is a shortest path
 	Acyclic      bool `json:"acyclic"`            // the dependency graph has no cycle
 	MaxHops      int  `json:"max_hops,omitempty"` // longest path, in network channels (CheckFabric)
+	// Method is "by-dimension" for CheckByDimension's proof (empty: every
+	// pair walked).
+	Method string `json:"method,omitempty"`
 }
 
 // Check proves a set of routing tables (table(sw) for every switch) on this

@@ -105,3 +105,33 @@ func TestPackedAddrs(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckByDimension: the by-dimension proof agrees with the all-pairs
+// one where both run, and passes Tofu-D's shape.
+func TestCheckByDimension(t *testing.T) {
+	for _, c := range []struct {
+		dims []int
+		wrap []bool
+	}{
+		{[]int{5, 4, 3}, []bool{true, false, true}}, {[]int{4, 3, 4, 2, 3, 2}, []bool{true, true, true, false, true, false}},
+		{[]int{8, 8}, nil}, {[]int{6, 7}, []bool{false, false}},
+	} {
+		tor, _ := NewTorusWrap(c.dims, c.wrap)
+		all, err := CheckFabric(tor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byDim, err := CheckByDimension(tor, 2000, 1)
+		if err != nil {
+			t.Fatalf("%v %v: %v", c.dims, c.wrap, err)
+		}
+		if !byDim.Minimal || !byDim.Acyclic || byDim.MaxHops != all.MaxHops {
+			t.Fatalf("%v %v: by dimension %+v, all pairs %+v", c.dims, c.wrap, byDim, all)
+		}
+	}
+	tofu, _ := NewTorusWrap([]int{24, 23, 24, 2, 3, 2}, []bool{true, true, true, false, true, false})
+	rep, err := CheckByDimension(tofu, 5000, 1)
+	if err != nil || !rep.Minimal || !rep.Acyclic || rep.MaxHops != 12+11+12+1+1+1 {
+		t.Fatalf("Tofu-D: %+v %v", rep, err)
+	}
+}
