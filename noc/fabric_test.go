@@ -367,8 +367,8 @@ func drive(t testing.TB, n *Network, pkts []tpkt, maxCycles int64) driveResult {
 	done := make([]bool, len(pkts))
 	var res driveResult
 	prevSent := make([]uint32, len(n.out))
-	wireAt := make([]int64, len(n.used))
-	wireBy := make([]int32, len(n.used))
+	wireAt := make([]int64, n.F.Wires(n.cfg.HalfDuplex))
+	wireBy := make([]int32, len(wireAt))
 	for i := range wireAt {
 		wireAt[i], wireBy[i] = -1, -1
 	}

@@ -88,6 +88,14 @@ type Network struct {
 	out   []outState  // per output: switch ports, then one injection output per node
 
 	used []int64 // per wire: last cycle a flit crossed it
+	// localWire, when not nil, replaces used for a fabric whose shared
+	// wires each join outputs of one switch (the torus in full duplex: the
+	// two VCs of a link direction): localWire[p] is the set of ports whose
+	// outputs share port p's wire (p's own bit included), and EvalSwitch
+	// keeps the ports that sent this cycle in a local mask. A switch is
+	// evaluated once per cycle, so that mask is the wire's whole use in
+	// the cycle, and no shared array (a cache miss per hop) is needed.
+	localWire []uint64
 
 	// Route tables, shared by all switches with the same content: the model
 	// reads the very tables Topology generates for the Verilog writer.
@@ -138,6 +146,14 @@ func NewFabricNetwork(f Fabric, cfg Config) (*Network, error) {
 	if tor, ok := f.(*Torus); ok {
 		n.tor = tor
 		n.addr = packedAddrs(tor.Dims)
+		if !cfg.HalfDuplex {
+			// Ports 1+4k+{0,1} (+ VC0, VC1) share a wire, as do 1+4k+{2,3}.
+			n.localWire = make([]uint64, tor.Ports(0))
+			for p := 1; p < len(n.localWire); p++ {
+				n.localWire[p] = 3 << (1 + (p-1)&^1)
+			}
+			n.used = nil // out[o].wire stays, for statistics and tests
+		}
 		return n, nil
 	}
 	n.gen = f
@@ -314,7 +330,13 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 	oi.nextFree = atomic.LoadInt64(&n.slots[uint32(f)*n.B+uint32(oi.sendIdx)].free)
 	atomic.AddUint32(&q.pushed, 1)
 	if sw >= 0 {
-		atomic.OrUint64(&n.occ[sw], 1<<q.port)
+		// Set the occupancy bit, with a plain load first: when the bit is
+		// already set (the FIFO held flits) no locked write is needed. A
+		// concurrent pop that clears it looks at pushed again afterwards
+		// (pop), and pushed was published above.
+		if m := uint64(1) << q.port; atomic.LoadUint64(&n.occ[sw])&m == 0 {
+			atomic.OrUint64(&n.occ[sw], m)
+		}
 	}
 	return s.ready
 }
@@ -341,10 +363,14 @@ func (n *Network) pop(f int32, sw int32, t int64) {
 	}
 }
 
-// canSend reports whether switch output o may send in cycle t.
-func (n *Network) canSend(o int32, t int64) bool {
+// canSend reports whether output o, port p of its switch, may send in
+// cycle t; sent is the set of the switch's ports that sent in cycle t.
+func (n *Network) canSend(o int32, p int, sent uint64, t int64) bool {
 	if !n.hasCredit(o, t) {
 		return false
+	}
+	if n.localWire != nil {
+		return sent&n.localWire[p] == 0
 	}
 	return n.used == nil || n.out[o].wire < 0 || n.used[n.out[o].wire] != t
 }
@@ -359,7 +385,7 @@ func (n *Network) send(sw, in, o int32, t int64) hw.Flit {
 		dsw = -1
 	}
 	ready := n.push(o, d, dsw, fl, t)
-	if n.out[o].wire >= 0 {
+	if n.used != nil && n.out[o].wire >= 0 {
 		n.used[n.out[o].wire] = t
 	}
 	n.Wake(n.out[o].wake, ready)
@@ -379,6 +405,7 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 	// grant in this cycle even if its owner sends the tail now (the RTL
 	// decides from the registered owner).
 	var held uint64
+	var sent uint64 // ports that sent in this cycle (localWire)
 	sw32 := int32(sw)
 	for occ := atomic.LoadUint64(&n.occ[sw]); occ != 0; occ &= occ - 1 {
 		i := bits.TrailingZeros64(occ)
@@ -393,9 +420,11 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 			touched |= 1 << uint(o)
 			continue
 		}
-		o := base + int32(n.out[in].inOwned)
-		held |= 1 << uint(n.out[in].inOwned)
-		if n.canSend(o, t) {
+		op := int(n.out[in].inOwned)
+		o := base + int32(op)
+		held |= 1 << uint(op)
+		if n.canSend(o, op, sent, t) {
+			sent |= 1 << uint(op)
 			if fl := n.send(sw32, in, o, t); fl.Tail {
 				n.out[o].owner, n.out[in].inOwned = -1, -1
 			}
@@ -405,9 +434,10 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		oi := bits.TrailingZeros64(touched)
 		touched &= touched - 1
 		o := base + int32(oi)
-		if held&(1<<uint(oi)) != 0 || n.out[o].owner >= 0 || !n.canSend(o, t) {
+		if held&(1<<uint(oi)) != 0 || n.out[o].owner >= 0 || !n.canSend(o, oi, sent, t) {
 			continue
 		}
+		sent |= 1 << uint(oi)
 		m := reqs[oi]
 		r := uint(n.out[o].rr)
 		// First requester at or after rr[o], wrapping around.
