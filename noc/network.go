@@ -330,13 +330,7 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 	oi.nextFree = atomic.LoadInt64(&n.slots[uint32(f)*n.B+uint32(oi.sendIdx)].free)
 	atomic.AddUint32(&q.pushed, 1)
 	if sw >= 0 {
-		// Set the occupancy bit, with a plain load first: when the bit is
-		// already set (the FIFO held flits) no locked write is needed. A
-		// concurrent pop that clears it looks at pushed again afterwards
-		// (pop), and pushed was published above.
-		if m := uint64(1) << q.port; atomic.LoadUint64(&n.occ[sw])&m == 0 {
-			atomic.OrUint64(&n.occ[sw], m)
-		}
+		atomic.OrUint64(&n.occ[sw], 1<<q.port)
 	}
 	return s.ready
 }
