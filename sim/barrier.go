@@ -176,7 +176,7 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 			return nil, err
 		}
 	}
-	s.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, net.Elements(), s.eval)
+	s.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, sys.LinkLatency, net.Elements(), s.eval)
 	net.Wake = s.eng.wake
 	return s, nil
 }

@@ -117,3 +117,24 @@ func benchScale(b *testing.B, topo hw.Topology, dims []int, wrap []bool) {
 		b.ReportMetric(float64(gates), "gates")
 	})
 }
+
+// TestWheelFor: the wheel of every link latency is a power of two above
+// L + 1 (a flit's wake-up, t + L, never lands on the slot being walked).
+func TestWheelFor(t *testing.T) {
+	for L := 1; L <= hw.MaxLinkLatency; L++ {
+		w := wheelFor(L)
+		if w&(w-1) != 0 || w <= L+1 || w > maxWheel {
+			t.Fatalf("L %d: wheel %d", L, w)
+		}
+	}
+	// The largest latency runs.
+	sys := hw.Default()
+	sys.LinkLatency, sys.BufferDepth = hw.MaxLinkLatency, 2
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Run(Options{}); err != nil || !res.Complete {
+		t.Fatalf("L %d: %v", sys.LinkLatency, err)
+	}
+}

@@ -172,7 +172,7 @@ func newTrafficRun(sys hw.System, cfg TrafficConfig) (*trafficRun, error) {
 		qBornRx: make([]int64, n),
 		hist:    make([]uint64, latBins), winStart: cfg.Warmup, winEnd: cfg.Cycles,
 		pPacket: cfg.Rate / float64(cfg.PacketFlits)}
-	r.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, net.Elements(), r.eval)
+	r.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, sys.LinkLatency, net.Elements(), r.eval)
 	r.eng.workers = 1 // the endpoints share their statistics
 	net.Wake = r.eng.wake
 	return r, nil
