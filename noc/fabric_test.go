@@ -3,6 +3,7 @@ package noc
 import (
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 
@@ -431,7 +432,7 @@ func drive(t testing.TB, n *Network, pkts []tpkt, maxCycles int64) driveResult {
 			}
 			prevSent[o] = n.out[o].sent
 			moved = true
-			if w := n.out[o].wire; w >= 0 {
+			if w := wireOf(n, o); w >= 0 {
 				if wireAt[w] == c {
 					t.Fatalf("cycle %d: wire %d carried two flits", c, w)
 				}
@@ -544,7 +545,7 @@ func TestTorusLinkMovesOneFlitPerCycle(t *testing.T) {
 		per := map[int32]uint32{}
 		for sw := 0; sw < tor.Switches; sw++ {
 			for p := 1; p < tor.Ports(sw); p++ {
-				per[n.out[n.portBase[sw]+int32(p)].wire] += n.OutputFlits(sw, p)
+				per[wireOf(n, n.portBase[sw]+int32(p))] += n.OutputFlits(sw, p)
 			}
 		}
 		for w, f := range per {
@@ -603,4 +604,16 @@ func TestFabricNetworkElementsAndInject(t *testing.T) {
 	if n, _ := NewFabricNetwork(hx, Config{BufferDepth: 2, LinkLatency: 1}); n.T != hx || n.gen != nil {
 		t.Fatal("hyper-crossbar did not take the table-driven path")
 	}
+}
+
+// wireOf is output o's shared wire (-1: none), as the fabric gives it.
+func wireOf[I int | int32](n *Network, o I) int32 {
+	if n.wire != nil {
+		return n.wire[o]
+	}
+	if int32(o) >= n.rxBase {
+		return -1
+	}
+	sw := sort.Search(n.switches, func(s int) bool { return n.portBase[s+1] > int32(o) })
+	return int32(n.F.Wire(sw, int(int32(o)-n.portBase[sw]), n.cfg.HalfDuplex))
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/bigmem"
@@ -40,6 +41,10 @@ type fifoState struct {
 // outState is the per-output-port state, in one record per port so that a
 // switch's evaluation reads a few adjacent cache lines. For switch ports the
 // same index is also the input port: inOwned belongs to the input side.
+//
+// It is 24 bytes: the shared-wire id and whether the output is a network
+// channel, which only a shared-wire check and the statistics read, are kept
+// apart (Network.wire, Network.netBits).
 type outState struct {
 	// nextFree caches the free cycle of the slot the next flit goes to,
 	// read when the previous flit was written next to it: only the
@@ -48,14 +53,22 @@ type outState struct {
 	nextFree int64
 	down     int32  // downstream FIFO
 	wake     int32  // element to wake when a flit is sent
-	wire     int32  // half-duplex wire, or -1
 	sent     uint32 // flits sent (channel load statistic)
 	owner    int8   // input owning this output, or -1
 	inOwned  int8   // output the input with this index owns, or -1
 	rr       uint8  // round-robin pointer
 	sendIdx  uint8  // credit ring index of the next flit
-	net      bool   // drives an exchanger <-> crossbar channel
 }
+
+// Compile-time ties: an outState is 24 bytes and a slot 40 (a 24-byte flit
+// and two cycles), the sizes the memory figures of docs/performance.md
+// assume.
+const (
+	_ = uint(24 - unsafe.Sizeof(outState{}))
+	_ = uint(unsafe.Sizeof(outState{}) - 24)
+	_ = uint(40 - unsafe.Sizeof(slot{}))
+	_ = uint(unsafe.Sizeof(slot{}) - 40)
+)
 
 // taken marks a credit-ring entry whose slot holds a flit.
 const taken = math.MaxInt64
@@ -88,6 +101,12 @@ type Network struct {
 	out   []outState  // per output: switch ports, then one injection output per node
 
 	used []int64 // per wire: last cycle a flit crossed it
+	// wire is each output's shared wire (-1: none), when a shared-wire
+	// check reads used (half duplex); nil otherwise.
+	wire []int32
+	// netBits has bit o set when output o drives a network channel
+	// (switch to switch), for FlitHops and BusiestOutput.
+	netBits []uint64
 	// localWire, when not nil, replaces used for a fabric whose shared
 	// wires each join outputs of one switch (the torus in full duplex: the
 	// two VCs of a link direction): localWire[p] is the set of ports whose
@@ -152,7 +171,7 @@ func NewFabricNetwork(f Fabric, cfg Config) (*Network, error) {
 			for p := 1; p < len(n.localWire); p++ {
 				n.localWire[p] = 3 << (1 + (p-1)&^1)
 			}
-			n.used = nil // out[o].wire stays, for statistics and tests
+			n.used, n.wire = nil, nil
 		}
 		return n, nil
 	}
@@ -218,7 +237,14 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 	nout := p + N
 	n.out = bigmem.Make[outState](n, nout)
 	for i := range n.out {
-		n.out[i].owner, n.out[i].inOwned, n.out[i].wire = -1, -1, -1
+		n.out[i].owner, n.out[i].inOwned = -1, -1
+	}
+	n.netBits = make([]uint64, (nout+63)/64)
+	if f.Wires(cfg.HalfDuplex) > 0 {
+		n.wire = make([]int32, nout)
+		for i := range n.wire {
+			n.wire[i] = -1
+		}
 	}
 	for s := 0; s < S; s++ {
 		for q := 0; q < f.Ports(s); q++ {
@@ -238,10 +264,14 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 				continue
 			}
 			n.out[o].down = n.portBase[ns] + int32(np)
-			n.out[o].net = f.IsChannel(s, q)
+			if f.IsChannel(s, q) {
+				n.netBits[o/64] |= 1 << (o % 64)
+			}
 			n.out[o].wake = int32(ns)
 			n.fifo[n.out[o].down].lat = uint8(cfg.LinkLatency)
-			n.out[o].wire = int32(f.Wire(s, q, cfg.HalfDuplex))
+			if n.wire != nil {
+				n.wire[o] = int32(f.Wire(s, q, cfg.HalfDuplex))
+			}
 		}
 	}
 	if w := f.Wires(cfg.HalfDuplex); w > 0 {
@@ -366,7 +396,7 @@ func (n *Network) canSend(o int32, p int, sent uint64, t int64) bool {
 	if n.localWire != nil {
 		return sent&n.localWire[p] == 0
 	}
-	return n.used == nil || n.out[o].wire < 0 || n.used[n.out[o].wire] != t
+	return n.used == nil || n.wire[o] < 0 || n.used[n.wire[o]] != t
 }
 
 // send moves the front flit of input FIFO in to output o in cycle t.
@@ -379,8 +409,8 @@ func (n *Network) send(sw, in, o int32, t int64) hw.Flit {
 		dsw = -1
 	}
 	ready := n.push(o, d, dsw, fl, t)
-	if n.used != nil && n.out[o].wire >= 0 {
-		n.used[n.out[o].wire] = t
+	if n.used != nil && n.wire[o] >= 0 {
+		n.used[n.wire[o]] = t
 	}
 	n.Wake(n.out[o].wake, ready)
 	return fl
@@ -500,12 +530,15 @@ func (n *Network) RxPending(node int, t int64) bool {
 func (n *Network) FlitHops() uint64 {
 	var h uint64
 	for o := int32(0); o < n.rxBase; o++ {
-		if n.out[o].net {
+		if n.isNet(o) {
 			h += uint64(n.out[o].sent)
 		}
 	}
 	return h
 }
+
+// isNet reports whether output o drives a network channel.
+func (n *Network) isNet(o int32) bool { return n.netBits[o/64]&(1<<(o%64)) != 0 }
 
 // BusiestChannel returns the network channel that carried the most flits:
 // the node and dimension of its exchanger port, whether it points toward
@@ -537,7 +570,7 @@ func (n *Network) BusiestOutput() (sw, port int, flits uint32) {
 	sw, port = -1, -1
 	for s := 0; s < n.switches; s++ {
 		for o := n.portBase[s]; o < n.portBase[s+1]; o++ {
-			if n.out[o].net && n.out[o].sent > flits {
+			if n.isNet(o) && n.out[o].sent > flits {
 				sw, port, flits = s, int(o-n.portBase[s]), n.out[o].sent
 			}
 		}
