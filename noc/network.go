@@ -118,9 +118,9 @@ type Network struct {
 
 	// Route tables, shared by all switches with the same content: the model
 	// reads the very tables Topology generates for the Verilog writer.
-	addr   []uint64  // per node: its packed coordinates (hw.Flit's DstAddr); nil for the fat tree
-	exSub  [][]uint8 // [k][x*Kk + c]: exchanger entry for own coord x, dest coord c
-	xbTab  [][]uint8 // [k][c]: crossbar entry
+	addr  []uint64  // per node: its packed coordinates (hw.Flit's DstAddr); nil for the fat tree
+	exSub [][]uint8 // [k][x*Kk + c]: exchanger entry for own coord x, dest coord c
+	xbTab [][]uint8 // [k][c]: crossbar entry
 
 	// Wake asks the engine to evaluate element e in cycle at.
 	Wake func(e int32, at int64)
