@@ -1,31 +1,45 @@
 # hxbar: two commands for a newcomer.
 #   make run   builds hxbar and runs the main job: the default barrier and
-#              the Hitachi all-gather, each simulated and co-simulated
-#   make test  installs what is missing (iverilog, verilator, yosys) and runs every test
+#              the Hitachi all-gather and a three-episode run, each
+#              simulated and co-simulated; the default barrier's pictures
+#              go to out/ (docs/pictures.md)
+#   make test  installs what is missing (iverilog, verilator, yosys, SLURM) and runs every test
 GO      ?= go
 BIN     := ./hxbar
 FUZZTIME ?= 10s
 
-.PHONY: all build run test deps vet unit race fuzz rtl bench experiments area mutate clean
+.PHONY: all build run pictures test deps vet unit race fuzz rtl slurm sweep-demo bench experiments area mutate clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hxbar
 
+PICS ?= out
 run: build deps
-	$(BIN) sim
+	@mkdir -p $(PICS)
+	$(BIN) sim --plot $(PICS)/timeline.svg --plot-load $(PICS)/load.svg --trace-format chrome --trace $(PICS)/trace.json
+	@echo "pictures of this run: $(PICS)/timeline.svg, $(PICS)/load.svg (a browser), $(PICS)/trace.json (https://ui.perfetto.dev or chrome://tracing)"
 	$(BIN) cosim
 	$(BIN) sim --config examples/allgather-hitachi-4x4.yaml
 	$(BIN) cosim --config examples/allgather-hitachi-4x4.yaml
 	$(BIN) sim --config examples/episodes-4x4.yaml
+	$(BIN) cosim --config examples/episodes-4x4.yaml
 
-# deps installs the simulators the RTL tests need when they are missing.
+# The default run's timeline and load pictures shown in README.md;
+# TestRunPicturesInStep keeps them equal to what hxbar draws now.
+pictures: build
+	$(BIN) sim --plot docs/img/run-timeline.svg --plot-load docs/img/run-load.svg > /dev/null
+
+# deps installs the simulators the RTL tests need, and the single-node SLURM
+# cluster of 'make slurm' (slurm-wlm, munge), when they are missing.
 deps:
 	@missing=""; \
 	command -v iverilog >/dev/null || missing="$$missing iverilog"; \
 	command -v verilator >/dev/null || missing="$$missing verilator"; \
 	command -v yosys >/dev/null || missing="$$missing yosys"; \
+	{ command -v sbatch >/dev/null && command -v slurmctld >/dev/null && command -v slurmd >/dev/null; } || missing="$$missing slurm-wlm"; \
+	{ command -v munged >/dev/null && command -v mungekey >/dev/null; } || missing="$$missing munge"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
@@ -35,6 +49,9 @@ deps:
 vet:
 	$(GO) vet ./...
 
+# Every Go test; with yosys installed (deps) this includes
+# TestSynthDefaultClean: the default 4x4 design, without any .hex file,
+# through 'synth -top hx_top; check -assert' with no Yosys warning (~10 s).
 unit:
 	$(GO) test -count=1 ./...
 
@@ -59,14 +76,33 @@ experiments: build
 	$(BIN) experiments --doc docs/experiments.md --img docs/img
 
 # Area and logic depth of the generated RTL under Yosys (docs/area.md):
-# runs 'hxbar synth' over the design points of tools/area (minutes; a
-# 16-port point takes several, a point over 5 minutes is left out), caches
-# the JSON in AREA_CACHE, prints the tables and rewrites docs/img/area-ports.svg.
+# runs 'hxbar synth' over the design points of tools/area and synthesizes
+# the barrier unit alone over its gate capacity (a few minutes on an idle
+# machine; a point over 5 minutes is left out), caches the JSON in
+# AREA_CACHE, prints the tables and rewrites docs/img/area-ports.svg,
+# area-width.svg and area-gates.svg.
 AREA_CACHE ?= /tmp/hxbar-area
 area: build deps
 	$(GO) run ./tools/area -hxbar $(BIN) -cache $(AREA_CACHE) -img docs/img
 
-test: deps vet fuzz rtl race unit
+# hxbar sweep --slurm on a real single-node SLURM cluster started in a
+# temporary directory (munged, slurmctld, slurmd) and stopped again: the
+# array job's merged results must equal a local run's (tools/slurm/test.sh,
+# docs/sweeps.md). Needs root, else it skips (with CI set it uses sudo).
+SLURM_SPEC ?= examples/sweeps/orders.yaml
+slurm: build deps
+	SLURM=1 bash tools/slurm/test.sh $(BIN) $(SLURM_SPEC)
+
+# The 240-point sweep of docs/sweeps.md (six orders x item flits x duplex x
+# link latency): run locally, through the single-node SLURM cluster, and
+# plotted into docs/img/sweep-orders.svg.
+SWEEP_DIR ?= /tmp/hxbar-sweep-orders
+sweep-demo: build deps
+	$(BIN) sweep examples/sweeps/orders.yaml --out $(SWEEP_DIR)
+	$(BIN) sweep --plot x=item_flits,y=cycles,series=order $(SWEEP_DIR) --plot-out docs/img/sweep-orders.svg
+	SLURM=1 bash tools/slurm/test.sh $(BIN) examples/sweeps/orders.yaml
+
+test: deps vet fuzz rtl race unit slurm
 	@echo "make test: all passed"
 
 # Mutation testing (minutes, not part of 'make test'): MUTANTS operator
@@ -90,6 +126,7 @@ bench: build
 	$(BIN) sim --config examples/tofu-d-fugaku.yaml --format json --timing > /dev/null
 	$(BIN) sim --topology torus --dims 32,32,32,32 --skew 100 --format json --timing > /dev/null
 	HXBAR_SPEED=1 $(GO) test -count=1 -run TestSpeed -v ./testbench/ | grep -v '^=== '
+	HXBAR_FULL_MATRIX=1 $(GO) test -count=1 -timeout 60m -run 'TestCosimMatrix' ./testbench/
 
 clean:
 	rm -f $(BIN)

@@ -201,25 +201,37 @@ func (u *Units) sendData(r, c int, rs *rankState, node int, t int64, p Port, w i
 
 // recvData takes one flit off rank r's ejection FIFO: a head names the
 // gate, whose one expected message gives the items to check the payload
-// flits against; the tail counts the message at its gate.
-func (u *Units) recvData(r int, gs []gateState, rs *rankState, f hw.Flit, node int, t int64, w int) {
+// flits against; the tail counts the message at its gate. The hardware
+// errors (BADGATE, SHORT, OVER: docs/microarchitecture.md, "Error paths")
+// go to rx.err; the payload checks (the RTL's simulation-only checks) to
+// DataErrors, as before.
+func (u *Units) recvData(r int, gs []gateState, rs *rankState, f hw.Flit, node int, t int64, w int, rx *rxCtx) {
 	ws := &u.stats[w]
 	d := u.Data
 	ds := &u.ds[r]
+	wasOpen := rs.rxOpen
+	rs.rxOpen = !f.Tail
 	if f.Head {
-		if ds.rxItem < ds.rxEnd {
+		g := int(f.Gate)
+		inRange := g >= 2 && g <= rx.gates+1
+		switch {
+		case !inRange:
+			rx.err = UnitError{Code: ErrBadGate, Gate: f.Gate, From: f.Src}
+		case f.Tail:
+			rx.err = UnitError{Code: ErrShort, Gate: f.Gate, From: f.Src}
+		}
+		// The payload checks look at a message whose head is not a tail,
+		// for a gate of the table; another is not checked.
+		checked := inRange && !f.Tail
+		if checked && ds.rxItem < ds.rxEnd {
 			u.dataError(w, fmt.Sprintf("rank %d gate %d from rank %d: a head flit (from rank %d) before the tail", r, rs.rxGate, rs.rxSrc, f.Src))
 		}
-		if f.Tail {
-			u.dataError(w, fmt.Sprintf("rank %d received a message from rank %d for gate %d without payload", r, f.Src, f.Gate))
-		}
 		rs.rxSrc, rs.rxGate = f.Src, f.Gate
-		ds.rxSum, ds.rxJ, ds.rxItem, ds.rxEnd = 0, 0, 0, 0
-		g := int(f.Gate)
-		ri := int32(-1)
-		if g >= 2 && g <= u.gates+1 {
-			ri = d.RxRoute[r*(u.gates+2)+g]
+		ds.rxSum, ds.rxJ, ds.rxItem, ds.rxEnd, ds.rxSkip = 0, 0, 0, 0, !checked
+		if !checked {
+			return
 		}
+		ri := d.RxRoute[r*(u.gates+2)+g]
 		switch {
 		case ri < 0:
 			u.dataError(w, fmt.Sprintf("rank %d received a message from rank %d for gate %d, which expects none", r, f.Src, g))
@@ -230,7 +242,9 @@ func (u *Units) recvData(r int, gs []gateState, rs *rankState, f hw.Flit, node i
 		}
 		return
 	}
-	if ds.rxItem < ds.rxEnd {
+	switch {
+	case ds.rxSkip:
+	case ds.rxItem < ds.rxEnd:
 		item := d.Items[ds.rxItem]
 		if want := u.payload(item, ds.rxJ); f.Data != want {
 			u.dataError(w, fmt.Sprintf("rank %d gate %d from rank %d: item %d flit %d is %#x, expected %#x", r, rs.rxGate, rs.rxSrc, item, ds.rxJ, f.Data, want))
@@ -240,22 +254,33 @@ func (u *Units) recvData(r int, gs []gateState, rs *rankState, f hw.Flit, node i
 			ds.rxItem++
 			ws.items++
 		}
-	} else {
+	default:
 		u.dataError(w, fmt.Sprintf("rank %d gate %d from rank %d: payload flit past the expected items", r, rs.rxGate, rs.rxSrc))
 	}
 	ds.rxSum = FoldWord(ds.rxSum, f.Data)
-	if f.Tail {
-		if ds.rxItem != ds.rxEnd || ds.rxJ != 0 {
-			u.dataError(w, fmt.Sprintf("rank %d gate %d from rank %d: message ended early", r, rs.rxGate, rs.rxSrc))
-		}
-		g := int(rs.rxGate)
-		if g >= 0 && g < len(gs) {
-			gs[g].rxcnt++
-		}
-		u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRecv, Gate: rs.rxGate, Rank: rs.rxSrc, Value: ds.rxSum})
+	if !f.Tail {
+		return
 	}
+	if !ds.rxSkip && (ds.rxItem != ds.rxEnd || ds.rxJ != 0) {
+		u.dataError(w, fmt.Sprintf("rank %d gate %d from rank %d: message ended early", r, rs.rxGate, rs.rxSrc))
+	}
+	g := int(rs.rxGate)
+	if g < 2 || g > rx.gates+1 {
+		return // the head raised BADGATE
+	}
+	if rx.waiting && g <= rx.curNx {
+		rx.err = UnitError{Code: ErrOver}
+		if wasOpen {
+			rx.err.Gate, rx.err.From = rs.rxGate, rs.rxSrc
+		}
+		return
+	}
+	if rx.failed {
+		return
+	}
+	gs[g].rxcnt++
+	u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRecv, Gate: rs.rxGate, Rank: rs.rxSrc, Value: ds.rxSum})
 }
-
 func (u *Units) dataError(w int, msg string) {
 	ws := &u.stats[w]
 	if ws.errs == 0 {

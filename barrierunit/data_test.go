@@ -115,7 +115,6 @@ func TestDataUnitsCatchBadFlits(t *testing.T) {
 			}
 		}, nil, "rank 1 gate 2 from rank 0: item 2 flit 2"},
 		{"early tail", func(f *hw.Flit) { f.Tail = f.Tail || !f.Head }, nil, "message ended early"},
-		{"head-only packet", func(f *hw.Flit) { f.Tail = f.Tail || f.Head }, nil, "without payload"},
 		{"wrong source", nil, func(d *DataTable) { d.RouteFrom[0] = 1 }, "expected rank 1"},
 		{"no message expected", nil, func(d *DataTable) { d.RxRoute[1*3+2] = -1 }, "expects none"},
 	}
@@ -124,6 +123,25 @@ func TestDataUnitsCatchBadFlits(t *testing.T) {
 		if u.DataErrors == 0 || !strings.Contains(u.FirstDataError, c.want) {
 			t.Errorf("%s: %d errors, first %q; want %q", c.name, u.DataErrors, u.FirstDataError, c.want)
 		}
+	}
+}
+
+// TestDataUnitsShortMessage: a head that is also a tail (a message without
+// items) is the hardware error SHORT (docs/microarchitecture.md, "Error
+// paths"), not a payload error: the receiver names gate and source, and
+// counts nothing.
+func TestDataUnitsShortMessage(t *testing.T) {
+	u := runPair(t, func(f *hw.Flit) { f.Tail = f.Tail || f.Head }, nil)
+	if u.DataErrors != 0 || len(u.Errors) != 2 {
+		t.Fatalf("data errors %d (%s), unit errors %v", u.DataErrors, u.FirstDataError, u.Errors)
+	}
+	for _, e := range u.Errors {
+		if e.Code != ErrShort || e.Gate != 2 || e.From != 1-e.Rank || u.Received(int(e.Rank), 2) != 0 {
+			t.Errorf("error %v (%+v)", e, e)
+		}
+	}
+	if u.Released != 0 {
+		t.Errorf("%d released", u.Released)
 	}
 }
 

@@ -1,7 +1,9 @@
 package barrierunit
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/bigmem"
@@ -24,16 +26,64 @@ const (
 	EvRelease
 	EvSend
 	EvRecv
+	EvError // Gate: the error's gate, Rank: its source rank, Value: the code
 )
+
+// Error codes of a unit (docs/microarchitecture.md, "Error paths"; the
+// STATUS register of docs/registers.md).
+const (
+	ErrBadGate uint8 = 1 // a head for a gate outside 2..G+1
+	ErrNoRank  uint8 = 2 // a flit at a unit that hosts no rank
+	ErrShort   uint8 = 3 // data mode: a head that is also a tail
+	ErrFlits   uint8 = 4 // value mode: a packet of the wrong length
+	ErrOver    uint8 = 5 // more signals into a gate than its need
+)
+
+// ErrName is the name of an error code: BADGATE, NORANK, SHORT, FLITS,
+// OVER (code<n> for another).
+func ErrName(code uint8) string {
+	switch code {
+	case ErrBadGate:
+		return "BADGATE"
+	case ErrNoRank:
+		return "NORANK"
+	case ErrShort:
+		return "SHORT"
+	case ErrFlits:
+		return "FLITS"
+	case ErrOver:
+		return "OVER"
+	}
+	return fmt.Sprintf("code%d", code)
+}
+
+// UnitError is the error a unit recorded (the first it met; it stays in
+// ERROR for the rest of the run).
+type UnitError struct {
+	Cycle int64
+	Node  int32
+	Rank  int32 // the rank the unit hosts, -1 for none
+	Code  uint8
+	Gate  uint8 // the gate the error concerns (0: none)
+	From  int32 // the source rank of the packet (0: none)
+}
+
+func (e UnitError) String() string {
+	rank := "no rank"
+	if e.Rank >= 0 {
+		rank = fmt.Sprintf("rank %d", e.Rank)
+	}
+	return fmt.Sprintf("cycle %d: node %d (%s): %s at gate %d from rank %d", e.Cycle, e.Node, rank, ErrName(e.Code), e.Gate, e.From)
+}
 
 // Event is one trace event: see "Trace" in docs/microarchitecture.md.
 type Event struct {
 	Cycle int64
 	Node  int32
 	Kind  uint8
-	Gate  uint8  // gate: passed gate; send/recv: gate delivered to
-	Rank  int32  // arrive/release: own rank; send: to rank; recv: from rank
-	Value uint64 // arrive/gate/release/recv
+	Gate  uint8  // gate: passed gate; send/recv: gate delivered to; error: its gate
+	Rank  int32  // arrive/release: own rank; send: to rank; recv, error: from rank
+	Value uint64 // arrive/gate/release/recv; error: the code
 }
 
 // Units is the cycle model of every barrier unit of a system. Ranks are
@@ -76,6 +126,22 @@ type Units struct {
 	ItemsReceived  uint64
 	DataErrors     uint64
 	FirstDataError string
+
+	// Errors are the units' errors (docs/microarchitecture.md, "Error
+	// paths"), by cycle then node (folded by Collect).
+	Errors []UnitError
+	// noRank[node]: the error code of a node that hosts no rank (SetNodes).
+	noRank []uint8
+	// ctrl, when set, holds the control registers of units that differ
+	// from the system's (SetCtrl).
+	ctrl []unitCtrl
+}
+
+// unitCtrl is a unit's CTRL register when it is not the system's.
+type unitCtrl struct {
+	set, off, data bool
+	op             Op
+	gates, npay    int
 }
 
 // dataState is one unit's transfer-engine registers (data mode only).
@@ -86,6 +152,7 @@ type dataState struct {
 	rxEnd    int32  // one past the last item of the message being received
 	rxJ      int32  // flit index within the item being received
 	rxSum    uint64 // FoldWord checksum of the message's payload so far
+	rxSkip   bool   // the message is not checked (its head raised an error, or was a tail)
 }
 
 type workerStats struct {
@@ -94,6 +161,7 @@ type workerStats struct {
 	items, errs    uint64
 	firstErr       string
 	gateDone       []int64
+	unitErrs       []UnitError
 	_              [64]byte // keep workers off each other's cache line
 }
 
@@ -113,7 +181,54 @@ func (u *Units) Collect() {
 			u.DataErrors += w.errs
 			w.items, w.errs = 0, 0
 		}
+		if len(w.unitErrs) > 0 {
+			u.Errors = append(u.Errors, w.unitErrs...)
+			w.unitErrs = w.unitErrs[:0]
+			slices.SortStableFunc(u.Errors, func(a, b UnitError) int {
+				return cmp.Or(cmp.Compare(a.Cycle, b.Cycle), cmp.Compare(a.Node, b.Node))
+			})
+		}
 	}
+}
+
+// SetNodes tells the units how many nodes the network has, so that a node
+// without a rank can take the flits that reach it (and raise NORANK).
+func (u *Units) SetNodes(nodes int) {
+	u.noRank = make([]uint8, nodes)
+}
+
+// SetCtrl makes rank r's unit run with a control register other than the
+// one the system's configuration writes (docs/registers.md, CTRL): en
+// false (the unit hosts no rank: it never arrives and a flit raises
+// NORANK), op, data (data mode; the units must have a data table) and
+// gates (G, at most the table's). It models a fault or a wrong software
+// write, for the tests of the error paths; the Verilog side gets the same
+// CTRL value written.
+func (u *Units) SetCtrl(r int, en bool, op Op, data bool, gates int) error {
+	if r < 0 || r >= len(u.rank) {
+		return fmt.Errorf("set ctrl: rank %d (allowed: 0..%d)", r, len(u.rank)-1)
+	}
+	if data && (u.Data == nil || op.HasPayload()) {
+		return fmt.Errorf("set ctrl: data mode needs a data table and op barrier")
+	}
+	if gates < 0 || gates > u.gates {
+		return fmt.Errorf("set ctrl: gates %d (allowed: 0..%d)", gates, u.gates)
+	}
+	if u.ctrl == nil {
+		u.ctrl = make([]unitCtrl, len(u.rank))
+	}
+	c := unitCtrl{set: true, off: !en, data: data, op: op, gates: gates}
+	if op.HasPayload() {
+		c.npay = (64 + int(u.flitWidth) - 1) / int(u.flitWidth)
+	}
+	u.ctrl[r] = c
+	st := u.gates + 2
+	gs := u.gate[r*st : (r+1)*st]
+	id := op.Identity()
+	for g := range gs {
+		gs[g].rxacc = id
+	}
+	return nil
 }
 
 // rankState is one unit's registers (see docs/microarchitecture.md).
@@ -127,6 +242,8 @@ type rankState struct {
 	sendFlit uint8 // next flit of the current packet
 	rxGate   uint8
 	rxFlit   uint8
+	rxOpen   bool  // a head was popped, its tail not yet
+	err      uint8 // error code, 0: none (the unit is in ERROR otherwise)
 }
 
 // gateState is one gate's table entry and receive registers.
@@ -235,14 +352,15 @@ func (u *Units) NextEpisode(tab *FlatTable, op Op, flitWidth int, d *DataTable, 
 		}
 	}
 	u.Released = 0
+	u.ctrl = nil // the episode's configuration writes every unit's CTRL
 	u.ItemsReceived, u.DataErrors, u.FirstDataError = 0, 0, ""
 	return nil
 }
 
 // rearm clears rank r's received counts and values at its release: the
 // unit takes the next episode's arrival and signals from a clean slate.
-func (u *Units) rearm(gs []gateState) {
-	id := u.Op.Identity()
+func (u *Units) rearm(gs []gateState, op Op) {
+	id := op.Identity()
 	for g := range gs {
 		gs[g].rxcnt, gs[g].rxacc = 0, id
 	}
@@ -269,6 +387,10 @@ func (u *Units) Gate(r int) int {
 	}
 	return c
 }
+
+// Node is the node rank r's unit sits on (NodeOf[r] as NewUnits found it;
+// NodeOf is then only where the packets for r go).
+func (u *Units) Node(r int) int { return int(u.rank[r].node) }
 
 // Received returns how many routes from other ranks have delivered to (r, g).
 func (u *Units) Received(r, g int) int { return int(u.gate[r*(u.gates+2)+g].rxcnt) }
@@ -303,53 +425,67 @@ func (u *Units) emit(w int, e Event) {
 // Eval runs rank r's unit for cycle t (gate, send, receive: all read the
 // state at the start of the cycle) and reports whether it has work in t+1.
 // w is the evaluating worker (0..MaxWorkers-1); units of different ranks
-// may be evaluated concurrently.
+// may be evaluated concurrently. The error paths are those of
+// docs/microarchitecture.md, "Error paths".
 func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 	ws := &u.stats[w]
-	G := u.gates
+	G := u.gates // the table's gate count (the layout of gs)
 	rs := &u.rank[r]
 	gs := u.gate[r*(G+2) : (r+1)*(G+2)]
 	node := int(rs.node)
+	op, data, npay, Gr := u.Op, u.Data != nil, u.payloadFlits, G
+	if u.ctrl != nil {
+		if m := &u.ctrl[r]; m.set {
+			if m.off {
+				return u.evalOff(&rs.err, node, t, p, w)
+			}
+			op, data, npay, Gr = m.op, m.data, m.npay, m.gates
+		}
+	}
 	c := int(rs.cur)
+	failed := rs.err != 0
 	changed := false
-	sending := c >= 1 && c <= G && rs.sendIdx < gs[c].outEnd
+	waiting := !failed && c >= 1 && c <= Gr
+	sending := waiting && rs.sendIdx < gs[c].outEnd
 
-	// 1. Gate.
+	// 1. Gate (nothing in ERROR).
 	released := false
+	curNx := c
 	switch {
-	case c == 0 || c == G+1: // idle, or released: re-armed for the next episode
+	case failed:
+	case c == 0 || c == Gr+1: // idle, or released: re-armed for the next episode
 		if u.Arrive[r] == t {
-			rs.cur = 1
+			rs.cur, curNx = 1, 1
 			ws.gateDone[1] = t
 			rs.acc = 0 // barrier: no value (a previous episode may have left one)
-			if u.Op.HasPayload() {
+			if op.HasPayload() {
 				rs.acc = u.Operand[r]
 			}
 			rs.sendIdx = gs[1].outStart
 			changed = true
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvArrive, Gate: 1, Rank: int32(r), Value: rs.acc})
-			if G == 0 { // gate 1 is the end gate: released by the same edge
+			if Gr == 0 { // gate 1 is the end gate: released by the same edge
 				released = true
 				u.Release[r], u.Result[r] = t, rs.acc
 				ws.released++
 				u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: 1, Rank: int32(r), Value: rs.acc})
 			}
 		}
-	case c <= G && !sending && gs[c+1].rxcnt == gs[c+1].need:
+	case !sending && gs[c+1].rxcnt == gs[c+1].need:
 		g := c + 1
-		if u.Op.HasPayload() {
+		if op.HasPayload() {
 			v := gs[g].rxacc
 			if gs[g].self {
-				v = u.Op.Apply(rs.acc, v)
+				v = op.Apply(rs.acc, v)
 			}
 			rs.acc = v
 		}
-		rs.cur = uint8(g)
+		rs.cur, curNx = uint8(g), g
 		rs.sendIdx = gs[g].outStart
 		rs.sendFlit = 0
 		ws.gateDone[g] = t
 		changed = true
-		if g == G+1 {
+		if g == Gr+1 {
 			released = true
 			u.Release[r], u.Result[r] = t, rs.acc
 			ws.released++
@@ -358,9 +494,14 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvGate, Gate: uint8(g), Value: rs.acc})
 		}
 	}
+	// The gate check finds more signals than the gate needs: OVER.
+	var e UnitError
+	if waiting && gs[c+1].rxcnt > gs[c+1].need {
+		e = UnitError{Code: ErrOver, Gate: uint8(c + 1)}
+	}
 
 	// 2. Send (state at the start of the cycle: gate c, its pending routes).
-	if sending && u.Data != nil {
+	if sending && data {
 		if p.CanInject(node, t) {
 			u.sendData(r, c, rs, node, t, p, w)
 			changed = true
@@ -380,7 +521,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 			}
 		}
 		ws.flits++
-		if int(k) == u.payloadFlits {
+		if int(k) == npay {
 			f.Tail = true
 			rs.sendIdx++
 			rs.sendFlit = 0
@@ -391,39 +532,120 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 		changed = true
 	}
 
-	// 3. Receive: one flit per cycle, always accepted.
-	if f, ok := p.RxFront(node, t); ok && u.Data != nil {
+	// 3. Receive: one flit per cycle, always popped (also in ERROR).
+	rx := rxCtx{gates: Gr, curNx: curNx, waiting: waiting, failed: failed}
+	if f, ok := p.RxFront(node, t); ok && data {
 		p.RxPop(node, t)
 		changed = true
-		u.recvData(r, gs, rs, f, node, t, w)
+		u.recvData(r, gs, rs, f, node, t, w, &rx)
 	} else if ok {
 		p.RxPop(node, t)
 		changed = true
-		if f.Head {
+		head, tail := f.Head, f.Tail
+		gate, src := rs.rxGate, rs.rxSrc
+		if head {
+			gate, src = f.Gate, f.Src
+		}
+		got := 0 // payload flits of the packet, this one included
+		if !head {
+			got = int(rs.rxFlit) + 1
+		}
+		code := uint8(0)
+		inRange := gate >= 2 && int(gate) <= Gr+1
+		switch {
+		case head && !inRange:
+			code = ErrBadGate
+		case head && rs.rxOpen, !head && !rs.rxOpen, tail && got != npay,
+			!tail && !head && got == npay, head && !tail && npay == 0:
+			code = ErrFlits
+		}
+		tailOK := tail && inRange && code == 0
+		if tailOK && waiting && int(gate) <= curNx {
+			code = ErrOver // a tail for a gate passed (or passing now)
+		}
+		if code != 0 {
+			e = UnitError{Code: code}
+			if head || rs.rxOpen {
+				e.Gate, e.From = gate, src
+			}
+		}
+		if head {
 			rs.rxSrc, rs.rxGate, rs.rxVal, rs.rxFlit = f.Src, f.Gate, 0, 0
 		} else {
 			rs.rxVal |= f.Data << (uint(rs.rxFlit) * u.flitWidth)
 			rs.rxFlit++
 		}
-		if f.Tail {
-			gr := &gs[rs.rxGate]
+		rs.rxOpen = !tail
+		if tailOK && code == 0 && !failed {
+			gr := &gs[gate]
 			gr.rxcnt++
-			if u.Op.HasPayload() {
-				gr.rxacc = u.Op.Apply(gr.rxacc, rs.rxVal)
+			if op.HasPayload() {
+				gr.rxacc = op.Apply(gr.rxacc, rs.rxVal)
 			}
-			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRecv, Gate: rs.rxGate, Rank: rs.rxSrc, Value: rs.rxVal})
+			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRecv, Gate: gate, Rank: src, Value: rs.rxVal})
 		}
 	}
+	if rx.err.Code != 0 {
+		e = rx.err
+	}
+	if e.Code != 0 && !failed {
+		e.Cycle, e.Node, e.Rank = t, int32(node), int32(r)
+		u.raise(w, &rs.err, e)
+		changed = true
+	}
 	if released {
-		u.rearm(gs) // after the receive part: a count received in this cycle is cleared too
+		u.rearm(gs, op) // after the receive part: a count received in this cycle is cleared too
 	}
 	if changed || p.RxPending(node, t+1) {
 		return true
 	}
 	c = int(rs.cur)
-	if c < 1 || c > G {
+	if rs.err != 0 || c < 1 || c > Gr {
 		return false
 	}
-	// Still sending (blocked on a credit), or the next gate can pass.
-	return rs.sendIdx < gs[c].outEnd || gs[c+1].rxcnt == gs[c+1].need
+	// Still sending (blocked on a credit), or the next gate can pass (or
+	// has too many signals).
+	return rs.sendIdx < gs[c].outEnd || gs[c+1].rxcnt >= gs[c+1].need
+}
+
+// rxCtx is what the receive part of a data unit needs of the cycle's gate
+// part, and the error it finds.
+type rxCtx struct {
+	gates, curNx    int
+	waiting, failed bool
+	err             UnitError
+}
+
+// raise records error e of a unit whose error register is errp.
+func (u *Units) raise(w int, errp *uint8, e UnitError) {
+	*errp = e.Code
+	ws := &u.stats[w]
+	ws.unitErrs = append(ws.unitErrs, e)
+	u.emit(w, Event{Cycle: e.Cycle, Node: e.Node, Kind: EvError, Gate: e.Gate, Rank: e.From, Value: uint64(e.Code)})
+}
+
+// EvalNoRank runs the unit of a node that hosts no rank (SetNodes) in
+// cycle t: it pops every flit that reaches it, the first one raising
+// NORANK. It reports whether it has work in t+1.
+func (u *Units) EvalNoRank(node int, t int64, p Port, w int) bool {
+	return u.evalOff(&u.noRank[node], node, t, p, w)
+}
+
+// evalOff is a unit with CTRL.EN = 0: it only pops. The first flit raises
+// NORANK with its gate and source when it is a head (the unit's receive
+// registers hold no open packet: it never took one).
+func (u *Units) evalOff(errp *uint8, node int, t int64, p Port, w int) bool {
+	f, ok := p.RxFront(node, t)
+	if !ok {
+		return p.RxPending(node, t+1)
+	}
+	p.RxPop(node, t)
+	if *errp == 0 {
+		e := UnitError{Cycle: t, Node: int32(node), Rank: -1, Code: ErrNoRank}
+		if f.Head {
+			e.Gate, e.From = f.Gate, f.Src
+		}
+		u.raise(w, errp, e)
+	}
+	return true
 }

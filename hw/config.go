@@ -522,12 +522,27 @@ func parse(data []byte) (System, map[string]*yaml.Node, error) {
 	if doc == nil || len(doc.Content) == 0 {
 		return s, nil, nil
 	}
-	root := resolve(doc.Content[0])
+	return parseNode(doc.Content[0])
+}
+
+// ParseNode reads a system from a YAML node holding the keys of a system
+// file (a mapping, or null for Default()), with the rules and errors of
+// Parse: the lines of the errors are the nodes' lines, so a caller that
+// assembles a mapping from nodes of another file (hxbar sweep: the base
+// keys and one value of each varied key) gets errors on that file's lines.
+func ParseNode(n *yaml.Node) (System, error) {
+	s, _, err := parseNode(n)
+	return s, err
+}
+
+func parseNode(n *yaml.Node) (System, map[string]*yaml.Node, error) {
+	s := Default()
+	root := resolve(n)
 	if root != nil && root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
 		return s, nil, nil
 	}
 	if root == nil || root.Kind != yaml.MappingNode {
-		return System{}, nil, &ParseError{Line: doc.Content[0].Line, Err: fmt.Errorf("the file must be a mapping of keys to values, not %s (allowed keys: %s)", show(doc.Content[0]), allowedKeys())}
+		return System{}, nil, &ParseError{Line: n.Line, Err: fmt.Errorf("the file must be a mapping of keys to values, not %s (allowed keys: %s)", show(n), allowedKeys())}
 	}
 	set := make(map[string]*yaml.Node, len(keys))
 	lines := make(map[string]int, len(keys))

@@ -28,3 +28,7 @@ func checkYAMLBudget(data []byte) error {
 	}
 	return nil
 }
+
+// CheckYAMLBudget applies the bound of system files (MaxYAMLValues) to
+// another YAML document read by hxbar: a sweep spec.
+func CheckYAMLBudget(data []byte) error { return checkYAMLBudget(data) }

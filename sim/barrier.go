@@ -171,6 +171,7 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 		}
 	}
 	s.Units = barrierunit.NewUnits(ep.Table, ep.Op, sys.FlitWidth, nodeOf, arrive, operand)
+	s.Units.SetNodes(fab.NumNodes())
 	if ep.DataTable != nil {
 		if err := s.Units.SetData(ep.DataTable); err != nil {
 			return nil, err
@@ -246,7 +247,9 @@ func (s *System) eval(e int32, t int64, w int) bool {
 	}
 	r := s.rankOfNode[int(e)-s.switches]
 	if r < 0 {
-		return false
+		// A node without a rank: it runs only when a flit reaches it,
+		// which it pops (NORANK, docs/microarchitecture.md "Error paths").
+		return s.Units.EvalNoRank(int(e)-s.switches, t, s.Net, w)
 	}
 	return s.Units.Eval(int(r), t, s.Net, w)
 }
@@ -276,6 +279,35 @@ type Result struct {
 	// "Episodes"); a run stopped by max_cycles lists those it started.
 	// Nodes, Data and Steps describe the last one listed.
 	Episodes []EpisodeResult `json:"episodes"`
+	// Errors are the units' errors (docs/microarchitecture.md, "Error
+	// paths"), by cycle then node; a run with one is not complete.
+	Errors []ErrorResult `json:"errors,omitempty"`
+}
+
+// ErrorResult is one unit's error: the cycle it was raised, the node and
+// the rank it hosts (-1: none), the code's name (BADGATE, NORANK, SHORT,
+// FLITS, OVER), the gate and the source rank it concerns.
+type ErrorResult struct {
+	Cycle int64  `json:"cycle"`
+	Node  int    `json:"node"`
+	Rank  int    `json:"rank"`
+	Code  string `json:"code"`
+	Gate  int    `json:"gate"`
+	From  int    `json:"from"`
+}
+
+// UnitError reports a run in which a unit raised an error
+// (docs/microarchitecture.md, "Error paths"); its message names the first.
+type UnitError struct {
+	Errors []barrierunit.UnitError
+}
+
+func (e *UnitError) Error() string {
+	msg := "error: " + e.Errors[0].String()
+	if n := len(e.Errors); n > 1 {
+		msg += fmt.Sprintf(" (and %d more errors)", n-1)
+	}
+	return msg
 }
 
 // NodeResult is one rank's arrival and release.
@@ -332,9 +364,20 @@ type Options struct {
 	// Progress, when set, is called about once a second with the current
 	// cycle and the number of ranks released so far.
 	Progress func(cycle int64, released, ranks int)
+	// Events, when set, is called after every cycle that has events, with
+	// that cycle's events in trace order (the slice is reused: copy what
+	// is kept).
+	Events func(evs []barrierunit.Event)
+	// Load, when set, is filled with the flits each network channel
+	// carried per time bucket (ChannelLoad); nil costs nothing.
+	Load *ChannelLoad
 }
 
-// Run simulates the system until every rank is released or max_cycles.
+// Run simulates the system until every rank is released or max_cycles. A
+// run in which a unit raises an error (docs/microarchitecture.md, "Error
+// paths") stops once nothing can change any more and returns a
+// *UnitError; one that hits max_cycles a *StuckError (or the *UnitError,
+// when a unit is in error).
 func (s *System) Run(opt Options) (*Result, error) {
 	var tw *bufio.Writer
 	var vcd *vcdWriter
@@ -344,7 +387,11 @@ func (s *System) Run(opt Options) (*Result, error) {
 	if opt.VCD != nil {
 		vcd = newVCD(opt.VCD, s)
 	}
-	if tw != nil || vcd != nil {
+	var load *loadRec
+	if opt.Load != nil {
+		load = newLoadRec(s, opt.Load)
+	}
+	if tw != nil || vcd != nil || opt.Events != nil {
 		s.Units.Emit = func(w int, e barrierunit.Event) { s.wevents[w] = append(s.wevents[w], e) }
 	}
 	u := s.Units
@@ -379,18 +426,27 @@ func (s *System) Run(opt Options) (*Result, error) {
 			if tw != nil {
 				tw.Flush()
 			}
+			if len(u.Errors) > 0 {
+				return s.result(t), s.unitError()
+			}
 			res, err := s.result(t), s.stuck()
+			if load != nil {
+				load.finish(s, res.Cycles)
+			}
 			res.Waiting = err.Waiting
 			return res, err
 		}
 		for next < R && u.Arrive[order[next]] == t {
-			s.eng.wake(int32(s.switches)+u.NodeOf[order[next]], t)
+			s.eng.wake(int32(s.switches+u.Node(int(order[next]))), t)
 			next++
 		}
 		if s.exhaustive {
 			for e := 0; e < s.Net.Elements(); e++ {
 				s.eng.wake(int32(e), t)
 			}
+		}
+		if load != nil {
+			load.before(s, t)
 		}
 		s.eng.step(t)
 		u.Collect()
@@ -409,9 +465,12 @@ func (s *System) Run(opt Options) (*Result, error) {
 			if vcd != nil {
 				vcd.cycle(t, s.events)
 			}
+			if opt.Events != nil {
+				opt.Events(s.events)
+			}
 			s.events = s.events[:0]
 		}
-		if u.Released == R {
+		if u.Released == R && len(u.Errors) == 0 {
 			s.epResults[k-1].LastRelease = t
 			if k == E {
 				break
@@ -437,12 +496,25 @@ func (s *System) Run(opt Options) (*Result, error) {
 			t++
 		} else if next < R {
 			t = u.Arrive[order[next]]
+		} else if len(u.Errors) > 0 {
+			// A unit is in ERROR and nothing can change any more: the run
+			// stops here (cycles = t + 1), incomplete.
+			if tw != nil {
+				tw.Flush()
+			}
+			if vcd != nil {
+				vcd.finish(t + 1)
+			}
+			return s.result(t + 1), s.unitError()
 		} else if u.Released < R {
 			// Nothing can ever change again: the schedule is stuck.
 			t = s.Sys.MaxCycles
 		}
 	}
 	res := s.result(t)
+	if load != nil {
+		load.finish(s, res.Cycles)
+	}
 	if s.Data != nil {
 		if err := s.dataError(); err != nil {
 			if E > 1 {
@@ -488,7 +560,11 @@ func (s *System) result(t int64) *Result {
 		rel[ne-1] = u.Release[r]
 		res.Nodes[r].Releases = rel
 	}
-	res.Complete = u.Released == s.Table.Ranks
+	res.Complete = u.Released == s.Table.Ranks && len(u.Errors) == 0
+	for _, e := range u.Errors {
+		res.Errors = append(res.Errors, ErrorResult{Cycle: e.Cycle, Node: int(e.Node), Rank: int(e.Rank),
+			Code: barrierunit.ErrName(e.Code), Gate: int(e.Gate), From: int(e.From)})
+	}
 	if !res.Complete {
 		// Stopped at max_cycles: the loop may have skipped idle cycles up to
 		// an arrival past it, but the run covers cycles 0..max_cycles-1.
@@ -539,6 +615,11 @@ func (s *System) channels() int {
 		}
 	}
 	return c
+}
+
+// unitError is the error of a run in which a unit raised an error.
+func (s *System) unitError() *UnitError {
+	return &UnitError{Errors: slices.Clone(s.Units.Errors)}
 }
 
 // stuck explains which ranks wait at which gate, and for whom.
@@ -632,6 +713,13 @@ func AppendEvent(b []byte, e barrierunit.Event) []byte {
 		b = append(b, " gate="...)
 		b = strconv.AppendInt(b, int64(e.Gate), 10)
 		b = appendValue(b, e.Value)
+	case barrierunit.EvError:
+		b = append(b, " error code="...)
+		b = strconv.AppendUint(b, e.Value, 10)
+		b = append(b, " gate="...)
+		b = strconv.AppendInt(b, int64(e.Gate), 10)
+		b = append(b, " from="...)
+		b = strconv.AppendInt(b, int64(e.Rank), 10)
 	}
 	return append(b, '\n')
 }

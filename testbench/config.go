@@ -66,9 +66,10 @@ func configFile(name string, episodes int, writes []cfgWrite) []byte {
 }
 
 // episodeWrites is every episode's configuration program
-// (regmap.Config: every unit's Full program and the fabric's routing tables
-// for episode 1, then each unit's Diff), the programs the model counts the
-// cycles of (docs/microarchitecture.md, "Episodes").
+// (regmap.Config: every unit's Full program followed by its exchanger's
+// routing table on each node's port, and the crossbars' routing tables on
+// the fabric port, for episode 1; then each unit's Diff), the programs the
+// model counts the cycles of (docs/microarchitecture.md, "Episodes").
 func episodeWrites(s *sim.System) ([]cfgWrite, error) {
 	var out []cfgWrite
 	cfg := &regmap.Config{RankOf: s.RankOfNode()}
@@ -79,14 +80,22 @@ func episodeWrites(s *sim.System) ([]cfgWrite, error) {
 		if err != nil {
 			return nil, fmt.Errorf("episode %d: configuration: %w", k, err)
 		}
+		tabs := s.Topo.Tables()
 		for n, p := range progs {
+			if k == 1 {
+				// Each node's port also loads its exchanger's routing
+				// table, all nodes in parallel.
+				p = append(p, regmap.ExchangerProgram(tabs[n])...)
+			}
 			for _, w := range p {
 				out = append(out, cfgWrite{Episode: k, Port: n, Addr: w.Addr, Data: w.Data})
 			}
 		}
 		if k == 1 {
-			tabs := s.Topo.Tables()
-			for _, w := range regmap.FabricProgram(tabs) {
+			// The fabric port loads the crossbars.
+			xbars := make([][]uint8, len(tabs))
+			copy(xbars[s.Topo.Nodes:], tabs[s.Topo.Nodes:])
+			for _, w := range regmap.FabricProgram(xbars) {
 				out = append(out, cfgWrite{Episode: 1, Port: FabricPort, Addr: w.Addr, Data: w.Data})
 			}
 		}

@@ -178,10 +178,11 @@ func dataMutations(t *testing.T, s *sim.System) []mutation {
 	return out
 }
 
-// TestDataMutationsDetected damages data tables: an item-list word changed
-// with the checksum recomputed must make the RTL stop on its payload check
-// (or the trace differ), and an edit without the checksum must be caught by
-// the data table's header check at time 0, by name.
+// TestDataMutationsDetected damages data tables where the RTL reads them
+// (the item-list writes of config.hex): an item-list word changed with the
+// checksum recomputed must make the RTL stop on its payload check (or the
+// trace differ), and an edit without the checksum must be caught by tb.v's
+// check of config.hex at time 0, by name.
 func TestDataMutationsDetected(t *testing.T) {
 	needTools(t, Icarus)
 	t.Parallel()
@@ -216,21 +217,23 @@ func TestDataMutationsDetected(t *testing.T) {
 		t.Errorf("no mutation was caught by the RTL's payload check")
 	}
 
-	// Without the checksum: the data table's header check names the file.
-	file := verilog.DataTableFile(int(s.Units.NodeOf[3]))
-	path := filepath.Join(dir, file)
-	restore := saveFile(t, path)
-	if err := verilog.RewriteTableWords(path, func(w []uint64) { w[len(w)-1] ^= 1 << 40 }); err != nil {
-		t.Fatal(err)
+	// Without the checksum: tb.v's check of config.hex names the file.
+	_, writes := readConfig(t, dir)
+	node := int(s.Units.NodeOf[3])
+	w := slices.IndexFunc(writes, func(w cfgWrite) bool { return w.Port == node && w.Addr >= 0x5000_0000 })
+	if w < 0 {
+		t.Fatalf("no item-list write of node %d", node)
 	}
+	restore := saveFile(t, filepath.Join(dir, ConfigFile))
+	flipConfigWord(t, dir, w)
 	rep, err := Cosim(ctx, dir, Icarus)
 	restore()
 	var mm *MismatchError
 	if !errors.As(err, &mm) {
-		t.Fatalf("%s without checksum: err %v", file, err)
+		t.Fatalf("%s without checksum: err %v", ConfigFile, err)
 	}
-	if p := rep.Problem(); !strings.Contains(p, file+": checksum") || rep.Run.ExitCode == 0 || len(rep.Run.Trace) != 0 {
-		t.Errorf("%s without checksum: exit %d, %d trace lines: %s", file, rep.Run.ExitCode, len(rep.Run.Trace), p)
+	if p := rep.Problem(); !strings.Contains(p, "FAIL "+ConfigFile+": checksum") || rep.Run.ExitCode == 0 || len(rep.Run.Trace) != 0 {
+		t.Errorf("%s without checksum: exit %d, %d trace lines: %s", ConfigFile, rep.Run.ExitCode, len(rep.Run.Trace), p)
 	}
 	if rep, err := Cosim(ctx, dir, Icarus); err != nil || !rep.OK() {
 		t.Fatalf("restored: %v", err)
@@ -258,10 +261,14 @@ func TestCosimDataVerilator(t *testing.T) {
 			t.Errorf("Verilator warnings:\n%s", compileMessages(Verilator, rep.Run.CompileOutput))
 		}
 	}
-	// Data tables a word too long or too short, and a gate table a word
-	// too long in data mode: refused by Cosim and by the RTL.
-	for _, c := range []lengthCase{{verilog.DataTableFile(5), true, true}, {verilog.DataTableFile(2), false, false}, {verilog.GateTableFile(6), true, false}} {
-		checkLengthRefused(t, dir, Verilator, c)
+	// config.hex a word too long or too short, or out of order: refused
+	// by tb.v under Verilator too (2-state memories: a missing word would
+	// read 0, so the words are counted).
+	ctx := ctxFor(t, 10*time.Minute)
+	for _, c := range configCases(8) {
+		if strings.Contains(c.what, "after the end marker") || strings.Contains(c.what, "truncated") || strings.Contains(c.what, "swapped") {
+			checkConfigRefused(t, ctx, dir, Verilator, c)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,7 +109,7 @@ func TestDataFileFormats(t *testing.T) {
 	if len(sc) != 9+3 {
 		t.Fatalf("scenario.hex: %d words", len(sc))
 	}
-	if field(sc[0], 127, 96) != 0x48585343 || field(sc[0], 95, 64) != 1 || field(sc[0], 63, 0) != 9 {
+	if field(sc[0], 127, 96) != 0x48585343 || field(sc[0], 95, 64) != 2 || field(sc[0], 63, 32) != 1 || field(sc[0], 31, 0) != 9 {
 		t.Fatalf("scenario header %x", sc[0])
 	}
 	if c := checksumBig(sc[2:], 128); c.Cmp(sc[1]) != 0 {
@@ -133,8 +134,67 @@ func TestDataFileFormats(t *testing.T) {
 			t.Errorf("node %d (rank %d): word %x, want cycle %d operand %x", node, r, w, arr[r].Cycle, arr[r].Operand)
 		}
 	}
-	if end := sc[11]; field(end, 127, 96) != 0x454e4421 || field(end, 63, 0) != 9 {
+	if end := sc[11]; field(end, 127, 96) != 0x454e4421 || field(end, 95, 64) != 0 || field(end, 63, 32) != 1 || field(end, 31, 0) != 9 {
 		t.Fatalf("scenario end word %x", end)
+	}
+
+	// config.hex: header, checksum, the writes in order (episode, port,
+	// address, data), end. Every node's unit gets CTRL first (EN, the op, G
+	// for a node with a rank; 0 without), then RANK; every entry of every
+	// switch's routing table goes through the fabric port (0xffff) at
+	// switch<<16 | 0x1000 + 4*entry.
+	cf := readWords(t, filepath.Join(dir, ConfigFile), 32)
+	W := len(cf) - 3
+	if field(cf[0], 127, 96) != 0x48584346 || field(cf[0], 95, 64) != 1 || field(cf[0], 63, 32) != 1 || field(cf[0], 31, 0) != uint64(W) {
+		t.Fatalf("config header %x (%d words)", cf[0], len(cf))
+	}
+	if c := checksumBig(cf[2:], 128); c.Cmp(cf[1]) != 0 {
+		t.Fatalf("config checksum %x, computed %x", cf[1], c)
+	}
+	if end := cf[W+2]; field(end, 127, 96) != 0x454e4421 || field(end, 95, 64) != 0 || field(end, 63, 32) != 1 || field(end, 31, 0) != uint64(W) {
+		t.Fatalf("config end word %x", end)
+	}
+	type wr struct{ addr, data uint64 }
+	ports := map[uint64][]wr{}
+	prev := uint64(0)
+	for i, w := range cf[2 : W+2] {
+		ep, port := field(w, 127, 112), field(w, 111, 96)
+		if ep != 1 || field(w, 95, 64) != 0 || (port >= 9 && port != 0xffff) || field(w, 127, 96) < prev {
+			t.Fatalf("config write %d: %x", i, w)
+		}
+		prev = field(w, 127, 96)
+		ports[port] = append(ports[port], wr{field(w, 63, 32), field(w, 31, 0)})
+	}
+	G := uint64(s.Table.Gates)
+	for node := 0; node < 9; node++ {
+		p := ports[uint64(node)]
+		// The node's port ends with its exchanger's routing table
+		// (paddr[31] = 1), entry by entry.
+		var xchg []wr
+		for e, v := range s.Topo.Table(node) {
+			xchg = append(xchg, wr{0x8000_0000 | 0x1000 + 4*uint64(e), uint64(v)})
+		}
+		if len(p) < len(xchg) || !slices.Equal(p[len(p)-len(xchg):], xchg) {
+			t.Errorf("node %d: writes %x, want its exchanger's table %x last", node, p, xchg)
+			continue
+		}
+		p = p[:len(p)-len(xchg)]
+		r := slices.Index(sys.Placement, node)
+		switch {
+		case r < 0 && (len(p) != 2 || p[0] != wr{0x8, 0} || p[1] != wr{0xc, 0}):
+			t.Errorf("node %d (no rank): unit writes %x, want CTRL <- 0, RANK <- 0 only", node, p)
+		case r >= 0 && (len(p) < 2 || p[0] != wr{0x8, 1 | 1<<1 | G<<8} || p[1] != wr{0xc, uint64(r)}):
+			t.Errorf("node %d (rank %d): writes %x, want CTRL <- EN|sum|G=%d, RANK <- %d first", node, r, p[:min(len(p), 2)], G, r)
+		}
+	}
+	var fab []wr
+	for sw := s.Topo.Nodes; sw < s.Topo.Switches; sw++ {
+		for e, v := range s.Topo.Table(sw) {
+			fab = append(fab, wr{uint64(sw)<<16 | 0x1000 + 4*uint64(e), uint64(v)})
+		}
+	}
+	if !slices.Equal(ports[0xffff], fab) {
+		t.Errorf("fabric writes %x, want every crossbar's routing table entry %x", ports[0xffff], fab)
 	}
 }
 
@@ -173,11 +233,11 @@ func TestGenerateRefuses(t *testing.T) {
 	dir := t.TempDir()
 	lines := Lines(trace)
 	cases := map[string][]byte{
-		"never released":         []byte(strings.Join(lines[:len(lines)-1], "\n") + "\n"),
-		"not in canonical form":  []byte(strings.Replace(string(trace), " n", "  n", 1)),
-		"hosts no rank":          []byte("0 n9 arrive rank=0 value=0000000000000000\n"),
-		"node 1 hosts rank 1":    []byte(strings.Replace(string(trace), "n1 arrive rank=1", "n1 arrive rank=2", 1)),
-		"out of canonical order": []byte(lines[1] + "\n" + lines[0] + "\n"),
+		"released in 0 of 1 episodes": []byte(strings.Join(lines[:len(lines)-1], "\n") + "\n"),
+		"not in canonical form":       []byte(strings.Replace(string(trace), " n", "  n", 1)),
+		"hosts no rank":               []byte("0 n9 arrive rank=0 value=0000000000000000\n"),
+		"node 1 hosts rank 1":         []byte(strings.Replace(string(trace), "n1 arrive rank=1", "n1 arrive rank=2", 1)),
+		"out of canonical order":      []byte(lines[1] + "\n" + lines[0] + "\n"),
 	}
 	for want, data := range cases {
 		if err := Generate(dir, s, data); err == nil || !strings.Contains(err.Error(), want) {

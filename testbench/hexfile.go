@@ -72,6 +72,9 @@ func rotlXor(c, w word, n int) word {
 //
 //	[191:144] cycle  [143:112] node  [111:104] kind  [103:96] gate
 //	[95:64]   rank   [63:0]    value
+//
+// An error event (kind 5) has its gate, its source rank as rank and its
+// code as value, as the monitor of tb.v builds it.
 func eventWord(e barrierunit.Event) word {
 	node := uint64(uint32(e.Node))
 	return word{
@@ -104,7 +107,7 @@ func expectedFile(name string, nodes, ranks int, evs []barrierunit.Event, cycles
 	fmt.Fprintf(&b, "// %s: the Go model's event trace for the testbench tb.v (docs/cosim.md)\n", ExpectedFile)
 	fmt.Fprintf(&b, "// system: %s\n", name)
 	b.WriteString("// event word: cycle[191:144] node[143:112] kind[111:104] gate[103:96] rank[95:64] value[63:0]\n")
-	b.WriteString("// kinds: 0 arrive, 1 gate, 2 release, 3 send, 4 recv\n")
+	b.WriteString("// kinds: 0 arrive, 1 gate, 2 release, 3 send, 4 recv, 5 error (rank: source, value: code)\n")
 	hex := func(w word, comment string) {
 		fmt.Fprintf(&b, "%016x%016x%016x // %s\n", w[0], w[1], w[2], comment)
 	}

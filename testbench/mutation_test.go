@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -195,10 +197,11 @@ func gateMutations(s *sim.System) []mutation {
 }
 
 // TestMutationsDetected damages one table entry at a time (an entry the
-// scenario uses, written with a correct checksum so that the RTL's header
-// checks pass) and requires Cosim to report that the RTL differs from the
-// model. A flip without the checksum update must be caught by the RTL's
-// header check at time 0, by name.
+// scenario uses) where the RTL reads it: in the configuration writes of
+// config.hex that carry it, with a correct checksum so that the
+// testbench's file checks pass; Cosim must report that the RTL differs from
+// the model. A flip without the checksum update must be caught by tb.v's
+// check of config.hex at time 0, by name.
 func TestMutationsDetected(t *testing.T) {
 	needTools(t, Icarus)
 	sys := system(t, "mutants", []int{2, 4}, 0, "butterfly", "sum", 1, 2, 32)
@@ -241,28 +244,27 @@ func TestMutationsDetected(t *testing.T) {
 		t.Errorf("most mutations should show as a trace difference: %v", kinds)
 	}
 
-	// Flips without the checksum: the RTL's header check stops the run at
-	// time 0 and names the file; Cosim reports the simulator's message.
-	for _, file := range []string{verilog.RouteTableFile(s.Topo.Switches - 1), verilog.GateTableFile(3)} {
-		path := filepath.Join(dir, file)
-		restore := saveFile(t, path)
-		if err := verilog.RewriteTableWords(path, func(w []uint64) { w[len(w)-1] ^= 1 }); err != nil {
-			t.Fatal(err)
-		}
+	// Flips without the checksum (a node's write, a fabric write): tb.v's
+	// check of config.hex stops the run at time 0 with a FAIL line naming
+	// the file; Cosim reports it.
+	_, writes := readConfig(t, dir)
+	for _, w := range []int{slices.IndexFunc(writes, func(w cfgWrite) bool { return w.Port == 3 }), len(writes) - 1} {
+		restore := saveFile(t, filepath.Join(dir, ConfigFile))
+		flipConfigWord(t, dir, w)
 		rep, err := Cosim(ctx, dir, Icarus)
 		restore()
 		var mm *MismatchError
 		if !errors.As(err, &mm) {
-			t.Fatalf("%s without checksum: err %v", file, err)
+			t.Fatalf("write %d flipped without checksum: err %v", w, err)
 		}
-		if p := rep.Problem(); !strings.Contains(p, file+": checksum") || !strings.Contains(p, "without PASS or FAIL") {
-			t.Errorf("%s without checksum: %s", file, p)
+		if p := rep.Problem(); !strings.Contains(p, "FAIL "+ConfigFile+": checksum") {
+			t.Errorf("write %d flipped without checksum: %s", w, p)
 		}
 		if rep.Run.ExitCode == 0 || len(rep.Run.Trace) != 0 {
-			t.Errorf("%s without checksum: exit %d, %d trace lines", file, rep.Run.ExitCode, len(rep.Run.Trace))
+			t.Errorf("write %d flipped without checksum: exit %d, %d trace lines", w, rep.Run.ExitCode, len(rep.Run.Trace))
 		}
-		if !strings.Contains(err.Error(), file) {
-			t.Errorf("error does not name %s: %v", file, err)
+		if !strings.Contains(err.Error(), ConfigFile) {
+			t.Errorf("error does not name %s: %v", ConfigFile, err)
 		}
 	}
 	if rep, err := Cosim(ctx, dir, Icarus); err != nil || !rep.OK() {
@@ -270,25 +272,182 @@ func TestMutationsDetected(t *testing.T) {
 	}
 }
 
-// runMutation applies m to its table in dir (checksum recomputed), runs the
-// co-simulation, restores the table, and returns the report of the mismatch
-// it must cause; ok is false (and the test marked failed) when it is not
-// detected.
-func runMutation(t *testing.T, ctx context.Context, dir string, m mutation) (rep *Report, ok bool) {
+// readConfig reads config.hex in dir: its episodes and its writes.
+func readConfig(t *testing.T, dir string) (episodes int, writes []cfgWrite) {
 	t.Helper()
-	path := filepath.Join(dir, m.file)
-	restore := saveFile(t, path)
-	if err := verilog.RewriteTable(path, m.edit); err != nil {
-		t.Fatalf("%s: %v", m.what, err)
+	data, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		t.Fatal(err)
 	}
-	rep, err := Cosim(ctx, dir, Icarus)
-	restore()
+	var words []word
+	for _, line := range strings.Split(string(data), "\n") {
+		if k := strings.Index(line, "//"); k >= 0 {
+			line = line[:k]
+		}
+		for _, f := range strings.Fields(line) {
+			hi, err1 := strconv.ParseUint(f[:16], 16, 64)
+			lo, err2 := strconv.ParseUint(f[16:], 16, 64)
+			if len(f) != 32 || err1 != nil || err2 != nil {
+				t.Fatalf("%s: word %q", ConfigFile, f)
+			}
+			words = append(words, word{hi, lo})
+		}
+	}
+	if len(words) < 3 || words[0][0]>>32 != magic32(MagicConfig) || int(words[0][1]&0xffffffff) != len(words)-3 {
+		t.Fatalf("%s: %d words, header %x", ConfigFile, len(words), words[0])
+	}
+	for _, w := range words[2 : len(words)-1] {
+		writes = append(writes, cfgWrite{Episode: int(w[0] >> 48), Port: int(w[0] >> 32 & 0xffff), Addr: uint32(w[1] >> 32), Data: uint32(w[1])})
+	}
+	return int(words[0][1] >> 32), writes
+}
+
+// writeConfig writes config.hex in dir (checksum computed).
+func writeConfig(t *testing.T, dir string, episodes int, writes []cfgWrite) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, ConfigFile), configFile("mutated", episodes, writes), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// configMutation turns m, an edit of a table body as the table file in dir
+// holds it, into an edit of config.hex: every table word the edit changes
+// is rewritten in the writes that carry it (docs/registers.md: a gate or
+// route word as two 32-bit halves, a data-route or expected-message word
+// likewise, an item-list word as its upper half, a routing-table entry as
+// one fabric write). The RTL reads config.hex only; the tables stay as
+// they are.
+func configMutation(t *testing.T, dir string, m mutation, writes []cfgWrite) []cfgWrite {
+	t.Helper()
+	_, body, err := verilog.ReadTable(filepath.Join(dir, m.file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mut := slices.Clone(body)
+	m.edit(mut)
+	out := slices.Clone(writes)
+	set := func(port int, addr, data uint32) {
+		for i, w := range out {
+			if w.Episode == 1 && w.Port == port && w.Addr == addr {
+				out[i].Data = data
+				return
+			}
+		}
+		t.Fatalf("%s: no write of port %#x at %#08x in %s", m.what, port, addr, ConfigFile)
+	}
+	word64 := func(port int, addr uint32, v uint64) {
+		set(port, addr, uint32(v))
+		set(port, addr+4, uint32(v>>32))
+	}
+	var node, sw int
+	switch {
+	case strings.HasPrefix(m.file, "rt_s"):
+		fmt.Sscanf(m.file, "rt_s%d.hex", &sw)
+		for e := range body {
+			if mut[e] != body[e] {
+				// An exchanger (switch = node) is loaded through its
+				// node's port (paddr[31] = 1), a crossbar through the
+				// fabric port.
+				if n := nodesOf(out); sw < n {
+					set(sw, 0x8000_0000|0x1000+4*uint32(e), uint32(mut[e]))
+				} else {
+					set(FabricPort, uint32(sw)<<16|0x1000+4*uint32(e), uint32(mut[e]))
+				}
+			}
+		}
+		return out
+	case strings.HasPrefix(m.file, "gt_n"):
+		fmt.Sscanf(m.file, "gt_n%d.hex", &node)
+		G := int(body[0] >> 32 & 63)
+		for i := 1; i < len(body); i++ {
+			switch {
+			case mut[i] == body[i]:
+			case i <= G+1:
+				word64(node, 0x1000_0000+8*uint32(i), mut[i])
+			default:
+				word64(node, 0x2000_0000+8*uint32(i-G-2), mut[i])
+			}
+		}
+	case strings.HasPrefix(m.file, "dt_n"):
+		fmt.Sscanf(m.file, "dt_n%d.hex", &node)
+		_, gate, err := verilog.ReadTable(filepath.Join(dir, verilog.GateTableFile(node)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		G := int(gate[0] >> 32 & 63)
+		nr := len(gate) - G - 2
+		for i := 1; i < len(body); i++ {
+			switch {
+			case mut[i] == body[i]:
+			case i <= nr:
+				word64(node, 0x3000_0000+8*uint32(i-1), mut[i])
+			case i <= nr+G:
+				word64(node, 0x4000_0000+8*uint32(i-1-nr+2), mut[i])
+			default:
+				if uint32(mut[i]) != uint32(body[i]) {
+					t.Fatalf("%s: item-list word %d: the low half is not written", m.what, i)
+				}
+				set(node, 0x5000_0000+4*uint32(i-1-nr-G), uint32(mut[i]>>32))
+			}
+		}
+	default:
+		t.Fatalf("%s: table %s", m.what, m.file)
+	}
+	if mut[0] != body[0] {
+		t.Fatalf("%s: edits the header word", m.what)
+	}
+	return out
+}
+
+// runMutation applies m to the writes of config.hex in dir that carry the
+// table words it changes (checksum recomputed), runs the co-simulation,
+// restores config.hex, and returns the report of the mismatch it must
+// cause; ok is false (and the test marked failed) when it is not detected.
+func runMutation(t *testing.T, ctx context.Context, dir string, m mutation) (rep *Report, ok bool) {
+	return runMutationWith(t, ctx, dir, Icarus, m)
+}
+
+func runMutationWith(t *testing.T, ctx context.Context, dir, simulator string, m mutation) (rep *Report, ok bool) {
+	t.Helper()
+	restore := saveFile(t, filepath.Join(dir, ConfigFile))
+	defer restore()
+	ep, writes := readConfig(t, dir)
+	mutated := configMutation(t, dir, m, writes)
+	if slices.Equal(mutated, writes) {
+		t.Fatalf("%s: changes no write", m.what)
+	}
+	writeConfig(t, dir, ep, mutated)
+	rep, err := Cosim(ctx, dir, simulator)
 	var mm *MismatchError
 	if !errors.As(err, &mm) {
-		t.Errorf("%s: not detected (err %v)", m.what, err)
+		t.Errorf("%s: not detected under %s (err %v)", m.what, simulator, err)
 		return nil, false
 	}
 	return rep, true
+}
+
+// flipConfigWord flips bit 0 of write w's data in config.hex in dir without
+// recomputing the checksum.
+func flipConfigWord(t *testing.T, dir string, w int) {
+	t.Helper()
+	path := filepath.Join(dir, ConfigFile)
+	data, _ := os.ReadFile(path)
+	lines := strings.SplitAfter(string(data), "\n")
+	k := -1
+	for i, l := range lines {
+		if l != "" && !strings.HasPrefix(l, "//") {
+			if k++; k == w+2 {
+				v, _ := strconv.ParseUint(l[31:32], 16, 8)
+				b := []byte(l)
+				b[31] = strconv.FormatUint(v^1, 16)[0]
+				lines[i] = string(b)
+				break
+			}
+		}
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func firstLine(s string) string {
@@ -296,4 +455,16 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// nodesOf is the number of node ports the writes use (the highest node
+// port + 1): the exchangers are switches 0..nodes-1.
+func nodesOf(writes []cfgWrite) int {
+	n := 0
+	for _, w := range writes {
+		if w.Port != FabricPort {
+			n = max(n, w.Port+1)
+		}
+	}
+	return n
 }

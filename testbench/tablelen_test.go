@@ -1,6 +1,7 @@
 package testbench
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,119 +13,124 @@ import (
 	"github.com/hxbar/hxbar/verilog"
 )
 
-// lengthCase is a table file with one word too many (appended after its
-// last word) or one too few (its last word removed), the checksum
-// recomputed over the words after it or left as it was.
-type lengthCase struct {
-	file         string
-	extra, resum bool
+// configCase is config.hex damaged in one way, and what tb.v's FAIL line
+// must say after "FAIL config.hex: ".
+type configCase struct {
+	what string
+	edit func(w []word) []word // all words: header, checksum, writes, end
+	sum  bool                  // recompute the checksum after the edit
+	want string
 }
 
-func (c lengthCase) String() string {
-	what := "one word missing"
-	if c.extra {
-		what = "one extra word"
-	}
-	if c.resum {
-		what += ", checksum recomputed"
-	}
-	return c.file + ": " + what
-}
-
-// lengthCases are the four cases for each file.
-func lengthCases(files ...string) []lengthCase {
-	var out []lengthCase
-	for _, f := range files {
-		for _, extra := range []bool{true, false} {
-			for _, resum := range []bool{false, true} {
-				out = append(out, lengthCase{f, extra, resum})
+// configCases are the ways config.hex can be wrong: truncated, a word too
+// many, bad magic, version, checksum, counts, an end marker that is not
+// one, writes out of order or out of range.
+func configCases(nodes int) []configCase {
+	last := func(w []word) int { return len(w) - 1 }
+	return []configCase{
+		{"end marker removed (truncated)", func(w []word) []word { return w[:last(w)] }, false, "words, fewer than the"},
+		{"last write removed, checksum recomputed", func(w []word) []word { return append(w[:last(w)-1], w[last(w)]) }, true, "words, fewer than the"},
+		{"a word after the end marker", func(w []word) []word { return append(w, word{0, 1}) }, false, "words, more than the"},
+		{"a write added before the end marker, checksum recomputed", func(w []word) []word {
+			return append(w[:last(w)], w[last(w)-1], w[last(w)])
+		}, true, "words, more than the"},
+		{"bad magic", func(w []word) []word { w[0][0] ^= 1 << 32; return w }, false, "bad magic 48584347"},
+		{"format version 2", func(w []word) []word { w[0][0] += 1; return w }, false, "format version 2"},
+		{"header counts one write less", func(w []word) []word { w[0][1]--; return w }, false, "tb.v was generated for"},
+		{"header counts 2 episodes", func(w []word) []word { w[0][1] += 1 << 32; return w }, false, "2 episodes and"},
+		{"a write's data changed, checksum not", func(w []word) []word { w[3][1] ^= 1; return w }, false, "checksum"},
+		{"end marker damaged, checksum recomputed", func(w []word) []word { w[last(w)][0] ^= 1 << 32; return w }, true, "no end marker"},
+		{"two writes of different ports swapped, checksum recomputed", func(w []word) []word {
+			for i := 2; i+1 < last(w); i++ {
+				if w[i][0]>>32 != w[i+1][0]>>32 {
+					w[i], w[i+1] = w[i+1], w[i]
+					break
+				}
 			}
+			return w
+		}, true, "out of range or out of order"},
+		{"a write of node 0 for port N, checksum recomputed", func(w []word) []word {
+			w[2][0] = w[2][0]&^(0xffff<<32) | uint64(nodes)<<32
+			return w
+		}, true, "out of range or out of order"},
+		{"a write of episode 2, checksum recomputed", func(w []word) []word {
+			w[last(w)-1][0] = w[last(w)-1][0]&^(0xffff<<48) | 2<<48
+			return w
+		}, true, "out of range or out of order"},
+	}
+}
+
+// damageConfig applies c to config.hex in dir and returns a function that
+// restores it.
+func damageConfig(t *testing.T, dir string, c configCase) (restore func()) {
+	t.Helper()
+	path := filepath.Join(dir, ConfigFile)
+	restore = saveFile(t, path)
+	ep, writes := readConfig(t, dir)
+	data := configFile("damaged", ep, writes)
+	var w []word
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && !strings.HasPrefix(f[0], "//") {
+			var x word
+			fmt.Sscanf(f[0][:16], "%x", &x[0])
+			fmt.Sscanf(f[0][16:], "%x", &x[1])
+			w = append(w, x)
 		}
 	}
-	return out
-}
-
-// damageLength applies c to its file in dir and returns a function that
-// restores the file, and the message the RTL and the Go check must give
-// ("<file>: <n> words, more words than count + 2 = <count+2>").
-func damageLength(t *testing.T, dir string, c lengthCase) (restore func(), want string) {
-	t.Helper()
-	path := filepath.Join(dir, c.file)
-	_, body, err := verilog.ReadTable(path)
-	if err != nil {
-		t.Fatalf("%s before the damage: %v", c, err)
+	w = c.edit(w)
+	if c.sum {
+		var sum word
+		for _, x := range w[2:] {
+			sum = rotlXor(sum, x, 2)
+		}
+		w[1] = sum
 	}
-	restore = saveFile(t, path)
-	data, _ := os.ReadFile(path)
-	n := len(body) + 2
-	if c.extra {
-		data = append(data, "0000000000000001 // one word too many\n"...)
-		want = fmt.Sprintf("%s: %d words, more words than count + 2 = %d", c.file, n+1, n)
-	} else {
-		lines := strings.SplitAfter(string(data), "\n")
-		data = []byte(strings.Join(lines[:len(lines)-2], "")) // the last element is "" after the final newline
-		want = fmt.Sprintf("%s: %d words, fewer words than count + 2 = %d", c.file, n-1, n)
+	var b strings.Builder
+	for _, x := range w {
+		fmt.Fprintf(&b, "%016x%016x\n", x[0], x[1])
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if c.resum {
-		if err := verilog.RewriteTable(path, func([]uint64) {}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return restore, want
+	return restore
 }
 
-// checkLengthRefused requires both checks to refuse the damaged table in
-// dir: Cosim's Go-side check before any simulation (an error naming the
-// file, the count and the words found, no report), and the RTL's own
-// check at time 0 when the simulator runs the directory anyway (no
-// verdict, non-zero exit, the simulator's message naming the file).
-func checkLengthRefused(t *testing.T, dir, simulator string, c lengthCase) {
+// checkConfigRefused requires tb.v to stop at time 0 on config.hex damaged
+// by c: one FAIL line naming config.hex with c.want, a non-zero exit, no
+// trace, no simulator warning.
+func checkConfigRefused(t *testing.T, ctx context.Context, dir, simulator string, c configCase) {
 	t.Helper()
-	restore, want := damageLength(t, dir, c)
+	restore := damageConfig(t, dir, c)
 	defer restore()
-	goWant := strings.TrimPrefix(want, c.file+": ") // the Go message has the line of an extra word in between
-	ctx := ctxFor(t, 5*time.Minute)
-	rep, err := Cosim(ctx, dir, simulator)
-	var te *verilog.TableError
-	var mm *MismatchError
-	switch {
-	case err == nil:
-		t.Errorf("%s: Cosim passed: %s", c, rep.Summary())
-	case errors.As(err, &mm) || rep != nil:
-		t.Errorf("%s: Cosim ran the simulator: %v", c, err)
-	case !errors.As(err, &te) || filepath.Base(te.File) != c.file || !strings.Contains(te.Problem, goWant) || strings.Contains(err.Error(), "\n"):
-		t.Errorf("%s: Cosim error %q, want one line naming %s with %q", c, err, c.file, goWant)
-	}
 	res, err := RunSimulator(ctx, dir, simulator)
 	if err != nil {
-		t.Fatalf("%s: %v", c, err)
+		t.Fatalf("%s: %v", c.what, err)
 	}
-	if res.Passed() || len(res.Verdicts) != 0 || res.ExitCode == 0 || len(res.Trace) != 0 {
-		t.Errorf("%s: the RTL did not stop at time 0: passed %v, verdicts %q, exit %d, %d trace lines",
-			c, res.Passed(), res.Verdicts, res.ExitCode, len(res.Trace))
+	if res.Passed() || len(res.Verdicts) != 1 || res.ExitCode == 0 || len(res.Trace) != 0 {
+		t.Errorf("%s: tb.v did not stop at time 0: passed %v, verdicts %q, exit %d, %d trace lines",
+			c.what, res.Passed(), res.Verdicts, res.ExitCode, len(res.Trace))
 	}
-	if p := res.Problem(); !strings.Contains(p, want) {
-		t.Errorf("%s: the RTL's message lacks %q: %s", c, want, p)
+	if p := res.Problem(); !strings.Contains(res.Verdict(), "FAIL "+ConfigFile+": ") || !strings.Contains(res.Verdict(), c.want) {
+		t.Errorf("%s: want a FAIL line naming %s with %q: %s", c.what, ConfigFile, c.want, p)
 	} else {
-		t.Logf("%s: %s", c, firstLine(p))
+		t.Logf("%s: %s", c.what, firstLine(p))
 	}
-	if simulator == Icarus && c.extra && len(res.Warnings) != 0 {
-		// The RTL counts the words before $readmemh: Icarus never sees the
-		// file as too long.
-		t.Errorf("%s: Icarus warned: %q", c, res.Warnings)
+	for _, w := range res.Warnings {
+		// Verilator reports the $fatal itself as "%Error: tb.v:<n>: Verilog $stop".
+		if !(simulator == Verilator && strings.HasSuffix(w, "Verilog $stop")) {
+			t.Errorf("%s: %s warned: %q", c.what, simulator, w)
+		}
 	}
 }
 
-// TestTableLengthRefused appends a word to, or removes the last word of, a
-// gate, a routing and a data table, with the checksum recomputed and
-// without: each of the 12 files must be refused by Cosim before it runs
-// Icarus, and by the RTL under Icarus, by name (docs/tables.md: a table
-// holds exactly count + 2 words); so must a word with a digit that is not
-// hex.
-func TestTableLengthRefused(t *testing.T) {
+// TestConfigFileRefused damages config.hex, the configuration program the
+// RTL takes its tables from, in every way configCases lists, plus a digit
+// that is not hex and a missing file: tb.v refuses each at time 0 with one
+// FAIL line naming config.hex (Cosim reports it as a mismatch). The table
+// files are the readable record of the program and the RTL reads none of
+// them: an edited one is refused by Cosim before any simulation, by name,
+// while the simulator alone still passes.
+func TestConfigFileRefused(t *testing.T) {
 	needTools(t, Icarus)
 	t.Parallel()
 	sys := dataSystem(t, "tablen", []int{4}, 4, "allgather", 2, "OM", "butterfly", 2, 2, 1, 32)
@@ -134,28 +140,75 @@ func TestTableLengthRefused(t *testing.T) {
 	if rep, err := Cosim(ctx, dir, Icarus); err != nil || !rep.OK() {
 		t.Fatalf("pristine: %v", err)
 	}
-	cases := lengthCases(verilog.GateTableFile(1), verilog.RouteTableFile(s.Topo.Switches-1), verilog.DataTableFile(3))
-	for _, c := range cases {
-		checkLengthRefused(t, dir, Icarus, c)
+	for _, c := range configCases(s.Topo.Nodes) {
+		checkConfigRefused(t, ctx, dir, Icarus, c)
 	}
+	// Through Cosim: a mismatch naming the file.
+	c := configCases(s.Topo.Nodes)[2]
+	restore := damageConfig(t, dir, c)
+	rep, err := Cosim(ctx, dir, Icarus)
+	restore()
+	var mm *MismatchError
+	if !errors.As(err, &mm) || !strings.Contains(rep.Problem(), "FAIL "+ConfigFile+": ") || !strings.Contains(err.Error(), ConfigFile) {
+		t.Errorf("%s: Cosim: %v", c.what, err)
+	}
+
 	// A word with a digit that is not hex, length unchanged: Icarus would
-	// read it in part (printing an ERROR line and passing when the part
-	// read is the same number); both checks refuse it.
-	gt := filepath.Join(dir, verilog.GateTableFile(2))
-	restoreGT := saveFile(t, gt)
-	data, _ := os.ReadFile(gt)
-	k := strings.LastIndex(string(data), " // body[")
+	// read it in part; tb.v counts the words first and refuses it.
+	path := filepath.Join(dir, ConfigFile)
+	restore = saveFile(t, path)
+	data, _ := os.ReadFile(path)
+	k := strings.LastIndex(string(data), " // end: ")
 	data[k-2] = 'g'
-	os.WriteFile(gt, data, 0o644)
-	_, err := Cosim(ctx, dir, Icarus)
-	if err == nil || !strings.Contains(err.Error(), "gt_n2.hex: line ") || !strings.Contains(err.Error(), "is not 16 hex digits") {
-		t.Errorf("bad digit: Cosim: %v", err)
+	os.WriteFile(path, data, 0o644)
+	if res, err := RunIcarus(ctx, dir); err != nil || res.Passed() || !strings.Contains(res.Verdict(), "FAIL "+ConfigFile+": word ") ||
+		!strings.Contains(res.Verdict(), "(the header is word 0) is not 32 hex digits") {
+		t.Errorf("bad digit: tb.v: %v %v", err, res.Problem())
 	}
-	if res, err := RunIcarus(ctx, dir); err != nil || res.Passed() || !strings.Contains(res.Problem(), "gt_n2.hex: word ") ||
-		!strings.Contains(res.Problem(), "(the header is word 0) is not 16 hex digits") {
-		t.Errorf("bad digit: the RTL: %v %v", err, res.Problem())
+	// No config.hex at all.
+	os.Remove(path)
+	if res, err := RunIcarus(ctx, dir); err != nil || res.Passed() || !strings.Contains(res.Verdict(), "FAIL "+ConfigFile+": missing or unreadable") {
+		t.Errorf("missing: tb.v: %v %v", err, res.Problem())
 	}
-	restoreGT()
+	restore()
+
+	// A testbench that never starts cycle 0 (tb.v edited so that the end
+	// of the configuration phase never sets run) dies on the
+	// configuration watchdog with a FAIL line instead of hanging.
+	tb := filepath.Join(dir, TBFile)
+	restoreTB := saveFile(t, tb)
+	src, _ := os.ReadFile(tb)
+	if strings.Count(string(src), "run = 1'b1;") != 1 {
+		t.Fatalf("tb.v: the line that starts cycle 0 is not unique")
+	}
+	os.WriteFile(tb, []byte(strings.Replace(string(src), "run = 1'b1;", "run = 1'b0;", 1)), 0o644)
+	res, err := RunIcarus(ctx, dir)
+	restoreTB()
+	if err != nil || res.Passed() || res.ExitCode == 0 || !strings.HasPrefix(res.Verdict(), "FAIL watchdog: cycle 0 has not begun ") {
+		t.Errorf("cycle 0 never begins: %v %s", err, res.Problem())
+	} else {
+		t.Logf("cycle 0 never begins: %s", res.Verdict())
+	}
+
+	// Edited tables: refused by Cosim before the simulator runs (they
+	// would not change the run), by name, pointing at config.hex; the
+	// simulator alone passes, as it reads no table.
+	for _, file := range []string{verilog.GateTableFile(1), verilog.RouteTableFile(s.Topo.Switches - 1), verilog.DataTableFile(3)} {
+		tp := filepath.Join(dir, file)
+		restore := saveFile(t, tp)
+		if err := verilog.RewriteTable(tp, func(b []uint64) { b[len(b)-1] ^= 1 }); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Cosim(ctx, dir, Icarus)
+		var de *DirError
+		if !errors.As(err, &de) || rep != nil || de.File != file || !strings.Contains(err.Error(), ConfigFile) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s edited: Cosim %v (report %v), want one line naming %s and %s", file, err, rep != nil, file, ConfigFile)
+		}
+		if res, err := RunIcarus(ctx, dir); err != nil || !res.Passed() {
+			t.Errorf("%s edited: the simulator alone: %v %s", file, err, res.Problem())
+		}
+		restore()
+	}
 	if rep, err := Cosim(ctx, dir, Icarus); err != nil || !rep.OK() {
 		t.Fatalf("restored: %v", err)
 	}
@@ -164,14 +217,14 @@ func TestTableLengthRefused(t *testing.T) {
 	// with a word after its end marker passes the testbench's own checks,
 	// and Icarus only warns that $readmemh found too many words.
 	exp := filepath.Join(dir, ExpectedFile)
-	restore := saveFile(t, exp)
+	restore = saveFile(t, exp)
 	f, err := os.OpenFile(exp, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fmt.Fprintf(f, "%048x // one word too many\n", 0)
 	f.Close()
-	res, err := RunIcarus(ctx, dir)
+	res, err = RunIcarus(ctx, dir)
 	restore()
 	if err != nil {
 		t.Fatal(err)

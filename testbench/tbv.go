@@ -3,7 +3,13 @@ package testbench
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hxbar/hxbar/hw"
 )
+
+// The gate of an event is a byte of an expected.hex word; the monitor pads
+// the units' GateBits-wide gate registers to it.
+const _ = uint(8 - hw.GateBits)
 
 // tbSource is tb.v. %[1]s is the header comment, %[2]d the number of
 // expected events the testbench is built for, %[3]d drainCycles.
@@ -22,6 +28,7 @@ module hx_tb;
     localparam integer NEV   = %[2]d;  // events in expected.hex (its header must agree)
     localparam integer NE    = %[4]d;  // episodes (scenario.hex and config.hex must agree)
     localparam integer NW    = %[5]d;  // configuration writes in config.hex
+    localparam integer GB    = %[7]d;  // gate number bits (hw.GateBits; a byte in expected.hex)
     localparam integer DRAIN = %[3]d;  // cycles watched after the last event and release
 
     // ------------------------------------------------------------------
@@ -64,7 +71,7 @@ module hx_tb;
     wire [N-1:0]    has_rank;
     wire [N*RB-1:0] rank;
     wire [N-1:0]    ev_arrive, ev_gate, ev_release, ev_send, ev_recv, ev_error;
-    wire [N*6-1:0]  ev_gnum, ev_send_gate, ev_recv_gate, ev_err_gate;
+    wire [N*GB-1:0] ev_gnum, ev_send_gate, ev_recv_gate, ev_err_gate;
     wire [N*64-1:0] ev_value, ev_recv_value;
     wire [N*RB-1:0] ev_send_to, ev_recv_from, ev_err_src;
     wire [N*8-1:0]  ev_err_code;
@@ -94,7 +101,56 @@ module hx_tb;
         end
     endtask
 
-    integer i;
+    // file_words counts the words of the $readmemh file open as fd, read to
+    // its end: the tokens separated by white space outside // and /* */
+    // comments (IEEE 1364-2005 17.2.9). $readmemh only warns (Icarus) or
+    // aborts (Verilator) on a file longer than the memory and reads a word
+    // with a digit that is not hex in part, so config.hex is counted first.
+    // A word that is not exactly dg hex digits gives -1 - its index (0: the
+    // header).
+    function integer file_words;
+        input integer fd, dg;
+        integer ch, nx, n, len, bad;
+        reg [1:0] st;   // 0 words and white space, 1 in a // comment, 2 in a /* */ comment
+        reg hex;        // every character of the current word is a hex digit
+        reg wc;         // ch is a character of a word
+        begin
+            n = 0; len = 0; bad = -1; st = 2'd0; hex = 1'b1;
+            ch = $fgetc(fd);
+            nx = $fgetc(fd);
+            while (ch != -1) begin
+                wc = st == 2'd0 && !(ch == 47 && (nx == 47 || nx == 42)) &&  // not "//", "/*"
+                     !(ch == 32 || (ch >= 9 && ch <= 13));                   // not white space
+                if (wc) begin
+                    if (len == 0)
+                        n = n + 1;
+                    len = len + 1;
+                    if (!((ch >= 48 && ch <= 57) || (ch >= 65 && ch <= 70) || (ch >= 97 && ch <= 102)))
+                        hex = 1'b0;
+                end else begin
+                    if (len != 0 && (len != dg || !hex) && bad < 0)
+                        bad = n - 1;
+                    len = 0; hex = 1'b1;
+                    if (st == 2'd1) begin
+                        if (ch == 10) st = 2'd0;                     // '\n'
+                    end else if (st == 2'd2) begin
+                        if (ch == 42 && nx == 47) begin              // "*/"
+                            st = 2'd0; ch = nx; nx = $fgetc(fd);
+                        end
+                    end else if (ch == 47) begin                     // "//", "/*"
+                        st = (nx == 47) ? 2'd1 : 2'd2; ch = nx; nx = $fgetc(fd);
+                    end
+                end
+                ch = nx;
+                nx = $fgetc(fd);
+            end
+            if (len != 0 && (len != dg || !hex) && bad < 0)
+                bad = n - 1;
+            file_words = (bad >= 0) ? -1 - bad : n;
+        end
+    endfunction
+
+    integer i, fd, nf;
     reg [127:0] c128;
     reg [191:0] c192;
     initial begin : load
@@ -129,6 +185,18 @@ module hx_tb;
         if (scen[1] !== c128)
             begin $sformat(msg, "checksum %%h does not match the words (computed %%h)", scen[1], c128); die(scen_file, msg); end
 
+        // config.hex: words counted before $readmemh reads them
+        fd = $fopen(cfg_file, "r");
+        if (fd == 0)
+            die(cfg_file, "missing or unreadable (cannot open it)");
+        nf = file_words(fd, 32);
+        $fclose(fd);
+        if (nf < 0)
+            begin $sformat(msg, "word %%0d (the header is word 0) is not 32 hex digits", -1 - nf); die(cfg_file, msg); end
+        if (nf > NW + 3)
+            begin $sformat(msg, "%%0d words, more than the %%0d of %%0d writes (header, checksum, writes, end: a word after the end marker, or tb.v is stale)", nf, NW + 3, NW); die(cfg_file, msg); end
+        if (nf < NW + 3)
+            begin $sformat(msg, "%%0d words, fewer than the %%0d of %%0d writes (file truncated, or tb.v is stale)", nf, NW + 3, NW); die(cfg_file, msg); end
         $readmemh(cfg_file, cfgw);
         if (^cfgw[0] === 1'bx || cfgw[0] == 128'd0)
             die(cfg_file, "missing, empty or unreadable (header word is X or 0)");
@@ -143,7 +211,7 @@ module hx_tb;
             if (^cfgw[i] === 1'bx)
                 begin $sformat(msg, "word %%0d missing or not hex (file truncated?)", i); die(cfg_file, msg); end
             c128 = {c128[126:0], c128[127]} ^ cfgw[i];
-            if (i < NW + 2 && (cfgw[i][127:112] < 16'd1 || cfgw[i][127:112] > NE || (cfgw[i][111:96] >= N && cfgw[i][111:96] != 16'hffff) ||
+            if (i < NW + 2 && (cfgw[i][127:112] < 16'd1 || {16'd0, cfgw[i][127:112]} > NE || ({16'd0, cfgw[i][111:96]} >= N && cfgw[i][111:96] != 16'hffff) ||
                                (i > 2 && cfgw[i][127:96] < cfgw[i-1][127:96])))
                 begin $sformat(msg, "word %%0d: episode %%0d port %%0d out of range or out of order", i, cfgw[i][127:112], cfgw[i][111:96]); die(cfg_file, msg); end
         end
@@ -216,16 +284,18 @@ module hx_tb;
     reg [15:0]     pnum;
     reg [31:0]     idx;
 
-    // next_write finds port p's next write of episode ep at or after index w.
+    // next_write is port p's write after write w (index into cfgw - 2), or
+    // NW: config.hex holds the writes sorted by episode, then port (checked
+    // at time 0), so a port's writes of an episode are contiguous and this
+    // costs one look, not a scan of the file.
     function integer next_write;
-        input integer w, pp, e;
-        integer k;
+        input integer w, pp;
         begin
-            next_write = NW;
             pnum = (pp == N) ? 16'hffff : pp[15:0];
-            for (k = NW - 1; k >= w; k = k - 1)
-                if (cfgw[k+2][127:112] == e[15:0] && cfgw[k+2][111:96] == pnum)
-                    next_write = k;
+            if (w + 1 < NW && cfgw[w+3][127:112] == cfgw[w+2][127:112] && cfgw[w+3][111:96] == pnum)
+                next_write = w + 1;
+            else
+                next_write = NW;
         end
     endfunction
 
@@ -252,10 +322,14 @@ module hx_tb;
                 ep = ep + 1;
                 running = 1'b0;
                 cfg_on = 1'b1;
+                // every port's first write of the episode: one pass, backwards
                 for (p = 0; p < NP; p = p + 1) begin
-                    wp[p] = next_write(0, p, ep);
+                    wp[p] = NW;
                     ph[p] = 1'b0;
                 end
+                for (wi = NW - 1; wi >= 0; wi = wi - 1)
+                    if (cfgw[wi+2][127:112] == ep[15:0])
+                        wp[(cfgw[wi+2][111:96] == 16'hffff) ? N : {16'd0, cfgw[wi+2][111:96]}] = wi;
             end
             // configuration writes
             if (cfg_on) begin
@@ -276,7 +350,7 @@ module hx_tb;
                             cfg_pwdata[32*p +: 32] <= cfgw[wi+2][31:0];
                         end
                         if (ph[p])
-                            wp[p] = next_write(wi + 1, p, ep);
+                            wp[p] = next_write(wi, p);
                         ph[p] = !ph[p];
                     end else if (p == N) begin
                         fab_psel    <= 1'b0;
@@ -324,6 +398,20 @@ module hx_tb;
         end
     end
 
+    // Watchdog of the configuration phase before cycle 0: the writes of
+    // episode 1 take 2 cycles each on the busiest port; a testbench that
+    // has not started cycle 0 well after that never will.
+    localparam [63:0] PREMAX = 2 * NW + 64;
+    reg [63:0] pre = 64'd0;
+    always @(posedge clk)
+        if (!rst && !run) begin
+            pre <= pre + 64'd1;
+            if (pre > PREMAX) begin
+                $display("FAIL watchdog: cycle 0 has not begun %%0d cycles after reset (the %%0d writes of %%0s take at most %%0d)", pre, NW, cfg_file, 2 * NW);
+                $fatal(1, "hx_tb: watchdog");
+            end
+        end
+
     // A refused configuration write is a testbench or generator bug.
     always @(posedge clk)
         if (!rst && ((|cfg_pslverr) || fab_pslverr))
@@ -339,8 +427,9 @@ module hx_tb;
     reg [31:0]  nn;
     integer     n, ei, drain, ctx;
     reg         failed, done;
+    reg         errseen;    // an error event matched: the run ends without every release
     initial begin
-        ei = 0; drain = 0; ctx = 3; failed = 1'b0; done = 1'b0; last_c = 64'd0;
+        ei = 0; drain = 0; ctx = 3; failed = 1'b0; done = 1'b0; errseen = 1'b0; last_c = 64'd0;
         if ($value$plusargs("context=%%d", ctx)) begin end
     end
 
@@ -381,6 +470,8 @@ module hx_tb;
                     failed = 1'b1;
                 end else begin
                     ei = ei + 1;
+                    if (got[111:104] == 8'd5)
+                        errseen = 1'b1;
                     last_c = c;
                 end
             end
@@ -404,15 +495,15 @@ module hx_tb;
                     if (ev_arrive[n])
                         see({c[47:0], nn, 8'd0, 8'd0, rk(rank[RB*n +: RB]), ev_value[64*n +: 64]});
                     if (ev_gate[n])
-                        see({c[47:0], nn, 8'd1, 2'd0, ev_gnum[6*n +: 6], 32'd0, ev_value[64*n +: 64]});
+                        see({c[47:0], nn, 8'd1, {(8-GB){1'b0}}, ev_gnum[GB*n +: GB], 32'd0, ev_value[64*n +: 64]});
                     if (ev_release[n])
                         see({c[47:0], nn, 8'd2, 8'd0, rk(rank[RB*n +: RB]), ev_value[64*n +: 64]});
                     if (ev_send[n])
-                        see({c[47:0], nn, 8'd3, 2'd0, ev_send_gate[6*n +: 6], rk(ev_send_to[RB*n +: RB]), 64'd0});
+                        see({c[47:0], nn, 8'd3, {(8-GB){1'b0}}, ev_send_gate[GB*n +: GB], rk(ev_send_to[RB*n +: RB]), 64'd0});
                     if (ev_recv[n])
-                        see({c[47:0], nn, 8'd4, 2'd0, ev_recv_gate[6*n +: 6], rk(ev_recv_from[RB*n +: RB]), ev_recv_value[64*n +: 64]});
+                        see({c[47:0], nn, 8'd4, {(8-GB){1'b0}}, ev_recv_gate[GB*n +: GB], rk(ev_recv_from[RB*n +: RB]), ev_recv_value[64*n +: 64]});
                     if (ev_error[n])
-                        see({c[47:0], nn, 8'd5, 2'd0, ev_err_gate[6*n +: 6], rk(ev_err_src[RB*n +: RB]), 56'd0, ev_err_code[8*n +: 8]});
+                        see({c[47:0], nn, 8'd5, {(8-GB){1'b0}}, ev_err_gate[GB*n +: GB], rk(ev_err_src[RB*n +: RB]), 56'd0, ev_err_code[8*n +: 8]});
                 end
             end
             if (failed) begin
@@ -431,7 +522,7 @@ module hx_tb;
                 $display("FAIL watchdog: cycle limit %%0d reached, %%0d of %%0d events matched, %%0d of %%0d nodes with a rank not released",
                          limit, ei, NEV, count1(has_rank & ~released), count1(has_rank));
                 $fatal(1, "hx_tb: watchdog");
-            end else if (ei == NEV && (released | ~has_rank) == {N{1'b1}}) begin
+            end else if (ei == NEV && ((released | ~has_rank) == {N{1'b1}} || errseen)) begin
                 drain = drain + 1;
                 if (drain > DRAIN) begin
                     $display("PASS %%0d events %%0d cycles", NEV, last_c + 64'd1);
@@ -490,7 +581,7 @@ func tbText(name string, nodes, nev, ne, nw int) []byte {
 			fmt.Fprintf(&mon, "    assign %s[%d] = %s%s;\n", e, n, u, e)
 		}
 		for _, e := range []string{"ev_gnum", "ev_send_gate", "ev_recv_gate", "ev_err_gate"} {
-			fmt.Fprintf(&mon, "    assign %s[%d*6 +: 6] = %s%s;\n", e, n, u, e)
+			fmt.Fprintf(&mon, "    assign %s[%d*GB +: GB] = %s%s;\n", e, n, u, e)
 		}
 		for _, e := range []string{"ev_value", "ev_recv_value"} {
 			fmt.Fprintf(&mon, "    assign %s[%d*64 +: 64] = %s%s;\n", e, n, u, e)
@@ -500,5 +591,5 @@ func tbText(name string, nodes, nev, ne, nw int) []byte {
 		}
 		fmt.Fprintf(&mon, "    assign ev_err_code[%d*8 +: 8] = %sev_err_code;\n", n, u)
 	}
-	return []byte(fmt.Sprintf(tbSource, b.String(), nev, drainCycles, ne, nw, mon.String()))
+	return []byte(fmt.Sprintf(tbSource, b.String(), nev, drainCycles, ne, nw, mon.String(), hw.GateBits))
 }

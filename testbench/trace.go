@@ -12,19 +12,20 @@ import (
 )
 
 // kindNames are the trace keywords of the event kinds, indexed by
-// barrierunit.EvArrive .. EvRecv (the canonical order within a node and cycle).
+// barrierunit.EvArrive .. EvError (the canonical order within a node and cycle).
 var kindNames = [...]string{
 	barrierunit.EvArrive:  "arrive",
 	barrierunit.EvGate:    "gate",
 	barrierunit.EvRelease: "release",
 	barrierunit.EvSend:    "send",
 	barrierunit.EvRecv:    "recv",
+	barrierunit.EvError:   "error",
 }
 
 // ParseEvent reads one trace line (without its newline) in the format of
 // docs/microarchitecture.md, "Trace". Only the fields the text carries are
 // set: Gate is 0 for arrive and release, Rank is 0 for gate, Value is 0 for
-// send. A line is accepted only if sim.AppendEvent writes it back byte for
+// send; an error's code is in Value, its source in Rank. A line is accepted only if sim.AppendEvent writes it back byte for
 // byte, so every accepted line is in canonical form.
 func ParseEvent(line string) (barrierunit.Event, error) {
 	var e barrierunit.Event
@@ -52,7 +53,7 @@ func ParseEvent(line string) (barrierunit.Event, error) {
 		}
 	}
 	if kind < 0 {
-		return e, fmt.Errorf("trace line %q: event %q (allowed: arrive, gate, release, send, recv)", line, f[2])
+		return e, fmt.Errorf("trace line %q: event %q (allowed: arrive, gate, release, send, recv, error)", line, f[2])
 	}
 	e.Kind = uint8(kind)
 	var keys []string
@@ -65,6 +66,8 @@ func ParseEvent(line string) (barrierunit.Event, error) {
 		keys = []string{"to", "gate"}
 	case barrierunit.EvRecv:
 		keys = []string{"from", "gate", "value"}
+	case barrierunit.EvError:
+		keys = []string{"code", "gate", "from"}
 	}
 	if len(f) != 3+len(keys) {
 		return e, fmt.Errorf("trace line %q: %s takes the fields %s", line, f[2], strings.Join(keys, "=, ")+"=")
@@ -79,6 +82,12 @@ func ParseEvent(line string) (barrierunit.Event, error) {
 			x, err := strconv.ParseUint(v, 16, 64)
 			if err != nil || len(v) != 16 {
 				return e, fmt.Errorf("trace line %q: value %q is not 16 hex digits", line, v)
+			}
+			e.Value = x
+		case "code":
+			x, err := strconv.ParseUint(v, 10, 8)
+			if err != nil || x == 0 {
+				return e, fmt.Errorf("trace line %q: code %q (allowed: 1..255)", line, v)
 			}
 			e.Value = x
 		case "g", "gate":
@@ -115,7 +124,7 @@ func ParseTrace(data []byte) ([]barrierunit.Event, error) {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
 		if k := len(evs); k > 0 && !canonicalBefore(evs[k-1], e) {
-			return nil, fmt.Errorf("line %d: event %q out of canonical order (by cycle, node, then arrive, gate, release, send, recv)", line, sc.Text())
+			return nil, fmt.Errorf("line %d: event %q out of canonical order (by cycle, node, then arrive, gate, release, send, recv, error)", line, sc.Text())
 		}
 		evs = append(evs, e)
 	}

@@ -1,14 +1,12 @@
 package testbench
 
 import (
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hxbar/hxbar/hw"
-	"github.com/hxbar/hxbar/verilog"
 )
 
 // TestCosimVerilator co-simulates a few systems under Verilator 5 (three
@@ -61,35 +59,21 @@ func TestTestbenchChecksVerilator(t *testing.T) {
 	ctx := ctxFor(t, 10*time.Minute)
 	muts := routeMutations(s, 3)
 	for _, m := range append(muts, gateMutations(s)[:2]...) {
-		path := filepath.Join(dir, m.file)
-		restore := saveFile(t, path)
-		if err := verilog.RewriteTable(path, m.edit); err != nil {
-			t.Fatal(err)
+		if rep, ok := runMutationWith(t, ctx, dir, Verilator, m); ok {
+			t.Logf("%s: %s", m.what, firstLine(rep.Problem()))
 		}
-		rep, err := Cosim(ctx, dir, Verilator)
-		restore()
-		var mm *MismatchError
-		if !errors.As(err, &mm) {
-			t.Errorf("%s: not detected under Verilator (err %v)", m.what, err)
-			continue
-		}
-		t.Logf("%s: %s", m.what, firstLine(rep.Problem()))
 	}
-	// Without the checksum: the table's header check, by name.
-	file := verilog.RouteTableFile(1)
-	path := filepath.Join(dir, file)
-	restore := saveFile(t, path)
-	if err := verilog.RewriteTableWords(path, func(w []uint64) { w[2] ^= 1 }); err != nil {
-		t.Fatal(err)
-	}
+	// Without the checksum: tb.v's check of config.hex, by name.
+	restore := saveFile(t, filepath.Join(dir, ConfigFile))
+	flipConfigWord(t, dir, 0)
 	rep, err := Cosim(ctx, dir, Verilator)
 	restore()
-	if err == nil || !strings.Contains(rep.Problem(), file+": checksum") {
+	if err == nil || !strings.Contains(rep.Problem(), "FAIL "+ConfigFile+": checksum") {
 		t.Fatalf("bad checksum under Verilator: %v", err)
 	}
-	// A word too many or too few (2-state memories: a missing word would
-	// read 0): refused by Cosim, and by the RTL under Verilator.
-	for _, c := range []lengthCase{{verilog.GateTableFile(2), true, true}, {verilog.RouteTableFile(1), true, false}, {verilog.GateTableFile(0), false, true}} {
-		checkLengthRefused(t, dir, Verilator, c)
+	// config.hex damaged (2-state memories: a missing word would read 0):
+	// refused by tb.v under Verilator, by name.
+	for _, c := range configCases(s.Topo.Nodes) {
+		checkConfigRefused(t, ctx, dir, Verilator, c)
 	}
 }

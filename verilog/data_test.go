@@ -129,7 +129,25 @@ func TestGenerateData(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				inst := fmt.Sprintf(".DATA(1), .IF(%d), .NDW(%d), .DTABLE(\"%s\")) bu%d (", sys.ItemFlits, len(body), DataTableFile(n), n)
+				// The RAM depths: gates (MAXG), routes (NRT), item-list
+				// words (NIL), from the tables (1 for a node without a rank).
+				gate, err := GateTableBody(s, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				maxg, nrt, nil_ := 1, 1, 1
+				gt, err := DecodeGateTable(gate)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if gt.Rank >= 0 {
+					dt, err := DecodeDataTable(body, gt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					maxg, nrt, nil_ = max(1, gt.Gates), max(1, len(gt.Routes)), max(1, len(dt.Items))
+				}
+				inst := fmt.Sprintf(".MAXG(%d), .NRT(%d), .DATA(1), .NIL(%d)) bu%d (", maxg, nrt, nil_, n)
 				if !bytes.Contains(top, []byte(inst)) {
 					t.Errorf("hx_top.v lacks %q", inst)
 				}
@@ -143,13 +161,13 @@ func TestGenerateData(t *testing.T) {
 			}
 		})
 	}
-	// A barrier keeps DATA = 0: no data tables, no DATA parameter.
+	// A barrier keeps DATA = 0: no data tables, every unit without a data engine.
 	s := build(t, goldenSystems()[0], nil)
 	dir, m := generate(t, s)
 	top, _ := os.ReadFile(filepath.Join(dir, TopFile))
 	params, _ := os.ReadFile(filepath.Join(dir, ParamsFile))
-	if m.Data || m.DataTables != nil || bytes.Contains(top, []byte(".DATA(")) || !bytes.Contains(params, []byte("`define HX_DATA    0 ")) {
-		t.Errorf("barrier system: manifest data %v %v, top has DATA %v", m.Data, m.DataTables, bytes.Contains(top, []byte(".DATA(")))
+	if m.Data || m.DataTables != nil || !bytes.Contains(top, []byte(".DATA(0)")) || bytes.Contains(top, []byte(".DATA(1)")) || !bytes.Contains(params, []byte("`define HX_DATA    0 ")) {
+		t.Errorf("barrier system: manifest data %v %v, top has DATA(1) %v", m.Data, m.DataTables, bytes.Contains(top, []byte(".DATA(1)")))
 	}
 	if _, err := DataTableBody(s, 0); err == nil {
 		t.Error("DataTableBody of a barrier system accepted")

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hxbar/hxbar/barrierunit/regmap"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
 )
@@ -131,36 +132,120 @@ func grepLines(s string, subs ...string) string {
 	return strings.Join(out, "\n")
 }
 
-// tinyTB is a hand testbench for a generated hx_top: it drives every rank's
-// arrival and operand (from the system's scenario) and prints the trace with
-// the monitor of docs/rtl.md, until every rank has released.
-func tinyTB(s *sim.System) string {
+// tinyTB is a hand testbench for a generated hx_top: after reset it writes
+// every node's configuration program (regmap.Full of the node's image) and
+// the fabric's (every switch's routing table) through the APB ports, all
+// ports in parallel, 2 cycles a write; the cycle after the last access is
+// cycle 0. Then it drives every rank's arrival and operand (from the
+// system's scenario) and prints the trace with the monitor of docs/rtl.md,
+// reading the units' event registers hierarchically, until every rank has
+// released.
+func tinyTB(t *testing.T, s *sim.System) string {
+	t.Helper()
+	N := s.Topo.Nodes
+	rankOf := make([]int, N)
+	for n := range rankOf {
+		rankOf[n] = -1
+	}
+	for r, n := range s.Units.NodeOf {
+		rankOf[n] = r
+	}
+	cfg := &regmap.Config{RankOf: rankOf}
+	progs, err := cfg.Programs(&regmap.Tables{Tab: s.Table, Data: s.DataTable, Op: s.Op, Addr: rankAddr(s)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rts [][]uint8
+	for sw := 0; sw < s.Topo.Switches; sw++ {
+		body, err := RouteTableBody(s, sw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := DecodeRouteTable(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rts = append(rts, rt)
+	}
+	fab := regmap.FabricProgram(rts)
+	steps := len(fab)
+	for _, pr := range progs {
+		steps = max(steps, len(pr))
+	}
+
 	var b strings.Builder
 	p := func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }
 	p("`timescale 1ns / 1ps\n`include \"hx_params.vh\"\nmodule tb;\n")
 	p("    localparam N = `HX_NODES;\n    localparam RB = `HX_RB;\n")
-	p("    reg clk = 1'b0, rst = 1'b1;\n    reg [N-1:0] arrive = {N{1'b0}};\n    reg [N*64-1:0] operand = {N*64{1'b0}};\n    reg [63:0] cyc = 64'd0;\n")
+	p("    reg clk = 1'b0, rst = 1'b1, run = 1'b0;\n    reg [N-1:0] arrive = {N{1'b0}};\n    reg [N*64-1:0] operand = {N*64{1'b0}};\n    reg [63:0] cyc = 64'd0;\n")
+	p("    reg [N-1:0] cfg_psel = {N{1'b0}}, cfg_penable = {N{1'b0}};\n    reg [N*32-1:0] cfg_paddr = {N*32{1'b0}}, cfg_pwdata = {N*32{1'b0}};\n")
+	p("    reg fab_psel = 1'b0, fab_penable = 1'b0;\n    reg [31:0] fab_paddr = 32'd0, fab_pwdata = 32'd0;\n")
+	p("    wire [N*32-1:0] cfg_prdata;\n    wire [N-1:0] cfg_pready, cfg_pslverr;\n    wire [31:0] fab_prdata;\n    wire fab_pready, fab_pslverr;\n")
 	p("    wire [N-1:0] released, has_rank, ev_arrive, ev_gate, ev_release, ev_send, ev_recv;\n")
 	p("    wire [N*64-1:0] result, ev_value, ev_recv_value;\n    wire [N*RB-1:0] rank, ev_send_to, ev_recv_from;\n")
 	p("    wire [N*6-1:0] ev_gnum, ev_send_gate, ev_recv_gate;\n")
 	p("    hx_top dut (.clk(clk), .rst(rst), .arrive(arrive), .operand(operand), .released(released), .result(result),\n")
-	p("        .has_rank(has_rank), .rank(rank), .ev_arrive(ev_arrive), .ev_gate(ev_gate), .ev_release(ev_release),\n")
-	p("        .ev_send(ev_send), .ev_recv(ev_recv), .ev_gnum(ev_gnum), .ev_send_gate(ev_send_gate), .ev_recv_gate(ev_recv_gate),\n")
-	p("        .ev_value(ev_value), .ev_recv_value(ev_recv_value), .ev_send_to(ev_send_to), .ev_recv_from(ev_recv_from));\n")
+	p("        .cfg_psel(cfg_psel), .cfg_penable(cfg_penable), .cfg_pwrite(cfg_psel), .cfg_paddr(cfg_paddr), .cfg_pwdata(cfg_pwdata),\n")
+	p("        .cfg_prdata(cfg_prdata), .cfg_pready(cfg_pready), .cfg_pslverr(cfg_pslverr),\n")
+	p("        .fab_psel(fab_psel), .fab_penable(fab_penable), .fab_pwrite(fab_psel), .fab_paddr(fab_paddr), .fab_pwdata(fab_pwdata),\n")
+	p("        .fab_prdata(fab_prdata), .fab_pready(fab_pready), .fab_pslverr(fab_pslverr));\n")
+	for n := 0; n < N; n++ {
+		u := fmt.Sprintf("dut.bu%d.", n)
+		p("    assign has_rank[%d] = %shas_rank; assign rank[%d*RB +: RB] = %srank;\n", n, u, n, u)
+		for _, e := range []string{"ev_arrive", "ev_gate", "ev_release", "ev_send", "ev_recv"} {
+			p("    assign %s[%d] = %s%s;\n", e, n, u, e)
+		}
+		for _, e := range []string{"ev_gnum", "ev_send_gate", "ev_recv_gate"} {
+			p("    assign %s[%d*6 +: 6] = %s%s;\n", e, n, u, e)
+		}
+		for _, e := range []string{"ev_value", "ev_recv_value"} {
+			p("    assign %s[%d*64 +: 64] = %s%s;\n", e, n, u, e)
+		}
+		for _, e := range []string{"ev_send_to", "ev_recv_from"} {
+			p("    assign %s[%d*RB +: RB] = %s%s;\n", e, n, u, e)
+		}
+	}
 	p("    always #5 clk = ~clk;\n")
+	p("    integer t;\n")
 	p("    initial begin\n")
 	for r, n := range s.Units.NodeOf {
 		p("        operand[%d +: 64] = 64'h%016x;\n", 64*int(n), s.Arrivals[r].Operand)
 	}
-	p("        repeat (3) @(posedge clk);\n        rst <= 1'b0;\n    end\n")
-	p("    always @(posedge clk) cyc <= rst ? 64'd0 : cyc + 64'd1;\n")
-	p("    always @(negedge clk) begin\n")
-	for r, n := range s.Units.NodeOf {
-		p("        arrive[%d] <= !rst && cyc == 64'd%d;\n", n, s.Arrivals[r].Cycle)
+	p("        repeat (3) @(posedge clk);\n        rst <= 1'b0;\n")
+	// configuration: write k of every port, setup then access
+	var last int64
+	for _, a := range s.Arrivals {
+		last = max(last, a.Cycle)
 	}
-	p("    end\n")
+	for k := 0; k < steps; k++ {
+		for ph := 0; ph < 2; ph++ {
+			p("        @(negedge clk);\n")
+			for n, pr := range progs {
+				if k < len(pr) {
+					p("        cfg_psel[%d] <= 1'b1; cfg_penable[%d] <= 1'b%d; cfg_paddr[%d +: 32] <= 32'h%08x; cfg_pwdata[%d +: 32] <= 32'h%08x;\n",
+						n, n, ph, 32*n, pr[k].Addr, 32*n, pr[k].Data)
+				} else if ph == 0 {
+					p("        cfg_psel[%d] <= 1'b0; cfg_penable[%d] <= 1'b0;\n", n, n)
+				}
+			}
+			if k < len(fab) {
+				p("        fab_psel <= 1'b1; fab_penable <= 1'b%d; fab_paddr <= 32'h%08x; fab_pwdata <= 32'h%08x;\n", ph, fab[k].Addr, fab[k].Data)
+			} else if ph == 0 {
+				p("        fab_psel <= 1'b0; fab_penable <= 1'b0;\n")
+			}
+		}
+	}
+	p("        @(negedge clk);\n        cfg_psel <= {N{1'b0}}; cfg_penable <= {N{1'b0}}; fab_psel <= 1'b0; fab_penable <= 1'b0;\n")
+	p("        run = 1'b1;   // this cycle is cycle 0\n")
+	p("        for (t = 0; t <= %d; t = t + 1) begin\n", last+1)
+	for r, n := range s.Units.NodeOf {
+		p("            arrive[%d] <= t == %d;\n", n, s.Arrivals[r].Cycle)
+	}
+	p("            @(negedge clk);\n        end\n    end\n")
+	p("    always @(posedge clk) cyc <= run ? cyc + 64'd1 : 64'd0;\n")
+	p("    always @(posedge clk) if (!rst && (|cfg_pslverr || fab_pslverr)) $fatal(1, \"tb: a configuration write was refused\");\n")
 	p("    integer n, done = 0;\n")
-	p("    always @(posedge clk) if (!rst) begin\n")
+	p("    always @(posedge clk) if (run && cyc != 64'd0) begin\n")
 	p("        for (n = 0; n < N; n = n + 1) begin\n")
 	p("            if (ev_arrive[n]) $display(\"%%0d n%%0d arrive rank=%%0d value=%%016h\", cyc-1, n, rank[RB*n +: RB], ev_value[64*n +: 64]);\n")
 	p("            if (ev_gate[n]) $display(\"%%0d n%%0d gate g=%%0d value=%%016h\", cyc-1, n, ev_gnum[6*n +: 6], ev_value[64*n +: 64]);\n")
@@ -203,7 +288,7 @@ func TestIcarusRunMatchesModel(t *testing.T) {
 			t.Parallel()
 			s := build(t, sys, nil)
 			dir, m := generate(t, s)
-			if err := os.WriteFile(filepath.Join(dir, "tb.v"), []byte(tinyTB(s)), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, "tb.v"), []byte(tinyTB(t, s)), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			out, err := run(t, dir, 60*time.Second, iv, append([]string{"-g2005", "-Wall", "-o", "tb.vvp", "tb.v"}, m.Sources...)...)

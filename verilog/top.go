@@ -32,9 +32,10 @@ func topFile(s *sim.System, hdr []string, caps []unitCap) []byte {
 		"software writes every table through the configuration ports (docs/registers.md).",
 		"",
 		"Ports: one entry per node in node id order (node n at bit n, or at [n*w +: w]",
-		"for a w-bit field); N = `HX_NODES (hx_params.vh). cfg_* is each node's APB port",
-		"to its barrier unit; fab_* is the fabric's APB port: fab_paddr[31:16] selects",
-		"the switch, fab_paddr[15:0] is the switch's register address. No debug pins:",
+		"for a w-bit field); N = `HX_NODES (hx_params.vh). cfg_* is each node's APB port:",
+		"paddr[31] = 0 its barrier unit, 1 its exchanger (switch n, at paddr[15:0]);",
+		"fab_* is the fabric's APB port: fab_paddr[31:16] selects the switch, fab_paddr[15:0]",
+		"is the switch's register address. No debug pins:",
 		"a testbench monitors the units' event registers hierarchically (bu<n>.ev_*).",
 		"",
 	})
@@ -100,6 +101,9 @@ func topFile(s *sim.System, hdr []string, caps []unitCap) []byte {
 	}
 	p("};\n")
 	p("    wire [%d:0] fab_err_v;\n", t.Switches-1)
+	p("    /* verilator lint_off UNUSED */\n")
+	p("    wire [%d:0] fab_rdy_v;   // every switch answers in its access cycle (pready = 1)\n", t.Switches-1)
+	p("    /* verilator lint_on UNUSED */\n")
 	p("    wire [%d:0] fab_rd_v;\n", 32*t.Switches-1)
 	p("    reg  [31:0] fab_rd;\n")
 	p("    integer fs;\n")
@@ -122,18 +126,28 @@ func topFile(s *sim.System, hdr []string, caps []unitCap) []byte {
 		if c.data {
 			dataP = 1
 		}
-		p("    hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d)) bu%d (\n", c.maxG, c.nrt, dataP, c.nil_, n)
+		// Node n's port: paddr[31] = 0 the unit, 1 the node's exchanger.
+		a31 := 32*n + 31
+		p("    wire        n%d_usel = cfg_psel[%d] && !cfg_paddr[%d];   // node port: the unit\n", n, n, a31)
+		p("    wire        n%d_xsel = cfg_psel[%d] && cfg_paddr[%d];    // node port: the exchanger\n", n, n, a31)
+		p("    wire [31:0] n%d_urd;\n", n)
+		p("    wire        n%d_urdy, n%d_uerr;\n", n, n)
+		p("    assign cfg_prdata[%d +: 32] = cfg_paddr[%d] ? fab_rd_v[%d +: 32] : n%d_urd;\n", 32*n, a31, 32*n, n)
+		p("    assign cfg_pslverr[%d] = cfg_paddr[%d] ? fab_err_v[%d] : n%d_uerr;\n", n, a31, n, n)
+		p("    assign cfg_pready[%d] = cfg_paddr[%d] ? fab_rdy_v[%d] : n%d_urdy;\n", n, a31, n, n)
+		p("    hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d),\n", c.maxG, c.nrt, dataP, c.nil_)
+		p("                      .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3)) bu%d (\n", n)
 		p("        .clk(clk), .rst(rst),\n")
 		p("        .arrive(arrive[%d]), .operand(operand[%d +: 64]),\n", n, 64*n)
 		p("        .released(released[%d]), .result(result[%d +: 64]),\n", n, 64*n)
 		p("        .inj_valid(n%d_inj_valid), .inj_flit(n%d_inj_flit), .inj_credit(n%d_inj_credit),\n", n, n, n)
 		p("        .ej_valid(n%d_ej_valid), .ej_flit(n%d_ej_flit), .ej_credit(n%d_ej_credit),\n", n, n, n)
-		p("        .psel(cfg_psel[%d]), .penable(cfg_penable[%d]), .pwrite(cfg_pwrite[%d]),\n", n, n, n)
-		p("        .paddr(cfg_paddr[%d +: 32]), .pwdata(cfg_pwdata[%d +: 32]), .prdata(cfg_prdata[%d +: 32]),\n", 32*n, 32*n, 32*n)
-		p("        .pready(cfg_pready[%d]), .pslverr(cfg_pslverr[%d])\n", n, n)
+		p("        .psel(n%d_usel), .penable(cfg_penable[%d]), .pwrite(cfg_pwrite[%d]),\n", n, n, n)
+		p("        .paddr(cfg_paddr[%d +: 32]), .pwdata(cfg_pwdata[%d +: 32]), .prdata(n%d_urd),\n", 32*n, 32*n, n)
+		p("        .pready(n%d_urdy), .pslverr(n%d_uerr)\n", n, n)
 		p("    );\n")
 		p("    hx_switch #(.P(%d), .FW(FW), .B(B), .MODE(0), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3)) sw%d (\n", t.Ports(n), n)
-		switchPorts(p, n)
+		switchPorts(p, n, true)
 		p("    // injection: unit -> exchanger port 0; ejection: exchanger port 0 -> unit (L = 1)\n")
 		p("    hx_chan #(.W(W), .L(1)) inj%d (\n", n)
 		p("        .clk(clk), .rst(rst),\n")
@@ -171,20 +185,29 @@ func topFile(s *sim.System, hdr []string, caps []unitCap) []byte {
 		p("\n    // ---- switch %d: crossbar of dimension %d, line %d\n", sw, k, sw-t.XbarBase[k])
 		p("    hx_switch #(.P(%d), .FW(FW), .B(B), .MODE(1), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3),\n", t.Ports(sw))
 		p("                .XDIM(%d)) sw%d (\n", k, sw)
-		switchPorts(p, sw)
+		switchPorts(p, sw, false)
 	}
 	p("endmodule\n")
 	return b.Bytes()
 }
 
-// switchPorts writes the port list of switch instance sw.
-func switchPorts(p func(string, ...any), sw int) {
+// switchPorts writes the port list of switch instance sw. An exchanger
+// (node) takes its configuration from its node's port when that port
+// selects it (paddr[31] = 1), else from the fabric port.
+func switchPorts(p func(string, ...any), sw int, node bool) {
 	p("        .clk(clk), .rst(rst),\n")
 	p("        .in_valid(sw%d_in_valid), .in_flit(sw%d_in_flit), .in_credit(sw%d_in_credit),\n", sw, sw, sw)
 	p("        .out_valid(sw%d_out_valid), .out_flit(sw%d_out_flit), .out_credit(sw%d_out_credit),\n", sw, sw, sw)
-	p("        .psel(fab_psel && fab_sel[%d]), .penable(fab_penable), .pwrite(fab_pwrite),\n", sw)
-	p("        .paddr(fab_paddr[15:0]), .pwdata(fab_pwdata), .prdata(fab_rd_v[%d +: 32]),\n", 32*sw)
-	p("        .pready(), .pslverr(fab_err_v[%d])\n", sw)
+	if node {
+		x := fmt.Sprintf("n%d_xsel", sw)
+		p("        .psel(%s || (fab_psel && fab_sel[%d])), .penable(%s ? cfg_penable[%d] : fab_penable),\n", x, sw, x, sw)
+		p("        .pwrite(%s ? cfg_pwrite[%d] : fab_pwrite), .paddr(%s ? cfg_paddr[%d +: 16] : fab_paddr[15:0]),\n", x, sw, x, 32*sw)
+		p("        .pwdata(%s ? cfg_pwdata[%d +: 32] : fab_pwdata), .prdata(fab_rd_v[%d +: 32]),\n", x, 32*sw, 32*sw)
+	} else {
+		p("        .psel(fab_psel && fab_sel[%d]), .penable(fab_penable), .pwrite(fab_pwrite),\n", sw)
+		p("        .paddr(fab_paddr[15:0]), .pwdata(fab_pwdata), .prdata(fab_rd_v[%d +: 32]),\n", 32*sw)
+	}
+	p("        .pready(fab_rdy_v[%d]), .pslverr(fab_err_v[%d])\n", sw, sw)
 	p("    );\n")
 }
 

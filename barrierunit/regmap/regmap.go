@@ -50,11 +50,14 @@ const (
 )
 
 // Switch registers: routing-table entry e at SwitchEntry + 4e of a switch;
-// on hx_top's fabric port, switch s's address a is s<<16 | a.
+// on hx_top's fabric port, switch s's address a is s<<16 | a; on node n's
+// port, the node's exchanger (switch n) is at NodeExchanger | a.
 const (
 	SwitchID    = 0x0000
 	SwitchCAPS  = 0x0004
 	SwitchEntry = 0x1000
+
+	NodeExchanger = 0x8000_0000
 )
 
 // Gate-table word fields (docs/tables.md, "Gate table"; registers.md).
@@ -138,6 +141,17 @@ func (im *Image) CTRL() uint32 {
 // RankAddr is what a unit needs to know of the network: the packed address
 // of every rank's node (docs/microarchitecture.md, "Topology").
 type RankAddr []uint64
+
+// ExchangerProgram is the part of a node's initial program that writes its
+// exchanger's routing table through the node's port: entry e at
+// NodeExchanger | SwitchEntry+4e.
+func ExchangerProgram(table []uint8) Program {
+	p := make(Program, 0, len(table))
+	for e, v := range table {
+		p = append(p, Write{NodeExchanger | SwitchEntry + 4*uint32(e), uint32(v)})
+	}
+	return p
+}
 
 // Tables are the tables of one episode: the gate tables, the data table
 // (nil for a barrier), the op, and where the ranks are.
@@ -415,7 +429,8 @@ func Apply(prev, next *Image) *Image {
 
 // FabricProgram is the initial program of the fabric port: every entry of
 // every switch's routing table (tables[s][e] at s<<16 | SwitchEntry+4e),
-// switch by switch.
+// switch by switch (a nil table: none, e.g. an exchanger its node's port
+// writes; see ExchangerProgram).
 func FabricProgram(tables [][]uint8) Program {
 	var p Program
 	for s, t := range tables {

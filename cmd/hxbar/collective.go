@@ -12,13 +12,67 @@ import (
 	"github.com/olekukonko/tablewriter"
 )
 
+// collectiveOpts are the flags a schedule family reads.
+type collectiveOpts struct {
+	nodes, items, root int
+	order              string
+	nearFirst          bool
+}
+
+// collectiveFamily is one --algo of 'hxbar collective': its name, the
+// flags it reads besides --nodes, and its generator. The list is the one
+// place the names, the help, the allowed values and the flag rules come
+// from.
+type collectiveFamily struct {
+	name  string
+	uses  []string
+	build func(o collectiveOpts) (*collective.Schedule, error)
+}
+
+var collectiveFamilies = []collectiveFamily{
+	{collective.AlgoHitachi, []string{"items"}, func(o collectiveOpts) (*collective.Schedule, error) {
+		return collective.Hitachi(o.nodes, o.items, nil)
+	}},
+	{collective.AlgoOrder, []string{"items", "order"}, func(o collectiveOpts) (*collective.Schedule, error) {
+		return collective.Order(o.nodes, o.items, nil, o.order)
+	}},
+	// Both directions of recursive doubling under one name; --near-first picks.
+	{"recursive-doubling", []string{"near-first"}, func(o collectiveOpts) (*collective.Schedule, error) {
+		return collective.RecursiveDoubling(o.nodes, !o.nearFirst)
+	}},
+	{collective.AlgoBroadcast, []string{"root"}, func(o collectiveOpts) (*collective.Schedule, error) {
+		return collective.Broadcast(o.nodes, o.root)
+	}},
+	{collective.AlgoGeneral, []string{"items"}, func(o collectiveOpts) (*collective.Schedule, error) {
+		return collective.General(o.nodes, o.items, nil)
+	}},
+}
+
+// collectiveFamilyNames is "hitachi, order, ..." in list order.
+func collectiveFamilyNames() string {
+	var n []string
+	for _, f := range collectiveFamilies {
+		n = append(n, f.name)
+	}
+	return strings.Join(n, ", ")
+}
+
+func findCollectiveFamily(name string) *collectiveFamily {
+	for i := range collectiveFamilies {
+		if collectiveFamilies[i].name == name {
+			return &collectiveFamilies[i]
+		}
+	}
+	return nil
+}
+
 // runCollective prints a data-collective schedule (the Hitachi seed's
 // one-sided/mutual all-gather, any step order, recursive doubling,
 // broadcast, general all-gather) with the verifier's verdict and the seed's
 // cost model, or compares every order of one-sided and mutual steps.
 func runCollective(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("collective", stderr)
-	algo := fs.String("algo", "hitachi", "schedule: hitachi, order, recursive-doubling, broadcast, general")
+	algo := fs.String("algo", collective.AlgoHitachi, "schedule: "+collectiveFamilyNames())
 	nodes := fs.Int("nodes", 16, "number of nodes M")
 	items := fs.Int("items", 4, "number of items D (hitachi, order, general)")
 	order := fs.String("order", "", "step order for --algo order, e.g. OOMM")
@@ -55,22 +109,11 @@ func runCollective(args []string, stdout, stderr io.Writer) error {
 		}
 		return tw.Render()
 	}
-	var s *collective.Schedule
-	var err error
-	switch *algo {
-	case "hitachi":
-		s, err = collective.Hitachi(*nodes, *items, nil)
-	case "order":
-		s, err = collective.Order(*nodes, *items, nil, *order)
-	case "recursive-doubling":
-		s, err = collective.RecursiveDoubling(*nodes, !*nearFirst)
-	case "broadcast":
-		s, err = collective.Broadcast(*nodes, *root)
-	case "general":
-		s, err = collective.General(*nodes, *items, nil)
-	default:
-		return usagef("invalid --algo: %q (allowed: hitachi, order, recursive-doubling, broadcast, general)", *algo)
+	fam := findCollectiveFamily(*algo)
+	if fam == nil {
+		return usagef("invalid --algo: %q (allowed: %s)", *algo, collectiveFamilyNames())
 	}
+	s, err := fam.build(collectiveOpts{nodes: *nodes, items: *items, root: *root, order: *order, nearFirst: *nearFirst})
 	if err != nil {
 		return usageError{err}
 	}
@@ -113,16 +156,11 @@ func collectiveFlagsApply(fs *flag.FlagSet, compare bool, algo string) error {
 		return refuseFlags(fs, "collective --compare", notApplicable{[]string{"algo", "order", "near-first", "root"},
 			"it compares every order of the Hitachi all-gather of --items items on --nodes nodes"})
 	}
-	uses := map[string][]string{
-		"hitachi":            {"items"},
-		"order":              {"items", "order"},
-		"recursive-doubling": {"near-first"},
-		"broadcast":          {"root"},
-		"general":            {"items"},
-	}[algo]
-	if uses == nil {
+	fam := findCollectiveFamily(algo)
+	if fam == nil {
 		return nil // an unknown --algo is refused by name below
 	}
+	uses := fam.uses
 	var ignored []string
 	for _, f := range []string{"items", "order", "near-first", "root"} {
 		if !slices.Contains(uses, f) {

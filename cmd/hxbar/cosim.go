@@ -80,13 +80,14 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 	var mm *testbench.MismatchError
 	var ce *testbench.CompileError
 	var stuck *sim.StuckError
+	var unitErr *sim.UnitError
 	switch {
 	case errors.As(err, &mm):
 		fmt.Fprintln(stdout, rep.String())
 		return failure{"RTL differs from the model"}
 	case errors.As(err, &ce):
 		return failure{err.Error()}
-	case errors.As(err, &stuck):
+	case errors.As(err, &stuck), errors.As(err, &unitErr):
 		return failure{err.Error()}
 	case err != nil:
 		return err

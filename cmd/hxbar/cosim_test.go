@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -50,12 +52,28 @@ func TestGenThenCosim(t *testing.T) {
 		t.Fatalf("cosim output: %q", out)
 	}
 
-	// A damaged routing table: exit 1, the first diverging event with
-	// context from both sides.
+	// An edited table file: the RTL reads none (its configuration is
+	// config.hex), so cosim refuses it before simulating, exit 2, naming
+	// both files.
 	rt := filepath.Join(dir, verilog.RouteTableFile(8))
+	orig, _ := os.ReadFile(rt)
 	if err := verilog.RewriteTable(rt, func(b []uint64) { b[0] = 1 }); err != nil {
 		t.Fatal(err)
 	}
+	code, out, errs = hx(t, "cosim", "--dir", dir)
+	if code != 2 || out != "" || !strings.Contains(errs, "rt_s8.hex (the routing table of switch 8) was edited") || !strings.Contains(errs, "config.hex") {
+		t.Fatalf("edited table: exit %d: %s%s", code, out, errs)
+	}
+	os.WriteFile(rt, orig, 0o644)
+
+	// A damaged routing-table entry where the RTL reads it (the fabric
+	// write of switch 8 entry 0 in config.hex, checksum recomputed): exit
+	// 1, the first diverging event with context from both sides.
+	editConfig(t, dir, func(port, addr uint32, data *uint32) {
+		if port == 0xffff && addr == 8<<16|0x1000 {
+			*data = 1
+		}
+	})
 	code, out, errs = hx(t, "cosim", "--dir", dir)
 	if code != 1 {
 		t.Fatalf("damaged table: exit %d: %s%s", code, out, errs)
@@ -93,17 +111,14 @@ func TestGenThenCosimData(t *testing.T) {
 	if code != 0 || errs != "" || !strings.HasPrefix(out, "RTL matches the model, cycle-exact: ") {
 		t.Fatalf("cosim: exit %d: %s%s", code, out, errs)
 	}
-	// Node 0's item-list words name other items: what it sends no longer
-	// is what its receivers expect (their payload checks stop the RTL).
-	if err := verilog.RewriteTable(filepath.Join(dir, verilog.DataTableFile(0)), func(b []uint64) {
-		for i := 1; i < len(b); i++ {
-			if b[i]&0xffffffff == 0 && b[i]>>32&0xffff != 0 {
-				b[i] ^= 1 << 33
-			}
+	// Node 0's item-list words (its writes at 0x5000_0000 + 4n in
+	// config.hex) name other items: what it sends no longer is what its
+	// receivers expect (their payload checks stop the RTL).
+	editConfig(t, dir, func(port, addr uint32, data *uint32) {
+		if port == 0 && addr >= 0x5000_0000 && addr < 0x6000_0000 && *data&0xffff != 0 {
+			*data ^= 1 << 1
 		}
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	code, out, _ = hx(t, "cosim", "--dir", dir)
 	if code != 1 || !strings.Contains(out, "FATAL") || !strings.Contains(out, ", expected ") {
 		t.Fatalf("damaged data tables: exit %d: %s", code, out)
@@ -112,6 +127,57 @@ func TestGenThenCosimData(t *testing.T) {
 	code, _, errs = hx(t, "gen", "--out", dir, "--topology", "torus", "--collective", "broadcast")
 	if code != 2 || !strings.Contains(errs, `topology: "torus" (allowed: hyperxbar`) {
 		t.Errorf("torus: exit %d: %s", code, errs)
+	}
+}
+
+// editConfig rewrites the writes of dir/config.hex (docs/cosim.md: word
+// 2+i is write i, [111:96] port, [63:32] paddr, [31:0] pwdata) through
+// edit and recomputes the checksum (word 1: c = rotl(c, 1) ^ w over words
+// 2 .. end); comments are kept. It fails the test when no write changed.
+func editConfig(t *testing.T, dir string, edit func(port, addr uint32, data *uint32)) {
+	t.Helper()
+	path := filepath.Join(dir, testbench.ConfigFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	var idx []int // line of word k
+	var hi, lo []uint64
+	for i, l := range lines {
+		if len(l) < 32 || strings.HasPrefix(l, "//") {
+			continue
+		}
+		h, err1 := strconv.ParseUint(l[:16], 16, 64)
+		w, err2 := strconv.ParseUint(l[16:32], 16, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("config.hex line %d: %q", i+1, l)
+		}
+		idx, hi, lo = append(idx, i), append(hi, h), append(lo, w)
+	}
+	changed := false
+	for k := 2; k+1 < len(idx); k++ {
+		d := uint32(lo[k])
+		edit(uint32(hi[k]>>32&0xffff), uint32(lo[k]>>32), &d)
+		if d != uint32(lo[k]) {
+			lo[k] = lo[k]&^0xffffffff | uint64(d)
+			changed = true
+		}
+	}
+	if !changed {
+		t.Fatal("editConfig: no write changed")
+	}
+	var ch, cl uint64
+	for k := 2; k < len(idx); k++ {
+		ch, cl = ch<<1|cl>>63, cl<<1|ch>>63
+		ch, cl = ch^hi[k], cl^lo[k]
+	}
+	hi[1], lo[1] = ch, cl
+	for k, i := range idx {
+		lines[i] = fmt.Sprintf("%016x%016x", hi[k], lo[k]) + lines[i][32:]
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -114,7 +114,8 @@ func generateDirWith(dir string, sys hw.System, sched *barrierunit.Schedule, cs 
 	trace, res, err := testbench.Trace(s)
 	if err != nil {
 		var stuck *sim.StuckError
-		if errors.As(err, &stuck) {
+		var unitErr *sim.UnitError
+		if errors.As(err, &stuck) || errors.As(err, &unitErr) {
 			return nil, failure{err.Error()}
 		}
 		return nil, usageError{err}

@@ -31,6 +31,7 @@ var commands = map[string]command{
 	"check":       {"prove the routing tables (reachability, minimality, deadlock freedom)", runCheck},
 	"gen":         {"generate the Verilog and a self-checking testbench for a system", runGen},
 	"cosim":       {"run the RTL under Icarus or Verilator and compare it with the model, cycle by cycle", runCosim},
+	"sweep":       {"run a design-space sweep (base system, varied keys, measured fields) on every core or as a SLURM array job; merge and plot its results", runSweep},
 	"synth":       {"synthesize the generated RTL with Yosys and report area (cells, flip-flops, memory bits) and logic depth per module", runSynth},
 	"experiments": {"measure the seeds' claims (orders, near-last vs near-first, duplex) and write docs/experiments.md", runExperiments},
 }

@@ -35,15 +35,20 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	vcd := fs.String("vcd", "", "write a VCD waveform of the barrier units to `FILE`")
 	schedFile := fs.String("schedule", "", "run the schedule in `FILE` instead of a generated one: a gate schedule (JSON of 'hxbar schedule'), or with --collective allgather|broadcast a data schedule (JSON of 'hxbar collective')")
 	timing := fs.Bool("timing", false, "report build and run wall time and peak memory on stderr")
-	progress := fs.Bool("progress", false, "report progress on stderr during long runs")
+	progress := fs.Bool("progress", false, "report progress on stderr during long runs (on a terminal, a long run shows it on one line anyway)")
+	pics := bindPictureFlags(fs.FlagSet)
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	if err := checkOutputs(map[string]string{"config": fs.Lookup("config").Value.String(), "schedule": *schedFile},
-		map[string]string{"trace": *trace, "vcd": *vcd}); err != nil {
+	if err := pics.check(fs.FlagSet, *trace); err != nil {
+		return err
+	}
+	outs := pics.outputs()
+	outs["trace"], outs["vcd"] = *trace, *vcd
+	if err := checkOutputs(map[string]string{"config": fs.Lookup("config").Value.String(), "schedule": *schedFile}, outs); err != nil {
 		return err
 	}
 	s, err := sys()
@@ -80,10 +85,11 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	built := time.Now()
 	var opt sim.Options
 	var outputs []*os.File
+	var plotW, loadW io.Writer
 	for _, o := range []struct {
 		name string
 		dst  *io.Writer
-	}{{*trace, &opt.Trace}, {*vcd, &opt.VCD}} {
+	}{{*trace, &opt.Trace}, {*vcd, &opt.VCD}, {*pics.plot, &plotW}, {*pics.plotLoad, &loadW}} {
 		if o.name == "" {
 			continue
 		}
@@ -94,12 +100,27 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		outputs = append(outputs, f)
 		*o.dst = f
 	}
+	drawn := startPictures(pics, &opt, system, plotW, loadW)
 	if *progress {
 		opt.Progress = func(cycle int64, released, ranks int) {
 			fmt.Fprintf(stderr, "sim: cycle %d, %d of %d ranks released, %.0f s\n", cycle, released, ranks, time.Since(built).Seconds())
 		}
 	}
+	var clearProgress func()
+	if opt.Progress == nil {
+		opt.Progress, clearProgress = terminalProgress(stderr)
+	}
 	res, runErr := system.Run(opt)
+	if clearProgress != nil {
+		clearProgress()
+	}
+	var stuck *sim.StuckError
+	var unitErr *sim.UnitError
+	if runErr == nil || errors.As(runErr, &stuck) || errors.As(runErr, &unitErr) {
+		if err := drawn.finish(res); err != nil {
+			runErr = err
+		}
+	}
 	if *timing {
 		fmt.Fprintf(stderr, "timing: %d ranks, %d cycles: build %.2f s, run %.2f s, peak RSS %.0f MiB\n",
 			res.Ranks, res.Cycles, built.Sub(start).Seconds(), time.Since(built).Seconds(), peakRSSMiB())
@@ -109,8 +130,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			runErr = err
 		}
 	}
-	var stuck *sim.StuckError
-	if runErr != nil && !errors.As(runErr, &stuck) {
+	if runErr != nil && !errors.As(runErr, &stuck) && !errors.As(runErr, &unitErr) {
 		return runErr
 	}
 	if *format == "json" {
@@ -220,7 +240,12 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	st := tablewriter.NewWriter(w)
 	st.Header("statistic", "value")
 	st.Append("cycles", strconv.FormatInt(res.Cycles, 10))
-	if !res.Complete {
+	switch {
+	case len(res.Errors) > 0:
+		e := res.Errors[0]
+		st.Append("status", fmt.Sprintf("incomplete: %d of %d ranks released; %d unit errors, the first %s at node %d cycle %d (the run stopped at cycle %d)",
+			res.Released, res.Ranks, len(res.Errors), e.Code, e.Node, e.Cycle, res.Cycles))
+	case !res.Complete:
 		// Latencies of a run that did not finish would be made up: say so.
 		st.Append("status", fmt.Sprintf("incomplete: %d of %d ranks released by cycle %d (max_cycles)", res.Released, res.Ranks, res.Cycles))
 	}

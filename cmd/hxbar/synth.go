@@ -72,7 +72,7 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "hxbar synth: %d nodes, %d switches: running yosys (minutes from 16 nodes on)\n", g.manifest.Nodes, g.manifest.Switches)
+		fmt.Fprintf(stderr, "hxbar synth: %d nodes, %d switches: running yosys (seconds; minutes for the largest designs)\n", g.manifest.Nodes, g.manifest.Switches)
 		target = tmp
 	} else if st, err := os.Stat(target); err != nil || !st.IsDir() {
 		return usagef("invalid --dir: %q is not a directory (write one with 'hxbar gen --out DIR')", target)

@@ -103,6 +103,47 @@ func TestSynthDirTable(t *testing.T) {
 	}
 }
 
+// TestSynthDefaultClean: the default 4x4 design (hxbar gen without flags)
+// synthesizes with no table file present: Yosys's synth -top hx_top and
+// check -assert pass (hxbar synth's script runs both) without a single
+// warning, and the tables are memories ($mem_v2 cells) of every unit. This
+// is the synthesis check of 'make test' (issue 8); it takes about 15 s.
+func TestSynthDefaultClean(t *testing.T) {
+	needYosys(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, _, errs := hx(t, "gen", "--out", dir); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, errs)
+	}
+	hex, _ := filepath.Glob(filepath.Join(dir, "*.hex"))
+	for _, f := range hex {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := synth.Run(context.Background(), dir, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Warnings) > 0 {
+		t.Errorf("%d Yosys warnings:\n%s", len(rep.Warnings), strings.Join(rep.Warnings, "\n"))
+	}
+	units := 0
+	for _, m := range rep.Modules {
+		if m.Module == "hx_barrier_unit" {
+			units += m.Instances
+			if m.MemoryBits == 0 {
+				t.Errorf("hx_barrier_unit without memory bits: %+v", m)
+			}
+		}
+	}
+	if units != 16 || rep.Total.Cells == 0 {
+		t.Errorf("%d barrier units, total %+v", units, rep.Total)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.hex")); len(left) > 0 {
+		t.Errorf("table files appeared: %v", left)
+	}
+}
+
 func TestSynthUsageErrors(t *testing.T) {
 	empty := t.TempDir()
 	for _, c := range []struct {

@@ -22,6 +22,7 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 	hotspot := fs.Float64("hotspot", 0.1, "hotspot pattern: fraction of packets sent to node 0")
 	format := fs.String("format", "table", "output format: table or json")
 	progress := fs.Bool("progress", false, "report progress on stderr")
+	bindPictureFlags(fs.FlagSet) // refused below: they draw runs of hxbar sim
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -35,6 +36,7 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 		notApplicable{[]string{"ranks", "placement"}, "every node of --dims injects traffic"},
 		notApplicable{[]string{"flit-width"}, "packets are counted in flits: --packet-flits"},
 		notApplicable{[]string{"name"}, "its report names no system"},
+		pictureFlagsNotApplicable,
 		notApplicable{systemFlags("topology", "dims", "wrap", "seed", "link-latency", "buffer-depth", "duplex"),
 			"it runs synthetic packets, not a barrier or collective: see --pattern and --packet-flits"},
 	); err != nil {

@@ -1,12 +1,14 @@
 // Command area measures the figures of docs/area.md: it runs 'hxbar synth
 // --format json' for each design point (at most -timeout each, points that
-// take longer are left out and listed), caches the results in -cache, and
-// prints the Markdown tables and writes the plot (docs/img/area-ports.svg).
-// A point over the bound is recorded as NAME.timeout in the cache and left
-// out of later runs too (delete the file to try again).
+// take longer are left out and listed) and synthesizes the barrier unit of
+// the RTL library on its own over its gate capacity MAXG (verilog/synth's
+// RunModule); it caches the results in -cache, prints the Markdown tables
+// and draws the plots docs/img/area-ports.svg, area-gates.svg and
+// area-width.svg. A point over the bound is recorded as NAME.timeout in the
+// cache and left out of later runs too (delete the file to try again).
 //
 // Usage: go run ./tools/area -hxbar ./hxbar -cache /tmp/hxbar-area -img docs/img
-// (make area). Synthesis of the 16-port points takes minutes each.
+// (make area, from the repository's root: the unit sweep reads verilog/rtl).
 package main
 
 import (
@@ -16,10 +18,10 @@ import (
 	"flag"
 	"fmt"
 	"image/color"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -44,37 +46,36 @@ var (
 		{"ports-8", []string{"--dims", "8"}},
 		{"ports-16", []string{"--dims", "16"}},
 	}
-	// Gates: a unit's figures depend on G (and on the rank and address
-	// bits), hardly on the network; ranks 2..8 on one 8-port crossbar,
-	// 16 on one 16-port crossbar and on the binary hypercube, 32 and 64
-	// on 4-dimensional networks (hxbar allows at most 4 dimensions).
-	gates = []point{
-		{"ranks-2", []string{"--dims", "8", "--ranks", "2"}},
-		{"ranks-4", []string{"--dims", "8", "--ranks", "4"}},
-		{"ports-8", []string{"--dims", "8"}},
-		{"ports-16", []string{"--dims", "16"}},
-		{"hcube-16", []string{"--dims", "2,2,2,2"}},
-		{"hcube-32", []string{"--dims", "2,2,2,4"}},
-		{"hcube-64", []string{"--dims", "2,2,4,4"}},
-	}
 	widths = []point{
 		{"fw16", []string{"--dims", "4", "--flit-width", "16"}},
 		{"fw32", []string{"--dims", "4", "--flit-width", "32"}},
 		{"ports-4", []string{"--dims", "4"}},
 		{"fw128", []string{"--dims", "4", "--flit-width", "128"}},
 	}
+	// The default 4x4 design (hxbar gen without flags).
+	others = []point{
+		{"default-4x4", nil},
+	}
+	// Gate capacity: a barrier unit alone, MAXG 1..62, the other
+	// parameters those of the default 4x4 design's units. The gate and
+	// receive RAMs have MAXG + 2 words; their index is log2(MAXG+2) bits,
+	// one more after MAXG = 2, 6, 14, 30 (and the ones around 31, 32).
+	maxgs      = []int{1, 2, 3, 4, 8, 16, 31, 32, 62}
+	unitParams = []synth.Param{{Name: "FW", Value: 64}, {Name: "B", Value: 4}, {Name: "AB", Value: 4}, {Name: "RB", Value: 4}, {Name: "NRT", Value: 4}, {Name: "DATA", Value: 0}, {Name: "NIL", Value: 1}}
+	unitRTL    = []string{"hx_fifo.v", "hx_credit.v", "hx_alu.v", "hx_barrier_unit.v"}
 )
 
-// Module groups of the tables and the plot.
-var groups = []string{"hx_barrier_unit", "hx_switch", "hx_fifo", "hx_credit"}
+// Module groups of the tables and the plots.
+var groups = []string{"hx_barrier_unit", "hx_alu", "hx_switch", "hx_fifo", "hx_credit", "hx_top"}
 
 func main() {
 	hxbar := flag.String("hxbar", "./hxbar", "the hxbar binary")
 	cache := flag.String("cache", filepath.Join(os.TempDir(), "hxbar-area"), "directory of the JSON results (reused)")
-	img := flag.String("img", "docs/img", "directory of the plot")
+	img := flag.String("img", "docs/img", "directory of the plots")
+	rtl := flag.String("rtl", "verilog/rtl", "directory of the RTL library (the unit sweep)")
 	timeout := flag.Duration("timeout", 5*time.Minute, "longest synthesis of a point")
 	flag.Parse()
-	if err := run(*hxbar, *cache, *img, *timeout); err != nil {
+	if err := run(*hxbar, *cache, *img, *rtl, *timeout); err != nil {
 		fmt.Fprintln(os.Stderr, "area:", err)
 		os.Exit(1)
 	}
@@ -82,46 +83,63 @@ func main() {
 
 // result is a point's report with the figures summed per module.
 type result struct {
-	rep   *synth.Report
-	sum   map[string]synth.Module // per module name: Instances and instances × figures; Depth max
-	nodes int
+	rep     *synth.Report
+	sum     map[string]synth.Module // per module name: Instances and instances × figures; Depth max
+	nodes   int
+	seconds float64 // synthesis time (0 if unknown)
+}
+
+// cached reads NAME.json from the cache, or measures it with do and
+// writes it. A point over the bound once is left out (nil, nil).
+func cached(cache, name string, timeout time.Duration, do func(ctx context.Context) ([]byte, error)) (*synth.Report, float64, error) {
+	file := filepath.Join(cache, name+".json")
+	over := filepath.Join(cache, name+".timeout")
+	if _, err := os.Stat(over); err == nil {
+		return nil, 0, nil
+	}
+	data, err := os.ReadFile(file)
+	secs := 0.0
+	if err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		start := time.Now()
+		out, err := do(ctx)
+		if ctx.Err() != nil {
+			return nil, 0, os.WriteFile(over, []byte(timeout.String()+"\n"), 0o644)
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: %w", name, err)
+		}
+		secs = time.Since(start).Seconds()
+		if err := os.WriteFile(file, out, 0o644); err != nil {
+			return nil, 0, err
+		}
+		_ = os.WriteFile(filepath.Join(cache, name+".seconds"), []byte(fmt.Sprintf("%.1f\n", secs)), 0o644)
+		data = out
+	} else if b, err := os.ReadFile(filepath.Join(cache, name+".seconds")); err == nil {
+		secs, _ = strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+	}
+	var rep synth.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", file, err)
+	}
+	return &rep, secs, nil
 }
 
 func measure(hxbar, cache string, p point, timeout time.Duration) (*result, error) {
-	file := filepath.Join(cache, p.name+".json")
-	over := filepath.Join(cache, p.name+".timeout") // the point took longer than the bound once
-	if _, err := os.Stat(over); err == nil {
-		return nil, nil
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
+	rep, secs, err := cached(cache, p.name, timeout, func(ctx context.Context) ([]byte, error) {
 		fmt.Fprintf(os.Stderr, "area: %s: hxbar synth %s\n", p.name, strings.Join(p.flags, " "))
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
 		cmd := exec.CommandContext(ctx, hxbar, append(append([]string{"synth"}, p.flags...), "--format", "json")...)
 		cmd.Stderr = os.Stderr
 		// SIGTERM, not SIGKILL: hxbar synth then stops its Yosys.
 		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 		cmd.WaitDelay = 10 * time.Second
-		out, err := cmd.Output()
-		if ctx.Err() != nil {
-			// Over the time bound: left out, now and in later runs with
-			// this cache.
-			return nil, os.WriteFile(over, []byte(timeout.String()+"\n"), 0o644)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p.name, err)
-		}
-		if err := os.WriteFile(file, out, 0o644); err != nil {
-			return nil, err
-		}
-		data = out
+		return cmd.Output()
+	})
+	if err != nil || rep == nil {
+		return nil, err
 	}
-	var rep synth.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	r := &result{rep: &rep, sum: map[string]synth.Module{}}
+	r := &result{rep: rep, sum: map[string]synth.Module{}, seconds: secs}
 	for _, m := range rep.Modules {
 		s := r.sum[m.Module]
 		s.Module = m.Module
@@ -136,13 +154,41 @@ func measure(hxbar, cache string, p point, timeout time.Duration) (*result, erro
 	return r, nil
 }
 
-func run(hxbar, cache, img string, timeout time.Duration) error {
+// unit synthesizes hx_barrier_unit alone with MAXG = g.
+func unit(rtl, cache string, g int, timeout time.Duration) (*synth.Report, float64, error) {
+	return cached(cache, fmt.Sprintf("unit-maxg-%d", g), timeout, func(ctx context.Context) ([]byte, error) {
+		fmt.Fprintf(os.Stderr, "area: hx_barrier_unit MAXG=%d\n", g)
+		var src []string
+		for _, f := range unitRTL {
+			src = append(src, filepath.Join(rtl, f))
+		}
+		rep, err := synth.RunModule(ctx, src, "hx_barrier_unit", append([]synth.Param{{Name: "MAXG", Value: g}}, unitParams...), synth.Options{})
+		if err != nil {
+			return nil, err
+		}
+		if len(rep.Warnings) > 0 {
+			return nil, fmt.Errorf("yosys warnings: %s", strings.Join(rep.Warnings, "; "))
+		}
+		return json.Marshal(rep)
+	})
+}
+
+func module(rep *synth.Report, name string) synth.Module {
+	for _, m := range rep.Modules {
+		if m.Module == name {
+			return m
+		}
+	}
+	return synth.Module{}
+}
+
+func run(hxbar, cache, img, rtl string, timeout time.Duration) error {
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return err
 	}
 	results := map[string]*result{}
 	var left []string
-	get := func(ps []point) error {
+	for _, ps := range [][]point{ports, widths, others} {
 		for _, p := range ps {
 			if _, ok := results[p.name]; ok {
 				continue
@@ -156,13 +202,20 @@ func run(hxbar, cache, img string, timeout time.Duration) error {
 			}
 			results[p.name] = r
 		}
-		return nil
 	}
-	for _, ps := range [][]point{ports, widths, gates} {
-		if err := get(ps); err != nil {
+	units := map[int]*synth.Report{}
+	unitSecs := map[int]float64{}
+	for _, g := range maxgs {
+		rep, secs, err := unit(rtl, cache, g, timeout)
+		if err != nil {
 			return err
 		}
+		if rep == nil {
+			left = append(left, fmt.Sprintf("unit MAXG=%d", g))
+		}
+		units[g], unitSecs[g] = rep, secs
 	}
+
 	k := func(n int) string { return fmt.Sprintf("%.1fk", float64(n)/1000) }
 	row := func(lead string, r *result) string {
 		t := r.rep.Total
@@ -170,15 +223,16 @@ func run(hxbar, cache, img string, timeout time.Duration) error {
 		for _, g := range groups {
 			s += fmt.Sprintf(" %s |", k(r.sum[g].Cells))
 		}
-		return s + fmt.Sprintf(" %s |", k(largest(r, "hx_switch").Cells))
+		l := largest(r, "hx_switch")
+		return s + fmt.Sprintf(" %d | %d | %.0f s |", l.Cells, l.Depth, r.seconds)
 	}
 	head := "| switches | cells | flops | memory bits | depth |"
 	for _, g := range groups {
-		head += " " + g + " cells |"
+		head += " " + g + " |"
 	}
-	head += " largest hx_switch (one) |"
+	head += " largest hx_switch: cells | its depth | synthesis |"
 
-	fmt.Println("Ports (`--dims N`: one N-port crossbar, N nodes, every node a rank, flit width 64):")
+	fmt.Println("Ports (`--dims N`: one N-port crossbar, N nodes, every node a rank, flit width 64); design totals, then cells by module (all instances):")
 	fmt.Println()
 	fmt.Println("| --dims " + head)
 	fmt.Println(strings.Repeat("|---", strings.Count(head, "|")) + "|")
@@ -188,45 +242,66 @@ func run(hxbar, cache, img string, timeout time.Duration) error {
 		}
 	}
 	fmt.Println()
-	fmt.Println("Gates (ranks R on the first nodes, G = ceil(log2 R) gates of the butterfly; flit width 64). The unit is the largest")
-	fmt.Println("hx_barrier_unit variant (a unit with a rank); the design total includes the network:")
-	fmt.Println()
-	fmt.Println("| --dims | nodes | ranks | G | unit cells | unit flops | unit memory bits | unit depth | design cells | design depth |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
-	for _, p := range gates {
-		r := results[p.name]
-		if r == nil {
-			continue
-		}
-		ranks := r.nodes
-		for i, f := range p.flags {
-			if f == "--ranks" {
-				fmt.Sscan(p.flags[i+1], &ranks)
-			}
-		}
-		unit := largest(r, "hx_barrier_unit")
-		g := int(math.Ceil(math.Log2(float64(ranks))))
-		fmt.Printf("| %s | %d | %d | %d | %d | %d | %d | %d | %s | %d |\n", p.flags[1], r.nodes, ranks, g,
-			unit.Cells, unit.Flops, unit.MemoryBits, unit.Depth, k(r.rep.Total.Cells), r.rep.Total.Depth)
-	}
-	fmt.Println()
 	fmt.Println("Flit width (`--dims 4`):")
 	fmt.Println()
 	fmt.Println("| flit width " + head)
 	fmt.Println(strings.Repeat("|---", strings.Count(head, "|")) + "|")
 	for _, p := range widths {
 		if r := results[p.name]; r != nil {
-			w := "64"
-			if len(p.flags) > 2 {
-				w = p.flags[3]
-			}
-			fmt.Println(row(w, r))
+			fmt.Println(row(fwOf(p), r))
 		}
+	}
+	fmt.Println()
+	fmt.Println("The default 4x4 design (`hxbar synth`, no flags):")
+	fmt.Println()
+	fmt.Println("| design " + head)
+	fmt.Println(strings.Repeat("|---", strings.Count(head, "|")) + "|")
+	if r := results["default-4x4"]; r != nil {
+		fmt.Println(row("4,4", r))
+	}
+	fmt.Println()
+	fmt.Printf("Gate capacity: hx_barrier_unit alone (")
+	for i, p := range unitParams {
+		if i > 0 {
+			fmt.Print(", ")
+		}
+		fmt.Printf("%s = %d", p.Name, p.Value)
+	}
+	fmt.Println("); the unit's own figures, then with its submodules (2 hx_alu, its ejection hx_fifo, its injection hx_credit):")
+	fmt.Println()
+	fmt.Println("| MAXG | RAM words | unit cells | unit flops | unit memory bits | with submodules: cells | flops | memory bits | depth | synthesis |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	for _, g := range maxgs {
+		rep := units[g]
+		if rep == nil {
+			continue
+		}
+		u := module(rep, "hx_barrier_unit")
+		t := rep.Total
+		fmt.Printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f s |\n", g, g+2, u.Cells, u.Flops, u.MemoryBits,
+			t.Cells, t.Flops, t.MemoryBits, t.Depth, unitSecs[g])
 	}
 	if len(left) > 0 {
 		fmt.Printf("\nLeft out (synthesis over %s): %s\n", timeout, strings.Join(left, ", "))
 	}
-	return plotPorts(results, filepath.Join(img, "area-ports.svg"))
+	if err := plotStack(results, ports, func(p point) string { return p.flags[1] + " ports" },
+		"Generic cells by module, --dims N (one N-port crossbar), flit width 64", filepath.Join(img, "area-ports.svg")); err != nil {
+		return err
+	}
+	if err := plotStack(results, widths, func(p point) string { return "FW " + fwOf(p) },
+		"Generic cells by module against flit width FW, --dims 4", filepath.Join(img, "area-width.svg")); err != nil {
+		return err
+	}
+	return plotGates(units, filepath.Join(img, "area-gates.svg"))
+}
+
+func fwOf(p point) string {
+	for i, f := range p.flags {
+		if f == "--flit-width" {
+			return p.flags[i+1]
+		}
+	}
+	return "64"
 }
 
 // largest is the module's variant with the most cells.
@@ -245,29 +320,30 @@ var palette = []color.Color{
 	color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
 	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
 	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
+	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
+	color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff},
 }
 
-// plotPorts draws the cells of each module group, stacked, against the
-// crossbar's ports.
-func plotPorts(results map[string]*result, file string) error {
+// plotStack draws the cells of each module group, stacked, for each point.
+func plotStack(results map[string]*result, pts []point, label func(point) string, title, file string) error {
 	var names []string
 	vals := make([]plotter.Values, len(groups))
-	for _, p := range ports {
+	for _, p := range pts {
 		r := results[p.name]
 		if r == nil {
 			continue
 		}
-		names = append(names, p.flags[1]+" ports")
+		names = append(names, label(p))
 		for i, g := range groups {
 			vals[i] = append(vals[i], float64(r.sum[g].Cells)/1000)
 		}
 	}
 	if len(names) == 0 {
-		return errors.New("no ports point measured")
+		return errors.New("no point measured for " + file)
 	}
 	p := plot.New()
-	p.Title.Text = "Generic cells by module, --dims N (one N-port crossbar), flit width 64"
-	p.Y.Label.Text = "thousand Yosys generic cells"
+	p.Title.Text = title
+	p.Y.Label.Text = "thousand Yosys generic cells (memories excluded)"
 	top := 0.0
 	for j := range names {
 		sum := 0.0
@@ -285,7 +361,7 @@ func plotPorts(results map[string]*result, file string) error {
 		if err != nil {
 			return err
 		}
-		b.Color = palette[i]
+		b.Color = palette[i%len(palette)]
 		b.LineStyle.Width = 0
 		if below != nil {
 			b.StackOn(below)
@@ -300,6 +376,50 @@ func plotPorts(results map[string]*result, file string) error {
 	p.Legend.Top = true
 	p.Legend.Left = true
 	p.NominalX(names...)
+	p.Add(plotter.NewGrid())
+	return p.Save(7*vg.Inch, 4.5*vg.Inch, file)
+}
+
+// plotGates draws a unit's cells (its own, and with its submodules) and its
+// memory bits against MAXG.
+func plotGates(units map[int]*synth.Report, file string) error {
+	var own, all, mem plotter.XYs
+	for _, g := range maxgs {
+		rep := units[g]
+		if rep == nil {
+			continue
+		}
+		u := module(rep, "hx_barrier_unit")
+		own = append(own, plotter.XY{X: float64(g), Y: float64(u.Cells) / 1000})
+		all = append(all, plotter.XY{X: float64(g), Y: float64(rep.Total.Cells) / 1000})
+		mem = append(mem, plotter.XY{X: float64(g), Y: float64(rep.Total.MemoryBits) / 1000})
+	}
+	if len(own) == 0 {
+		return errors.New("no unit measured")
+	}
+	p := plot.New()
+	p.Title.Text = "hx_barrier_unit against its gate capacity MAXG (FW 64, B 4, AB 4, RB 4, NRT 4)"
+	p.X.Label.Text = "MAXG (gate RAM and receive RAM: MAXG + 2 words)"
+	p.Y.Label.Text = "thousands"
+	p.Y.Min = 0
+	for i, s := range []struct {
+		xy   plotter.XYs
+		name string
+	}{
+		{all, "cells, with its 2 ALUs, FIFO, credit counter"},
+		{own, "cells, the unit's own (memories excluded)"},
+		{mem, "memory bits (gate, route, receive RAMs, FIFO)"},
+	} {
+		l, pts, err := plotter.NewLinePoints(s.xy)
+		if err != nil {
+			return err
+		}
+		l.Color, pts.Color = palette[i], palette[i]
+		p.Add(l, pts)
+		p.Legend.Add(s.name, l, pts)
+	}
+	p.Legend.Top = true
+	p.Legend.Left = true
 	p.Add(plotter.NewGrid())
 	return p.Save(7*vg.Inch, 4.5*vg.Inch, file)
 }

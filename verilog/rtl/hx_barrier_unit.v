@@ -42,7 +42,15 @@ module hx_barrier_unit #(
     parameter integer MAXG = 1,    // gate capacity (1..62): gate RAM depth MAXG + 2
     parameter integer NRT  = 1,    // route RAM depth (>= 1)
     parameter integer DATA = 0,    // 1: data engine present (docs/transfers.md)
-    parameter integer NIL  = 1     // data engine: item-list RAM depth (>= 1)
+    parameter integer NIL  = 1,    // data engine: item-list RAM depth (>= 1)
+    // The grid, for the route-address check (docs/registers.md): NDIM
+    // dimensions of sizes K0..K3; NDIM = 0 checks only that the address
+    // fits in AB bits.
+    parameter integer NDIM = 0,
+    parameter integer K0   = 0,
+    parameter integer K1   = 0,
+    parameter integer K2   = 0,
+    parameter integer K3   = 0
 ) (
     input                clk,
     input                rst,          // synchronous, active high
@@ -83,6 +91,14 @@ module hx_barrier_unit #(
     localparam integer ILW  = (NIL < 2) ? 1 : $clog2(NIL);
     localparam integer XW   = 1 + 8 + 64;                     // receive RAM word {tag, count, value}
     localparam [5:0] MAXG6  = MAXG[5:0];
+    // Address fields: coordinate k in BKk bits at SHk (as hx_switch).
+    localparam BK0 = (NDIM < 1) ? 0 : (K0 <= 2) ? 1 : $clog2(K0);
+    localparam BK1 = (NDIM < 2) ? 0 : (K1 <= 2) ? 1 : $clog2(K1);
+    localparam BK2 = (NDIM < 3) ? 0 : (K2 <= 2) ? 1 : $clog2(K2);
+    localparam BK3 = (NDIM < 4) ? 0 : (K3 <= 2) ? 1 : $clog2(K3);
+    localparam SH1 = BK0;
+    localparam SH2 = BK0 + BK1;
+    localparam SH3 = BK0 + BK1 + BK2;
 
     // ------------------------------------------------------------------
     // Configuration registers (docs/registers.md)
@@ -139,10 +155,22 @@ module hx_barrier_unit #(
     wire        ok_ctrl = !pwdata[4] || DATA != 0;
     wire        ok_g    = pwdata[13:8] <= MAXG6;
     wire        ok_if   = pwdata[12:0] != 13'd0 && pwdata[12:0] <= 13'd4096;
+    // A route word's address (the staged low half) must name a node of the
+    // grid: no bits above AB, every coordinate below its dimension's size.
+    /* verilator lint_off UNUSED */
+    wire [63:0] wa64    = {32'd0, wlo} >> SH1;
+    wire [63:0] wa64_2  = {32'd0, wlo} >> SH2;
+    wire [63:0] wa64_3  = {32'd0, wlo} >> SH3;
+    /* verilator lint_on UNUSED */
+    wire        ok_addr = ((wlo >> AB) == 32'd0) &&
+                          (NDIM < 1 || {32'd0, wlo} % (64'd1 << BK0) < {32'd0, K0[31:0]}) &&
+                          (NDIM < 2 || wa64 % (64'd1 << BK1) < {32'd0, K1[31:0]}) &&
+                          (NDIM < 3 || wa64_2 % (64'd1 << BK2) < {32'd0, K2[31:0]}) &&
+                          (NDIM < 4 || wa64_3 % (64'd1 << BK3) < {32'd0, K3[31:0]});
     wire        w_ok    = !waiting && (
                           (r_ctrl && ok_ctrl && ok_g) || r_rank ||
                           (r_itemf && DATA != 0 && ok_if) ||
-                          in_g || in_r || in_dr || in_e || in_il);
+                          in_g || (in_r && (!hi || ok_addr)) || in_dr || in_e || in_il);
     wire        do_wr   = wr && w_ok;
     wire        w_ctrl  = do_wr && r_ctrl;
     wire        w_lo    = do_wr && !hi && (in_g || in_r || in_dr || in_e);
@@ -481,7 +509,7 @@ module hx_barrier_unit #(
                         rp    <= grx[23:0];
                         rend  <= {1'b0, grx[23:0]} + {1'b0, grx[47:24]};
                         rj    <= 12'd0;
-                        rbusy <= !rx_tail;
+                        rbusy <= !rx_tail && g_range;   // a BADGATE message is not checked
                     end else begin
                         if (r_jl) begin
                             rp <= rp + 24'd1;

@@ -2,17 +2,19 @@
 // with Yosys: per module (kept hierarchical) and in total, in generic
 // cells, flip-flops, memory bits and gate levels (docs/area.md).
 //
-// One Yosys run, in the design's directory (the $readmemh tables are read
-// from there), does:
+// One Yosys run, in a directory of its own (the RTL reads no file), does:
 //
-//	read_verilog -defer -DSYNTHESIS <sources>; hierarchy -top hx_top; proc
-//	stat -json                  -> memory bits (arrays inferred as memories)
-//	synth -top hx_top           -> generic gates, not flattened
+//	read_verilog -defer -DSYNTHESIS <sources>; hierarchy -top hx_top
+//	synth -top hx_top -run begin:fine; the fine steps but memory_map
+//	                            -> generic gates, memories kept as $mem_v2 cells
+//	check -assert               -> no driver conflicts, undriven wires or loops
 //	stat -json                  -> cells and flip-flops per module
-//	flatten (every module)      -> each module with its submodules inlined
+//	dump t:$mem_v2              -> memory bits (SIZE x WIDTH of each $mem_v2)
+//	memory_map; techmap; flatten -> each module with its submodules and its
+//	                               memories' read logic inlined
 //	ltp -noff                   -> logic depth per module and of hx_top
 //
-// The top attribute is removed before each stat, so that Yosys prints no
+// The top attribute is removed before stat, so that Yosys prints no
 // hierarchy summary (which in Yosys 0.23 breaks the JSON) and flatten
 // keeps every module (it inlines submodules into each one).
 package synth
@@ -71,9 +73,9 @@ func (e *YosysError) Unwrap() error { return e.Err }
 type Module struct {
 	Module     string `json:"module"`      // Verilog module name, e.g. hx_switch
 	Instances  int    `json:"instances"`   // instances in the design (hx_top: 1)
-	Cells      int    `json:"cells"`       // generic cells (gates and flip-flops), submodules excluded
+	Cells      int    `json:"cells"`       // generic cells (gates and flip-flops) outside memories, submodules excluded
 	Flops      int    `json:"flops"`       // single-bit flip-flops among Cells
-	MemoryBits int    `json:"memory_bits"` // bits of the arrays Yosys inferred as memories (before mapping)
+	MemoryBits int    `json:"memory_bits"` // bits of the memories ($mem_v2 cells: SIZE x WIDTH), not in Cells
 	Depth      int    `json:"depth"`       // longest flop-to-flop/port path in generic cells, submodules inlined
 	Variants   int    `json:"variants"`    // Yosys parametrisations merged into this row
 }
@@ -92,9 +94,10 @@ type Total struct {
 
 // Report is the result of a synthesis run.
 type Report struct {
-	Modules []Module `json:"modules"`
-	Total   Total    `json:"total"`
-	Yosys   string   `json:"yosys,omitempty"` // yosys -V
+	Modules  []Module `json:"modules"`
+	Total    Total    `json:"total"`
+	Warnings []string `json:"warnings,omitempty"` // Yosys's "Warning:" lines (a clean design has none)
+	Yosys    string   `json:"yosys,omitempty"`    // yosys -V
 }
 
 // StatModule is one module of Yosys's `stat -json`.
@@ -156,6 +159,71 @@ func ParseLTP(text string) map[string]int {
 	return out
 }
 
+var (
+	dumpModRE  = regexp.MustCompile(`^module (\S+)`)
+	dumpCellRE = regexp.MustCompile(`^\s*cell \$mem(_v2)? `)
+	dumpParRE  = regexp.MustCompile(`^\s*parameter \\(SIZE|WIDTH) (\d+)`)
+)
+
+// ParseMemories reads Yosys's `dump` of the $mem_v2 cells (RTLIL) and
+// returns the memory bits (SIZE x WIDTH summed over the cells) by module,
+// with names as ltp prints them. After `memory -nomap` a memory is a cell,
+// not an RTLIL memory, so `stat` counts no memory bits for it.
+func ParseMemories(text string) (map[string]int, error) {
+	out := map[string]int{}
+	mod := ""
+	in := false
+	size, width := -1, -1
+	flush := func() error {
+		if !in {
+			return nil
+		}
+		if size < 0 || width < 0 {
+			return fmt.Errorf("yosys dump: a memory cell of %s without SIZE or WIDTH", mod)
+		}
+		out[mod] += size * width
+		in, size, width = false, -1, -1
+		return nil
+	}
+	for _, l := range strings.Split(text, "\n") {
+		switch {
+		case dumpModRE.MatchString(l):
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			mod = strings.TrimPrefix(dumpModRE.FindStringSubmatch(l)[1], `\`)
+		case dumpCellRE.MatchString(l):
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			if mod == "" {
+				return nil, errors.New("yosys dump: a memory cell outside a module")
+			}
+			in = true
+		case strings.HasPrefix(strings.TrimSpace(l), "cell "), strings.TrimSpace(l) == "end":
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		default:
+			if m := dumpParRE.FindStringSubmatch(l); m != nil && in {
+				n, _ := strconv.Atoi(m[2])
+				if m[1] == "SIZE" {
+					size = n
+				} else {
+					width = n
+				}
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IsMemory says whether a cell type is a memory left unmapped ($mem_v2).
+func IsMemory(typ string) bool { return typ == "$mem_v2" || typ == "$mem" }
+
 // BaseName is the Verilog name of a Yosys module name:
 // `$paramod$<hash>\hx_fifo` and `$paramod\hx_credit\B=...` are hx_fifo and
 // hx_credit.
@@ -182,10 +250,11 @@ func IsFlop(typ string) bool {
 	return false
 }
 
-// Build computes the report from the memory stat (after proc), the
-// synthesized stat and the ltp depths of the flattened modules; top is the
-// top module's Yosys name.
-func Build(mem, stat map[string]StatModule, depth map[string]int, top string) (*Report, error) {
+// Build computes the report from the memory bits by module
+// (ParseMemories), the synthesized stat and the ltp depths of the flattened
+// modules; top is the top module's Yosys name. Memory cells are counted in
+// MemoryBits, not in Cells.
+func Build(mem map[string]int, stat map[string]StatModule, depth map[string]int, top string) (*Report, error) {
 	if _, ok := stat[top]; !ok {
 		return nil, fmt.Errorf("yosys stat: no top module %s", top)
 	}
@@ -230,7 +299,7 @@ func Build(mem, stat map[string]StatModule, depth map[string]int, top string) (*
 		}
 		cells, flops := 0, 0
 		for t, c := range s.CellsByType {
-			if _, sub := stat[t]; sub {
+			if _, sub := stat[t]; sub || IsMemory(t) {
 				continue
 			}
 			cells += c
@@ -242,7 +311,7 @@ func Build(mem, stat map[string]StatModule, depth map[string]int, top string) (*
 		if !ok {
 			return nil, fmt.Errorf("yosys ltp: no depth for module %s", name)
 		}
-		k := key{BaseName(name), cells, flops, mem[name].MemoryBits, d}
+		k := key{BaseName(name), cells, flops, mem[name], d}
 		r := rows[k]
 		if r == nil {
 			r = &Module{Module: k.base, Cells: cells, Flops: flops, MemoryBits: k.memBits, Depth: d}
@@ -285,7 +354,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	t := r.Total
 	fmt.Fprintf(&b, "%-18s %9d %9d %9d %11d %6d\n", "total", t.Instances, t.Cells, t.Flops, t.MemoryBits, t.Depth)
-	fmt.Fprintln(&b, "(per module: per instance, submodules excluded, depth with them; total: times instances, depth of the whole design)")
+	fmt.Fprintln(&b, "(per module: per instance, submodules excluded, depth with them; cells and flops outside memories; total: times instances, depth of the whole design)")
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "yosys: %s\n", w)
+	}
 	if r.Yosys != "" {
 		fmt.Fprintf(&b, "(%s)\n", r.Yosys)
 	}
@@ -320,22 +392,48 @@ func Sources(dir string) ([]string, error) {
 	return srcs, nil
 }
 
-// Script is the Yosys script: it writes mem.json, stat.json and ltp.txt
-// into out (a directory without whitespace in its name).
-func Script(sources []string, top, out string) string {
+// Script is the Yosys script: it writes stat.json, mem.il and ltp.txt
+// into out (a directory without whitespace in its name). It is synth
+// without memory_map, so that memories stay $mem_v2 cells (their bits are
+// counted apart from the logic), with check -assert after it; for the depth
+// the memories are then mapped (read multiplexers, read registers) and
+// every module flattened.
+// Params, if any, set parameters of the top module (hierarchy -chparam).
+func Script(sources []string, top string, params []Param, out string) string {
 	o := func(f string) string { return filepath.Join(out, f) }
+	hier := "hierarchy -top " + top
+	for _, p := range params {
+		hier += fmt.Sprintf(" -chparam %s %d", p.Name, p.Value)
+	}
 	return strings.Join([]string{
 		"read_verilog -defer -DSYNTHESIS " + strings.Join(sources, " "),
-		"hierarchy -top " + top,
-		"proc",
-		"setattr -mod -unset top",
-		"tee -q -o " + o("mem.json") + " stat -json",
-		"synth -top " + top,
+		hier,
+		"synth -top " + top + " -run begin:fine",
+		// synth's fine and check steps, without memory_map
+		"opt -fast -full",
+		"opt -full",
+		"techmap",
+		"opt -fast",
+		"abc -fast",
+		"opt -fast",
+		"hierarchy -check",
+		"check -assert",
 		"setattr -mod -unset top",
 		"tee -q -o " + o("stat.json") + " stat -json",
+		"tee -q -o " + o("mem.il") + " dump t:$mem_v2",
+		"memory_map",
+		"techmap",
+		"opt_clean",
 		"flatten",
 		"tee -q -o " + o("ltp.txt") + " ltp -noff",
 	}, "; ")
+}
+
+// Param is a parameter of the top module set for a synthesis run
+// (RunModule).
+type Param struct {
+	Name  string
+	Value int
 }
 
 // Options tune Run.
@@ -351,9 +449,41 @@ func Run(ctx context.Context, dir string, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(srcs))
+	for i, f := range srcs {
+		paths[i] = filepath.Join(abs, f)
+	}
+	return run(ctx, paths, verilog.TopModule, nil, opt)
+}
+
+// RunModule synthesizes one module of the given sources (files, e.g. the
+// RTL library's) as the top, with the parameters set, and reports it like
+// Run (docs/area.md uses it for a barrier unit against its gate capacity).
+func RunModule(ctx context.Context, sources []string, top string, params []Param, opt Options) (*Report, error) {
+	paths := make([]string, len(sources))
+	for i, f := range sources {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return nil, err
+		}
+		paths[i] = abs
+	}
+	return run(ctx, paths, top, params, opt)
+}
+
+func run(ctx context.Context, paths []string, top string, params []Param, opt Options) (*Report, error) {
 	ys, err := exec.LookPath(Yosys)
 	if err != nil {
 		return nil, ErrNoYosys
+	}
+	for _, p := range paths {
+		if strings.ContainsAny(p, " \t;\"") {
+			return nil, fmt.Errorf("%s: whitespace, ';' or '\"' in the path (Yosys's script cannot name it)", p)
+		}
 	}
 	work, err := os.MkdirTemp("", "hxbar-synth-")
 	if err != nil {
@@ -363,9 +493,11 @@ func Run(ctx context.Context, dir string, opt Options) (*Report, error) {
 	if strings.ContainsAny(work, " \t;\"") {
 		return nil, fmt.Errorf("temporary directory %q: whitespace in its name", work)
 	}
+	// Yosys runs in its own directory: the design may read no file (no
+	// table) beside its sources.
 	logFile := filepath.Join(work, "yosys.log")
-	cmd := exec.CommandContext(ctx, ys, "-q", "-l", logFile, "-p", Script(srcs, verilog.TopModule, work))
-	cmd.Dir = dir
+	cmd := exec.CommandContext(ctx, ys, "-q", "-l", logFile, "-p", Script(paths, top, params, work))
+	cmd.Dir = work
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Start(); err != nil {
@@ -401,10 +533,10 @@ wait:
 		if e := errorLines(string(log)); e != "" {
 			msg = e
 		}
-		return nil, &YosysError{Dir: dir, Err: runErr, Msg: msg}
+		return nil, &YosysError{Dir: filepath.Dir(paths[0]), Err: runErr, Msg: msg}
 	}
 	read := func(f string) ([]byte, error) { return os.ReadFile(filepath.Join(work, f)) }
-	memJSON, err := read("mem.json")
+	memIL, err := read("mem.il")
 	if err != nil {
 		return nil, err
 	}
@@ -416,7 +548,7 @@ wait:
 	if err != nil {
 		return nil, err
 	}
-	mem, err := ParseStat(bytes.NewReader(memJSON))
+	mem, err := ParseMemories(string(memIL))
 	if err != nil {
 		return nil, err
 	}
@@ -424,9 +556,12 @@ wait:
 	if err != nil {
 		return nil, err
 	}
-	rep, err := Build(mem, stat, ParseLTP(string(ltp)), verilog.TopModule)
+	rep, err := Build(mem, stat, ParseLTP(string(ltp)), top)
 	if err != nil {
 		return nil, err
+	}
+	if log, err := read("yosys.log"); err == nil {
+		rep.Warnings = warningLines(string(log))
 	}
 	if v, err := exec.CommandContext(ctx, ys, "-V").Output(); err == nil {
 		rep.Yosys = strings.TrimSpace(string(v))
@@ -469,4 +604,18 @@ func errorLines(log string) string {
 		}
 	}
 	return strings.Join(out, "; ")
+}
+
+// warningLines are the "Warning:" lines of a Yosys log, each once.
+func warningLines(log string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(log, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "Warning:") && !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return out
 }

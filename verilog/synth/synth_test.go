@@ -11,10 +11,11 @@ import (
 
 // The testdata files are the outputs of this package's Yosys script (Yosys
 // 0.23) on 'hxbar gen --dims 2' (2 nodes, 3 switches, flit width 64):
-// mem.json after proc, stat.json after synth (top attribute removed: Yosys
+// stat.json after synth without memory_map (top attribute removed: Yosys
 // 0.23 ends the JSON with a trailing comma), stat-top.json the same stat
 // with the top attribute set (Yosys appends a non-JSON hierarchy listing
-// and a "design" total), ltp.txt ltp -noff after flatten.
+// and a "design" total), mem.il the dump of the $mem_v2 cells, ltp.txt
+// ltp -noff after memory_map and flatten.
 func readTestdata(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
@@ -39,23 +40,30 @@ func TestParseStat(t *testing.T) {
 	if !ok {
 		t.Fatalf("no hx_top (the escaped \\hx_top must be unescaped): %v", keys(stat))
 	}
-	if len(stat) != 10 {
-		t.Errorf("%d modules, want 10: %v", len(stat), keys(stat))
+	if len(stat) != 8 {
+		t.Errorf("%d modules, want 8: %v", len(stat), keys(stat))
 	}
 	// hx_top instantiates the 2 barrier units, 3 switches and the channels
-	// by their Yosys names, unescaped like the module names.
-	subs := 0
+	// by their Yosys names, unescaped like the module names; its other
+	// cells are gates (the configuration port's address decode).
+	subs, gates := 0, 0
 	for typ, n := range top.CellsByType {
+		if strings.HasPrefix(typ, "$_") {
+			gates += n
+			continue
+		}
 		if _, ok := stat[typ]; !ok {
 			t.Errorf("hx_top has cell type %q (%d), not a module of the design", typ, n)
 		}
 		subs += n
 	}
-	if subs != top.Cells {
-		t.Errorf("hx_top: %d submodule cells, num_cells %d", subs, top.Cells)
+	if subs != 13 || subs+gates != top.Cells {
+		t.Errorf("hx_top: %d submodule cells (want 13) and %d gates, num_cells %d", subs, gates, top.Cells)
 	}
+	// The FIFO's storage is a memory cell: its logic is the pointers and
+	// the count.
 	fifo := stat[`$paramod$1d512a1683beceb7c72f2570e8cf10cfb4f119c2\hx_fifo`]
-	if fifo.Cells != 501 || fifo.CellsByType["$_DFFE_PP_"] != 264 {
+	if fifo.Cells != 33 || fifo.CellsByType["$mem_v2"] != 1 {
 		t.Errorf("hx_fifo: %+v", fifo)
 	}
 	// The same stat with a hierarchy listing after "modules" parses equally.
@@ -63,13 +71,34 @@ func TestParseStat(t *testing.T) {
 	if len(withTop) != len(stat) {
 		t.Errorf("stat-top.json: %d modules, stat.json %d", len(withTop), len(stat))
 	}
-	mem := parse(t, "mem.json")
-	bits := 0
-	for _, m := range mem {
-		bits += m.MemoryBits
+}
+
+// TestParseMemories: the FIFO's storage (4 x 66) and the barrier unit's
+// gate, route and receive RAMs (3 x 41, 1 x 2, 3 x 73), by module.
+func TestParseMemories(t *testing.T) {
+	mem, err := ParseMemories(string(readTestdata(t, "mem.il")))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if bits == 0 {
-		t.Error("mem.json: no memory bits")
+	want := map[string]int{
+		`$paramod$1d512a1683beceb7c72f2570e8cf10cfb4f119c2\hx_fifo`:         4 * 66,
+		`$paramod$44078b68cd568098d8e55b41f26ef6f6c04ba4d7\hx_barrier_unit`: 3*41 + 1*2 + 3*73,
+	}
+	if len(mem) != len(want) {
+		t.Errorf("memories %v, want %v", mem, want)
+	}
+	for m, n := range want {
+		if mem[m] != n {
+			t.Errorf("%s: %d memory bits, want %d", m, mem[m], n)
+		}
+	}
+	for _, bad := range []string{
+		"  cell $mem_v2 \\m\n    parameter \\SIZE 4\n  end\n",                   // outside a module
+		"module \\a\n  cell $mem_v2 \\m\n    parameter \\WIDTH 4\n  end\nend\n", // no SIZE
+	} {
+		if _, err := ParseMemories(bad); err == nil {
+			t.Errorf("no error for %q", bad)
+		}
 	}
 }
 
@@ -83,7 +112,7 @@ func TestParseStatErrors(t *testing.T) {
 
 func TestParseLTP(t *testing.T) {
 	d := ParseLTP(string(readTestdata(t, "ltp.txt")))
-	if d["hx_top"] != 15 || d[`$paramod\hx_credit\B=s32'00000000000000000000000000000100`] != 5 || len(d) != 10 {
+	if d["hx_top"] != 52 || d[`$paramod\hx_credit\B=s32'00000000000000000000000000000100`] != 5 || len(d) != 8 {
 		t.Errorf("ltp: %v", d)
 	}
 }
@@ -110,19 +139,32 @@ func TestIsFlop(t *testing.T) {
 }
 
 // TestBuild checks the report against Yosys's own hierarchical total (the
-// "design" section of stat-top.json) and the contract: totals are the sums
-// of the per-module figures times their instances.
+// "design" section of stat-top.json, less its memory cells) and the
+// contract: totals are the sums of the per-module figures times their
+// instances.
 func TestBuild(t *testing.T) {
-	rep, err := Build(parse(t, "mem.json"), parse(t, "stat.json"), ParseLTP(string(readTestdata(t, "ltp.txt"))), "hx_top")
+	mem, err := ParseMemories(string(readTestdata(t, "mem.il")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	design := regexp.MustCompile(`"design": \{[^}]*"num_cells":\s+(\d+)`).FindStringSubmatch(string(readTestdata(t, "stat-top.json")))
-	if design == nil {
+	rep, err := Build(mem, parse(t, "stat.json"), ParseLTP(string(readTestdata(t, "ltp.txt"))), "hx_top")
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := string(readTestdata(t, "stat-top.json"))
+	design := regexp.MustCompile(`"design": \{[^}]*"num_cells":\s+(\d+)`).FindStringSubmatch(top)
+	mems := regexp.MustCompile(`"design": \{(?s:.*)"\$mem_v2":\s+(\d+)`).FindStringSubmatch(top)
+	if design == nil || mems == nil {
 		t.Fatal("stat-top.json: no design total")
 	}
-	if want, _ := strconv.Atoi(design[1]); rep.Total.Cells != want {
-		t.Errorf("total cells %d, Yosys's design total %d", rep.Total.Cells, want)
+	want, _ := strconv.Atoi(design[1])
+	nmem, _ := strconv.Atoi(mems[1])
+	if rep.Total.Cells != want-nmem {
+		t.Errorf("total cells %d, Yosys's design total %d less %d memory cells", rep.Total.Cells, want, nmem)
+	}
+	// 2 units (3 x 41 + 1 x 2 + 3 x 73 bits) and 8 FIFOs (4 x 66).
+	if rep.Total.MemoryBits != 2*(3*41+2+3*73)+8*4*66 {
+		t.Errorf("total memory bits %d", rep.Total.MemoryBits)
 	}
 	checkSums(t, rep)
 	inst := map[string]int{}
@@ -131,20 +173,20 @@ func TestBuild(t *testing.T) {
 	}
 	// 2 nodes: 2 barrier units, 3 switches with 2 input FIFOs and 2 output
 	// credit counters each, plus one FIFO and one credit counter per unit.
-	want := map[string]int{"hx_top": 1, "hx_barrier_unit": 2, "hx_switch": 3, "hx_fifo": 8, "hx_credit": 8, "hx_alu": 4, "hx_chan": 8}
-	for m, n := range want {
+	wantInst := map[string]int{"hx_top": 1, "hx_barrier_unit": 2, "hx_switch": 3, "hx_fifo": 8, "hx_credit": 8, "hx_alu": 4, "hx_chan": 8}
+	for m, n := range wantInst {
 		if inst[m] != n {
 			t.Errorf("%s: %d instances, want %d (all: %v)", m, inst[m], n, inst)
 		}
 	}
-	if rep.Total.Depth != 15 || rep.Total.Flops == 0 || rep.Total.MemoryBits == 0 {
+	if rep.Total.Depth != 52 || rep.Total.Flops == 0 {
 		t.Errorf("total %+v", rep.Total)
 	}
 	var b strings.Builder
 	if err := rep.WriteTable(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"hx_switch (3)", "total", "memory_bits"} {
+	for _, s := range []string{"hx_switch", "total", "memory_bits"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, b.String())
 		}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPictureFlagsRefused: the picture flags are refused where they do not
+// apply, with exit 2 and the flag's name.
+func TestPictureFlagsRefused(t *testing.T) {
+	t.Chdir(t.TempDir())
+	os.WriteFile("in.yaml", []byte("dims: [2, 2]\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"traffic", "--plot", "t.svg"}, "--plot does not apply to traffic"},
+		{[]string{"traffic", "--plot-load", "l.svg"}, "--plot-load does not apply to traffic"},
+		{[]string{"sim", "--trace-format", "chrome"}, "--trace-format does not apply to a run without --trace"},
+		{[]string{"sim", "--trace-format", "perfetto", "--trace", "t.json"}, `invalid --trace-format: "perfetto" (allowed: text, chrome)`},
+		{[]string{"sim", "--plot", "x.svg", "--plot-load", "./x.svg"}, "--plot and --plot-load name the same file"},
+		{[]string{"sim", "--plot", "x.svg", "--trace", "x.svg"}, "--plot and --trace name the same file"},
+		{[]string{"sim", "--config", "in.yaml", "--plot-load", "in.yaml"}, "--plot-load in.yaml is the input of --config"},
+	} {
+		code, _, stderr := hx(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("hxbar %s: exit %d, %q; want 2 and %q", strings.Join(c.args, " "), code, stderr, c.want)
+		}
+	}
+	if _, err := os.Stat("x.svg"); err == nil {
+		t.Error("a refused run wrote x.svg")
+	}
+}
+
+// TestSimPictures: hxbar sim writes the three pictures, the same bytes on
+// a second run; the trace is Chrome's JSON; above 64 ranks the timeline is
+// the density view.
+func TestSimPictures(t *testing.T) {
+	d := t.TempDir()
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"default", nil},
+		{"episodes", []string{"--repeat", "3", "--op", "sum"}},
+		{"allgather", []string{"--collective", "allgather", "--items", "4", "--item-flits", "16"}},
+		{"256 ranks", []string{"--dims", "16,16"}},
+	} {
+		var first [3][]byte
+		for i := range 2 {
+			files := [3]string{filepath.Join(d, "t.svg"), filepath.Join(d, "t.json"), filepath.Join(d, "l.svg")}
+			args := append([]string{"sim", "--format", "json", "--plot", files[0], "--trace-format", "chrome", "--trace", files[1], "--plot-load", files[2]}, c.args...)
+			code, stdout, stderr := hx(t, args...)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", c.name, code, stderr)
+			}
+			if !json.Valid([]byte(stdout)) || stderr != "" {
+				t.Errorf("%s: stdout is not JSON, or stderr has %q", c.name, stderr)
+			}
+			for k, f := range files {
+				b, err := os.ReadFile(f)
+				if err != nil || len(b) == 0 {
+					t.Fatalf("%s: %s: %v (%d bytes)", c.name, f, err, len(b))
+				}
+				if i == 0 {
+					first[k] = b
+				} else if !bytes.Equal(first[k], b) {
+					t.Errorf("%s: %s differs between two runs", c.name, filepath.Base(f))
+				}
+			}
+		}
+		var trace struct {
+			TraceEvents []map[string]any `json:"traceEvents"`
+		}
+		if err := json.Unmarshal(first[1], &trace); err != nil || len(trace.TraceEvents) == 0 {
+			t.Errorf("%s: trace: %v, %d events", c.name, err, len(trace.TraceEvents))
+		}
+		for k, svg := range [][]byte{first[0], first[2]} {
+			if !bytes.HasPrefix(svg, []byte("<?xml")) || !bytes.Contains(svg, []byte("<svg")) {
+				t.Errorf("%s: picture %d is not SVG", c.name, k)
+			}
+		}
+		if density := bytes.Contains(first[0], []byte("events per")); density != (c.name == "256 ranks") {
+			t.Errorf("%s: density view %v", c.name, density)
+		}
+		if bounds := bytes.Contains(first[0], []byte("episode boundary")); bounds != (c.name == "episodes") {
+			t.Errorf("%s: episode boundaries %v", c.name, bounds)
+		}
+	}
+}
+
+// The picture outputs are held to the CLI contract: a refused run changes
+// nothing, a run writes only its three files.
+var _ = registerContract("pictures",
+	contractCase{name: "plot-load overwrites config", args: []string{"sim", "--config", "$D/in.yaml", "--plot-load", "$D/in.yaml"},
+		setup: files("in.yaml", "dims: [2, 2]\n"), exit: 2, stderr: []string{"--plot-load $D/in.yaml is the input of --config"}},
+	contractCase{name: "plot is the trace", args: []string{"sim", "--trace", "$D/x", "--trace-format", "chrome", "--plot", "$D/x"},
+		exit: 2, stderr: []string{"--plot and --trace name the same file"}},
+	contractCase{name: "chrome without trace", args: []string{"sim", "--trace-format", "chrome", "--plot", "$D/t.svg"},
+		exit: 2, stderr: []string{"--trace-format does not apply to a run without --trace"}},
+	contractCase{name: "traffic plot", args: []string{"traffic", "--cycles", "10", "--plot", "$D/t.svg"},
+		exit: 2, stderr: []string{"--plot does not apply to traffic"}},
+	contractCase{name: "three pictures", args: []string{"sim", "--plot", "$D/t.svg", "--trace-format", "chrome", "--trace", "$D/t.json", "--plot-load", "$D/l.svg"},
+		exit: 0, owns: []string{"t.svg", "t.json", "l.svg"}},
+)
+
+// TestRunPicturesInStep keeps the pictures README.md shows equal to what
+// hxbar sim draws for the default system now: run make pictures after
+// changing the model or the drawing.
+func TestRunPicturesInStep(t *testing.T) {
+	d := t.TempDir()
+	tl, ld := filepath.Join(d, "t.svg"), filepath.Join(d, "l.svg")
+	if code, _, stderr := hx(t, "sim", "--plot", tl, "--plot-load", ld); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for got, doc := range map[string]string{tl: "run-timeline.svg", ld: "run-load.svg"} {
+		a, err := os.ReadFile(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join("..", "..", "docs", "img", doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("docs/img/%s is not what hxbar sim --plot draws now: run make pictures", doc)
+		}
+	}
+}

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hxbar/hxbar/internal/gendir"
+	"github.com/hxbar/hxbar/internal/inputfile"
+	"github.com/hxbar/hxbar/sweep"
+)
+
+// hxbar sweep: a design-space sweep (docs/sweeps.md). Four modes:
+//
+//	hxbar sweep SPEC.yaml --out DIR [--workers N] [--shard i/N]   run (a shard of) the points
+//	hxbar sweep SPEC.yaml --out DIR --slurm [--tasks N] ...        write DIR/sweep.sbatch, submit it
+//	hxbar sweep --collect DIR                                      merge DIR/shards/* into DIR
+//	hxbar sweep --plot x=KEY,y=FIELD[,series=KEY] DIR              draw DIR/plot.svg
+func runSweep(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("sweep", stderr)
+	out := fs.String("out", "", "write the results into `DIR`: a new or empty directory, or one hxbar sweep wrote (it resumes: points already there are skipped)")
+	workers := fs.Int("workers", 0, "points run at once (`N`; 0: GOMAXPROCS, every core)")
+	shard := fs.String("shard", "", "run only shard `i/N`: the points p with p % N == i, into DIR/shards/i")
+	slurm := fs.Bool("slurm", false, "write DIR/"+sweep.SbatchName+", a SLURM array job of --tasks shards, and submit it with sbatch")
+	tasks := fs.Int("tasks", 0, "array tasks of --slurm (`N`; 0: the number of points, at most 64)")
+	partition := fs.String("partition", "", "SLURM partition of --slurm (`P`; default: the cluster's default)")
+	timeLimit := fs.String("time", "", "SLURM time limit of each task of --slurm (`T`, e.g. 30 or 1:00:00; default: the partition's)")
+	dryRun := fs.Bool("dry-run", false, "with --slurm: write the script and print the sbatch command, do not submit")
+	collect := fs.Bool("collect", false, "merge the shards of the sweep directory given as the argument into its results.csv and results.jsonl")
+	plotSpec := fs.String("plot", "", "draw `x=KEY,y=FIELD[,series=KEY]` from the results of the sweep directory given as the argument")
+	plotOut := fs.String("plot-out", "", "with --plot: write the SVG to `FILE` (default: DIR/plot.svg)")
+	format := fs.String("format", "table", "output format: table or json")
+	if err := parseFlags(fs, args, 1); err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	runOnly := []string{"out", "workers", "shard", "slurm", "tasks", "partition", "time", "dry-run"}
+	slurmOnly := []string{"tasks", "partition", "time", "dry-run"}
+	switch {
+	case *plotSpec != "":
+		if err := refuseFlags(fs.FlagSet, "sweep --plot", notApplicable{append(runOnly, "collect"), "--plot draws the results of a sweep directory"}); err != nil {
+			return err
+		}
+		if len(fs.args) != 1 {
+			return usagef("--plot needs the sweep directory: hxbar sweep --plot x=KEY,y=FIELD[,series=KEY] DIR")
+		}
+		return sweepPlot(fs.args[0], *plotSpec, *plotOut, *format, stdout)
+	case *collect:
+		if err := refuseFlags(fs.FlagSet, "sweep --collect", notApplicable{append(runOnly, "plot-out"), "--collect merges the shards already run"}); err != nil {
+			return err
+		}
+		if len(fs.args) != 1 {
+			return usagef("--collect needs the sweep directory: hxbar sweep --collect DIR")
+		}
+		return sweepCollect(fs.args[0], *format, stdout)
+	}
+	if err := refuseFlags(fs.FlagSet, "a sweep run", notApplicable{[]string{"plot-out"}, "it applies to --plot"}); err != nil {
+		return err
+	}
+	if !*slurm {
+		if err := refuseFlags(fs.FlagSet, "a sweep run without --slurm", notApplicable{slurmOnly, "it applies to --slurm"}); err != nil {
+			return err
+		}
+	} else if err := refuseFlags(fs.FlagSet, "sweep --slurm", notApplicable{[]string{"shard"}, "the array job gives each task its shard"}); err != nil {
+		return err
+	}
+	if len(fs.args) != 1 {
+		return usagef("the sweep spec is missing: hxbar sweep SPEC.yaml --out DIR (docs/sweeps.md)")
+	}
+	if *out == "" {
+		return usagef("--out DIR is missing: the directory of the results (allowed: a new or empty directory, or one hxbar sweep wrote)")
+	}
+	if *workers < 0 {
+		return usagef("invalid --workers: %d (allowed: 0 for every core, or 1..)", *workers)
+	}
+	specPath := fs.args[0]
+	var shardI, shardN int
+	if *shard != "" {
+		var err error
+		if shardI, shardN, err = parseShard(*shard); err != nil {
+			return err
+		}
+	}
+	if *tasks < 0 {
+		return usagef("invalid --tasks: %d (allowed: 0 for the default, or 1..)", *tasks)
+	}
+	if !sweep.CheckPartition(*partition) {
+		return usagef("invalid --partition: %q (allowed: %s)", *partition, sweep.PartitionAllowed)
+	}
+	if !sweep.CheckTime(*timeLimit) {
+		return usagef("invalid --time: %q (allowed: %s)", *timeLimit, sweep.TimeAllowed)
+	}
+	outs := map[string]string{}
+	for _, n := range []string{sweep.CSVName, sweep.JSONLName, sweep.LogName, sweep.MetaName, sweep.SbatchName, gendir.ManifestName} {
+		outs["out "+n] = filepath.Join(*out, n)
+	}
+	if err := checkOutputs(map[string]string{"spec": specPath}, outs); err != nil {
+		return err
+	}
+	spec, err := sweep.Load(specPath)
+	if err != nil {
+		return usageError{err}
+	}
+	for i := range spec.Points {
+		if err := sweep.Check(&spec.Points[i]); err != nil {
+			return usageError{spec.Locate(&spec.Points[i], err)}
+		}
+	}
+	if *slurm {
+		return sweepSlurm(spec, specPath, *out, *tasks, *partition, *timeLimit, *workers, *dryRun, *format, stdout)
+	}
+	dir := *out
+	if shardN > 0 {
+		var err error
+		if dir, err = sweep.ShardDir(dir, shardI); err != nil {
+			return usageError{err}
+		}
+	}
+	start := time.Now()
+	prog := newProgress(stderr, start)
+	sum, err := sweep.Run(spec, dir, sweep.Options{Workers: *workers, Shard: shardI, Shards: shardN, Progress: prog.update})
+	prog.finish()
+	if err != nil {
+		return usageError{err}
+	}
+	wall := time.Since(start)
+	if *format == "json" {
+		failed := make([]string, len(sum.Failed))
+		for i, e := range sum.Failed {
+			failed[i] = e.Error()
+		}
+		if err := encodeIndented(stdout, map[string]any{
+			"dir": sum.Dir, "points": sum.Points, "ran": sum.Ran, "skipped": sum.Skipped,
+			"incomplete": sum.Incomplete, "failed": failed, "wall_s": wall.Seconds(),
+			"results": []string{filepath.Join(sum.Dir, sweep.CSVName), filepath.Join(sum.Dir, sweep.JSONLName)},
+		}); err != nil {
+			return err
+		}
+	} else {
+		what := fmt.Sprintf("%d points", sum.Points)
+		if shardN > 0 {
+			what = fmt.Sprintf("shard %d/%d: %d of %d points", shardI, shardN, sum.Points, len(spec.Points))
+		}
+		fmt.Fprintf(stdout, "sweep %s: %s, %d run, %d already done (skipped), %.2f s on %d worker(s)\n",
+			specPath, what, sum.Ran, sum.Skipped, wall.Seconds(), workerCount(*workers))
+		fmt.Fprintf(stdout, "results: %s, %s\n", filepath.Join(sum.Dir, sweep.CSVName), filepath.Join(sum.Dir, sweep.JSONLName))
+	}
+	var problems []string
+	if sum.Incomplete > 0 {
+		problems = append(problems, fmt.Sprintf("%d points did not complete by max_cycles (complete=false in the results)", sum.Incomplete))
+	}
+	for _, e := range sum.Failed {
+		problems = append(problems, e.Error())
+	}
+	if len(problems) > 0 {
+		return failure{strings.Join(problems, "; ")}
+	}
+	return nil
+}
+
+func workerCount(w int) int {
+	if w > 0 {
+		return w
+	}
+	return runtimeProcs()
+}
+
+// parseShard reads --shard i/N.
+func parseShard(s string) (int, int, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n || n > 1_000_000 {
+		return 0, 0, usagef("invalid --shard: %q (allowed: i/N with 0 <= i < N, e.g. 0/4)", s)
+	}
+	return i, n, nil
+}
+
+// sweepSlurm writes DIR/sweep.sbatch and submits it (not with dryRun).
+func sweepSlurm(spec *sweep.Spec, specPath, out string, tasks int, partition, timeLimit string, workers int, dryRun bool, format string, stdout io.Writer) error {
+	if tasks == 0 {
+		tasks = min(max(len(spec.Points), 1), 64)
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		return fmt.Errorf("the path of this hxbar binary: %w", err)
+	}
+	specAbs, err := filepath.Abs(specPath)
+	if err != nil {
+		return err
+	}
+	if err := sweep.EnsureDir(out); err != nil {
+		return usageError{err}
+	}
+	dir, _, err := gendir.Resolve(out)
+	if err != nil {
+		return usageError{err}
+	}
+	if strings.ContainsAny(dir, " \t\n%\"'\\") {
+		return usagef("--out %s: a SLURM #SBATCH --output line cannot hold blanks, quotes, backslashes or %%: choose a plain path", dir)
+	}
+	job := &sweep.Slurm{Hxbar: exe, Spec: specAbs, Dir: dir, Tasks: tasks, Partition: partition, Time: timeLimit, Workers: workers,
+		JobName: "hxbar-sweep-" + strings.TrimSuffix(filepath.Base(specPath), filepath.Ext(specPath))}
+	if _, err := gendir.Write(dir, []gendir.File{{Name: sweep.SbatchName, Data: []byte(job.Script()), Mode: 0o755, Part: "slurm"}},
+		gendir.Options{Tool: sweep.Tool, Parts: []string{"slurm"}}); err != nil {
+		return usageError{err}
+	}
+	for _, d := range []string{sweep.LogsDir, sweep.ShardsDir} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	script := filepath.Join(dir, sweep.SbatchName)
+	cmd := []string{"sbatch", "--parsable", script}
+	jobID := ""
+	if !dryRun {
+		c := exec.Command(cmd[0], cmd[1:]...)
+		var errb bytes.Buffer
+		c.Stderr = &errb
+		o, err := c.Output()
+		if errors.Is(err, exec.ErrNotFound) {
+			return fmt.Errorf("sbatch not found in PATH: SLURM's client is needed to submit (the script is written: %s; --dry-run only writes it)", script)
+		}
+		if err != nil {
+			return failure{fmt.Sprintf("%s: %v: %s", strings.Join(cmd, " "), err, strings.TrimSpace(errb.String()))}
+		}
+		jobID, _, _ = strings.Cut(strings.TrimSpace(string(o)), ";")
+	}
+	collectCmd := fmt.Sprintf("%s sweep --collect %s", exe, dir)
+	if format == "json" {
+		return encodeIndented(stdout, map[string]any{"script": script, "tasks": tasks, "points": len(spec.Points),
+			"submitted": !dryRun, "job_id": jobID, "sbatch": strings.Join(cmd, " "), "collect": collectCmd})
+	}
+	fmt.Fprintf(stdout, "wrote %s: an array job of %d tasks over %d points\n", script, tasks, len(spec.Points))
+	if dryRun {
+		fmt.Fprintf(stdout, "not submitted (--dry-run); submit with: %s\n", strings.Join(cmd, " "))
+	} else {
+		fmt.Fprintf(stdout, "submitted: job %s\n", jobID)
+	}
+	fmt.Fprintf(stdout, "when every task is done: %s\n", collectCmd)
+	return nil
+}
+
+func sweepCollect(dir, format string, stdout io.Writer) error {
+	sum, err := sweep.Collect(dir)
+	if err != nil {
+		if ie, ok := errors.AsType[*sweep.IncompleteError](err); ok {
+			return failure{ie.Error()}
+		}
+		return usageError{err}
+	}
+	if format == "json" {
+		return encodeIndented(stdout, map[string]any{"dir": sum.Dir, "shards": sum.Shards, "points": sum.Points,
+			"results": []string{filepath.Join(sum.Dir, sweep.CSVName), filepath.Join(sum.Dir, sweep.JSONLName)}})
+	}
+	fmt.Fprintf(stdout, "collected %d points from %d shards: %s, %s\n", sum.Points, sum.Shards,
+		filepath.Join(sum.Dir, sweep.CSVName), filepath.Join(sum.Dir, sweep.JSONLName))
+	return nil
+}
+
+// plotMarker follows the XML declaration of a plot --plot writes; --plot-out
+// replaces only a file that carries it.
+const plotMarker = "<!-- generated by hxbar sweep --plot -->\n"
+
+func sweepPlot(dir, spec, plotOut, format string, stdout io.Writer) error {
+	ps, err := sweep.ParsePlotSpec(spec)
+	if err != nil {
+		return usagef("invalid --plot: %v", err)
+	}
+	real, exists, err := gendir.Resolve(dir)
+	if err != nil {
+		return usageError{err}
+	}
+	if !exists || !gendir.Owns(real, sweep.JSONLName) {
+		return usagef("%s: no %s written by hxbar sweep (allowed: the --out DIR of a finished sweep, or a collected one)", dir, sweep.JSONLName)
+	}
+	data, err := inputfile.Read(filepath.Join(real, sweep.JSONLName))
+	if err != nil {
+		return usageError{err}
+	}
+	title := fmt.Sprintf("%s: %s vs %s", filepath.Base(real), ps.Y, ps.X)
+	svg, err := sweep.Plot(data, ps, title)
+	if err != nil {
+		return usagef("--plot %s: %v", spec, err)
+	}
+	decl, rest, ok := bytes.Cut(svg, []byte("\n"))
+	if !ok || !bytes.HasPrefix(decl, []byte("<?xml")) {
+		return errors.New("the plot library wrote no XML declaration")
+	}
+	marked := make([]byte, 0, len(svg)+len(plotMarker))
+	marked = append(marked, decl...)
+	marked = append(marked, '\n')
+	marked = append(marked, plotMarker...)
+	svg = append(marked, rest...)
+	target := filepath.Join(real, "plot.svg")
+	if plotOut == "" {
+		if _, err := gendir.Write(real, []gendir.File{{Name: "plot.svg", Data: svg, Part: "plot"}}, gendir.Options{Tool: sweep.Tool, Parts: []string{"plot"}}); err != nil {
+			return usageError{err}
+		}
+	} else {
+		target = plotOut
+		if sameFile(plotOut, filepath.Join(real, sweep.JSONLName)) || sameFile(plotOut, filepath.Join(real, sweep.CSVName)) {
+			return usagef("--plot-out %s is an input of the plot (allowed: a new file, or a plot hxbar sweep wrote)", plotOut)
+		}
+		if st, err := os.Lstat(plotOut); err == nil {
+			old, rerr := os.ReadFile(plotOut)
+			if !st.Mode().IsRegular() || rerr != nil || !bytes.Contains(old[:min(len(old), 200)], []byte(plotMarker)) {
+				return usagef("--plot-out %s exists and is not a plot hxbar sweep wrote (allowed: a new file, or one it wrote); refusing to overwrite it", plotOut)
+			}
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return usageError{err}
+		}
+		if err := os.WriteFile(plotOut, svg, 0o644); err != nil {
+			return usageError{err}
+		}
+	}
+	if format == "json" {
+		return encodeIndented(stdout, map[string]any{"plot": target})
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", target)
+	return nil
+}

@@ -1,0 +1,287 @@
+package pictures
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/sim"
+)
+
+// pics runs sys and draws its three pictures.
+func pics(t *testing.T, sys hw.System) (timeline, chrome, load []byte, res *sim.Result) {
+	t.Helper()
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := RunOf(s, "test "+sys.Name)
+	tl := NewTimeline(run)
+	var cb, tb, lb bytes.Buffer
+	ch := NewChrome(&cb, run)
+	var l sim.ChannelLoad
+	res, err = s.Run(sim.Options{Load: &l, Events: func(evs []barrierunit.Event) {
+		tl.Add(evs)
+		ch.Add(evs)
+	}})
+	var stuck *sim.StuckError
+	if err != nil && !errors.As(err, &stuck) {
+		t.Fatal(err)
+	}
+	if err := ch.Close(res); err != nil {
+		t.Fatal(err)
+	}
+	if err := tl.WriteSVG(&tb, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := LoadSVG(&lb, &l, res, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if dir := os.Getenv("PICTURES_OUT"); dir != "" { // to look at them
+		for n, b := range map[string][]byte{"timeline.svg": tb.Bytes(), "trace.json": cb.Bytes(), "load.svg": lb.Bytes()} {
+			os.WriteFile(dir+"/"+sys.Name+"-"+n, b, 0o644)
+		}
+	}
+	return tb.Bytes(), cb.Bytes(), lb.Bytes(), res
+}
+
+func systems() map[string]hw.System {
+	def := hw.Default()
+	ag := hw.Default()
+	ag.Name, ag.Collective, ag.Items, ag.ItemFlits = "allgather", hw.CollAllGather, 4, 64
+	rep := hw.Default()
+	rep.Name, rep.Repeat, rep.Op = "repeat", 3, "sum"
+	torus := hw.Default()
+	torus.Name, torus.Topology, torus.Dims, torus.Ranks = "torus", "torus", []int{8}, 0
+	big := hw.Default()
+	big.Name, big.Dims, big.Ranks = "big", []int{16, 16}, 0
+	stuck := hw.Default()
+	stuck.Name, stuck.MaxCycles = "stuck", 30
+	return map[string]hw.System{"default": def, "allgather": ag, "repeat": rep, "torus": torus, "big": big, "stuck": stuck}
+}
+
+// TestPictures: every picture of every system is deterministic, the SVGs
+// are well-formed XML and the trace keeps the trace-event format's rules.
+func TestPictures(t *testing.T) {
+	for name, sys := range systems() {
+		t.Run(name, func(t *testing.T) {
+			tl, ch, ld, res := pics(t, sys)
+			tl2, ch2, ld2, _ := pics(t, sys)
+			for _, p := range []struct {
+				what string
+				a, b []byte
+			}{{"timeline", tl, tl2}, {"trace", ch, ch2}, {"load", ld, ld2}} {
+				if !bytes.Equal(p.a, p.b) {
+					t.Errorf("%s: two runs differ", p.what)
+				}
+			}
+			for what, svg := range map[string][]byte{"timeline": tl, "load": ld} {
+				if err := checkXML(svg); err != nil {
+					t.Errorf("%s: %v", what, err)
+				}
+			}
+			if err := checkChrome(ch, sys.NumRanks()); err != nil {
+				t.Errorf("trace: %v", err)
+			}
+			for what, svg := range map[string][]byte{"timeline": tl, "load": ld} {
+				boundary := bytes.Contains(svg, []byte("episode boundary"))
+				if want := len(res.Episodes) > 1; boundary != want {
+					t.Errorf("%s shows episode boundaries: %v, want %v", what, boundary, want)
+				}
+			}
+			density := bytes.Contains(tl, []byte("events per"))
+			if want := sys.NumRanks() > MaxDetailRanks; density != want {
+				t.Errorf("density view: %v, want %v", density, want)
+			}
+		})
+	}
+}
+
+// TestTimelineMessages: the detailed view draws one line per message.
+func TestTimelineMessages(t *testing.T) {
+	s, err := sim.Build(hw.Default(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := NewTimeline(RunOf(s, "x"))
+	if _, err := s.Run(sim.Options{Events: tl.Add}); err != nil {
+		t.Fatal(err)
+	}
+	sends, recvs := 0, 0
+	for _, e := range tl.evs {
+		switch e.kind {
+		case barrierunit.EvSend:
+			sends++
+		case barrierunit.EvRecv:
+			recvs++
+		}
+	}
+	if sends == 0 || sends != recvs {
+		t.Fatalf("%d sends, %d recvs", sends, recvs)
+	}
+}
+
+func checkXML(b []byte) error {
+	d := xml.NewDecoder(bytes.NewReader(b))
+	root := ""
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if se, ok := tok.(xml.StartElement); ok && root == "" {
+			root = se.Name.Local
+		}
+	}
+	if root != "svg" {
+		return fmt.Errorf("root element %q, want svg", root)
+	}
+	return nil
+}
+
+// checkChrome holds a trace to the rules of the trace-event format's JSON
+// Object Format, and to what Chrome says of the run: JSON of one object
+// with traceEvents; every event has name, ph, ts, pid and tid; ph is one
+// the writer uses (X, i, M, s, f); X has dur >= 0; i has scope g, p or t;
+// every flow start has exactly one finish with the same id and cat (and
+// name), not before it; every tid used is named by a thread_name M event;
+// displayTimeUnit is ms or ns.
+func checkChrome(b []byte, ranks int) error {
+	if !json.Valid(b) {
+		return errors.New("not valid JSON")
+	}
+	var doc struct {
+		TraceEvents     []map[string]any `json:"traceEvents"`
+		DisplayTimeUnit string           `json:"displayTimeUnit"`
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&doc); err != nil {
+		return err
+	}
+	if doc.TraceEvents == nil {
+		return errors.New("no traceEvents")
+	}
+	if doc.DisplayTimeUnit != "ms" && doc.DisplayTimeUnit != "ns" {
+		return fmt.Errorf("displayTimeUnit %q", doc.DisplayTimeUnit)
+	}
+	type flow struct {
+		cat, name string
+		ts        float64
+		n         int
+	}
+	starts := map[string]*flow{}
+	finishes := map[string]*flow{}
+	named := map[string]bool{}
+	used := map[string]bool{}
+	num := func(e map[string]any, k string) (float64, error) {
+		n, ok := e[k].(json.Number)
+		if !ok {
+			return 0, fmt.Errorf("event %v: %s is not a number", e, k)
+		}
+		return n.Float64()
+	}
+	for _, e := range doc.TraceEvents {
+		for _, k := range []string{"name", "ph", "ts", "pid", "tid"} {
+			if _, ok := e[k]; !ok {
+				return fmt.Errorf("event %v has no %s", e, k)
+			}
+		}
+		name, _ := e["name"].(string)
+		ph, _ := e["ph"].(string)
+		cat, _ := e["cat"].(string)
+		ts, err := num(e, "ts")
+		if err != nil {
+			return err
+		}
+		if _, err := num(e, "pid"); err != nil {
+			return err
+		}
+		if _, err := num(e, "tid"); err != nil {
+			return err
+		}
+		tid := fmt.Sprint(e["pid"], "/", e["tid"])
+		switch ph {
+		case "X":
+			dur, err := num(e, "dur")
+			if err != nil || dur < 0 {
+				return fmt.Errorf("X event %v: dur must be a number >= 0", e)
+			}
+			used[tid] = true
+		case "i":
+			if s := e["s"]; s != "g" && s != "p" && s != "t" {
+				return fmt.Errorf("instant event %v: scope %v", e, s)
+			}
+			if e["s"] == "t" {
+				used[tid] = true
+			}
+		case "M":
+			if name == "thread_name" {
+				args, _ := e["args"].(map[string]any)
+				if n, _ := args["name"].(string); n == "" {
+					return fmt.Errorf("thread_name %v names nothing", e)
+				}
+				named[tid] = true
+			}
+		case "s", "f":
+			id := fmt.Sprint(e["id"])
+			if e["id"] == nil {
+				return fmt.Errorf("flow event %v has no id", e)
+			}
+			m := starts
+			if ph == "f" {
+				m = finishes
+				if bp, ok := e["bp"]; ok && bp != "e" {
+					return fmt.Errorf("flow finish %v: bp %v", e, bp)
+				}
+			}
+			if m[id] != nil {
+				return fmt.Errorf("flow id %s has two %q events", id, ph)
+			}
+			m[id] = &flow{cat: cat, name: name, ts: ts}
+			used[tid] = true
+		default:
+			return fmt.Errorf("event %v: ph %q (allowed: X, i, M, s, f)", e, ph)
+		}
+	}
+	for id, s := range starts {
+		f := finishes[id]
+		if f == nil {
+			return fmt.Errorf("flow %s starts and never finishes", id)
+		}
+		if f.cat != s.cat || f.name != s.name {
+			return fmt.Errorf("flow %s: start %s/%s, finish %s/%s", id, s.cat, s.name, f.cat, f.name)
+		}
+		if f.ts < s.ts {
+			return fmt.Errorf("flow %s finishes at %v before it starts at %v", id, f.ts, s.ts)
+		}
+	}
+	for id := range finishes {
+		if starts[id] == nil {
+			return fmt.Errorf("flow %s finishes and never starts", id)
+		}
+	}
+	for tid := range used {
+		if !named[tid] {
+			return fmt.Errorf("thread %s has events and no thread_name", tid)
+		}
+	}
+	if len(named) != ranks {
+		return fmt.Errorf("%d threads named, want one per rank (%d)", len(named), ranks)
+	}
+	if !strings.Contains(string(b), `"ph":"X"`) {
+		return errors.New("no gate slices")
+	}
+	return nil
+}

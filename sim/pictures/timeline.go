@@ -1,0 +1,229 @@
+package pictures
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/sim"
+)
+
+// MaxDetailRanks is the largest rank count the timeline draws event by
+// event; a larger run gets the density view.
+const MaxDetailRanks = 64
+
+// Density view bounds: at most densityRows rank buckets and
+// densityCols cycle buckets (the cycle bucket width doubles as the run
+// grows, neighbouring buckets merging).
+const (
+	densityRows = 64
+	densityCols = 128
+)
+
+// Timeline records a run's events for its timeline picture (WriteSVG):
+// event by event for at most MaxDetailRanks ranks, else as counts per
+// rank bucket and cycle bucket. Add takes each cycle's events.
+type Timeline struct {
+	run    Run
+	rankOf []int32
+	ranks  int
+	evs    []tev // detailed view
+
+	// density view
+	perRow int
+	bucket int64
+	counts [][]uint32 // [row][column]
+}
+
+// tev is one event of the detailed view: rank is the rank the event
+// belongs to (the sender of a send, the receiver of a recv), peer the
+// other end of a message.
+type tev struct {
+	cycle      int64
+	rank, peer int32
+	kind, gate uint8
+}
+
+// NewTimeline starts the timeline of run r.
+func NewTimeline(r Run) *Timeline {
+	t := &Timeline{run: r, rankOf: r.rankOf(), ranks: len(r.NodeOf)}
+	if t.ranks > MaxDetailRanks {
+		t.perRow = (t.ranks + densityRows - 1) / densityRows
+		t.counts = make([][]uint32, (t.ranks+t.perRow-1)/t.perRow)
+		t.bucket = 1
+	}
+	return t
+}
+
+// Add records one cycle's events (sim.Options.Events); kinds other than
+// arrive, gate, release, send and recv are left out.
+func (t *Timeline) Add(evs []barrierunit.Event) {
+	for _, e := range evs {
+		var rank int32
+		switch e.Kind {
+		case barrierunit.EvArrive, barrierunit.EvRelease:
+			rank = e.Rank
+		case barrierunit.EvGate, barrierunit.EvSend, barrierunit.EvRecv:
+			rank = t.rankOf[e.Node]
+		default:
+			continue
+		}
+		if t.counts == nil {
+			t.evs = append(t.evs, tev{cycle: e.Cycle, rank: rank, peer: e.Rank, kind: e.Kind, gate: e.Gate})
+			continue
+		}
+		for e.Cycle/t.bucket >= densityCols {
+			t.bucket *= 2
+			for i, row := range t.counts {
+				for j := 0; j < len(row); j += 2 {
+					v := row[j]
+					if j+1 < len(row) {
+						v += row[j+1]
+					}
+					row[j/2] = v
+				}
+				t.counts[i] = row[:(len(row)+1)/2]
+			}
+		}
+		row := &t.counts[int(rank)/t.perRow]
+		col := int(e.Cycle / t.bucket)
+		for len(*row) <= col {
+			*row = append(*row, 0)
+		}
+		(*row)[col]++
+	}
+}
+
+func episodesOf(res *sim.Result) []episode {
+	var eps []episode
+	for _, e := range res.Episodes {
+		eps = append(eps, episode{e.FirstArrival, e.LastRelease})
+	}
+	return eps
+}
+
+// rankTicks labels ranks on the (inverted) rank axis, every step-th one.
+func rankTicks(ranks, step int) plot.Ticker {
+	return plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+		var ts []plot.Tick
+		for r := 0; r < ranks; r++ {
+			l := ""
+			if r%step == 0 {
+				l = strconv.Itoa(r)
+			}
+			ts = append(ts, plot.Tick{Value: float64(r), Label: l})
+		}
+		return ts
+	})
+}
+
+// WriteSVG draws the timeline of the run whose result is res: ranks down,
+// cycles across.
+func (t *Timeline) WriteSVG(w io.Writer, res *sim.Result) error {
+	p, wd, h := t.plot(res)
+	return writeSVG(w, p, wd, h)
+}
+
+func (t *Timeline) plot(res *sim.Result) (*plot.Plot, vg.Length, vg.Length) {
+	p := plot.New()
+	p.X.Label.Text = "cycle"
+	p.Y.Scale = plot.InvertedScale{Normalizer: plot.LinearScale{}}
+	p.X.Min, p.X.Max = 0, float64(max(res.Cycles, 1))
+	p.Legend.Top = true
+	p.Legend.Left = false
+	var h vg.Length
+	if t.counts == nil {
+		t.detail(p)
+		h = vg.Points(float64(t.ranks)*12 + 120)
+	} else {
+		t.density(p, res)
+		h = vg.Points(float64(len(t.counts))*8 + 120)
+	}
+	episodeLines(p, episodesOf(res))
+	return p, 10 * vg.Inch, max(h, 3*vg.Inch)
+}
+
+func (t *Timeline) detail(p *plot.Plot) {
+	p.Title.Text = t.run.Title + ": timeline"
+	p.Y.Label.Text = "rank"
+	p.Y.Min, p.Y.Max = -0.5, float64(t.ranks)-0.5
+	step := 1
+	if t.ranks > 32 {
+		step = 4
+	}
+	p.Y.Tick.Marker = rankTicks(t.ranks, step)
+	p.Add(plotter.NewGrid())
+	// Messages: a send pairs with the next recv of the same (src, dst, gate).
+	msgs := segments{style: draw.LineStyle{Color: color.RGBA{0x80, 0x80, 0x80, 0xa0}, Width: vg.Points(0.6)}}
+	pending := map[[3]int32][]int64{}
+	var arrive, gate, release plotter.XYs
+	for _, e := range t.evs {
+		x, y := float64(e.cycle), float64(e.rank)
+		switch e.kind {
+		case barrierunit.EvArrive:
+			arrive = append(arrive, plotter.XY{X: x, Y: y})
+		case barrierunit.EvGate:
+			gate = append(gate, plotter.XY{X: x, Y: y})
+		case barrierunit.EvRelease:
+			release = append(release, plotter.XY{X: x, Y: y})
+		case barrierunit.EvSend:
+			k := [3]int32{e.rank, e.peer, int32(e.gate)}
+			pending[k] = append(pending[k], e.cycle)
+		case barrierunit.EvRecv:
+			k := [3]int32{e.peer, e.rank, int32(e.gate)}
+			if q := pending[k]; len(q) > 0 {
+				msgs.lines = append(msgs.lines, [2]plotter.XY{{X: float64(q[0]), Y: float64(e.peer)}, {X: x, Y: y}})
+				pending[k] = q[1:]
+			}
+		}
+	}
+	p.Add(msgs)
+	p.Legend.Add("message (send -> recv)", msgs)
+	for _, s := range []struct {
+		name  string
+		pts   plotter.XYs
+		shape draw.GlyphDrawer
+		c     color.RGBA
+		r     float64
+	}{
+		{"arrive", arrive, draw.TriangleGlyph{}, color.RGBA{0x2c, 0xa0, 0x2c, 0xff}, 3.5},
+		{"gate passed", gate, draw.CircleGlyph{}, color.RGBA{0x1f, 0x77, 0xb4, 0xff}, 2.5},
+		{"release", release, draw.BoxGlyph{}, color.RGBA{0xd6, 0x27, 0x28, 0xff}, 3},
+	} {
+		sc, err := plotter.NewScatter(s.pts)
+		if err != nil { // no such events (an incomplete run): no entry
+			continue
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Shape: s.shape, Color: s.c, Radius: vg.Points(s.r)}
+		p.Add(sc)
+		p.Legend.Add(s.name, sc)
+	}
+}
+
+func (t *Timeline) density(p *plot.Plot, res *sim.Result) {
+	cols := int((max(res.Cycles, 1) + t.bucket - 1) / t.bucket)
+	var top uint32
+	for _, row := range t.counts {
+		for _, c := range row {
+			top = max(top, c)
+		}
+	}
+	p.Title.Text = fmt.Sprintf("%s: events per %d ranks per %s", t.run.Title, t.perRow, cyclesText(t.bucket))
+	p.Y.Label.Text = "rank"
+	p.Y.Min, p.Y.Max = 0, float64(t.ranks)
+	p.Add(grid{x0: 0, dx: float64(t.bucket), x1: float64(max(res.Cycles, 1)), dy: float64(t.perRow), y1: float64(t.ranks),
+		rows: len(t.counts), cols: cols, val: func(i, j int) float64 {
+			if j >= len(t.counts[i]) || top == 0 {
+				return 0
+			}
+			return float64(t.counts[i][j]) / float64(top)
+		}})
+	heatLegend(p, "%.3g events", float64(top), 4)
+}

@@ -1,0 +1,195 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hxbar/hxbar/internal/gendir"
+	"github.com/hxbar/hxbar/internal/inputfile"
+)
+
+// IncompleteError is a collect that found points no shard has run yet.
+type IncompleteError struct{ Msg string }
+
+func (e *IncompleteError) Error() string { return e.Msg }
+
+// CollectSummary says what Collect merged.
+type CollectSummary struct {
+	Dir    string
+	Shards int
+	Points int
+}
+
+// Collect merges the shards in dir/shards/0..N-1 into dir's results.csv
+// and results.jsonl. Each shard's rows are copied as they are (wall_ms
+// included), in point order, so the files are those a local run of the
+// same spec writes, byte for byte, but for the wall_ms column: the rows
+// are a function of the points and their results only. The shards' logs
+// are merged into dir's log too, so a later local run in dir resumes from
+// them. The shards must be of one spec (the same points and columns) and
+// hold every point; a point missing is an *IncompleteError.
+func Collect(dir string) (*CollectSummary, error) {
+	real, exists, err := gendir.Resolve(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, fmt.Errorf("%s: no such directory", dir)
+	}
+	sd := filepath.Join(real, ShardsDir)
+	ents, err := os.ReadDir(sd)
+	if err != nil {
+		return nil, fmt.Errorf("%s: no shards to collect (%v): run 'hxbar sweep SPEC --out %s --shard i/N' for each i, or --slurm", dir, errors.Unwrap(err), dir)
+	}
+	var metas []Meta
+	var names []string
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil || n < 0 || strconv.Itoa(n) != e.Name() || !e.IsDir() {
+			continue // not a shard (a user's file)
+		}
+		data, err := inputfile.Read(filepath.Join(sd, e.Name(), MetaName))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &IncompleteError{fmt.Sprintf("%s: shard %s has not started (no %s)", dir, e.Name(), MetaName)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		var m Meta
+		if err := json.Unmarshal(data, &m); err != nil || m.Tool != Tool || m.Shard != n {
+			return nil, fmt.Errorf("%s: not a shard of hxbar sweep %d", filepath.Join(sd, e.Name(), MetaName), n)
+		}
+		metas = append(metas, m)
+		names = append(names, e.Name())
+	}
+	if len(metas) == 0 {
+		return nil, fmt.Errorf("%s: no shards in %s", dir, sd)
+	}
+	first := metas[0]
+	for i, m := range metas {
+		if m.Shards != first.Shards || m.PointsSHA256 != first.PointsSHA256 || !slices.Equal(m.Columns, first.Columns) {
+			return nil, fmt.Errorf("%s: shards %s and %s are of different sweeps (points, columns or shard count differ: run every shard of one spec with one N)", dir, names[0], names[i])
+		}
+	}
+	byShard := map[int]bool{}
+	for _, m := range metas {
+		byShard[m.Shard] = true
+	}
+	var missing []string
+	for i := range first.Shards {
+		if !byShard[i] {
+			missing = append(missing, strconv.Itoa(i))
+		}
+	}
+	if len(missing) > 0 || len(metas) != first.Shards {
+		return nil, &IncompleteError{fmt.Sprintf("%s: shards %s of 0..%d are missing", dir, strings.Join(missing, ", "), first.Shards-1)}
+	}
+
+	jsonRows := make([][]byte, first.Points)
+	csvRows := make([][]string, first.Points)
+	var logData bytes.Buffer
+	seenHash := map[string]bool{}
+	if old, err := os.Lstat(filepath.Join(real, LogName)); err == nil && old.Mode().IsRegular() {
+		data, err := inputfile.Read(filepath.Join(real, LogName))
+		if err != nil {
+			return nil, err
+		}
+		appendLog(&logData, data, seenHash)
+	}
+	for _, m := range metas {
+		sdir := filepath.Join(sd, strconv.Itoa(m.Shard))
+		jdata, err := readOwned(sdir, JSONLName)
+		if err != nil {
+			return nil, &IncompleteError{fmt.Sprintf("shard %d: %v (has it finished?)", m.Shard, err)}
+		}
+		for line := range bytes.Lines(jdata) {
+			var p struct {
+				Point *int `json:"point"`
+			}
+			if err := json.Unmarshal(line, &p); err != nil || p.Point == nil || *p.Point < 0 || *p.Point >= first.Points || *p.Point%first.Shards != m.Shard {
+				return nil, fmt.Errorf("%s: bad row %q", filepath.Join(sdir, JSONLName), bytes.TrimSpace(line))
+			}
+			jsonRows[*p.Point] = line
+		}
+		cdata, err := readOwned(sdir, CSVName)
+		if err != nil {
+			return nil, &IncompleteError{fmt.Sprintf("shard %d: %v (has it finished?)", m.Shard, err)}
+		}
+		recs, err := csv.NewReader(bytes.NewReader(cdata)).ReadAll()
+		if err != nil || len(recs) == 0 || !slices.Equal(recs[0], first.Columns) {
+			return nil, fmt.Errorf("%s: not the results of this sweep (columns %s)", filepath.Join(sdir, CSVName), strings.Join(first.Columns, ","))
+		}
+		for _, r := range recs[1:] {
+			p, err := strconv.Atoi(r[0])
+			if err != nil || p < 0 || p >= first.Points || p%first.Shards != m.Shard {
+				return nil, fmt.Errorf("%s: bad row %q", filepath.Join(sdir, CSVName), strings.Join(r, ","))
+			}
+			csvRows[p] = r
+		}
+		if ldata, err := readOwned(sdir, LogName); err == nil {
+			appendLog(&logData, ldata, seenHash)
+		}
+	}
+	var absent []string
+	for p := range first.Points {
+		if jsonRows[p] == nil || csvRows[p] == nil {
+			absent = append(absent, strconv.Itoa(p))
+		}
+	}
+	if len(absent) > 0 {
+		more := ""
+		if len(absent) > 10 {
+			more, absent = fmt.Sprintf(" and %d more", len(absent)-10), absent[:10]
+		}
+		return nil, &IncompleteError{fmt.Sprintf("%s: points %s%s are in no shard's results (a shard failed or has not finished: re-run it, it resumes)", dir, strings.Join(absent, ", "), more)}
+	}
+	var jl, cv bytes.Buffer
+	cw := csv.NewWriter(&cv)
+	cw.Write(first.Columns)
+	for p := range first.Points {
+		jl.Write(jsonRows[p])
+		cw.Write(csvRows[p])
+	}
+	cw.Flush()
+	meta := first
+	meta.Shard, meta.Shards = 0, 1
+	mb, _ := json.MarshalIndent(meta, "", "  ")
+	files := []gendir.File{{Name: MetaName, Data: append(mb, '\n'), Part: "spec"},
+		{Name: LogName, Data: logData.Bytes(), Part: "log"},
+		{Name: CSVName, Data: cv.Bytes(), Part: "results"},
+		{Name: JSONLName, Data: jl.Bytes(), Part: "results"}}
+	if _, err := gendir.Write(real, files, gendir.Options{Tool: Tool, Parts: []string{"spec", "log", "results"}, Inputs: []string{LogName}}); err != nil {
+		return nil, err
+	}
+	return &CollectSummary{Dir: real, Shards: first.Shards, Points: first.Points}, nil
+}
+
+// readOwned reads a file of a sweep directory that its manifest lists with
+// the content it has: a file hxbar wrote and nobody edited since.
+func readOwned(dir, name string) ([]byte, error) {
+	if !gendir.Owns(dir, name) {
+		return nil, fmt.Errorf("%s: missing, or not as %s records it", filepath.Join(dir, name), gendir.ManifestName)
+	}
+	return inputfile.Read(filepath.Join(dir, name))
+}
+
+// appendLog adds the records of data whose hash is not in seen.
+func appendLog(b *bytes.Buffer, data []byte, seen map[string]bool) {
+	for r := range parseLog(data) {
+		if seen[r.Hash] {
+			continue
+		}
+		seen[r.Hash] = true
+		line, _ := json.Marshal(r)
+		b.Write(append(line, '\n'))
+	}
+}

@@ -1,0 +1,386 @@
+package sweep
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hxbar/hxbar/internal/gendir"
+	"github.com/hxbar/hxbar/internal/inputfile"
+)
+
+// The files of a sweep directory (docs/sweeps.md). hxbar owns those its
+// manifest lists (internal/gendir) and nothing else in the directory.
+const (
+	MetaName  = "sweep.json"    // what the directory holds: points, columns, shard
+	LogName   = "points.jsonl"  // every point run, one Record a line, in the order they finished
+	CSVName   = "results.csv"   // one row per point, in point order
+	JSONLName = "results.jsonl" // the same rows as JSON objects
+	ShardsDir = "shards"        // DIR/shards/i: shard i of a sharded run
+	Tool      = "hxbar sweep"
+)
+
+// Meta is the content of MetaName.
+type Meta struct {
+	Tool         string   `json:"tool"`
+	Points       int      `json:"points"` // of the whole spec
+	PointsSHA256 string   `json:"points_sha256"`
+	Columns      []string `json:"columns"`
+	Shard        int      `json:"shard"`
+	Shards       int      `json:"shards"` // 1: every point
+}
+
+// Columns are the columns of the results: the point's index, the varied
+// keys, the measured fields, the wall time and the point's hash.
+func (s *Spec) Columns() []string {
+	c := append([]string{"point"}, s.Keys...)
+	c = append(c, s.Measure...)
+	return append(c, "wall_ms", "hash")
+}
+
+// PointsHash identifies a spec's points and columns: the SHA-256 of the
+// points' hashes and the columns, so that shards of different specs are
+// never merged.
+func (s *Spec) PointsHash() string {
+	h := sha256.New()
+	for _, p := range s.Points {
+		io.WriteString(h, p.Hash+"\n")
+	}
+	io.WriteString(h, strings.Join(s.Columns(), ",")+"\n")
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (s *Spec) meta(shard, shards int) []byte {
+	m := Meta{Tool: Tool, Points: len(s.Points), PointsSHA256: s.PointsHash(), Columns: s.Columns(), Shard: shard, Shards: shards}
+	b, _ := json.MarshalIndent(m, "", "  ")
+	return append(b, '\n')
+}
+
+// row is one point's row: its cells as JSON values, in column order.
+func (s *Spec) row(p *Point, r *Record) []json.RawMessage {
+	out := []json.RawMessage{json.RawMessage(strconv.Itoa(p.Index))}
+	for _, v := range p.Values {
+		out = append(out, jsonText(v))
+	}
+	for _, f := range s.Measure {
+		v, ok := r.Result[f]
+		if !ok {
+			v = json.RawMessage("null")
+		}
+		out = append(out, v)
+	}
+	out = append(out, json.RawMessage(strconv.FormatFloat(r.WallMS, 'f', 3, 64)))
+	return append(out, jsonText(p.Hash))
+}
+
+// jsonLine is a row as one line of JSONL: an object with the columns in order.
+func jsonLine(cols []string, row []json.RawMessage) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(jsonText(c))
+		b.WriteByte(':')
+		b.Write(row[i])
+	}
+	b.WriteString("}\n")
+	return b.Bytes()
+}
+
+func csvRecord(row []json.RawMessage) []string {
+	out := make([]string, len(row))
+	for i, v := range row {
+		out[i] = CSVValue(v)
+	}
+	return out
+}
+
+// Options control a run.
+type Options struct {
+	Workers int // points run at once; 0: GOMAXPROCS
+	// Shard i of Shards runs the points p with p % Shards == i; Shards 0 or
+	// 1 runs them all.
+	Shard, Shards int
+	// Progress, when set, is called after each point finishes (and once
+	// before the first) with the points done and to do in this run.
+	Progress func(done, total int)
+}
+
+// Summary says what a run did.
+type Summary struct {
+	Dir        string  // the directory written (absolute)
+	Points     int     // points of this run (of the shard)
+	Ran        int     // points run now
+	Skipped    int     // points found in the log (run before)
+	Incomplete int     // points whose run stopped at max_cycles
+	Failed     []error // points that could not run, each naming the point
+}
+
+// Run runs the points of the spec (of one shard) that dir's log does not
+// hold yet and writes dir's results. dir is created when it does not exist
+// (its parent must); an existing one must be a sweep directory (it has the
+// manifest) or empty.
+func Run(s *Spec, dir string, opt Options) (*Summary, error) {
+	shards := max(opt.Shards, 1)
+	if opt.Shard < 0 || opt.Shard >= shards {
+		return nil, fmt.Errorf("shard %d of %d (allowed: 0..%d)", opt.Shard, shards, shards-1)
+	}
+	meta := gendir.File{Name: MetaName, Data: s.meta(opt.Shard, shards), Part: "spec"}
+	if _, err := gendir.Write(dir, []gendir.File{meta}, gendir.Options{Tool: Tool, Parts: []string{"spec"}, Inputs: []string{LogName}}); err != nil {
+		return nil, err
+	}
+	real, _, err := gendir.Resolve(dir)
+	if err != nil {
+		return nil, err
+	}
+	lg, err := openLog(real)
+	if err != nil {
+		return nil, err
+	}
+	defer lg.close()
+
+	sum := &Summary{Dir: real}
+	var todo []int
+	for i := range s.Points {
+		p := &s.Points[i]
+		if p.Index%shards != opt.Shard {
+			continue
+		}
+		sum.Points++
+		if _, ok := lg.done[p.Hash]; ok {
+			sum.Skipped++
+			continue
+		}
+		todo = append(todo, i)
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type outcome struct {
+		i   int
+		rec Record
+		err error
+	}
+	jobs := make(chan int)
+	results := make(chan outcome)
+	var wg sync.WaitGroup
+	for range min(workers, max(len(todo), 1)) {
+		wg.Go(func() {
+			for i := range jobs {
+				rec, err := RunPoint(&s.Points[i])
+				results <- outcome{i, rec, err}
+			}
+		})
+	}
+	go func() {
+		for _, i := range todo {
+			jobs <- i
+		}
+		close(jobs)
+		wg.Wait()
+		close(results)
+	}()
+	if opt.Progress != nil {
+		opt.Progress(0, len(todo))
+	}
+	var logErr error
+	done := 0
+	for o := range results {
+		done++
+		p := &s.Points[o.i]
+		switch {
+		case o.err != nil:
+			sum.Failed = append(sum.Failed, fmt.Errorf("%s: %w", s.Label(p), o.err))
+		case logErr == nil:
+			logErr = lg.append(o.rec)
+			sum.Ran++
+		}
+		if opt.Progress != nil {
+			opt.Progress(done, len(todo))
+		}
+	}
+	if logErr != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(real, LogName), logErr)
+	}
+	slices.SortFunc(sum.Failed, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+
+	// The rows, in point order.
+	cols := s.Columns()
+	var jl, cv bytes.Buffer
+	cw := csv.NewWriter(&cv)
+	cw.Write(cols)
+	for i := range s.Points {
+		p := &s.Points[i]
+		if p.Index%shards != opt.Shard {
+			continue
+		}
+		r, ok := lg.done[p.Hash]
+		if !ok {
+			continue // failed: named in sum.Failed
+		}
+		if c, ok := r.Result["complete"]; ok && string(c) == "false" {
+			sum.Incomplete++
+		}
+		row := s.row(p, &r)
+		jl.Write(jsonLine(cols, row))
+		cw.Write(csvRecord(row))
+	}
+	cw.Flush()
+	logData, err := lg.contents()
+	if err != nil {
+		return nil, err
+	}
+	files := []gendir.File{meta,
+		{Name: LogName, Data: logData, Part: "log"},
+		{Name: CSVName, Data: cv.Bytes(), Part: "results"},
+		{Name: JSONLName, Data: jl.Bytes(), Part: "results"}}
+	if _, err := gendir.Write(real, files, gendir.Options{Tool: Tool, Parts: []string{"spec", "log", "results"}, Inputs: []string{LogName}}); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// EnsureDir makes dir a sweep directory (one with a manifest) when it is
+// not one yet, so that the shards inside it and the results Collect writes
+// later live in a directory hxbar owns. Array tasks may race here; a
+// writer that fails finds the manifest another wrote.
+func EnsureDir(dir string) error {
+	if _, err := gendir.ReadManifest(dir); err == nil {
+		return nil
+	}
+	readme := []byte("Written by hxbar sweep: shards/i holds shard i of a sharded sweep; 'hxbar sweep --collect' merges them here (docs/sweeps.md).\n")
+	_, err := gendir.Write(dir, []gendir.File{{Name: "README.sweep", Data: readme, Part: "spec"}}, gendir.Options{Tool: Tool, Parts: []string{"spec"}})
+	if err != nil {
+		if _, err2 := gendir.ReadManifest(dir); err2 == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// ShardDir returns dir/shards/i, creating dir (EnsureDir) and dir/shards.
+func ShardDir(dir string, i int) (string, error) {
+	if err := EnsureDir(dir); err != nil {
+		return "", err
+	}
+	real, _, err := gendir.Resolve(dir)
+	if err != nil {
+		return "", err
+	}
+	sd := filepath.Join(real, ShardsDir)
+	if err := os.Mkdir(sd, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", err
+	}
+	if st, err := os.Lstat(sd); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("%s: not a directory (a symlink is not followed)", sd)
+	}
+	return filepath.Join(sd, strconv.Itoa(i)), nil
+}
+
+// runLog is the open log of a directory: the records it holds by hash,
+// locked against a second run in the same directory.
+type runLog struct {
+	f    *os.File
+	path string
+	done map[string]Record
+}
+
+func openLog(dir string) (*runLog, error) {
+	path := filepath.Join(dir, LogName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s: a symlink (refusing to follow it: the log must be a regular file)", path)
+		}
+		return nil, err
+	}
+	l := &runLog{f: f, path: path, done: map[string]Record{}}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: another hxbar sweep is running in this directory (%v)", path, err)
+	}
+	data, err := l.contents()
+	if err != nil {
+		l.close()
+		return nil, err
+	}
+	for r := range parseLog(data) {
+		l.done[r.Hash] = r
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' { // a line cut short by a crash
+		if _, err := f.Write([]byte("\n")); err != nil {
+			l.close()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// parseLog yields the well-formed records of a log; a line cut short (a
+// run killed while writing) is skipped.
+func parseLog(data []byte) func(func(Record) bool) {
+	return func(yield func(Record) bool) {
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var r Record
+			if json.Unmarshal(sc.Bytes(), &r) != nil || len(r.Hash) != 64 || r.Result == nil {
+				continue
+			}
+			if !yield(r) {
+				return
+			}
+		}
+	}
+}
+
+func (l *runLog) contents() ([]byte, error) {
+	if st, err := l.f.Stat(); err != nil {
+		return nil, err
+	} else if st.Size() > inputfile.MaxSize {
+		return nil, fmt.Errorf("%s: %d bytes (allowed: at most %d)", l.path, st.Size(), inputfile.MaxSize)
+	}
+	var b bytes.Buffer
+	_, err := b.ReadFrom(io.NewSectionReader(l.f, 0, inputfile.MaxSize+1))
+	return b.Bytes(), err
+}
+
+func (l *runLog) append(r Record) error {
+	line, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if _, err := l.f.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	l.done[r.Hash] = r
+	return nil
+}
+
+func (l *runLog) close() { l.f.Close() }
+
+// Since is how long ago start was, in whole seconds, for progress lines.
+func Since(start time.Time) string { return time.Since(start).Round(time.Second).String() }

@@ -1,0 +1,143 @@
+package sweep
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hxbar/hxbar/sim"
+)
+
+// Measures are the fields a sweep can keep of a run: the scalar fields of
+// 'hxbar sim --format json' (top level, network, data) under their JSON
+// names, plus three the table of 'hxbar sim' derives from the nodes:
+// last_arrival, latency (last arrival -> last release) and release_spread
+// (first -> last release). A field that does not apply is null (an empty
+// CSV cell): latency and release_spread of a run that did not complete,
+// items_moved, items_received and cost of a barrier.
+type Measures struct {
+	Cycles             int64   `json:"cycles"`
+	Ranks              int     `json:"ranks"`
+	Complete           bool    `json:"complete"`
+	Released           int     `json:"released"`
+	Episodes           int     `json:"episodes"`
+	LastArrival        int64   `json:"last_arrival"`
+	Latency            *int64  `json:"latency"`
+	ReleaseSpread      *int64  `json:"release_spread"`
+	Packets            uint64  `json:"packets"`
+	Flits              uint64  `json:"flits"`
+	FlitHops           uint64  `json:"flit_hops"`
+	Channels           int     `json:"channels"`
+	MeanChannelLoad    float64 `json:"mean_channel_load"`
+	BusiestChannel     string  `json:"busiest_channel"`
+	BusiestChannelLoad float64 `json:"busiest_channel_load"`
+	ItemsMoved         *int    `json:"items_moved"`
+	ItemsReceived      *uint64 `json:"items_received"`
+	Cost               *int    `json:"cost"`
+}
+
+// Fields lists the names measure: accepts, in the order of Measures.
+var Fields = sync.OnceValue(func() []string {
+	t := reflect.TypeFor[Measures]()
+	out := make([]string, t.NumField())
+	for i := range out {
+		out[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	}
+	return out
+})
+
+// Measure extracts the Measures of a run.
+func Measure(res *sim.Result) Measures {
+	m := Measures{
+		Cycles: res.Cycles, Ranks: res.Ranks, Complete: res.Complete, Released: res.Released,
+		Episodes: len(res.Episodes), Packets: res.Network.Packets, Flits: res.Network.Flits,
+		FlitHops: res.Network.FlitHops, Channels: res.Network.Channels, MeanChannelLoad: res.Network.MeanLoad,
+		BusiestChannel: res.Network.Busiest, BusiestChannelLoad: res.Network.BusiestLoad,
+	}
+	var lastArrive, firstRel, lastRel int64 = -1, -1, -1
+	for _, n := range res.Nodes {
+		lastArrive = max(lastArrive, n.Arrive)
+		if firstRel < 0 || n.Release >= 0 && n.Release < firstRel {
+			firstRel = n.Release
+		}
+		lastRel = max(lastRel, n.Release)
+	}
+	m.LastArrival = lastArrive
+	if res.Complete {
+		lat, spread := lastRel-lastArrive, lastRel-firstRel
+		m.Latency, m.ReleaseSpread = &lat, &spread
+	}
+	if d := res.Data; d != nil {
+		moved, recv, cost := d.ItemsMoved, d.ItemsReceived, d.Cost
+		m.ItemsMoved, m.ItemsReceived, m.Cost = &moved, &recv, &cost
+	}
+	return m
+}
+
+// Record is the outcome of one point, as the log of a sweep directory
+// holds it: the point's hash, its wall time and every measured field
+// (JSON values keyed by field name, so a later spec may keep others).
+type Record struct {
+	Hash   string                     `json:"hash"`
+	WallMS float64                    `json:"wall_ms"`
+	Result map[string]json.RawMessage `json:"result"`
+}
+
+// RunPoint builds and runs one point's system. A run stopped by max_cycles
+// is a result (complete false), not an error.
+func RunPoint(p *Point) (Record, error) {
+	start := time.Now()
+	system, err := sim.Build(p.Sys, nil)
+	if err != nil {
+		return Record{}, err
+	}
+	res, err := system.Run(sim.Options{})
+	if _, stuck := errors.AsType[*sim.StuckError](err); err != nil && !stuck {
+		return Record{}, err
+	}
+	wall := time.Since(start)
+	m := Measure(res)
+	data, err := json.Marshal(m)
+	if err != nil {
+		return Record{}, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return Record{}, err
+	}
+	return Record{Hash: p.Hash, WallMS: roundMS(wall), Result: fields}, nil
+}
+
+// roundMS is a duration in milliseconds to the microsecond.
+func roundMS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// Check runs the checks of sim.Build on a point without running it: the
+// system is assembled (for systems of at most checkBuildNodes nodes) or, for
+// larger ones, the data schedules are generated (the part of sim.Build that
+// refuses systems hw.Validate accepts: an order that does not fit the ranks
+// and items, ...). Systems above the cycle model's size are refused.
+func Check(p *Point) error {
+	if p.Sys.Nodes() <= checkBuildNodes {
+		_, err := sim.Build(p.Sys, nil)
+		return err
+	}
+	if n := p.Sys.Nodes(); n > sim.MaxModelNodes {
+		return fmt.Errorf("invalid dims: %v = %d nodes (allowed: at most %d nodes for the cycle model)", p.Sys.Dims, n, sim.MaxModelNodes)
+	}
+	for k := 1; k <= max(len(p.Sys.Episodes), 1); k++ {
+		if e := p.Sys.EpisodeSystem(k); e.IsData() {
+			if _, err := sim.DataSchedule(&e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkBuildNodes is the largest system Check assembles in full (a few
+// milliseconds); larger ones get the cheaper checks only.
+const checkBuildNodes = 1 << 12

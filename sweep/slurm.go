@@ -1,0 +1,75 @@
+package sweep
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// SbatchName is the SLURM batch script --slurm writes into the directory.
+const SbatchName = "sweep.sbatch"
+
+// LogsDir holds the array tasks' standard output and error.
+const LogsDir = "logs"
+
+// Slurm describes the array job of a sharded sweep.
+type Slurm struct {
+	Hxbar     string // absolute path of the hxbar binary the tasks run
+	Spec      string // absolute path of the spec
+	Dir       string // absolute path of the sweep directory
+	Tasks     int    // array tasks: task i runs shard i of Tasks
+	Partition string // "" : the cluster's default partition
+	Time      string // "" : the partition's default time limit
+	Workers   int    // points each task runs at once (its --cpus-per-task); 0: 1
+	JobName   string
+}
+
+var (
+	partitionRE = regexp.MustCompile(`^[A-Za-z0-9_.,-]+$`)
+	timeRE      = regexp.MustCompile(`^([0-9]+-)?[0-9]+(:[0-9]+){0,2}$`)
+)
+
+// PartitionAllowed and TimeAllowed say what --partition and --time accept.
+const (
+	PartitionAllowed = "a partition name (letters, digits, _ . -), or a comma-separated list"
+	TimeAllowed      = "a SLURM time limit: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS"
+)
+
+// CheckPartition and CheckTime validate the flags before anything is written.
+func CheckPartition(p string) bool { return p == "" || partitionRE.MatchString(p) }
+func CheckTime(t string) bool      { return t == "" || timeRE.MatchString(t) }
+
+// Script is the batch script: an array job 0..Tasks-1 whose task i runs
+// 'hxbar sweep SPEC --out DIR --shard i/Tasks'.
+func (s *Slurm) Script() string {
+	var b strings.Builder
+	q := shellQuote
+	workers := max(s.Workers, 1)
+	b.WriteString("#!/bin/sh\n")
+	b.WriteString("# Written by 'hxbar sweep --slurm': an array job, task i runs shard i of the\n")
+	fmt.Fprintf(&b, "# sweep's points into %s/%s/i. When every task is done, merge them with\n", s.Dir, ShardsDir)
+	fmt.Fprintf(&b, "#   %s sweep --collect %s\n", s.Hxbar, s.Dir)
+	fmt.Fprintf(&b, "#SBATCH --job-name=%s\n", s.JobName)
+	fmt.Fprintf(&b, "#SBATCH --array=0-%d\n", s.Tasks-1)
+	b.WriteString("#SBATCH --ntasks=1\n")
+	fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n", workers)
+	if s.Partition != "" {
+		fmt.Fprintf(&b, "#SBATCH --partition=%s\n", s.Partition)
+	}
+	if s.Time != "" {
+		fmt.Fprintf(&b, "#SBATCH --time=%s\n", s.Time)
+	}
+	fmt.Fprintf(&b, "#SBATCH --output=%s/%s/task-%%a.out\n", s.Dir, LogsDir)
+	b.WriteString("set -eu\n")
+	fmt.Fprintf(&b, "exec %s sweep %s --out %s --shard \"$SLURM_ARRAY_TASK_ID/%d\" --workers %d\n",
+		q(s.Hxbar), q(s.Spec), q(s.Dir), s.Tasks, workers)
+	return b.String()
+}
+
+// shellQuote quotes a word for sh.
+func shellQuote(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+=:@,") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}

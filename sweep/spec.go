@@ -1,0 +1,398 @@
+// Package sweep runs a design-space sweep: a spec (base system keys, keys
+// to vary, fields to measure) expands into points, each a full hw.System;
+// every point is validated before any runs; the points run on a pool of
+// workers and their results are kept in a log keyed by a hash of the
+// point's system, so that a re-run skips the points already done; the rows
+// are written in point order whatever the number of workers (docs/sweeps.md).
+package sweep
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/internal/inputfile"
+)
+
+// SpecKeys are the keys of a sweep spec, in documentation order.
+var SpecKeys = []string{"base", "vary", "zip", "measure"}
+
+// Spec is a parsed sweep spec.
+type Spec struct {
+	File    string   // the spec's path ("" when parsed from bytes)
+	Keys    []string // the varied system keys, in the order of vary: the row columns
+	Measure []string // the measured fields, in the order of measure
+	Points  []Point  // every point, in point order
+}
+
+// Point is one system of the sweep.
+type Point struct {
+	Index  int
+	Values []any // the value of each varied key (Spec.Keys), as the spec wrote it
+	Sys    hw.System
+	Hash   string         // hex SHA-256 of the system's canonical JSON (Hash)
+	lines  map[string]int // the spec's line of each key the point sets
+}
+
+// Locate turns an error found in the point's system after it was parsed
+// (by Check: a system the model refuses) into a *SpecError naming the
+// point and, when the error names a system key the spec sets, its line.
+func (s *Spec) Locate(p *Point, err error) error {
+	return &SpecError{File: s.File, Point: s.Label(p), Line: p.lines[hw.ErrorKey(err)], Err: err}
+}
+
+// Label names the point for messages: "point 7 (order=MOOM, item_flits=2)".
+func (s *Spec) Label(p *Point) string {
+	if len(s.Keys) == 0 {
+		return fmt.Sprintf("point %d", p.Index)
+	}
+	parts := make([]string, len(s.Keys))
+	for i, k := range s.Keys {
+		parts[i] = k + "=" + CSVValue(jsonText(p.Values[i]))
+	}
+	return fmt.Sprintf("point %d (%s)", p.Index, strings.Join(parts, ", "))
+}
+
+// Hash is the key of a point in a sweep directory: the hex SHA-256 of the
+// JSON encoding of the resolved system (encoding/json of hw.System: its
+// fields in declaration order, so the same system always hashes the same).
+func Hash(s *hw.System) string {
+	data, err := json.Marshal(s)
+	if err != nil { // a System always encodes
+		panic(err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// SpecError is an error in a spec: the file, the line (0: none applies) and
+// what is wrong. Errors in one point's system name the point's values.
+type SpecError struct {
+	File  string
+	Line  int
+	Point string // the point's label, when one point is at fault
+	Err   error
+}
+
+func (e *SpecError) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File + ": ")
+	}
+	if e.Point != "" {
+		b.WriteString(e.Point + ": ")
+	}
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", e.Line)
+	}
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *SpecError) Unwrap() error { return e.Err }
+
+// Load reads and parses the spec at path (a regular file of at most 64 MiB).
+func Load(path string) (*Spec, error) {
+	data, err := inputfile.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, path)
+}
+
+// Parse reads a spec; file names it in errors. Every point is resolved
+// into a validated hw.System (the rules of a system file, docs/config.md):
+// the first invalid point is an error naming the point's values, the key
+// and its line.
+func Parse(data []byte, file string) (*Spec, error) {
+	errAt := func(line int, format string, a ...any) error {
+		return &SpecError{File: file, Line: line, Err: fmt.Errorf(format, a...)}
+	}
+	if err := hw.CheckYAMLBudget(data); err != nil {
+		return nil, &SpecError{File: file, Err: err}
+	}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := decodeSafe(dec, &doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, &SpecError{File: file, Err: fmt.Errorf("YAML syntax: %s", strings.TrimPrefix(err.Error(), "yaml: "))}
+	}
+	var more yaml.Node
+	if err := decodeSafe(dec, &more); err == nil {
+		return nil, errAt(more.Line, "a second YAML document (a sweep spec holds exactly one)")
+	}
+	if len(doc.Content) == 0 {
+		return nil, errAt(0, "empty spec (allowed keys: %s)", strings.Join(SpecKeys, ", "))
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, errAt(root.Line, "the spec must be a mapping of %s, not %s", strings.Join(SpecKeys, ", "), kindName(root))
+	}
+	sec := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if k.Kind != yaml.ScalarNode || !slices.Contains(SpecKeys, k.Value) {
+			return nil, errAt(k.Line, "unknown key %q (allowed keys: %s)", k.Value, strings.Join(SpecKeys, ", "))
+		}
+		if _, dup := sec[k.Value]; dup {
+			return nil, errAt(k.Line, "key %q given twice", k.Value)
+		}
+		sec[k.Value] = v
+	}
+
+	// base: system keys.
+	var base []*yaml.Node // key, value, key, value...
+	if b := sec["base"]; b != nil && !isNull(b) {
+		if b.Kind != yaml.MappingNode {
+			return nil, errAt(b.Line, "base must be a mapping of system keys (docs/config.md), not %s", kindName(b))
+		}
+		base = b.Content
+		for i := 0; i < len(base); i += 2 {
+			if !slices.Contains(hw.Keys(), base[i].Value) {
+				return nil, errAt(base[i].Line, "base: unknown system key %q (allowed keys: %s)", base[i].Value, strings.Join(hw.Keys(), ", "))
+			}
+		}
+	}
+
+	// vary: key -> non-empty list.
+	s := &Spec{File: file}
+	var lists [][]*yaml.Node
+	var keyNodes []*yaml.Node
+	if v := sec["vary"]; v != nil && !isNull(v) {
+		if v.Kind != yaml.MappingNode {
+			return nil, errAt(v.Line, "vary must be a mapping of system keys to lists of values, not %s", kindName(v))
+		}
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			k, l := v.Content[i], v.Content[i+1]
+			if !slices.Contains(hw.Keys(), k.Value) {
+				return nil, errAt(k.Line, "vary: unknown system key %q (allowed keys: %s)", k.Value, strings.Join(hw.Keys(), ", "))
+			}
+			if slices.Contains(s.Keys, k.Value) {
+				return nil, errAt(k.Line, "vary: key %q given twice", k.Value)
+			}
+			if l.Kind != yaml.SequenceNode || len(l.Content) == 0 {
+				return nil, errAt(l.Line, "vary: %s must be a non-empty list of values, not %s", k.Value, kindName(l))
+			}
+			s.Keys = append(s.Keys, k.Value)
+			keyNodes = append(keyNodes, k)
+			lists = append(lists, l.Content)
+		}
+	}
+
+	// zip: groups of varied keys whose lists go together.
+	group := make([]int, len(s.Keys)) // zip group of each key, -1: none
+	for i := range group {
+		group[i] = -1
+	}
+	if z := sec["zip"]; z != nil && !isNull(z) {
+		if z.Kind != yaml.SequenceNode {
+			return nil, errAt(z.Line, "zip must be a list of groups of varied keys, e.g. [[order, item_flits]], not %s", kindName(z))
+		}
+		for g, gn := range z.Content {
+			if gn.Kind != yaml.SequenceNode || len(gn.Content) < 2 {
+				return nil, errAt(gn.Line, "zip[%d] must be a list of at least two varied keys, not %s", g, kindName(gn))
+			}
+			first := -1
+			for _, kn := range gn.Content {
+				i := slices.Index(s.Keys, kn.Value)
+				switch {
+				case kn.Kind != yaml.ScalarNode || i < 0:
+					return nil, errAt(kn.Line, "zip[%d]: %q is not a key of vary (allowed: %s)", g, kn.Value, strings.Join(s.Keys, ", "))
+				case group[i] >= 0:
+					return nil, errAt(kn.Line, "zip[%d]: %s is already in zip[%d] (a key zips with one group)", g, kn.Value, group[i])
+				}
+				group[i] = g
+				if first < 0 {
+					first = i
+				} else if len(lists[i]) != len(lists[first]) {
+					return nil, errAt(kn.Line, "zip[%d]: vary %s has %d values but %s has %d (keys zipped together need lists of the same length)",
+						g, kn.Value, len(lists[i]), s.Keys[first], len(lists[first]))
+				}
+			}
+		}
+	}
+
+	// measure: fields of the result.
+	if m := sec["measure"]; m != nil && !isNull(m) {
+		if m.Kind != yaml.SequenceNode || len(m.Content) == 0 {
+			return nil, errAt(m.Line, "measure must be a non-empty list of result fields (allowed: %s)", strings.Join(Fields(), ", "))
+		}
+		for _, f := range m.Content {
+			switch {
+			case f.Kind != yaml.ScalarNode || !slices.Contains(Fields(), f.Value):
+				return nil, errAt(f.Line, "measure: unknown field %q (allowed: %s)", f.Value, strings.Join(Fields(), ", "))
+			case slices.Contains(s.Measure, f.Value):
+				return nil, errAt(f.Line, "measure: field %q given twice", f.Value)
+			case slices.Contains(s.Keys, f.Value):
+				return nil, errAt(f.Line, "measure: %q is also a varied key (a column holds one of them)", f.Value)
+			}
+			s.Measure = append(s.Measure, f.Value)
+		}
+	} else {
+		s.Measure = slices.Clone(Fields())
+		s.Measure = slices.DeleteFunc(s.Measure, func(f string) bool { return slices.Contains(s.Keys, f) })
+	}
+
+	// Axes: a key alone, or a zip group at the place of its first key. The
+	// first axis varies slowest, the last fastest.
+	var axes [][]int // the keys of each axis
+	seen := map[int]bool{}
+	for i := range s.Keys {
+		if group[i] < 0 {
+			axes = append(axes, []int{i})
+			continue
+		}
+		if seen[group[i]] {
+			continue
+		}
+		seen[group[i]] = true
+		var ax []int
+		for j := range s.Keys {
+			if group[j] == group[i] {
+				ax = append(ax, j)
+			}
+		}
+		axes = append(axes, ax)
+	}
+	total := 1
+	for _, ax := range axes {
+		total *= len(lists[ax[0]])
+		if total > MaxPoints {
+			return nil, errAt(0, "more than %d points (allowed: at most %d; split the sweep)", MaxPoints, MaxPoints)
+		}
+	}
+
+	// Every point, validated.
+	values := make([]any, len(s.Keys))
+	for i, l := range lists {
+		vs := make([]any, len(l))
+		for j, n := range l {
+			var v any
+			if err := n.Decode(&v); err != nil {
+				return nil, errAt(n.Line, "vary: %s[%d]: %v", s.Keys[i], j, err)
+			}
+			vs[j] = normalize(v)
+		}
+		values[i] = vs
+	}
+	idx := make([]int, len(s.Keys)) // the value index of each key
+	for p := range total {
+		rest := p
+		for a := len(axes) - 1; a >= 0; a-- {
+			n := len(lists[axes[a][0]])
+			for _, k := range axes[a] {
+				idx[k] = rest % n
+			}
+			rest /= n
+		}
+		pt := Point{Index: p, Values: make([]any, len(s.Keys)), lines: map[string]int{}}
+		m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: root.Line}
+		for i := 0; i < len(base); i += 2 {
+			if !slices.Contains(s.Keys, base[i].Value) {
+				m.Content = append(m.Content, base[i], base[i+1])
+				pt.lines[base[i].Value] = base[i+1].Line
+			}
+		}
+		for k := range s.Keys {
+			pt.Values[k] = values[k].([]any)[idx[k]]
+			m.Content = append(m.Content, keyNodes[k], lists[k][idx[k]])
+			pt.lines[s.Keys[k]] = lists[k][idx[k]].Line
+		}
+		sys, err := hw.ParseNode(m)
+		if err != nil {
+			se := &SpecError{File: file, Point: s.Label(&pt), Err: err}
+			if pe, ok := errors.AsType[*hw.ParseError](err); ok {
+				se.Line, se.Err = pe.Line, pe.Err
+			}
+			return nil, se
+		}
+		pt.Sys = sys
+		pt.Hash = Hash(&sys)
+		s.Points = append(s.Points, pt)
+	}
+	return s, nil
+}
+
+// MaxPoints bounds the points of one spec.
+const MaxPoints = 1_000_000
+
+// decodeSafe decodes one document; a panic in the YAML library is an error.
+func decodeSafe(dec *yaml.Decoder, n *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("YAML parser failed: %v", r)
+		}
+	}()
+	return dec.Decode(n)
+}
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" }
+
+func kindName(n *yaml.Node) string {
+	switch {
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	case n.Kind == yaml.MappingNode:
+		return "a mapping"
+	case n.Kind == yaml.AliasNode:
+		return "an alias"
+	case isNull(n):
+		return "null (no value)"
+	}
+	return fmt.Sprintf("%q", n.Value)
+}
+
+// normalize turns YAML's decoded maps into JSON-encodable ones.
+func normalize(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = normalize(x)
+		}
+		return v
+	case map[any]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[fmt.Sprint(k)] = normalize(x)
+		}
+		return m
+	case []any:
+		for i, x := range v {
+			v[i] = normalize(x)
+		}
+	}
+	return v
+}
+
+// jsonText is the JSON encoding of a value of the spec.
+func jsonText(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage(fmt.Sprintf("%q", fmt.Sprint(v)))
+	}
+	return b
+}
+
+// CSVValue is a JSON value as a CSV cell: a string without its quotes,
+// null as an empty cell, anything else (numbers, booleans, lists) as its
+// JSON text.
+func CSVValue(raw json.RawMessage) string {
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return ""
+	case raw[0] == '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	}
+	return string(raw)
+}
