@@ -114,12 +114,17 @@ mutate:
 	$(GO) run ./tools/mutate -n $(MUTANTS) -seed $(SEED) -v
 
 # Benchmarks and scale runs: long, not part of 'make test'. Figures are
-# recorded in docs/performance.md.
+# recorded in docs/performance.md. BenchmarkBarrierScale runs the same
+# barrier at 4Ki, 16Ki, 64Ki, 256Ki and 1Mi ranks and prints ns/rank-gate
+# (the growth); BenchmarkTofuD is examples/tofu-d-fugaku.yaml's barrier.
 bench: build
-	$(GO) test -run=NONE -bench=. -benchmem ./noc ./sim ./barrierunit
+	$(GO) test -run=NONE -bench=. -skip='BarrierScale|TofuD' -benchmem ./noc ./sim ./barrierunit
+	$(GO) test -run=NONE -bench='BarrierScale|TofuD' -benchtime=1x ./sim
 	$(BIN) sim --dims 8,8,8,8 --skew 100 --format json --timing > /dev/null
 	$(BIN) sim --dims 16,16,16,16 --skew 100 --format json --timing > /dev/null
 	$(BIN) sim --dims 32,32,32,32 --skew 100 --format json --timing > /dev/null
+	$(BIN) sim --config examples/tofu-d-fugaku.yaml --format json --timing > /dev/null
+	$(BIN) sim --topology torus --dims 32,32,32,32 --skew 100 --format json --timing > /dev/null
 	HXBAR_SPEED=1 $(GO) test -count=1 -run TestSpeed -v ./testbench/ | grep -v '^=== '
 	HXBAR_FULL_MATRIX=1 $(GO) test -count=1 -timeout 60m -run 'TestCosimMatrix' ./testbench/
 	$(MAKE) faults

@@ -87,7 +87,7 @@ func (c *CheckCode) Payload(crc uint8, data uint64) uint8 {
 
 // Send feeds flit f, about to be sent by unit rs, into its packet's code.
 func (c *CheckCode) Send(rs *rankState, f *hw.Flit) {
-	if f.Head {
+	if f.Head() {
 		rs.sendCRC = c.Head(0, f.Dst, f.Src, f.Gate, f.Data)
 	} else {
 		rs.sendCRC = c.Payload(rs.sendCRC, f.Data)
@@ -97,10 +97,10 @@ func (c *CheckCode) Send(rs *rankState, f *hw.Flit) {
 // Recv feeds flit f, popped by unit rs, into the code of the packet being
 // received and, at the tail, reports whether the code it carries differs.
 func (c *CheckCode) Recv(rs *rankState, f *hw.Flit) bool {
-	if f.Head {
+	if f.Head() {
 		rs.rxCRC = c.Head(0, f.Dst, f.Src, f.Gate, f.Data)
 	} else {
 		rs.rxCRC = c.Payload(rs.rxCRC, f.Data)
 	}
-	return f.Tail && rs.rxCRC != f.CRC
+	return f.Tail() && rs.rxCRC != f.CRC
 }

@@ -178,7 +178,7 @@ func (u *Units) sendData(r, c int, rs *rankState, node int, t int64, p Port, w i
 	dst := u.Tab.OutDst[ri]
 	var f hw.Flit
 	if rs.sendFlit == 0 {
-		f = hw.Flit{Dst: u.NodeOf[dst], Src: int32(r), Gate: uint8(c + 1), Head: true}
+		f = hw.Flit{Dst: u.NodeOf[dst], Src: int32(r), Gate: uint8(c + 1), Flags: hw.FlitHead}
 		ds.sendItem, ds.sendJ = 0, 0
 		rs.sendFlit = 1
 		ws.packets++
@@ -189,7 +189,7 @@ func (u *Units) sendData(r, c int, rs *rankState, node int, t int64, p Port, w i
 		if ds.sendJ++; int(ds.sendJ) == d.ItemFlits {
 			ds.sendJ = 0
 			if ds.sendItem++; k+1 == d.RouteItems[ri+1] {
-				f.Tail = true
+				f.SetTail(true)
 				rs.sendIdx++
 				rs.sendFlit = 0
 			}
@@ -197,7 +197,7 @@ func (u *Units) sendData(r, c int, rs *rankState, node int, t int64, p Port, w i
 	}
 	if u.Check != nil {
 		u.Check.Send(rs, &f)
-		if f.Tail {
+		if f.Tail() {
 			f.CRC = rs.sendCRC
 		}
 	}
@@ -216,22 +216,22 @@ func (u *Units) recvData(r int, gs []gateState, rs *rankState, f hw.Flit, node i
 	d := u.Data
 	ds := &u.ds[r]
 	wasOpen := rs.rxOpen
-	rs.rxOpen = !f.Tail
+	rs.rxOpen = !f.Tail()
 	if u.Detect {
 		u.checkData(rs, ds, &f, wasOpen, rx)
 	}
-	if f.Head {
+	if f.Head() {
 		g := int(f.Gate)
 		inRange := g >= 2 && g <= rx.gates+1
 		switch {
 		case !inRange:
 			rx.err = UnitError{Code: ErrBadGate, Gate: f.Gate, From: f.Src}
-		case f.Tail:
+		case f.Tail():
 			rx.err = UnitError{Code: ErrShort, Gate: f.Gate, From: f.Src}
 		}
 		// The payload checks look at a message whose head is not a tail,
 		// for a gate of the table; another is not checked.
-		checked := inRange && !f.Tail
+		checked := inRange && !f.Tail()
 		if checked && ds.rxItem < ds.rxEnd {
 			u.dataError(w, fmt.Sprintf("rank %d gate %d from rank %d: a head flit (from rank %d) before the tail", r, rs.rxGate, rs.rxSrc, f.Src))
 		}
@@ -267,7 +267,7 @@ func (u *Units) recvData(r int, gs []gateState, rs *rankState, f hw.Flit, node i
 		u.dataError(w, fmt.Sprintf("rank %d gate %d from rank %d: payload flit past the expected items", r, rs.rxGate, rs.rxSrc))
 	}
 	ds.rxSum = FoldWord(ds.rxSum, f.Data)
-	if !f.Tail {
+	if !f.Tail() {
 		return
 	}
 	if !ds.rxSkip && (ds.rxItem != ds.rxEnd || ds.rxJ != 0) {
@@ -309,15 +309,15 @@ func (u *Units) checkData(rs *rankState, ds *dataState, f *hw.Flit, wasOpen bool
 	bad := u.Check != nil && u.Check.Recv(rs, f)
 	var code uint8
 	switch {
-	case f.Head && wasOpen:
+	case f.Head() && wasOpen:
 		code = ErrSeq
-	case f.Head:
+	case f.Head():
 	case !wasOpen:
 		code = ErrSeq
 	case ds.rxSkip:
 	case ds.rxItem >= ds.rxEnd:
 		code = ErrSeq // past the expected items
-	case f.Tail && (ds.rxItem+1 != ds.rxEnd || int(ds.rxJ)+1 != u.Data.ItemFlits):
+	case f.Tail() && (ds.rxItem+1 != ds.rxEnd || int(ds.rxJ)+1 != u.Data.ItemFlits):
 		code = ErrSeq // the message ends early
 	}
 	if code == 0 && bad {
@@ -325,7 +325,7 @@ func (u *Units) checkData(rs *rankState, ds *dataState, f *hw.Flit, wasOpen bool
 	}
 	if code != 0 && rx.err.Code == 0 && !rx.failed {
 		rx.err = UnitError{Code: code, Gate: rs.rxGate, From: rs.rxSrc}
-		if f.Head {
+		if f.Head() {
 			rx.err.Gate, rx.err.From = f.Gate, f.Src
 		}
 	}

@@ -110,11 +110,11 @@ func TestDataUnitsCatchBadFlits(t *testing.T) {
 		want   string
 	}{
 		{"bit flip", func(f *hw.Flit) {
-			if f.Dst == 1 && f.Tail && !f.Head {
+			if f.Dst == 1 && f.Tail() && !f.Head() {
 				f.Data ^= 1 << 7
 			}
 		}, nil, "rank 1 gate 2 from rank 0: item 2 flit 2"},
-		{"early tail", func(f *hw.Flit) { f.Tail = f.Tail || !f.Head }, nil, "message ended early"},
+		{"early tail", func(f *hw.Flit) { f.SetTail(f.Tail() || !f.Head()) }, nil, "message ended early"},
 		{"wrong source", nil, func(d *DataTable) { d.RouteFrom[0] = 1 }, "expected rank 1"},
 		{"no message expected", nil, func(d *DataTable) { d.RxRoute[1*3+2] = -1 }, "expects none"},
 	}
@@ -131,7 +131,7 @@ func TestDataUnitsCatchBadFlits(t *testing.T) {
 // paths"), not a payload error: the receiver names gate and source, and
 // counts nothing.
 func TestDataUnitsShortMessage(t *testing.T) {
-	u := runPair(t, func(f *hw.Flit) { f.Tail = f.Tail || f.Head }, nil)
+	u := runPair(t, func(f *hw.Flit) { f.SetTail(f.Tail() || f.Head()) }, nil)
 	if u.DataErrors != 0 || len(u.Errors) != 2 {
 		t.Fatalf("data errors %d (%s), unit errors %v", u.DataErrors, u.FirstDataError, u.Errors)
 	}
@@ -158,7 +158,7 @@ func TestDataUnitsCatchHeadBeforeTail(t *testing.T) {
 	if err := u.SetData(d); err != nil {
 		t.Fatal(err)
 	}
-	p := &loopback{q: map[int][]hw.Flit{}, due: map[int][]int64{}, tamper: func(f *hw.Flit) { f.Tail = false }}
+	p := &loopback{q: map[int][]hw.Flit{}, due: map[int][]int64{}, tamper: func(f *hw.Flit) { f.SetTail(false) }}
 	for c := int64(0); c < 40; c++ {
 		for r := 0; r < 3; r++ {
 			u.Eval(r, c, p, 0)

@@ -30,7 +30,7 @@ func TestTailInTheReleaseCycleIsOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := NewUnits(tab, OpSum, 64, []int32{0}, []int64{0}, []uint64{7})
-	p := &fakePort{rx: map[int64]hw.Flit{0: {Head: true, Src: 0, Gate: 2}, 1: {Tail: true, Data: 5}}}
+	p := &fakePort{rx: map[int64]hw.Flit{0: {Flags: hw.FlitHead, Src: 0, Gate: 2}, 1: {Flags: hw.FlitTail, Data: 5}}}
 	var got []Event
 	u.Emit = func(_ int, e Event) { got = append(got, e) }
 	for c := int64(0); c < 4; c++ {

@@ -20,9 +20,9 @@ func TestValueModeErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	head := func(src int32, g uint8) hw.Flit { return hw.Flit{Head: true, Src: src, Gate: g} }
+	head := func(src int32, g uint8) hw.Flit { return hw.Flit{Flags: hw.FlitHead, Src: src, Gate: g} }
 	pay := hw.Flit{Data: 1}
-	tail := hw.Flit{Tail: true, Data: 2}
+	tail := hw.Flit{Flags: hw.FlitTail, Data: 2}
 	cases := []struct {
 		name  string
 		rx    []hw.Flit // popped in cycles 10, 11, ...
@@ -33,7 +33,7 @@ func TestValueModeErrors(t *testing.T) {
 		{"bad gate", []hw.Flit{head(1, 3), pay, tail}, UnitError{Cycle: 10, Code: ErrBadGate, Gate: 3, From: 1}, 0},
 		{"gate 1", []hw.Flit{head(1, 1)}, UnitError{Cycle: 10, Code: ErrBadGate, Gate: 1, From: 1}, 0},
 		{"tail early", []hw.Flit{head(1, 2), tail}, UnitError{Cycle: 11, Code: ErrFlits, Gate: 2, From: 1}, 0},
-		{"head is tail", []hw.Flit{{Head: true, Tail: true, Src: 1, Gate: 2}}, UnitError{Cycle: 10, Code: ErrFlits, Gate: 2, From: 1}, 0},
+		{"head is tail", []hw.Flit{{Flags: hw.FlitHead | hw.FlitTail, Src: 1, Gate: 2}}, UnitError{Cycle: 10, Code: ErrFlits, Gate: 2, From: 1}, 0},
 		{"payload past", []hw.Flit{head(1, 2), pay, pay, tail}, UnitError{Cycle: 12, Code: ErrFlits, Gate: 2, From: 1}, 0},
 		{"head while open", []hw.Flit{head(1, 2), pay, head(1, 2), pay, tail}, UnitError{Cycle: 12, Code: ErrFlits, Gate: 2, From: 1}, 0},
 		{"payload alone", []hw.Flit{pay}, UnitError{Cycle: 10, Code: ErrFlits}, 0},
@@ -102,7 +102,7 @@ func TestErrorStopsTheUnit(t *testing.T) {
 	u := NewUnits(tab, OpBarrier, 32, []int32{0, 1}, []int64{5, 0}, []uint64{0, 0})
 	u.SetNodes(3)
 	// A bad head at cycle 1 puts rank 0 in ERROR before its arrival at 5.
-	p := &fakePort{rx: map[int64]hw.Flit{1: {Head: true, Tail: true, Src: 1, Gate: 7}, 8: {Head: true, Tail: true, Src: 1, Gate: 2}}}
+	p := &fakePort{rx: map[int64]hw.Flit{1: {Flags: hw.FlitHead | hw.FlitTail, Src: 1, Gate: 7}, 8: {Flags: hw.FlitHead | hw.FlitTail, Src: 1, Gate: 2}}}
 	for cy := int64(0); cy < 20; cy++ {
 		u.Eval(0, cy, p, 0)
 		u.Collect()
@@ -111,7 +111,7 @@ func TestErrorStopsTheUnit(t *testing.T) {
 		t.Fatalf("gate %d, sent %d, left %d, count %d, errors %v", u.Gate(0), len(p.sent), len(p.rx), u.Received(0, 2), u.Errors)
 	}
 	// Node 2 hosts no rank.
-	q := &fakePort{rx: map[int64]hw.Flit{3: {Head: true, Src: 1, Gate: 2}, 4: {Tail: true}}}
+	q := &fakePort{rx: map[int64]hw.Flit{3: {Flags: hw.FlitHead, Src: 1, Gate: 2}, 4: {Flags: hw.FlitTail}}}
 	for cy := int64(0); cy < 6; cy++ {
 		u.EvalNoRank(2, cy, q, 0)
 		u.Collect()

@@ -36,11 +36,11 @@ func TestUnitsSendAReduction(t *testing.T) {
 		u.Collect()
 	}
 	want := []hw.Flit{
-		{Dst: 1, Src: 0, Gate: 2, Head: true},
+		{Dst: 1, Src: 0, Gate: 2, Flags: hw.FlitHead},
 		{Dst: 1, Data: 0xcdef},
 		{Dst: 1, Data: 0x89ab},
 		{Dst: 1, Data: 0x4567},
-		{Dst: 1, Data: 0x0123, Tail: true},
+		{Dst: 1, Data: 0x0123, Flags: hw.FlitTail},
 	}
 	if len(sent[0]) != len(want) {
 		t.Fatalf("rank 0 sent %d flits %+v, want %d", len(sent[0]), sent[0], len(want))
@@ -50,7 +50,7 @@ func TestUnitsSendAReduction(t *testing.T) {
 			t.Errorf("rank 0 flit %d: %+v, want %+v", i, f, want[i])
 		}
 	}
-	if len(sent[1]) != 5 || sent[1][4].Data != 0x1000 || !sent[1][4].Tail || sent[1][1].Data != 0x0001 {
+	if len(sent[1]) != 5 || sent[1][4].Data != 0x1000 || !sent[1][4].Tail() || sent[1][1].Data != 0x0001 {
 		t.Errorf("rank 1 sent %+v", sent[1])
 	}
 	// Rank 0 sends in cycles 1..5, rank 1 (arrives 3) in 4..8; rank 0 pops

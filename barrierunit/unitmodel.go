@@ -533,7 +533,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 		k := rs.sendFlit
 		var f hw.Flit
 		if k == 0 {
-			f = hw.Flit{Dst: u.NodeOf[dst], Src: int32(r), Gate: uint8(c + 1), Head: true}
+			f = hw.Flit{Dst: u.NodeOf[dst], Src: int32(r), Gate: uint8(c + 1), Flags: hw.FlitHead}
 			ws.packets++
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvSend, Gate: uint8(c + 1), Rank: dst})
 		} else {
@@ -547,7 +547,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 		}
 		ws.flits++
 		if int(k) == npay {
-			f.Tail = true
+			f.SetTail(true)
 			if u.Check != nil {
 				f.CRC = rs.sendCRC
 			}
@@ -569,7 +569,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 	} else if ok {
 		p.RxPop(node, t)
 		changed = true
-		head, tail := f.Head, f.Tail
+		head, tail := f.Head(), f.Tail()
 		gate, src := rs.rxGate, rs.rxSrc
 		if head {
 			gate, src = f.Gate, f.Src
@@ -700,7 +700,7 @@ func (u *Units) evalOff(errp *uint8, node int, t int64, p Port, w int) bool {
 	p.RxPop(node, t)
 	if *errp == 0 {
 		e := UnitError{Cycle: t, Node: int32(node), Rank: -1, Code: ErrNoRank}
-		if f.Head {
+		if f.Head() {
 			e.Gate, e.From = f.Gate, f.Src
 		}
 		u.raise(w, errp, e)

@@ -87,6 +87,16 @@ var keys = []keySpec{
 			return err
 		},
 		write: func(s *System) string { return writeInts(s.Dims, "") }},
+	{key: "wrap", flag: "wrap", typ: "list of booleans", allowed: WrapAllowed,
+		doc: "Torus only: per dimension, true for a ring (wrap-around link, dateline on two virtual channels) or false for a mesh line (no wrap link, one virtual channel used). Empty: every dimension wraps.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Wrap, err = decodeBoolList(n, "wrap", WrapAllowed)
+			if len(s.Wrap) == 0 {
+				s.Wrap = nil
+			}
+			return err
+		},
+		write: func(s *System) string { return writeBools(s.Wrap) }},
 	{key: "ranks", flag: "ranks", typ: "integer", allowed: "0..number of nodes (0 means every node)",
 		doc: "Ranks taking part; 0 means one rank on every node.",
 		decode: func(s *System, n *yaml.Node) (err error) {
@@ -449,6 +459,26 @@ func decodeIntList(n *yaml.Node, field, allowed, entryAllowed string) ([]int, er
 	return out, nil
 }
 
+// decodeBoolList accepts a YAML list of booleans (true/false); an entry in
+// error is named field[i] and located on its own line.
+func decodeBoolList(n *yaml.Node, field, allowed string) ([]bool, error) {
+	r := resolve(n)
+	if r == nil || r.Kind != yaml.SequenceNode {
+		return nil, typeError(n, field, allowed)
+	}
+	out := make([]bool, len(r.Content))
+	for i, e := range r.Content {
+		er := resolve(e)
+		if er == nil || er.Kind != yaml.ScalarNode || er.ShortTag() != "!!bool" {
+			return nil, typeError(e, fmt.Sprintf("%s[%d]", field, i), "true or false")
+		}
+		if err := er.Decode(&out[i]); err != nil {
+			return nil, typeError(e, fmt.Sprintf("%s[%d]", field, i), "true or false")
+		}
+	}
+	return out, nil
+}
+
 // Parse reads a system from YAML (the format of docs/config.md) and
 // validates it.
 //
@@ -780,6 +810,15 @@ func writeInts(v []int, indent string) string {
 	}
 	b.WriteByte(']')
 	return b.String()
+}
+
+// writeBools writes a YAML flow list of booleans.
+func writeBools(v []bool) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.FormatBool(x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 // wrap breaks text into comment lines of at most width characters.

@@ -46,6 +46,10 @@ func TestExamples(t *testing.T) {
 		"big-32x32x32x32.yaml": func(s *System) bool {
 			return reflect.DeepEqual(s.Dims, []int{32, 32, 32, 32}) && s.NumRanks() == 1<<20 && s.Skew == 100
 		},
+		"tofu-d-fugaku.yaml": func(s *System) bool {
+			return s.Topology == TopoTorus && reflect.DeepEqual(s.Dims, []int{24, 23, 24, 2, 3, 2}) && s.NumRanks() == 158976 &&
+				reflect.DeepEqual(s.Wrap, []bool{true, true, true, false, true, false}) && s.Algo == AlgoButterfly && s.Skew > 0
+		},
 		"allgather-hitachi-4x4.yaml": func(s *System) bool {
 			return s.Collective == "allgather" && s.NumItems() == 4 && s.Order == "" && s.Skew == 0
 		},

@@ -32,6 +32,7 @@ func BindFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&v.Name, "name", v.Name, u("name", "label for reports and generated files"))
 	fs.StringVar((*string)(&v.Topology), "topology", string(v.Topology), u("topology", "network topology"))
 	fs.Var((*intList)(&v.Dims), "dims", fmt.Sprintf("comma-separated dimension sizes, e.g. 4,4; allowed: %d to %d sizes, each %d..%d (key dims)", MinDims, MaxDims, MinDimSize, MaxDimSize))
+	fs.Var((*boolList)(&v.Wrap), "wrap", "comma-separated wrap flag per torus dimension, each 1/0 or true/false, e.g. 1,1,1,0,1,0; empty: every dimension wraps; torus only (key wrap)")
 	fs.IntVar(&v.Ranks, "ranks", v.Ranks, "ranks taking part, 0..nodes, 0 = every node; when --dims or --placement is given without --ranks: the number of placement entries (key ranks)")
 	fs.Var((*intList)(&v.Placement), "placement", "comma-separated node of each rank, e.g. 0,5,10,15, distinct, one per rank; empty: rank r on node r (key placement)")
 	fs.StringVar((*string)(&v.Algo), "algo", string(v.Algo), u("algo", "gate schedule"))
@@ -82,6 +83,7 @@ func (f *Flags) given() (map[string]bool, []string) {
 func (f *Flags) Apply(dst *System) error {
 	s := *dst
 	s.Dims = slices.Clone(s.Dims)
+	s.Wrap = slices.Clone(s.Wrap)
 	s.Placement = slices.Clone(s.Placement)
 	s.ItemPlace = slices.Clone(s.ItemPlace)
 	s.Episodes = slices.Clone(s.Episodes)
@@ -97,6 +99,8 @@ func (f *Flags) Apply(dst *System) error {
 			s.Topology = v.Topology
 		case "dims":
 			s.Dims = slices.Clone(v.Dims)
+		case "wrap":
+			s.Wrap = slices.Clone(v.Wrap)
 		case "ranks":
 			s.Ranks = v.Ranks
 		case "placement":
@@ -151,6 +155,9 @@ func (f *Flags) Apply(dst *System) error {
 	}
 	if len(s.ItemPlace) == 0 {
 		s.ItemPlace = nil
+	}
+	if len(s.Wrap) == 0 {
+		s.Wrap = nil
 	}
 	derived := !set["ranks"] && (set["dims"] || set["placement"])
 	if derived {
@@ -235,6 +242,41 @@ func (l *intList) Set(v string) error {
 			return fmt.Errorf("entry %d, %s, is not an integer (want comma-separated integers, e.g. 4,4)", i, showString(strings.TrimSpace(p)))
 		}
 		out[i] = n
+	}
+	*l = out
+	return nil
+}
+
+// boolList is a flag.Value for a comma-separated list of booleans, each
+// 1/0, t/f or true/false (any case, as strconv.ParseBool reads them); an
+// empty value is the empty list.
+type boolList []bool
+
+func (l *boolList) String() string {
+	if l == nil {
+		return ""
+	}
+	parts := make([]string, len(*l))
+	for i, v := range *l {
+		parts[i] = strconv.FormatBool(v)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (l *boolList) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		*l = nil
+		return nil
+	}
+	parts := strings.Split(v, ",")
+	out := make([]bool, len(parts))
+	for i, p := range parts {
+		b, err := strconv.ParseBool(strings.TrimSpace(p))
+		if err != nil {
+			return fmt.Errorf("entry %d, %s, is not a boolean (want comma-separated 1/0 or true/false, e.g. 1,1,0)", i, showString(strings.TrimSpace(p)))
+		}
+		out[i] = b
 	}
 	*l = out
 	return nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,7 +164,9 @@ func TestFlagErrors(t *testing.T) {
 		field string
 	}{
 		{Default(), []string{"--dims", "4,65"}, "dims", "dims[1]"},
-		{Default(), []string{"--dims", "4,4,4,4,4"}, "dims", "dims"},
+		{Default(), []string{"--dims", "4,4,4,4,4,4,4"}, "dims", "dims"},
+		{Default(), []string{"--wrap", "1,0"}, "wrap", "wrap"}, // a hyper-crossbar has no wrap
+		{Default(), []string{"--topology", "torus", "--wrap", "1,0,1"}, "wrap", "wrap"},
 		{Default(), []string{"--ranks", "17"}, "ranks", "ranks"},
 		{Default(), []string{"--placement", "0,0"}, "placement", "placement[1]"},
 		{Default(), []string{"--placement", "0,16"}, "placement", "placement[1]"},
@@ -317,5 +320,32 @@ func TestFlagsLoad(t *testing.T) {
 	}
 	if _, err := f.Load(filepath.Join(dir, "none.yaml")); err == nil {
 		t.Fatal("Load of a missing config succeeded")
+	}
+}
+
+// TestWrapFlag: --wrap takes 1/0 and true/false spellings, and an empty
+// value clears the file's list.
+func TestWrapFlag(t *testing.T) {
+	for _, c := range []struct {
+		arg  string
+		want []bool
+	}{
+		{"1,1,1,0,1,0", []bool{true, true, true, false, true, false}},
+		{"true, true,true,false,TRUE,f", []bool{true, true, true, false, true, false}},
+		{"", nil},
+	} {
+		fs, f := newFlags(t)
+		if err := fs.Parse([]string{"--topology", "torus", "--dims", "24,23,24,2,3,2", "--wrap", c.arg}); err != nil {
+			t.Fatal(err)
+		}
+		s := Default()
+		s.Wrap = []bool{false, false}
+		if err := f.Apply(&s); err != nil || !slices.Equal(s.Wrap, c.want) {
+			t.Errorf("--wrap %q: %v, %v", c.arg, s.Wrap, err)
+		}
+	}
+	fs, _ := newFlags(t)
+	if err := fs.Parse([]string{"--wrap", "1,x"}); err == nil || !strings.Contains(err.Error(), `entry 1, "x", is not a boolean`) {
+		t.Errorf("--wrap 1,x: %v", err)
 	}
 }

@@ -86,7 +86,7 @@ func Join[T ~string](names []T) string {
 
 // Limits of the numeric fields.
 const (
-	MinDims, MaxDims           = 1, 4
+	MinDims, MaxDims           = 1, 6
 	MinDimSize, MaxDimSize     = 2, 64
 	MinFlitWidth, MaxFlitWidth = 16, 128
 	MaxLinkLatency             = 64
@@ -142,9 +142,13 @@ const MaxWorkers = 8
 // System is the full description of one simulated system and scenario.
 // The YAML keys are the documented file format (see docs/config.md).
 type System struct {
-	Name        string     `yaml:"name" json:"name"`
-	Topology    Topology   `yaml:"topology" json:"topology"`
-	Dims        []int      `yaml:"dims" json:"dims"`
+	Name     string   `yaml:"name" json:"name"`
+	Topology Topology `yaml:"topology" json:"topology"`
+	Dims     []int    `yaml:"dims" json:"dims"`
+	// Wrap says, per dimension, whether a torus has its wrap-around link
+	// (a ring) or not (a mesh line); empty means every dimension wraps.
+	// Only the torus has it.
+	Wrap        []bool     `yaml:"wrap,omitempty" json:"wrap,omitempty"`
 	Ranks       int        `yaml:"ranks" json:"ranks"`
 	Placement   []int      `yaml:"placement,omitempty" json:"placement,omitempty"`
 	Algo        Algorithm  `yaml:"algo" json:"algo"`
@@ -328,6 +332,9 @@ func (s *System) Validate() error {
 				Allowed: fmt.Sprintf("%d: a fat tree's dims are all equal (a k-ary n-tree: k = dims[0], n = the number of dims)", s.Dims[0])}
 		}
 	}
+	if err := s.validateWrap(); err != nil {
+		return err
+	}
 	nodes := s.Nodes()
 	if err := inRange("ranks", s.Ranks, 0, nodes); err != nil {
 		err.Allowed += " (0 means every node)"
@@ -400,6 +407,55 @@ func (s *System) Validate() error {
 		}
 	}
 	return s.validateEpisodes()
+}
+
+// WrapAllowed describes the allowed wrap lists.
+const WrapAllowed = "[] (every dimension wraps), or one true/false per dimension with topology torus"
+
+// validateWrap checks wrap: empty, or with topology torus one entry per
+// dimension.
+func (s *System) validateWrap() error {
+	if len(s.Wrap) == 0 {
+		return nil
+	}
+	if s.Topology != TopoTorus {
+		return &FieldError{Field: "wrap", Value: showBools(s.Wrap), Allowed: fmt.Sprintf("[] with topology %s (wrap belongs to topology torus: which of its dimensions are rings and which mesh lines)", s.Topology)}
+	}
+	if len(s.Wrap) != len(s.Dims) {
+		return &FieldError{Field: "wrap", Value: showBools(s.Wrap), Allowed: fmt.Sprintf("[], or exactly one true/false per dimension (%d entries for dims %v)", len(s.Dims), s.Dims)}
+	}
+	return nil
+}
+
+// Wraps returns whether dimension k has its wrap-around link: always for
+// a torus without a wrap list, never for the other topologies (which have
+// no such link).
+func (s *System) Wraps(k int) bool {
+	if s.Topology != TopoTorus {
+		return false
+	}
+	return len(s.Wrap) == 0 || s.Wrap[k]
+}
+
+// WrapList returns the torus's wrap flags, one per dimension (all true
+// without a wrap list); nil for the other topologies.
+func (s *System) WrapList() []bool {
+	if s.Topology != TopoTorus {
+		return nil
+	}
+	w := make([]bool, len(s.Dims))
+	for k := range w {
+		w[k] = s.Wraps(k)
+	}
+	return w
+}
+
+func showBools(v []bool) string {
+	const max = 8
+	if len(v) <= max {
+		return fmt.Sprint(v)
+	}
+	return fmt.Sprintf("%v... (%d entries)", v[:max], len(v))
 }
 
 // checkPlacement reports the first entry that is out of 0..nodes-1 or names a

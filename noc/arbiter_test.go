@@ -33,7 +33,7 @@ func grantOrder(t *testing.T, srcs []int, count, flits int) (order []int32, cycl
 		for _, s := range srcs {
 			if left[s] > 0 && n.CanInject(s, c) {
 				i := flits - 1 - (left[s]-1)%flits // flit index within its packet
-				n.Inject(s, hw.Flit{Dst: 0, Src: int32(s), Head: i == 0, Tail: i == flits-1}, c)
+				n.Inject(s, hw.Flit{Dst: 0, Src: int32(s), Flags: hw.FlitFlags(i == 0, i == flits-1)}, c)
 				left[s]--
 			}
 		}

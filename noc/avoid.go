@@ -366,10 +366,13 @@ func (n *Network) SetAvoid(a *Avoid) error {
 		return fmt.Errorf("avoid: the exceptions are for a network of %d switches, not %d", len(a.Except), n.switches)
 	}
 	if a.fabric != nil {
-		if n.gen == nil {
+		if n.gen == nil && n.tor == nil {
 			return fmt.Errorf("avoid: a %s's routing for a hyper-crossbar network", a.fabric.Name())
 		}
-		n.gen = a.fabric
+		// The fabric's Next with the avoided channels routes every head
+		// flit, the torus's too (instead of Torus.NextAddr on packed
+		// addresses: only a network with avoided channels pays for it).
+		n.gen, n.tor = a.fabric, nil
 		return nil
 	}
 	n.exc = a.Except

@@ -1,6 +1,7 @@
 package noc
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -112,6 +113,23 @@ func TestAvoidTorus(t *testing.T) {
 			if a.Entries == 0 && dims[0] > 2 {
 				t.Fatalf("%v: avoid %s: no reversal", dims, c.Name)
 			}
+		}
+	}
+	// With a mesh line (issue 12's wrap): a ring's channels are avoided
+	// the other way round; a mesh line's have no other way, an error.
+	tor, err := NewTorusWrap([]int{4, 3}, []bool{true, false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range Channels(tor) {
+		if c.Kind != ChanNetwork {
+			continue
+		}
+		_, rep, err := AvoidChannels(tor, []int{c.ID})
+		if ring := strings.Contains(c.Name, ".d0"); ring && (err != nil || !rep.Acyclic) {
+			t.Fatalf("4x3 ring x mesh: avoid %s: %v", c.Name, err)
+		} else if !ring && (err == nil || !strings.Contains(err.Error(), "mesh line")) {
+			t.Fatalf("4x3 ring x mesh: avoid %s: %v, want the mesh line's error", c.Name, err)
 		}
 	}
 }

@@ -39,6 +39,9 @@ func (a *avoidTorus) Next(sw, in, dst int) int {
 		return e + 1
 	}
 	k := (e - 1) / 4
+	if !a.Wrap[k] {
+		return e // a mesh line: no wrap link, VC0 (Torus.NextAddr)
+	}
 	x := a.Coord(sw, k)
 	if (e-1)%4 == 0 && x == a.Dims[k]-1 || (e-1)%4 == 2 && x == 0 {
 		return e + 1
@@ -62,7 +65,9 @@ func (a *avoidTorus) Table(sw int) []uint8 {
 // path (up to K-1 hops) in the same dimension order, on which the dateline
 // rule still crosses the wrap link at most once. CheckFabric proves the
 // result (reachability, acyclic dependencies over the virtual channels),
-// and every pair is walked for dead channels.
+// and every pair is walked for dead channels. A dead channel of a
+// dimension that does not wrap (a mesh line, Torus.Wrap) has no other way
+// round: an error.
 func (t *Torus) avoid(dead []int) (*Avoid, *CheckReport, error) {
 	if t.Nodes > MaxCheckNodes {
 		return nil, nil, fmt.Errorf("avoid: %d nodes is beyond the all-pairs limit of %d", t.Nodes, MaxCheckNodes)
@@ -81,6 +86,11 @@ func (t *Torus) avoid(dead []int) (*Avoid, *CheckReport, error) {
 			return nil, nil, fmt.Errorf("avoid: %s is node %d's ejection channel, its only way out of the network", ChannelName(t, sw, p), sw)
 		}
 		k, minus := (p-1)/4, (p-1)%4 >= 2
+		if !t.Wrap[k] {
+			// A mesh line has no other way round: the paths across the
+			// link would need another dimension order.
+			return nil, nil, fmt.Errorf("avoid: %s is on a mesh line (dimension %d does not wrap): no way round it in dimension order", ChannelName(t, sw, p), k)
+		}
 		vc0 := 1 + 4*k
 		if minus {
 			vc0 += 2

@@ -26,6 +26,9 @@ type CheckReport struct {
 	Avoided       []string `json:"avoided,omitempty"`
 	Exceptions    int      `json:"exceptions,omitempty"`
 	MaxExceptions int      `json:"max_switch_exceptions,omitempty"`
+	// Method is "by-dimension" for CheckByDimension's proof (empty: every
+	// pair walked).
+	Method string `json:"method,omitempty"`
 }
 
 // Check proves a set of routing tables (table(sw) for every switch) on this

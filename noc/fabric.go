@@ -6,8 +6,9 @@ import (
 	"github.com/hxbar/hxbar/hw"
 )
 
-// MaxFabricNodes bounds the node count of a torus or fat tree.
-const MaxFabricNodes = 1 << 16
+// MaxFabricNodes bounds the node count of a torus or fat tree: the cycle
+// model's limit (sim.MaxModelNodes).
+const MaxFabricNodes = 1 << 21
 
 // MaxSwitchPorts is the most ports a switch of the cycle model may have (its
 // per-switch port sets are 64-bit masks, and EvalSwitch keeps one request
@@ -35,7 +36,9 @@ const (
 // Switch ids are 0..NumSwitches()-1, port ids of switch sw 0..Ports(sw)-1.
 // Every port is an input and an output: output p of sw drives input np of
 // switch ns, where (ns, np) = Neighbor(sw, p), or, when ns < 0, it is the
-// ejection port of endpoint np, whose injection feeds input p of sw.
+// ejection port of endpoint np, whose injection feeds input p of sw; when
+// (ns, np) = (-1, -1) the output is not connected (the end of a torus's
+// mesh line) and no route takes it.
 type Fabric interface {
 	// Name is the fabric's topology: hw.TopoHyperXbar, hw.TopoTorus or
 	// hw.TopoFatTree.
@@ -80,6 +83,18 @@ func NewFabric(topology hw.Topology, dims []int) (Fabric, error) {
 		return NewFatTree(dims)
 	}
 	return nil, fmt.Errorf("invalid topology: %q (allowed: %s)", topology, hw.Join(hw.Topologies))
+}
+
+// FabricOf builds the network a system describes: NewFabric's, with the
+// torus's wrap list.
+func FabricOf(s *hw.System) (Fabric, error) {
+	if s.Topology == hw.TopoTorus {
+		return NewTorusWrap(s.Dims, s.Wrap)
+	}
+	if len(s.Wrap) > 0 {
+		return nil, fmt.Errorf("invalid wrap: %v (allowed: [] with topology %s; wrap belongs to topology torus)", s.Wrap, s.Topology)
+	}
+	return NewFabric(s.Topology, s.Dims)
 }
 
 // Output is one output port of one switch.

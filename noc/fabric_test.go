@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -34,6 +35,24 @@ func checkedFabrics(t testing.TB) []Fabric {
 		fs = append(fs, mustFabric(t, "fattree", make2(n, 4)...))
 	}
 	fs = append(fs, mustFabric(t, "fattree", 3, 3), mustFabric(t, "hyperxbar", 4, 4), mustFabric(t, "hyperxbar", 3, 2, 2))
+	// Up to six dimensions, and meshes and mixed tori.
+	fs = append(fs, mustFabric(t, "fattree", 2, 2, 2, 2, 2, 2), mustFabric(t, "hyperxbar", 2, 3, 2, 2, 3, 2),
+		mustFabric(t, "torus", 2, 3, 2, 2, 3, 2))
+	for _, c := range []struct {
+		dims []int
+		wrap []bool
+	}{
+		{[]int{2}, []bool{false}}, {[]int{7}, []bool{false}}, {[]int{16}, []bool{false}},
+		{[]int{4, 4}, []bool{false, false}}, {[]int{5, 3}, []bool{true, false}}, {[]int{3, 5}, []bool{false, true}},
+		{[]int{4, 3, 4, 2, 3, 2}, []bool{true, true, true, false, true, false}}, // Tofu-D's pattern
+		{[]int{3, 2, 3, 2, 2, 2}, []bool{false, true, false, true, false, true}},
+	} {
+		f, err := NewTorusWrap(c.dims, c.wrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs = append(fs, f)
+	}
 	return fs
 }
 
@@ -48,7 +67,7 @@ func make2(n, k int) []int {
 func fabricName(f Fabric) string {
 	switch f := f.(type) {
 	case *Torus:
-		return fmt.Sprint("torus", f.Dims)
+		return fmt.Sprint("torus", f.Dims, "wrap", f.Wrap)
 	case *FatTree:
 		return fmt.Sprint("fattree", f.Dims)
 	case *Topology:
@@ -70,8 +89,12 @@ func TestEveryFabricPassesTheCheck(t *testing.T) {
 		want := 0
 		switch f := f.(type) {
 		case *Torus:
-			for _, d := range f.Dims {
-				want += d / 2
+			for k, d := range f.Dims {
+				if f.Wrap[k] {
+					want += d / 2 // a ring: half way round at most
+				} else {
+					want += d - 1 // a mesh line: end to end
+				}
 			}
 		case *FatTree:
 			want = 2 * (f.Levels - 1)
@@ -119,6 +142,12 @@ func TestFabricWiringAndTables(t *testing.T) {
 		for sw := 0; sw < f.NumSwitches(); sw++ {
 			for p := 0; p < f.Ports(sw); p++ {
 				ns, np := f.Neighbor(sw, p)
+				if ns < 0 && np < 0 { // the end of a torus's mesh line
+					if tor, ok := f.(*Torus); !ok || tor.Wrap[(p-1)/4] || f.IsChannel(sw, p) || f.Wire(sw, p, false) != -1 || f.Wire(sw, p, true) != -1 {
+						t.Fatalf("%s: %s is not connected", fabricName(f), f.DescribeOutput(sw, p))
+					}
+					continue
+				}
 				if ns < 0 {
 					if as, ap := f.Attach(np); as != sw || ap != p || ends[np] || f.IsChannel(sw, p) {
 						t.Fatalf("%s: endpoint %d at switch %d port %d, Attach (%d, %d)", fabricName(f), np, sw, p, as, ap)
@@ -168,9 +197,10 @@ func TestNewFabricRejects(t *testing.T) {
 		{"mesh", []int{4}, `invalid topology: "mesh" (allowed: hyperxbar, torus, fattree)`},
 		{"fattree", []int{4, 2}, "invalid dims[1]: 2 (allowed: 4, a fat tree's dims are all equal: a k-ary n-tree)"},
 		{"fattree", []int{33}, "invalid dims[0]: 33"},
-		{"fattree", []int{16, 16, 16, 16, 16}, "invalid dims"},
-		{"fattree", []int{32, 32, 32, 32}, "at most 65536 nodes"},
-		{"torus", []int{64, 64, 64}, "at most 65536 nodes"},
+		{"fattree", []int{2, 2, 2, 2, 2, 2, 2}, "invalid dims"},
+		{"fattree", []int{16, 16, 16, 16, 16, 16}, "at most 2097152 nodes"},
+		{"torus", []int{64, 64, 64, 64}, "at most 2097152 nodes"},
+		{"torus", []int{2, 2, 2, 2, 2, 2, 2}, "invalid dims"},
 		{"torus", []int{1}, "invalid dims[0]: 1"},
 		{"torus", []int{}, "invalid dims"},
 	} {
@@ -339,8 +369,8 @@ func drive(t testing.TB, n *Network, pkts []tpkt, maxCycles int64) driveResult {
 	done := make([]bool, len(pkts))
 	var res driveResult
 	prevSent := make([]uint32, len(n.out))
-	wireAt := make([]int64, len(n.used))
-	wireBy := make([]int32, len(n.used))
+	wireAt := make([]int64, n.F.Wires(n.cfg.HalfDuplex))
+	wireBy := make([]int32, len(wireAt))
 	for i := range wireAt {
 		wireAt[i], wireBy[i] = -1, -1
 	}
@@ -355,7 +385,7 @@ func drive(t testing.TB, n *Network, pkts []tpkt, maxCycles int64) driveResult {
 			if q := queue[v]; len(q) > 0 && n.CanInject(v, c) {
 				p := pkts[q[0]]
 				i := sent[v]
-				n.Inject(v, hw.Flit{Dst: int32(p.dst), Src: int32(v), Data: uint64(q[0])<<16 | uint64(i), Head: i == 0, Tail: i == p.flits-1}, c)
+				n.Inject(v, hw.Flit{Dst: int32(p.dst), Src: int32(v), Data: uint64(q[0])<<16 | uint64(i), Flags: hw.FlitFlags(i == 0, i == p.flits-1)}, c)
 				moved = true
 				if sent[v]++; sent[v] == p.flits {
 					queue[v], sent[v] = q[1:], 0
@@ -371,10 +401,10 @@ func drive(t testing.TB, n *Network, pkts []tpkt, maxCycles int64) driveResult {
 			if id >= len(pkts) || pkts[id].dst != v || int(fl.Src) != pkts[id].src {
 				t.Fatalf("cycle %d: node %d received a flit of packet %d (%+v)", c, v, id, fl)
 			}
-			if fl.Head != (idx == 0) || fl.Tail != (idx == pkts[id].flits-1) {
-				t.Fatalf("cycle %d: packet %d flit %d has head %v tail %v", c, id, idx, fl.Head, fl.Tail)
+			if fl.Head() != (idx == 0) || fl.Tail() != (idx == pkts[id].flits-1) {
+				t.Fatalf("cycle %d: packet %d flit %d has head %v tail %v", c, id, idx, fl.Head(), fl.Tail())
 			}
-			if fl.Head {
+			if fl.Head() {
 				if cur[v] >= 0 {
 					t.Fatalf("cycle %d: node %d: packet %d starts inside packet %d", c, v, id, cur[v])
 				}
@@ -389,7 +419,7 @@ func drive(t testing.TB, n *Network, pkts []tpkt, maxCycles int64) driveResult {
 				t.Fatalf("cycle %d: node %d: flit %d of packet %d, expected flit %d of packet %d", c, v, idx, id, got[v], cur[v])
 			}
 			got[v]++
-			if fl.Tail {
+			if fl.Tail() {
 				done[id], cur[v] = true, -1
 				res.delivered++
 			}
@@ -403,7 +433,7 @@ func drive(t testing.TB, n *Network, pkts []tpkt, maxCycles int64) driveResult {
 			}
 			prevSent[o] = n.out[o].sent
 			moved = true
-			if w := n.out[o].wire; w >= 0 {
+			if w := wireOf(n, o); w >= 0 {
 				if wireAt[w] == c {
 					t.Fatalf("cycle %d: wire %d carried two flits", c, w)
 				}
@@ -516,7 +546,7 @@ func TestTorusLinkMovesOneFlitPerCycle(t *testing.T) {
 		per := map[int32]uint32{}
 		for sw := 0; sw < tor.Switches; sw++ {
 			for p := 1; p < tor.Ports(sw); p++ {
-				per[n.out[n.portBase[sw]+int32(p)].wire] += n.OutputFlits(sw, p)
+				per[wireOf(n, n.portBase[sw]+int32(p))] += n.OutputFlits(sw, p)
 			}
 		}
 		for w, f := range per {
@@ -559,7 +589,7 @@ func TestFabricNetworkElementsAndInject(t *testing.T) {
 	}
 	var woke []int32
 	n.Wake = func(e int32, at int64) { woke = append(woke, e) }
-	n.Inject(13, hw.Flit{Dst: 2, Head: true, Tail: true}, 0)
+	n.Inject(13, hw.Flit{Dst: 2, Flags: hw.FlitHead | hw.FlitTail}, 0)
 	if sw, _ := ft.Attach(13); len(woke) != 1 || woke[0] != int32(sw) {
 		t.Fatalf("inject woke %v, want leaf %d", woke, sw)
 	}
@@ -575,4 +605,16 @@ func TestFabricNetworkElementsAndInject(t *testing.T) {
 	if n, _ := NewFabricNetwork(hx, Config{BufferDepth: 2, LinkLatency: 1}); n.T != hx || n.gen != nil {
 		t.Fatal("hyper-crossbar did not take the table-driven path")
 	}
+}
+
+// wireOf is output o's shared wire (-1: none), as the fabric gives it.
+func wireOf[I int | int32](n *Network, o I) int32 {
+	if n.wire != nil {
+		return n.wire[o]
+	}
+	if int32(o) >= n.rxBase {
+		return -1
+	}
+	sw := sort.Search(n.switches, func(s int) bool { return n.portBase[s+1] > int32(o) })
+	return int32(n.F.Wire(sw, int(int32(o)-n.portBase[sw]), n.cfg.HalfDuplex))
 }

@@ -35,8 +35,8 @@ type Crossing struct {
 }
 
 // faultState is the slow path of a network with faults: only outputs with
-// outState.fault set reach it, so a fault-free network pays one predictable
-// branch per flit.
+// their bit set in Network.faultBits reach it, so a fault-free network pays
+// one predictable branch (n.faults == nil) per flit.
 type faultState struct {
 	mu     sync.Mutex      // a big system's workers may share a cycle
 	byOut  map[int32][]int // output -> indices into Faults
@@ -67,7 +67,7 @@ func (n *Network) SetFaults(fs []LinkFault, flip func(fl *hw.Flit, bit int) bool
 		st.Faults = append(st.Faults, f)
 		o := int32(f.Channel)
 		st.byOut[o] = append(st.byOut[o], len(st.Faults)-1)
-		n.out[o].fault = true
+		n.faultBits[o/64] |= 1 << (o % 64)
 	}
 	return nil
 }
@@ -96,7 +96,7 @@ func (n *Network) Record(rec func(Crossing)) {
 	st := n.faultState()
 	st.record = rec
 	for o := range n.out {
-		n.out[o].fault = true
+		n.faultBits[o/64] |= 1 << (o % 64)
 	}
 }
 
@@ -111,6 +111,7 @@ func (n *Network) LinkFaults() []LinkFault {
 func (n *Network) faultState() *faultState {
 	if n.faults == nil {
 		n.faults = &faultState{byOut: map[int32][]int{}}
+		n.faultBits = make([]uint64, (len(n.out)+63)/64)
 	}
 	return n.faults
 }
@@ -129,7 +130,7 @@ func (n *Network) applyFault(o int32, fl *hw.Flit, t int64) int {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.record != nil {
-		st.record(Crossing{Channel: o, Cycle: t, Head: fl.Head})
+		st.record(Crossing{Channel: o, Cycle: t, Head: fl.Head()})
 	}
 	res := passFlit
 	for _, i := range st.byOut[o] {
@@ -209,8 +210,8 @@ func (n *Network) faultySend(o int32, fl hw.Flit, t int64) (_ hw.Flit, gone bool
 	case swallowFlit:
 		n.swallow(o)
 	}
-	if w := n.out[o].wire; w >= 0 {
-		n.used[w] = t
+	if n.used != nil && n.wire[o] >= 0 {
+		n.used[n.wire[o]] = t
 	}
 	return *f, true, 0
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/bigmem"
@@ -40,6 +41,11 @@ type fifoState struct {
 // outState is the per-output-port state, in one record per port so that a
 // switch's evaluation reads a few adjacent cache lines. For switch ports the
 // same index is also the input port: inOwned belongs to the input side.
+//
+// It is 24 bytes: the shared-wire id, whether the output is a network
+// channel and whether a fault is armed on it, which only a shared-wire
+// check, the statistics and a network with faults read, are kept apart
+// (Network.wire, Network.netBits, Network.faultBits).
 type outState struct {
 	// nextFree caches the free cycle of the slot the next flit goes to,
 	// read when the previous flit was written next to it: only the
@@ -48,15 +54,22 @@ type outState struct {
 	nextFree int64
 	down     int32  // downstream FIFO
 	wake     int32  // element to wake when a flit is sent
-	wire     int32  // half-duplex wire, or -1
 	sent     uint32 // flits sent (channel load statistic)
 	owner    int8   // input owning this output, or -1
 	inOwned  int8   // output the input with this index owns, or -1
 	rr       uint8  // round-robin pointer
 	sendIdx  uint8  // credit ring index of the next flit
-	net      bool   // drives an exchanger <-> crossbar channel
-	fault    bool   // a fault is armed on this channel (faults.go)
 }
+
+// Compile-time ties: an outState is 24 bytes and a slot 40 (a 24-byte flit
+// and two cycles), the sizes the memory figures of docs/performance.md
+// assume.
+const (
+	_ = uint(24 - unsafe.Sizeof(outState{}))
+	_ = uint(unsafe.Sizeof(outState{}) - 24)
+	_ = uint(40 - unsafe.Sizeof(slot{}))
+	_ = uint(unsafe.Sizeof(slot{}) - 40)
+)
 
 // taken marks a credit-ring entry whose slot holds a flit.
 const taken = math.MaxInt64
@@ -75,8 +88,10 @@ type Network struct {
 
 	switches, nodes int
 	// gen routes every head flit through the fabric's routing function;
-	// nil for the hyper-crossbar, whose route reads the tables below.
+	// nil for the hyper-crossbar, whose route reads the tables below, and
+	// for the torus, whose route is tor.NextAddr on packed addresses.
 	gen Fabric
+	tor *Torus
 
 	portBase []int32 // len Switches+1
 	rxBase   int32
@@ -87,20 +102,37 @@ type Network struct {
 	out   []outState  // per output: switch ports, then one injection output per node
 
 	used []int64 // per wire: last cycle a flit crossed it
+	// wire is each output's shared wire (-1: none), when a shared-wire
+	// check reads used (half duplex); nil otherwise.
+	wire []int32
+	// netBits has bit o set when output o drives a network channel
+	// (switch to switch), for FlitHops and BusiestOutput.
+	netBits []uint64
+	// localWire, when not nil, replaces used for a fabric whose shared
+	// wires each join outputs of one switch (the torus in full duplex: the
+	// two VCs of a link direction): localWire[p] is the set of ports whose
+	// outputs share port p's wire (p's own bit included), and EvalSwitch
+	// keeps the ports that sent this cycle in a local mask. A switch is
+	// evaluated once per cycle, so that mask is the wire's whole use in
+	// the cycle, and no shared array (a cache miss per hop) is needed.
+	localWire []uint64
 
 	// Route tables, shared by all switches with the same content: the model
 	// reads the very tables Topology generates for the Verilog writer.
-	coords []uint8   // node*dims + k
-	exSub  [][]uint8 // [k][x*Kk + c]: exchanger entry for own coord x, dest coord c
-	xbTab  [][]uint8 // [k][c]: crossbar entry
+	addr  []uint64  // per node: its packed coordinates (hw.Flit's DstAddr); nil for the fat tree
+	exSub [][]uint8 // [k][x*Kk + c]: exchanger entry for own coord x, dest coord c
+	xbTab [][]uint8 // [k][c]: crossbar entry
 
 	// exc, when set, are the routing exceptions of Avoid, per switch
 	// (avoid.go, avoidfabric.go).
 	exc []map[int32]uint8
 
 	// faults, when set, holds the armed faults (faults.go); only outputs
-	// with outState.fault set look at it.
+	// with their bit set in faultBits look at it.
 	faults *faultState
+	// faultBits has bit o set when a fault is armed on output o (or every
+	// crossing is recorded); nil until SetFaults or Record.
+	faultBits []uint64
 
 	// Wake asks the engine to evaluate element e in cycle at.
 	Wake func(e int32, at int64)
@@ -114,12 +146,7 @@ func NewNetwork(t *Topology, cfg Config) (*Network, error) {
 	}
 	n.T = t
 	nd := t.NumDims()
-	n.coords = make([]uint8, t.Nodes*nd)
-	for v := 0; v < t.Nodes; v++ {
-		for k := 0; k < nd; k++ {
-			n.coords[v*nd+k] = uint8(t.Coord(v, k))
-		}
-	}
+	n.addr = packedAddrs(t.Dims)
 	// Exchanger entries of dimension k depend only on the exchanger's own
 	// coordinate k, so one sub-table per (k, x) covers every exchanger; it is
 	// cut from the generated table of a representative node.
@@ -147,8 +174,45 @@ func NewFabricNetwork(f Fabric, cfg Config) (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tor, ok := f.(*Torus); ok {
+		n.tor = tor
+		n.addr = packedAddrs(tor.Dims)
+		if !cfg.HalfDuplex {
+			// Ports 1+4k+{0,1} (+ VC0, VC1) share a wire, as do 1+4k+{2,3}.
+			n.localWire = make([]uint64, tor.Ports(0))
+			for p := 1; p < len(n.localWire); p++ {
+				n.localWire[p] = 3 << (1 + (p-1)&^1)
+			}
+			n.used, n.wire = nil, nil
+		}
+		return n, nil
+	}
 	n.gen = f
 	return n, nil
+}
+
+// packedAddrs returns every node's packed coordinates (hw.Flit's DstAddr),
+// counting them up like an odometer.
+func packedAddrs(dims []int) []uint64 {
+	nodes := 1
+	for _, d := range dims {
+		nodes *= d
+	}
+	a := make([]uint64, nodes)
+	var c [hw.MaxDims]int
+	var cur uint64
+	for v := range a {
+		a[v] = cur
+		for k, d := range dims {
+			if c[k]++; c[k] < d {
+				cur += 1 << (hw.CoordField * k)
+				break
+			}
+			cur -= uint64(d-1) << (hw.CoordField * k)
+			c[k] = 0
+		}
+	}
+	return a
 }
 
 // newNetwork builds the switches, FIFOs, channels and wires of a fabric.
@@ -185,12 +249,23 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 	nout := p + N
 	n.out = bigmem.Make[outState](n, nout)
 	for i := range n.out {
-		n.out[i].owner, n.out[i].inOwned, n.out[i].wire = -1, -1, -1
+		n.out[i].owner, n.out[i].inOwned = -1, -1
+	}
+	n.netBits = make([]uint64, (nout+63)/64)
+	if f.Wires(cfg.HalfDuplex) > 0 {
+		n.wire = make([]int32, nout)
+		for i := range n.wire {
+			n.wire[i] = -1
+		}
 	}
 	for s := 0; s < S; s++ {
 		for q := 0; q < f.Ports(s); q++ {
 			o := n.portBase[s] + int32(q)
 			ns, np := f.Neighbor(s, q)
+			if ns < 0 && np < 0 { // not connected: no route takes it
+				n.out[o].down = -1
+				continue
+			}
 			if ns < 0 { // endpoint port: ejection into node np's endpoint
 				n.out[o].down = n.rxBase + int32(np)
 				n.out[p+np].down = o // the endpoint's injection output feeds this port's input
@@ -201,10 +276,14 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 				continue
 			}
 			n.out[o].down = n.portBase[ns] + int32(np)
-			n.out[o].net = f.IsChannel(s, q)
+			if f.IsChannel(s, q) {
+				n.netBits[o/64] |= 1 << (o % 64)
+			}
 			n.out[o].wake = int32(ns)
 			n.fifo[n.out[o].down].lat = uint8(cfg.LinkLatency)
-			n.out[o].wire = int32(f.Wire(s, q, cfg.HalfDuplex))
+			if n.wire != nil {
+				n.wire[o] = int32(f.Wire(s, q, cfg.HalfDuplex))
+			}
 		}
 	}
 	if w := f.Wires(cfg.HalfDuplex); w > 0 {
@@ -232,17 +311,20 @@ func (n *Network) route(sw, in int, f *hw.Flit) int {
 	if n.gen != nil {
 		return n.gen.Next(sw, in, int(f.Dst))
 	}
+	dst := f.DstAddr()
+	if n.tor != nil {
+		return n.tor.NextAddr(in, n.addr[sw], dst)
+	}
+	const m = 1<<hw.CoordField - 1
 	t := n.T
-	nd := len(t.Dims)
-	dc := f.DstC[:nd]
 	if sw >= t.Nodes {
 		k := t.XbarDim(sw)
-		return int(n.xbTab[k][dc[k]])
+		return int(n.xbTab[k][dst>>(hw.CoordField*k)&m])
 	}
-	own := n.coords[sw*nd : sw*nd+nd]
-	for k := 0; k < nd; k++ {
-		d := t.Dims[k]
-		if e := n.exSub[k][int(own[k])*d+int(dc[k])]; e != Pass {
+	own := n.addr[sw]
+	for k, d := range t.Dims {
+		x, c := int(own>>(hw.CoordField*k)&m), int(dst>>(hw.CoordField*k)&m)
+		if e := n.exSub[k][x*d+c]; e != Pass {
 			return int(e)
 		}
 	}
@@ -265,7 +347,7 @@ func (n *Network) count(f int32) uint32 {
 // the RTL's credit counter with its return latency.
 func (n *Network) hasCredit(o int32, t int64) bool {
 	oi := &n.out[o]
-	if oi.fault && n.retryBlocked(o, t) {
+	if n.faults != nil && n.isFault(o) && n.retryBlocked(o, t) {
 		return false
 	}
 	if oi.nextFree <= t {
@@ -328,12 +410,16 @@ func (n *Network) pop(f int32, sw int32, t int64) {
 	}
 }
 
-// canSend reports whether switch output o may send in cycle t.
-func (n *Network) canSend(o int32, t int64) bool {
+// canSend reports whether output o, port p of its switch, may send in
+// cycle t; sent is the set of the switch's ports that sent in cycle t.
+func (n *Network) canSend(o int32, p int, sent uint64, t int64) bool {
 	if !n.hasCredit(o, t) {
 		return false
 	}
-	return n.used == nil || n.out[o].wire < 0 || n.used[n.out[o].wire] != t
+	if n.localWire != nil {
+		return sent&n.localWire[p] == 0
+	}
+	return n.used == nil || n.wire[o] < 0 || n.used[n.wire[o]] != t
 }
 
 // send moves the front flit of input FIFO in to output o in cycle t.
@@ -341,7 +427,7 @@ func (n *Network) send(sw, in, o int32, t int64) hw.Flit {
 	fl := n.front(in).f
 	n.pop(in, sw, t)
 	var delay int64
-	if n.out[o].fault {
+	if n.faults != nil && n.isFault(o) {
 		var gone bool
 		if fl, gone, delay = n.faultySend(o, fl, t); gone {
 			return fl
@@ -353,8 +439,8 @@ func (n *Network) send(sw, in, o int32, t int64) hw.Flit {
 		dsw = -1
 	}
 	ready := n.push(o, d, dsw, fl, t+delay)
-	if n.out[o].wire >= 0 {
-		n.used[n.out[o].wire] = t
+	if n.used != nil && n.wire[o] >= 0 {
+		n.used[n.wire[o]] = t
 	}
 	n.Wake(n.out[o].wake, ready)
 	return fl
@@ -373,6 +459,7 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 	// grant in this cycle even if its owner sends the tail now (the RTL
 	// decides from the registered owner).
 	var held uint64
+	var sent uint64 // ports that sent in this cycle (localWire)
 	sw32 := int32(sw)
 	for occ := atomic.LoadUint64(&n.occ[sw]); occ != 0; occ &= occ - 1 {
 		i := bits.TrailingZeros64(occ)
@@ -386,20 +473,21 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		// with faults looks (the input's record is another cache line):
 		// there, an owned input forwards its front flit, whatever it is,
 		// until a tail passes (after a lost tail, the next packet's head).
-		if s.f.Head && (n.faults == nil || n.out[in].inOwned < 0) {
+		if s.f.Head() && (n.faults == nil || n.out[in].inOwned < 0) {
 			o := n.route(sw, i, &s.f)
 			reqs[o] |= 1 << uint(i)
 			touched |= 1 << uint(o)
 			continue
 		}
-		own := n.out[in].inOwned
-		if own < 0 {
+		op := int(n.out[in].inOwned)
+		if op < 0 {
 			continue // a payload flit of no packet (its head was lost): it blocks
 		}
-		o := base + int32(own)
-		held |= 1 << uint(n.out[in].inOwned)
-		if n.canSend(o, t) {
-			if fl := n.send(sw32, in, o, t); fl.Tail {
+		o := base + int32(op)
+		held |= 1 << uint(op)
+		if n.canSend(o, op, sent, t) {
+			sent |= 1 << uint(op)
+			if fl := n.send(sw32, in, o, t); fl.Tail() {
 				n.out[o].owner, n.out[in].inOwned = -1, -1
 			}
 		}
@@ -408,9 +496,10 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		oi := bits.TrailingZeros64(touched)
 		touched &= touched - 1
 		o := base + int32(oi)
-		if held&(1<<uint(oi)) != 0 || n.out[o].owner >= 0 || !n.canSend(o, t) {
+		if held&(1<<uint(oi)) != 0 || n.out[o].owner >= 0 || !n.canSend(o, oi, sent, t) {
 			continue
 		}
+		sent |= 1 << uint(oi)
 		m := reqs[oi]
 		r := uint(n.out[o].rr)
 		// First requester at or after rr[o], wrapping around.
@@ -423,7 +512,7 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		}
 		in := base + int32(g)
 		n.out[o].rr = uint8((g + 1) % P)
-		if fl := n.send(sw32, in, o, t); !fl.Tail {
+		if fl := n.send(sw32, in, o, t); !fl.Tail() {
 			n.out[o].owner, n.out[in].inOwned = int8(g), int8(oi)
 		}
 	}
@@ -443,13 +532,12 @@ func (n *Network) CanInject(node int, t int64) bool {
 // Inject sends a flit from node's endpoint into its attach switch (the
 // exchanger for the hyper-crossbar) in cycle t.
 func (n *Network) Inject(node int, fl hw.Flit, t int64) {
-	if fl.Head && n.gen == nil {
-		nd := len(n.T.Dims)
-		copy(fl.DstC[:nd], n.coords[int(fl.Dst)*nd:int(fl.Dst)*nd+nd])
+	if fl.Head() && n.addr != nil {
+		fl.SetDstAddr(n.addr[fl.Dst])
 	}
 	o := n.rxBase + int32(node)
 	var delay int64
-	if n.out[o].fault {
+	if n.faults != nil && n.isFault(o) {
 		var gone bool
 		if fl, gone, delay = n.faultySend(o, fl, t); gone {
 			return
@@ -487,12 +575,18 @@ func (n *Network) RxPending(node int, t int64) bool {
 func (n *Network) FlitHops() uint64 {
 	var h uint64
 	for o := int32(0); o < n.rxBase; o++ {
-		if n.out[o].net {
+		if n.isNet(o) {
 			h += uint64(n.out[o].sent)
 		}
 	}
 	return h
 }
+
+// isNet reports whether output o drives a network channel.
+func (n *Network) isNet(o int32) bool { return n.netBits[o/64]&(1<<(o%64)) != 0 }
+
+// isFault reports whether a fault is armed on output o (n.faults set).
+func (n *Network) isFault(o int32) bool { return n.faultBits[o/64]&(1<<(o%64)) != 0 }
 
 // BusiestChannel returns the network channel that carried the most flits:
 // the node and dimension of its exchanger port, whether it points toward
@@ -524,7 +618,7 @@ func (n *Network) BusiestOutput() (sw, port int, flits uint32) {
 	sw, port = -1, -1
 	for s := 0; s < n.switches; s++ {
 		for o := n.portBase[s]; o < n.portBase[s+1]; o++ {
-			if n.out[o].net && n.out[o].sent > flits {
+			if n.isNet(o) && n.out[o].sent > flits {
 				sw, port, flits = s, int(o-n.portBase[s]), n.out[o].sent
 			}
 		}

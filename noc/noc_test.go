@@ -123,7 +123,7 @@ func (h *harness) run(cycles int64, inject map[int64][][2]int) map[int][]int64 {
 	queue := map[int][]hw.Flit{}
 	for t := int64(0); t < cycles; t++ {
 		for _, pd := range inject[t] {
-			queue[pd[0]] = append(queue[pd[0]], hw.Flit{Dst: int32(pd[1]), Src: int32(pd[0]), Head: true, Tail: true})
+			queue[pd[0]] = append(queue[pd[0]], hw.Flit{Dst: int32(pd[1]), Src: int32(pd[0]), Flags: hw.FlitHead | hw.FlitTail})
 		}
 		for s := 0; s < h.n.T.Switches; s++ {
 			h.n.EvalSwitch(s, t)
@@ -243,7 +243,7 @@ func TestOneFlitPerChannelPerCycle(t *testing.T) {
 			}
 			for v := 0; v < tp.Nodes; v++ {
 				if q := queue[v]; len(q) > 0 && n.CanInject(v, c) {
-					f := hw.Flit{Dst: int32(q[0].dst), Head: q[0].left == 3, Tail: q[0].left == 1}
+					f := hw.Flit{Dst: int32(q[0].dst), Flags: hw.FlitFlags(q[0].left == 3, q[0].left == 1)}
 					n.Inject(v, f, c)
 					if q[0].left--; q[0].left == 0 {
 						queue[v] = q[1:]
@@ -251,7 +251,7 @@ func TestOneFlitPerChannelPerCycle(t *testing.T) {
 				}
 				if f, ok := n.RxFront(v, c); ok {
 					n.RxPop(v, c)
-					if f.Tail {
+					if f.Tail() {
 						delivered++
 					}
 				}

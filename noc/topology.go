@@ -66,6 +66,16 @@ func (t *Topology) Addr(node int) uint64 {
 	return a
 }
 
+// FlitAddr packs a node's coordinates as hw.Flit's destination does:
+// coordinate k at bits hw.CoordField*k.
+func (t *Topology) FlitAddr(node int) uint64 {
+	var a uint64
+	for k := range t.Dims {
+		a |= uint64(t.Coord(node, k)) << (hw.CoordField * k)
+	}
+	return a
+}
+
 // IsCrossbar reports whether a switch id is a crossbar.
 func (t *Topology) IsCrossbar(sw int) bool { return sw >= t.Nodes }
 

@@ -133,7 +133,7 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 			Allowed: "[] with a schedule file (a schedule runs with repeat; an episodes list runs the schedules its entries name)"}
 	}
 	R := sys.NumRanks()
-	fab, err := noc.NewFabric(sys.Topology, sys.Dims)
+	fab, err := noc.FabricOf(&sys)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +189,14 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 	if err := s.armFaults(); err != nil {
 		return nil, err
 	}
-	s.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, net.Elements(), s.eval)
+	// The engine's wheel covers the furthest wake-up: a flit's arrival
+	// L cycles after it is sent, or with link-level retry a resent flit's,
+	// 3L+2 cycles after (noc.Network.faultySend).
+	horizon := sys.LinkLatency
+	if sys.LinkRetry > 0 {
+		horizon = retryHorizon(sys.LinkLatency)
+	}
+	s.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, horizon, net.Elements(), s.eval)
 	net.Wake = s.eng.wake
 	return s, nil
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/hxbar/hxbar/hw"
 )
@@ -67,5 +68,73 @@ func BenchmarkEngineStep(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		r.cycle(t)
 		t++
+	}
+}
+
+// BenchmarkBarrierScale runs the same barrier (near-last butterfly, skew
+// 100, every node a rank) on four-dimensional hyper-crossbars of 4 Ki, 16
+// Ki, 64 Ki, 256 Ki and 1 Mi ranks and reports the run's wall time per
+// rank-gate (ranks x gates), build excluded, so that a regression in
+// scaling shows as a number; build-ms is the assembly (network, tables)
+// per iteration. The shapes give exactly those rank counts:
+// 8^4, 8x8x16x16, 16^4, 16x16x32x32, 32^4.
+func BenchmarkBarrierScale(b *testing.B) {
+	for _, dims := range [][]int{{8, 8, 8, 8}, {8, 8, 16, 16}, {16, 16, 16, 16}, {16, 16, 32, 32}, {32, 32, 32, 32}} {
+		benchScale(b, hw.TopoHyperXbar, dims, nil)
+	}
+}
+
+// BenchmarkTofuD runs examples/tofu-d-fugaku.yaml's barrier: 158,976 ranks
+// on the 24x23x24x2x3x2 mesh/torus.
+func BenchmarkTofuD(b *testing.B) {
+	benchScale(b, hw.TopoTorus, []int{24, 23, 24, 2, 3, 2}, []bool{true, true, true, false, true, false})
+}
+
+func benchScale(b *testing.B, topo hw.Topology, dims []int, wrap []bool) {
+	sys := hw.Default()
+	sys.Topology, sys.Dims, sys.Wrap, sys.Ranks, sys.Skew = topo, dims, wrap, 0, 100
+	b.Run(fmt.Sprintf("ranks=%d", sys.Nodes()), func(b *testing.B) {
+		b.ReportAllocs()
+		var run, build time.Duration
+		var gates int
+		for b.Loop() {
+			t0 := time.Now()
+			s, err := Build(sys, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			t1 := time.Now()
+			if _, err := s.Run(Options{}); err != nil {
+				b.Fatal(err)
+			}
+			run += time.Since(t1)
+			build += t1.Sub(t0)
+			gates = s.Table.Gates
+		}
+		n := float64(b.N)
+		b.ReportMetric(float64(run.Nanoseconds())/n/float64(sys.Nodes()*gates), "ns/rank-gate")
+		b.ReportMetric(float64(build.Milliseconds())/n, "build-ms")
+		b.ReportMetric(float64(gates), "gates")
+	})
+}
+
+// TestWheelFor: the wheel of every link latency is a power of two above
+// L + 1 (a flit's wake-up, t + L, never lands on the slot being walked).
+func TestWheelFor(t *testing.T) {
+	for L := 1; L <= hw.MaxLinkLatency; L++ {
+		w := wheelFor(L)
+		if w&(w-1) != 0 || w <= L+1 || w > maxWheel {
+			t.Fatalf("L %d: wheel %d", L, w)
+		}
+	}
+	// The largest latency runs.
+	sys := hw.Default()
+	sys.LinkLatency, sys.BufferDepth = hw.MaxLinkLatency, 2
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Run(Options{}); err != nil || !res.Complete {
+		t.Fatalf("L %d: %v", sys.LinkLatency, err)
 	}
 }

@@ -10,20 +10,40 @@ import (
 	"github.com/hxbar/hxbar/noc"
 )
 
-// wheelSize bounds how far ahead a wake-up may be scheduled. The furthest
+// maxWheel bounds how far ahead a wake-up may be scheduled. The furthest
 // is a flit's arrival: a switch or endpoint sending in cycle t wakes the
 // receiver for cycle t + link latency (noc.Network.send), at most
 // t + hw.MaxLinkLatency, and that must land in a slot other than t's, which
 // is being walked. The wheel exceeds the largest link latency plus one (a
-// cycle of margin) and is a power of two, so that t % wheelSize is a mask.
-const wheelSize = 128
+// cycle of margin) and is a power of two, so that t % size is a mask. An
+// engine's wheel has wheelFor(L) slots for its link latency L: the
+// smallest power of two above L + 1, so that a small-latency system does
+// not keep (and sweep) 128 bitmaps of all its elements.
+const maxWheel = 128
 
-// Compile-time checks of wheelSize: each expression overflows uint, and the
+// Compile-time checks of maxWheel: each expression overflows uint, and the
 // build fails, if its condition is broken.
 const (
-	_ = uint(wheelSize - (hw.MaxLinkLatency + 2)) // wheelSize > hw.MaxLinkLatency + 1
-	_ = -uint(wheelSize & (wheelSize - 1))        // wheelSize is a power of two
+	_ = uint(maxWheel - (hw.MaxLinkLatency + 2)) // maxWheel > hw.MaxLinkLatency + 1
+	_ = -uint(maxWheel & (maxWheel - 1))         // maxWheel is a power of two
+	// maxWheel > retryHorizon(hw.MaxRetryLatency) + 1: with link-level
+	// retry a resent flit arrives 3L+2 cycles after it was first sent.
+	_ = uint(maxWheel - (3*hw.MaxRetryLatency + 2 + 2))
 )
+
+// retryHorizon is the furthest wake-up with link-level retry on links of
+// latency L: the resend's 2L+2 cycles of delay plus the link's L.
+func retryHorizon(L int) int { return 3*L + 2 }
+
+// wheelFor is the wheel size for link latency L: the smallest power of two
+// of at least L + 2 (at least 4), at most maxWheel.
+func wheelFor(L int) int {
+	w := 4
+	for w < L+2 && w < maxWheel {
+		w *= 2
+	}
+	return w
+}
 
 // parallelElements is the system size from which a cycle's evaluations are
 // shared among worker goroutines; below it the synchronisation costs more
@@ -46,8 +66,9 @@ const blockWords = 64
 // class the order does not matter (docs/microarchitecture.md, "Why order
 // does not matter"), which is what lets several workers share a class.
 type engine struct {
-	slots   [wheelSize][]uint64
-	busy    [wheelSize]atomic.Bool // slot has (or had) a bit set
+	slots   [][]uint64    // wheel: one bitmap per cycle mod len(slots)
+	busy    []atomic.Bool // slot has (or had) a bit set
+	mask    int64         // len(slots) - 1
 	class1  int32
 	class1E int32
 	n       int32
@@ -67,8 +88,10 @@ type engine struct {
 	done   sync.WaitGroup
 }
 
-func newEngine(elements int, class1, class1End int32, eval func(int32, int64, int) bool) *engine {
+func newEngine(elements, linkLatency int, class1, class1End int32, eval func(int32, int64, int) bool) *engine {
 	e := &engine{class1: class1, class1E: class1End, n: int32(elements), eval: eval, workers: 1, block: blockWords}
+	size := wheelFor(linkLatency)
+	e.slots, e.busy, e.mask = make([][]uint64, size), make([]atomic.Bool, size), int64(size-1)
 	words := (elements + 63) / 64
 	for i := range e.slots {
 		e.slots[i] = make([]uint64, words)
@@ -85,12 +108,12 @@ func newEngine(elements int, class1, class1End int32, eval func(int32, int64, in
 // and with half duplex (where two switches may want one wire in a cycle)
 // runs on one worker alternating the walk order, so the lower switch id
 // wins a contended wire in even cycles and the higher one in odd cycles.
-func newFabricEngine(f noc.Fabric, half bool, elements int, eval func(int32, int64, int) bool) *engine {
+func newFabricEngine(f noc.Fabric, half bool, linkLatency, elements int, eval func(int32, int64, int) bool) *engine {
 	S := int32(f.NumSwitches())
 	if _, ok := f.(*noc.Topology); ok {
-		return newEngine(elements, int32(f.NumNodes()), S, eval)
+		return newEngine(elements, linkLatency, int32(f.NumNodes()), S, eval)
 	}
-	e := newEngine(elements, S, S, eval)
+	e := newEngine(elements, linkLatency, S, S, eval)
 	if half {
 		e.workers, e.alternate = 1, true
 	}
@@ -98,7 +121,7 @@ func newFabricEngine(f noc.Fabric, half bool, elements int, eval func(int32, int
 }
 
 func (e *engine) wake(el int32, at int64) {
-	s := at % wheelSize
+	s := at & e.mask
 	w := &e.slots[s][el>>6]
 	m := uint64(1) << (el & 63)
 	if atomic.LoadUint64(w)&m == 0 {
@@ -121,7 +144,7 @@ func (e *engine) pending() bool {
 
 // step evaluates every element scheduled for cycle t.
 func (e *engine) step(t int64) {
-	s := t % wheelSize
+	s := t & e.mask
 	if !e.busy[s].Load() {
 		return
 	}
@@ -215,7 +238,7 @@ func (e *engine) runDown(t int64, lo, hi int32) {
 	if lo >= hi {
 		return
 	}
-	bm := e.slots[t%wheelSize]
+	bm := e.slots[t&e.mask]
 	for wi := (hi - 1) >> 6; wi >= lo>>6; wi-- {
 		base := wi << 6
 		word := inRange(bm[wi], base, lo, hi)
@@ -241,7 +264,7 @@ func (e *engine) run(t int64, lo, hi int32, w int) {
 	if lo >= hi {
 		return
 	}
-	bm := e.slots[t%wheelSize]
+	bm := e.slots[t&e.mask]
 	for wi := lo >> 6; wi <= (hi-1)>>6; wi++ {
 		word := atomic.LoadUint64(&bm[wi])
 		if word == 0 {

@@ -82,12 +82,12 @@ func (s *System) flipper() func(fl *hw.Flit, bit int) bool {
 	fw, hdr := sys.FlitWidth, sys.HeaderBits()
 	return func(fl *hw.Flit, bit int) bool {
 		if bit >= fw { // the sideband: the tail's check code
-			if fl.Tail {
+			if fl.Tail() {
 				fl.CRC ^= 1 << uint(bit-fw)
 			}
 			return true
 		}
-		if !fl.Head {
+		if !fl.Head() {
 			if bit < 64 {
 				fl.Data ^= 1 << uint(bit)
 			}
@@ -96,7 +96,7 @@ func (s *System) flipper() func(fl *hw.Flit, bit int) bool {
 		switch {
 		case bit < ab:
 			// Unpack the destination node's coordinates, flip, repack.
-			var c [4]int
+			var c [hw.MaxDims]int
 			v := int(fl.Dst)
 			for k, d := range dims {
 				c[k] = v % d
@@ -112,12 +112,14 @@ func (s *System) flipper() func(fl *hw.Flit, bit int) bool {
 				return false
 			}
 			node, stride := 0, 1
+			var addr uint64
 			for k, d := range dims {
 				node += c[k] * stride
 				stride *= d
-				fl.DstC[k] = uint8(c[k])
+				addr |= uint64(c[k]) << (hw.CoordField * k)
 			}
 			fl.Dst = int32(node)
+			fl.SetDstAddr(addr)
 		case bit < ab+rb:
 			fl.Src ^= 1 << uint(bit-ab)
 		case bit < hdr:

@@ -29,16 +29,25 @@ func runTrace(t testing.TB, sys hw.System, exhaustive bool) (*Result, string) {
 
 func randomSystem(t *rapid.T) hw.System {
 	s := hw.Default()
-	nd := rapid.IntRange(1, 3).Draw(t, "ndims")
-	s.Dims = make([]int, nd)
-	for i := range s.Dims {
-		s.Dims[i] = rapid.IntRange(2, 5).Draw(t, "dim")
+	// One to six dimensions of 2..5, at most 128 nodes in all.
+	nd := rapid.IntRange(1, hw.MaxDims).Draw(t, "ndims")
+	s.Dims = nil
+	for nodes := 1; len(s.Dims) < nd && nodes*2 <= 128; {
+		d := rapid.IntRange(2, min(5, 128/nodes)).Draw(t, "dim")
+		s.Dims = append(s.Dims, d)
+		nodes *= d
 	}
 	s.Topology = rapid.SampledFrom(hw.Topologies).Draw(t, "topology")
 	if s.Topology == "fattree" {
 		for i := range s.Dims {
 			s.Dims[i] = s.Dims[0]
 		}
+		for s.Nodes() > 128 {
+			s.Dims = s.Dims[:len(s.Dims)-1]
+		}
+	}
+	if s.Topology == "torus" && rapid.Bool().Draw(t, "wrap list") {
+		s.Wrap = rapid.SliceOfN(rapid.Bool(), len(s.Dims), len(s.Dims)).Draw(t, "wrap")
 	}
 	s.Ranks = rapid.IntRange(1, s.Nodes()).Draw(t, "ranks")
 	s.Algo = rapid.SampledFrom(hw.Algorithms).Draw(t, "algo")

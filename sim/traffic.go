@@ -56,14 +56,26 @@ type trafficRun struct {
 	qHead []int
 	flit  []int // next flit of the front packet
 
-	hist               []uint64
-	measured, created  uint64
+	hist              []uint64
+	measured, created uint64
+	// ws are the endpoints' statistics per worker (several workers share a
+	// cycle on a large network): the counters are added into the run's
+	// after every cycle, the histograms at the end. Sums do not depend on
+	// which worker counted what, so the result is the single worker's.
+	ws                 [hw.MaxWorkers]trafficStats
 	createdFlits, ejFl uint64
 	latSum             uint64
 	outstanding        uint64 // measured packets not yet delivered
 	qBornRx            []int64
 	pPacket            float64
 	winStart, winEnd   int64
+}
+
+// trafficStats are one worker's endpoint statistics.
+type trafficStats struct {
+	hist                   []uint64
+	measured, ejFl, latSum uint64
+	_                      [40]byte // a cache line of its own
 }
 
 // destination draws the destination of a new packet from src.
@@ -126,9 +138,19 @@ func RunTraffic(sys hw.System, cfg TrafficConfig) (*TrafficResult, error) {
 	if cfg.Warmup >= cfg.Cycles {
 		return nil, fmt.Errorf("invalid warmup: %d (allowed: 0..%d, less than cycles)", cfg.Warmup, cfg.Cycles-1)
 	}
+	return runTraffic(sys, cfg, 0)
+}
+
+// runTraffic is RunTraffic; workers > 0 forces that many workers, each
+// taking one bitmap word at a time (tests).
+func runTraffic(sys hw.System, cfg TrafficConfig, workers int) (*TrafficResult, error) {
 	r, err := newTrafficRun(sys, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if workers > 0 {
+		r.setWorkers(workers)
+		r.eng.block = 1
 	}
 	n, net := r.nodes, r.net
 	drainLimit := cfg.Cycles + 100_000
@@ -141,6 +163,8 @@ func RunTraffic(sys hw.System, cfg TrafficConfig) (*TrafficResult, error) {
 		}
 		r.cycle(t)
 	}
+	r.eng.close()
+	r.mergeHist()
 	win := float64(cfg.Cycles - cfg.Warmup)
 	res := &TrafficResult{Cycles: cfg.Cycles, Nodes: n, Pattern: cfg.Pattern,
 		Offered:  float64(r.createdFlits) / win / float64(n),
@@ -154,7 +178,7 @@ func RunTraffic(sys hw.System, cfg TrafficConfig) (*TrafficResult, error) {
 }
 
 func newTrafficRun(sys hw.System, cfg TrafficConfig) (*trafficRun, error) {
-	fab, err := noc.NewFabric(sys.Topology, sys.Dims)
+	fab, err := noc.FabricOf(&sys)
 	if err != nil {
 		return nil, err
 	}
@@ -172,8 +196,8 @@ func newTrafficRun(sys hw.System, cfg TrafficConfig) (*trafficRun, error) {
 		qBornRx: make([]int64, n),
 		hist:    make([]uint64, latBins), winStart: cfg.Warmup, winEnd: cfg.Cycles,
 		pPacket: cfg.Rate / float64(cfg.PacketFlits)}
-	r.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, net.Elements(), r.eval)
-	r.eng.workers = 1 // the endpoints share their statistics
+	r.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, sys.LinkLatency, net.Elements(), r.eval)
+	r.setWorkers(r.eng.workers)
 	net.Wake = r.eng.wake
 	return r, nil
 }
@@ -188,6 +212,36 @@ func (r *trafficRun) cycle(t int64) {
 		}
 	}
 	r.eng.step(t)
+	for w := range r.eng.workers {
+		ws := &r.ws[w]
+		r.measured += ws.measured
+		r.outstanding -= ws.measured
+		r.ejFl += ws.ejFl
+		r.latSum += ws.latSum
+		ws.measured, ws.ejFl, ws.latSum = 0, 0, 0
+	}
+}
+
+// setWorkers shares the cycles among n workers, each with its statistics
+// (worker 0 counts into the run's histogram).
+func (r *trafficRun) setWorkers(n int) {
+	r.eng.workers = n
+	r.ws[0].hist = r.hist
+	for w := 1; w < n; w++ {
+		if r.ws[w].hist == nil {
+			r.ws[w].hist = make([]uint64, latBins)
+		}
+	}
+}
+
+// mergeHist adds the workers' latency histograms into the run's.
+func (r *trafficRun) mergeHist() {
+	for w := 1; w < len(r.ws); w++ {
+		for i, c := range r.ws[w].hist {
+			r.hist[i] += c
+			r.ws[w].hist[i] = 0
+		}
+	}
 }
 
 func (r *trafficRun) enqueue(src, dst int, t int64) {
@@ -206,7 +260,7 @@ func (r *trafficRun) enqueue(src, dst int, t int64) {
 
 // eval runs a switch, or a traffic endpoint: inject one flit per cycle from
 // the source queue, eject one flit per cycle.
-func (r *trafficRun) eval(e int32, t int64, _ int) bool {
+func (r *trafficRun) eval(e int32, t int64, w int) bool {
 	sw := r.fab.NumSwitches()
 	if int(e) < sw {
 		return r.net.EvalSwitch(int(e), t)
@@ -217,12 +271,12 @@ func (r *trafficRun) eval(e int32, t int64, _ int) bool {
 		busy = true
 		if r.net.CanInject(node, t) {
 			k := r.flit[node]
-			f := hw.Flit{Dst: r.qDst[node][h], Src: int32(node), Head: k == 0, Tail: k == r.cfg.PacketFlits-1}
+			f := hw.Flit{Dst: r.qDst[node][h], Src: int32(node), Flags: hw.FlitFlags(k == 0, k == r.cfg.PacketFlits-1)}
 			if k == 0 {
 				f.Data = uint64(r.qBorn[node][h])
 			}
 			r.net.Inject(node, f, t)
-			if f.Tail {
+			if f.Tail() {
 				r.qHead[node]++
 				r.flit[node] = 0
 			} else {
@@ -234,13 +288,13 @@ func (r *trafficRun) eval(e int32, t int64, _ int) bool {
 		r.net.RxPop(node, t)
 		busy = true
 		if t >= r.winStart && t < r.winEnd {
-			r.ejFl++
+			r.ws[w].ejFl++
 		}
-		if f.Head {
+		if f.Head() {
 			r.rxBorn(node, int64(f.Data))
 		}
-		if f.Tail {
-			r.delivered(node, t)
+		if f.Tail() {
+			r.delivered(node, t, &r.ws[w])
 		}
 	}
 	return busy || r.net.RxPending(node, t+1)
@@ -252,16 +306,15 @@ func (r *trafficRun) rxBorn(node int, born int64) {
 	r.qBornRx[node] = born
 }
 
-func (r *trafficRun) delivered(node int, t int64) {
+func (r *trafficRun) delivered(node int, t int64, ws *trafficStats) {
 	born := r.qBornRx[node]
 	if born < r.winStart || born >= r.winEnd {
 		return
 	}
 	lat := uint64(t - born)
-	r.latSum += lat
-	r.measured++
-	r.outstanding--
-	r.hist[min(lat, latBins-1)]++
+	ws.latSum += lat
+	ws.measured++
+	ws.hist[min(lat, latBins-1)]++
 }
 
 func (r *trafficRun) percentile(p float64) uint64 {

@@ -3,6 +3,8 @@ package sim
 import (
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"github.com/hxbar/hxbar/hw"
 )
 
@@ -61,4 +63,35 @@ func TestTrafficIsDeterministicAndHalfDuplexCosts(t *testing.T) {
 	if h.LatencyAvg <= a.LatencyAvg {
 		t.Fatalf("half duplex latency %.2f not above full duplex %.2f", h.LatencyAvg, a.LatencyAvg)
 	}
+}
+
+// TestTrafficParallelMatchesSequential: traffic with its cycles shared by
+// 2-4 workers (one bitmap word at a time) gives exactly the single
+// worker's result, on random networks (one to six dimensions, every
+// topology, torus wrap lists), patterns and loads. Run under -race too
+// (make race).
+func TestTrafficParallelMatchesSequential(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		sys := randomSystem(rt)
+		if sys.Duplex == hw.DuplexHalf && sys.Topology != hw.TopoHyperXbar {
+			sys.Duplex = hw.DuplexFull // a half-duplex torus or fat tree runs on one worker by design
+		}
+		patterns := []string{"uniform", "bitcomp", "hotspot"}
+		if n := sys.Nodes(); n&(n-1) == 0 {
+			patterns = append(patterns, "transpose")
+		}
+		cfg := TrafficConfig{Pattern: rapid.SampledFrom(patterns).Draw(rt, "pattern"), Rate: rapid.Float64Range(0.01, 0.9).Draw(rt, "rate"),
+			PacketFlits: rapid.IntRange(1, 4).Draw(rt, "flits"), Cycles: 300, Seed: rapid.Uint64().Draw(rt, "traffic seed")}
+		want, err := runTraffic(sys, cfg, 1)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		got, err := runTraffic(sys, cfg, rapid.IntRange(2, 4).Draw(rt, "workers"))
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if *got != *want {
+			rt.Fatalf("parallel %+v, single worker %+v", got, want)
+		}
+	})
 }

@@ -41,6 +41,7 @@ var limitConsts = map[string]int64{
 	"hw.MaxDataRanks":       hw.MaxDataRanks,
 	"hw.MaxItems":           hw.MaxItems,
 	"verilog.MaxNodes":      verilog.MaxNodes,
+	"verilog.MaxDims":       verilog.MaxDims,
 	"verilog.MaxItemList":   verilog.MaxItemList,
 	"noc.MaxFatTreeArity":   noc.MaxFatTreeArity,
 	"noc.MaxFabricNodes":    noc.MaxFabricNodes,
@@ -50,7 +51,7 @@ var limitConsts = map[string]int64{
 	// Values derived from the constants above.
 	"hw.MaxRouteIndex+1":                   hw.MaxRouteIndex + 1,
 	"hw.MaxDimSize+1":                      hw.MaxDimSize + 1,
-	"hw.MaxDimSize^hw.MaxDims":             pow(hw.MaxDimSize, hw.MaxDims),
+	"hw.MaxDimSize^4":                      pow(hw.MaxDimSize, 4),
 	"width of ranks below hw.MaxDataRanks": int64(bits.Len(uint(hw.MaxDataRanks - 1))),
 }
 
@@ -82,7 +83,8 @@ const (
 
 var limitStatements = []limitStatement{
 	// microarchitecture.md: the topology, the field widths and the limits table.
-	{"microarchitecture.md", `\x601 <= n <= (\S+)\x60`, []string{"hw.MaxDims"}},
+	{"microarchitecture.md", `\x601 <= n <= (\S+)\x60 in the model`, []string{"hw.MaxDims"}},
+	{"microarchitecture.md", `\x601 <= n <= (\S+)\x60 in the RTL`, []string{"verilog.MaxDims"}},
 	{"microarchitecture.md", `\x60(\S+) <= n <= \S+\x60`, []string{"hw.MinDims"}},
 	{"microarchitecture.md", `\x60(\S+) <= Ki <= (\S+)\x60`, []string{"hw.MinDimSize", "hw.MaxDimSize"}},
 	{"microarchitecture.md", `\*\*GateBits\*\* = (\S+):`, []string{"hw.GateBits"}},
@@ -95,7 +97,7 @@ var limitStatements = []limitStatement{
 	// rtl.md: module parameters, refused systems, decision 11.
 	{"rtl.md", `\x60FW >= AB \+ RB \+ (\S+)\x60`, []string{"hw.GateBits"}},
 	{"rtl.md", `\| \x60B\x60 \| depth, 1\.\.(\S+) \|`, []string{"hw.MaxBufferDepth"}},
-	{"rtl.md", `number of dimensions \x60n\x60, (\S+)\.\.(\S+) \|`, []string{"hw.MinDims", "hw.MaxDims"}},
+	{"rtl.md", `number of dimensions \x60n\x60, (\S+)\.\.(\S+) \|`, []string{"hw.MinDims", "verilog.MaxDims"}},
 	{"rtl.md", `\x60G\x60 of the table, 0\.\.(\S+) \(`, []string{gates}},
 	{"rtl.md", `flits per item \x60F\x60, 1\.\.(\S+) \(`, []string{itemFlits}},
 	{"rtl.md", `\x60RB <= (\S+)\x60; checked\)`, []string{"width of ranks below hw.MaxDataRanks"}},
@@ -113,8 +115,9 @@ var limitStatements = []limitStatement{
 	{"config.md", `\| (\S+) to (\S+) sizes, each (\S+)\.\.(\S+);`, []string{"hw.MinDims", "hw.MaxDims", "hw.MinDimSize", "hw.MaxDimSize"}},
 	{"config.md", `a fat tree's all equal and at most (\S+);`, []string{"noc.MaxFatTreeArity"}},
 	{"config.md", `takes at most (\S+) \((\S+)\) nodes`, []string{"sim.MaxModelNodes", "sim.MaxModelNodes"}},
-	{"config.md", `a torus or fat tree at most (\S+),`, []string{"noc.MaxFabricNodes"}},
-	{"config.md", `\x60check\x60 at most (\S+) \|`, []string{"noc.MaxCheckNodes"}},
+	{"config.md", `(\S+) \(2\^21\) nodes \(any topology\)`, []string{"noc.MaxFabricNodes"}},
+	{"config.md", `\x60check\x60 at most (\S+) \(`, []string{"noc.MaxCheckNodes"}},
+	{"config.md", `a hyper-crossbar of 1 to (\S+) dimensions and at most (\S+) nodes`, []string{"verilog.MaxDims", "verilog.MaxNodes"}},
 	{"config.md", `at most (\S+) with \x60allgather\x60 or \x60broadcast\x60`, []string{"hw.MaxCollectiveRanks"}},
 	{"config.md", `A data collective needs \x60op: barrier\x60 and at most (\S+) ranks`, []string{"hw.MaxCollectiveRanks"}},
 	{"config.md", `\| \x60item_flits\x60 \|[^|]*\|[^|]*\| 1\.\.(\S+) \|`, []string{itemFlits}},
@@ -123,10 +126,9 @@ var limitStatements = []limitStatement{
 	{"config.md", `\| \x60buffer_depth\x60 \|[^|]*\|[^|]*\| 1\.\.(\S+) \|`, []string{"hw.MaxBufferDepth"}},
 	{"config.md", `\| \x60flit_width\x60 \|[^|]*\|[^|]*\| (\S+)\.\.(\S+), and at least`, []string{"hw.MinFlitWidth", "hw.MaxFlitWidth"}},
 	{"config.md", `\| \x60max_cycles\x60 \|[^|]*\|[^|]*\| 1\.\.(\S+) \((\S+)\) \|`, []string{"hw.MaxMaxCycles", "hw.MaxMaxCycles"}},
-	{"config.md", `nodes \(at most (\S+) = (\S+)\)`, []string{"hw.MaxDimSize^hw.MaxDims", "hw.MaxDimSize^hw.MaxDims"}},
 	{"config.md", `invalid dims\[1\]: (\S+) \(allowed: (\S+)\.\.(\S+)\)`, []string{"hw.MaxDimSize+1", "hw.MinDimSize", "hw.MaxDimSize"}},
 	{"config.md", `a list of 1 to (\S+) integers, each (\S+)\.\.(\S+),`, []string{"hw.MaxDims", "hw.MinDimSize", "hw.MaxDimSize"}},
-	{"config.md", `= (\S+) nodes \(allowed: at most (\S+) nodes for the cycle model`, []string{"hw.MaxDimSize^hw.MaxDims", "sim.MaxModelNodes"}},
+	{"config.md", `= (\S+) nodes \(allowed: at most (\S+) nodes for the cycle model`, []string{"hw.MaxDimSize^4", "sim.MaxModelNodes"}},
 	{"config.md", `invalid link_latency: 0 \(allowed: 1\.\.(\S+)\)`, []string{"hw.MaxLinkLatency"}},
 	{"config.md", `the cycle model's (\S+) nodes, \x60check\x60's (\S+),`, []string{"sim.MaxModelNodes", "noc.MaxCheckNodes"}},
 

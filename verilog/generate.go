@@ -91,6 +91,10 @@ func fieldErr(field string, value any, allowed string) error {
 // MaxNodes bounds the systems Generate writes RTL for.
 const MaxNodes = 4096
 
+// MaxDims is the most dimensions the RTL's switch takes (hx_switch has the
+// parameters K0..K3): the model goes to hw.MaxDims, the RTL stops here.
+const MaxDims = 4
+
 // Check reports whether the RTL can build s: the system must be valid, a
 // hyper-crossbar, full duplex, and its tables must fit the RTL's fields
 // (docs/rtl.md: G <= 62, at most 255 routes into a gate, route counts and
@@ -107,6 +111,9 @@ func Check(s *sim.System) error {
 			what = "hyperxbar (the only network the RTL library builds, for data collectives too)"
 		}
 		return fieldErr("topology", strconv.Quote(string(s.Sys.Topology)), what)
+	}
+	if s != nil && len(s.Sys.Dims) > MaxDims {
+		return fieldErr("dims", fmt.Sprint(s.Sys.Dims), fmt.Sprintf("1 to %d dimensions for generated RTL (hx_switch has parameters K0..K%d; %d dimensions run in the model only)", MaxDims, MaxDims-1, len(s.Sys.Dims)))
 	}
 	if err := checkShape(s); err != nil {
 		return err

@@ -314,6 +314,17 @@ func TestGenerateRefuses(t *testing.T) {
 		t.Errorf("a refused system created %s", dir)
 	}
 
+	// Five and six dimensions run in the model only: the RTL's switch has
+	// K0..K3 (MaxDims).
+	for _, dims := range [][]int{{2, 2, 2, 2, 2}, {2, 2, 2, 2, 2, 2}} {
+		s := build(t, testSystem("six", dims, nil), nil)
+		_, err := Generate(t.TempDir(), s)
+		if !errors.As(err, &fe) || fe.Field != "dims" || !strings.Contains(err.Error(), "1 to 4 dimensions for generated RTL") ||
+			!strings.Contains(err.Error(), fmt.Sprint(dims)) {
+			t.Errorf("%v: err = %v", dims, err)
+		}
+	}
+
 	// More gates than the 6-bit gate field holds (a user schedule could ask).
 	ok := build(t, testSystem("deep", []int{2}, func(s *hw.System) { s.Ranks = 1 }), nil)
 	deep := *ok

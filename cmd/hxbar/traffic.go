@@ -37,7 +37,7 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 		notApplicable{[]string{"flit-width"}, "packets are counted in flits: --packet-flits"},
 		notApplicable{[]string{"name"}, "its report names no system"},
 		pictureFlagsNotApplicable,
-		notApplicable{systemFlags("topology", "dims", "seed", "link-latency", "buffer-depth", "duplex"),
+		notApplicable{systemFlags("topology", "dims", "wrap", "seed", "link-latency", "buffer-depth", "duplex"),
 			"it runs synthetic packets, not a barrier or collective: see --pattern and --packet-flits"},
 	); err != nil {
 		return err
