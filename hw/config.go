@@ -751,7 +751,7 @@ func closestKey(k string) string {
 	k = strings.ToLower(strings.ReplaceAll(k, "-", "_"))
 	best, bestD := "", -1
 	for _, s := range keys {
-		if d := editDistance(k, s.key); nearEnough(k, s.key, d) && (bestD < 0 || d < bestD) {
+		if d := EditDistance(k, s.key); nearEnough(k, s.key, d) && (bestD < 0 || d < bestD) {
 			best, bestD = s.key, d
 		}
 	}
@@ -771,7 +771,9 @@ func nearEnough(typed, known string, d int) bool {
 	return d <= limit && d < short
 }
 
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance of a and b (bytes), the
+// measure of every did-you-mean hint.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 
-	"gonum.org/v1/gonum/graph/path"
 	"gonum.org/v1/gonum/graph/simple"
 )
 
@@ -210,58 +209,9 @@ func (t *Topology) CheckAvoid(a *Avoid) (*CheckReport, error) {
 			}
 		}
 	}
-	cdg := simple.NewDirectedGraph()
-	used := map[int]bool{}
-	rep := &CheckReport{Minimal: true}
-	maxSteps := t.Switches
-	for src := 0; src < t.Nodes; src++ {
-		dist := path.DijkstraFrom(simple.Node(src), live)
-		for dst := 0; dst < t.Nodes; dst++ {
-			rep.Pairs++
-			s, prev, steps, xbars := src, -1, 0, 0
-			for {
-				p := a.Route(t, s, dst)
-				if p < 0 || p >= t.Ports(s) {
-					return nil, fmt.Errorf("switch %d: route for node %d gives port %d (allowed: 0..%d)", s, dst, p, t.Ports(s)-1)
-				}
-				ch := base[s] + p
-				if !t.IsCrossbar(s) && p == 0 {
-					if s != dst {
-						return nil, fmt.Errorf("path %d -> %d ends at node %d's local port", src, dst, s)
-					}
-					break
-				}
-				if isDead[ch] {
-					return nil, fmt.Errorf("path %d -> %d crosses the avoided channel %s", src, dst, ChannelName(t, s, p))
-				}
-				used[ch] = true
-				if prev >= 0 && !cdg.HasEdgeFromTo(int64(prev), int64(ch)) {
-					if cdg.Node(int64(prev)) == nil {
-						cdg.AddNode(simple.Node(prev))
-					}
-					if cdg.Node(int64(ch)) == nil {
-						cdg.AddNode(simple.Node(ch))
-					}
-					cdg.SetEdge(cdg.NewEdge(simple.Node(prev), simple.Node(ch)))
-					rep.Dependencies++
-				}
-				prev = ch
-				if t.IsCrossbar(s) {
-					xbars++
-				}
-				s, _ = t.Neighbor(s, p)
-				if steps++; steps > maxSteps {
-					return nil, fmt.Errorf("path %d -> %d does not reach its destination within %d switches (routing loop)", src, dst, maxSteps)
-				}
-			}
-			rep.MaxCrossbars = max(rep.MaxCrossbars, xbars)
-			if float64(2*xbars) != dist.WeightTo(int64(dst)) {
-				rep.Minimal = false
-			}
-		}
-	}
-	rep.Channels = len(used)
-	if err := proveAcyclic(cdg, rep); err != nil {
+	route := func(s, dst int) int { return a.Route(t, s, dst) }
+	rep, err := t.walkPaths(route, "route", live, base, isDead, t.Switches)
+	if err != nil {
 		return rep, err
 	}
 	if !rep.Acyclic {

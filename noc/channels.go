@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/hxbar/hxbar/hw"
 )
 
 // Channel is one channel of a network: the output that drives it and its
@@ -153,7 +155,7 @@ func (x *ChannelIndex) Parse(name string) (int, error) {
 		best = append(best, cand{x.names[id], 0})
 	} else {
 		for _, n := range x.names {
-			if d := distance(low, n); d <= max(2, len(n)/4) {
+			if d := hw.EditDistance(low, n); d <= max(2, len(n)/4) {
 				best = append(best, cand{n, d})
 			}
 		}
@@ -202,24 +204,4 @@ func (x *ChannelIndex) example() string {
 	}
 	ex = append(ex, "n0.inject", "n0.eject")
 	return strings.Join(ex, ", ")
-}
-
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"gonum.org/v1/gonum/graph"
 	"gonum.org/v1/gonum/graph/path"
 	"gonum.org/v1/gonum/graph/simple"
 	"gonum.org/v1/gonum/graph/topo"
@@ -68,19 +69,30 @@ func (t *Topology) Check(table func(sw int) []uint8) (*CheckReport, error) {
 			sw.SetEdge(sw.NewEdge(simple.Node(v), simple.Node(x)))
 		}
 	}
+	route := func(s, dst int) int { return t.Route(s, tabs[s], dst) }
+	return t.walkPaths(route, "table entry", sw, base, nil, 2*len(t.Dims)+2)
+}
+
+// walkPaths follows the path of every (source, destination) pair, as
+// route(switch, destination) gives each switch's output port: every path
+// must reach its destination's local port within maxSteps switches and
+// cross no channel in dead; it is minimal when its crossbars are as many
+// as the shortest path in graph g (edges of weight 1, two per crossbar).
+// The channels form the dependency graph whose acyclicity proveAcyclic
+// proves. what names the routing in errors ("table entry", "route").
+func (t *Topology) walkPaths(route func(s, dst int) int, what string, g graph.Graph, base []int, dead map[int]bool, maxSteps int) (*CheckReport, error) {
 	cdg := simple.NewDirectedGraph()
 	used := map[int]bool{}
 	rep := &CheckReport{Minimal: true}
-	maxSteps := 2*len(t.Dims) + 2
 	for src := 0; src < t.Nodes; src++ {
-		dist := path.DijkstraFrom(simple.Node(src), sw)
+		dist := path.DijkstraFrom(simple.Node(src), g)
 		for dst := 0; dst < t.Nodes; dst++ {
 			rep.Pairs++
 			s, prev, steps, xbars := src, -1, 0, 0
 			for {
-				p := t.Route(s, tabs[s], dst)
+				p := route(s, dst)
 				if p < 0 || p >= t.Ports(s) {
-					return nil, fmt.Errorf("switch %d: table entry for node %d gives port %d (allowed: 0..%d)", s, dst, p, t.Ports(s)-1)
+					return nil, fmt.Errorf("switch %d: %s for node %d gives port %d (allowed: 0..%d)", s, what, dst, p, t.Ports(s)-1)
 				}
 				ch := base[s] + p
 				if !t.IsCrossbar(s) && p == 0 {
@@ -88,6 +100,9 @@ func (t *Topology) Check(table func(sw int) []uint8) (*CheckReport, error) {
 						return nil, fmt.Errorf("path %d -> %d ends at node %d's local port", src, dst, s)
 					}
 					break
+				}
+				if dead[ch] {
+					return nil, fmt.Errorf("path %d -> %d crosses the avoided channel %s", src, dst, ChannelName(t, s, p))
 				}
 				used[ch] = true
 				if prev >= 0 && !cdg.HasEdgeFromTo(int64(prev), int64(ch)) {
