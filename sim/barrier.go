@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -526,6 +527,11 @@ func (s *System) Run(opt Options) (*Result, error) {
 			t++
 		} else if next < R {
 			t = s.wd.due(u.Arrive[order[next]])
+		} else if d := s.wd.due(math.MaxInt64); len(u.Errors) > 0 && d != math.MaxInt64 {
+			// A unit is in ERROR, but the watchdog of another, still
+			// waiting, has a deadline: its TIMEOUT is an event too (the
+			// RTL's units each have their own counter).
+			t = d
 		} else if len(u.Errors) > 0 {
 			// A unit is in ERROR and nothing can change any more: the run
 			// stops here (cycles = t + 1), incomplete.

@@ -120,11 +120,11 @@ func (s *System) configCycles(st *configState, prev, next *Episode) (int64, erro
 		}
 		st.cfg = &regmap.Config{RankOf: rankOf}
 		// What the units hold: the tables the run has had so far, all prev's.
-		if _, err := st.cfg.Cycles(&regmap.Tables{Tab: prev.Table, Data: prev.DataTable, Op: prev.Op, Addr: addr}); err != nil {
+		if _, err := st.cfg.Cycles(&regmap.Tables{Tab: prev.Table, Data: prev.DataTable, Op: prev.Op, Addr: addr, Watchdog: s.WatchdogReg()}); err != nil {
 			return 0, err
 		}
 	}
-	return st.cfg.Cycles(&regmap.Tables{Tab: next.Table, Data: next.DataTable, Op: next.Op, Addr: addr})
+	return st.cfg.Cycles(&regmap.Tables{Tab: next.Table, Data: next.DataTable, Op: next.Op, Addr: addr, Watchdog: s.WatchdogReg()})
 }
 
 // startEpisode sets up episode k, whose configuration writes start in the

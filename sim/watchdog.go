@@ -44,8 +44,8 @@ func (wd *watchdog) due(t int64) int64 {
 }
 
 // check runs after the units of cycle t: every waiting rank whose last
-// progress is W cycles back raises TIMEOUT, naming the first rank whose
-// signal into its gate is missing.
+// progress is W cycles back raises TIMEOUT, naming the gate's first source
+// (firstSource).
 func (s *System) checkWatchdog(t int64) {
 	wd := s.wd
 	if wd == nil || t < wd.next {
@@ -62,12 +62,24 @@ func (s *System) checkWatchdog(t int64) {
 			wd.next = min(wd.next, d)
 			continue
 		}
-		from := int32(0)
-		if m := s.missing(r); len(m) > 0 {
-			from = int32(m[0])
-		}
-		u.Timeout(r, t, from)
+		u.Timeout(r, t, s.firstSource(r))
 	}
+}
+
+// firstSource is the source TIMEOUT names for rank r (STATUS/ERRSRC,
+// docs/registers.md): the lowest rank with a route into the gate r waits
+// at, 0 when none has. A unit knows only how many signals a gate has
+// received, not whose, nor whether a remote rank has sent, so the register
+// names what the gate word can hold (its first source); for a gate with
+// one route in, the butterfly's and the all-gather's, that is the missing
+// rank. The run's message (faultContext, waitChain) names every missing
+// rank and why, from the model's view of all ranks.
+func (s *System) firstSource(r int) int32 {
+	s.missing(r) // builds wd.into
+	if in := s.wd.into[[2]int{r, s.Units.Gate(r) + 1}]; len(in) > 0 {
+		return int32(in[0])
+	}
+	return 0
 }
 
 // missing lists the ranks with a route into the gate rank r waits at whose
@@ -176,4 +188,14 @@ func (s *System) waitChain(r int, hit map[string]bool) string {
 		b.WriteString("; ")
 		r = src
 	}
+}
+
+// WatchdogReg is the value of the units' WATCHDOG register
+// (docs/registers.md): the watchdog's cycles, 0 when off. A value past 32
+// bits does not fit the register; the RTL commands refuse it.
+func (s *System) WatchdogReg() uint32 {
+	if w := s.Sys.Watchdog; w > 0 && w <= math.MaxUint32 {
+		return uint32(w)
+	}
+	return 0
 }

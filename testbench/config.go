@@ -76,7 +76,7 @@ func episodeWrites(s *sim.System) ([]cfgWrite, error) {
 	addr := s.RankAddrs()
 	for k := 1; k <= s.NumEpisodes(); k++ {
 		ep := s.EpisodeAt(k)
-		progs, err := cfg.Programs(&regmap.Tables{Tab: ep.Table, Data: ep.DataTable, Op: ep.Op, Addr: addr})
+		progs, err := cfg.Programs(&regmap.Tables{Tab: ep.Table, Data: ep.DataTable, Op: ep.Op, Addr: addr, Watchdog: s.WatchdogReg()})
 		if err != nil {
 			return nil, fmt.Errorf("episode %d: configuration: %w", k, err)
 		}

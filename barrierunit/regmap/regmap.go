@@ -26,6 +26,9 @@ const (
 	AddrITEMF  = 0x0000_0010
 	AddrSTATUS = 0x0000_0014
 	AddrERRSRC = 0x0000_0018
+	// AddrWATCHDOG: cycles a unit in WAIT may go without progress before
+	// it raises TIMEOUT (0: off; docs/reliability.md, "Detection").
+	AddrWATCHDOG = 0x0000_001C
 
 	// Table regions: 64-bit word i at base + 8i (low half at +0, high half
 	// at +4), item-list word n (32 bits) at BaseItems + 4n.
@@ -65,6 +68,10 @@ const (
 	GateSelfBit    = 40 // bit 40
 	GateNeedShift  = 32 // bits 39..32
 	GateCountShift = 16 // bits 31..16
+	// GateSrcShift: bits 63..48, the gate's first source (the lowest rank
+	// with a route into it), written when the watchdog is on: the source
+	// TIMEOUT names (docs/registers.md).
+	GateSrcShift   = 48
 	RouteRankShift = 32 // route word: bits 63..32 rank, 31..0 address
 )
 
@@ -113,6 +120,8 @@ type Image struct {
 	G     int
 	Rank  uint32
 	ItemF uint32 // flits per item (data mode)
+	// Watchdog is the WATCHDOG register (0: off; then it is not written).
+	Watchdog uint32
 
 	Gates      []uint64
 	Routes     []uint64
@@ -160,6 +169,9 @@ type Tables struct {
 	Data *barrierunit.DataTable
 	Op   barrierunit.Op
 	Addr RankAddr // rank -> address of its node
+	// Watchdog is the units' WATCHDOG value (0: off). When on, every gate
+	// word also carries the gate's first source (GateSrcShift).
+	Watchdog uint32
 }
 
 // NodeImage is the image of the unit hosting rank r (r < 0: a node
@@ -172,7 +184,17 @@ func NodeImage(t *Tables, r int) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	im := &Image{EN: true, Op: t.Op, G: t.Tab.Gates, Rank: uint32(r), Gates: gates, Routes: routes}
+	im := &Image{EN: true, Op: t.Op, G: t.Tab.Gates, Rank: uint32(r), Gates: gates, Routes: routes, Watchdog: t.Watchdog}
+	if t.Watchdog != 0 {
+		for g, src := range FirstSources(t.Tab, r) {
+			if src > 1<<(64-GateSrcShift)-1 {
+				return nil, fieldErr("watchdog", t.Watchdog, fmt.Sprintf("0 (off) for %d ranks: the gate word's first-source field has %d bits", t.Tab.Ranks, 64-GateSrcShift))
+			}
+			if g >= 2 && src >= 0 {
+				gates[g] |= uint64(src) << GateSrcShift
+			}
+		}
+	}
 	if t.Data != nil {
 		im.DMode, im.ItemF, im.itemFSet = true, uint32(t.Data.ItemFlits), true
 		if im.DataRoutes, im.Expected, im.Items, err = DataWords(t.Tab, t.Data, r); err != nil {
@@ -180,6 +202,28 @@ func NodeImage(t *Tables, r int) (*Image, error) {
 		}
 	}
 	return im, nil
+}
+
+// FirstSources returns, for every gate g = 0..G+1 of rank r, the lowest
+// rank with a route into (r, g), or -1 when none has: the source a unit's
+// TIMEOUT names for the gate it waits at (docs/reliability.md,
+// "Detection").
+func FirstSources(tab *barrierunit.FlatTable, r int) []int {
+	st := tab.Stride()
+	out := make([]int, tab.Gates+2)
+	for g := range out {
+		out[g] = -1
+	}
+	for src := 0; src < tab.Ranks; src++ {
+		for g := 1; g <= tab.Gates; g++ {
+			for i := tab.OutStart[src*st+g]; i < tab.OutEnd[src*st+g]; i++ {
+				if int(tab.OutDst[i]) == r && out[g+1] < 0 {
+					out[g+1] = src
+				}
+			}
+		}
+	}
+	return out
 }
 
 func fieldErr(field string, value any, allowed string) error {
@@ -314,12 +358,15 @@ func appendWord(p Program, addr uint32, w uint64) Program {
 }
 
 // Full is the initial program of a unit (docs/registers.md, "Configuration
-// programs"): CTRL, RANK, ITEMF (data mode only), then every word of its
+// programs"): CTRL, RANK, ITEMF (data mode only), WATCHDOG (when on), then every word of its
 // tables, region by region in ascending index.
 func Full(im *Image) Program {
 	p := Program{{AddrCTRL, im.CTRL()}, {AddrRANK, im.Rank}}
 	if im.DMode {
 		p = append(p, Write{AddrITEMF, im.ItemF})
+	}
+	if im.Watchdog != 0 {
+		p = append(p, Write{AddrWATCHDOG, im.Watchdog})
 	}
 	return diffWords(p, nil, im)
 }
@@ -327,7 +374,7 @@ func Full(im *Image) Program {
 // Diff is the program that turns a unit holding prev (the image it was
 // loaded with, or Apply's result after later programs) into one configured
 // as next: the control registers whose value changes (CTRL, RANK, then
-// ITEMF in data mode), then every table word of next that differs from the
+// ITEMF in data mode, then WATCHDOG), then every table word of next that differs from the
 // word the unit holds, or that it has never been written: a 64-bit word as
 // two writes, an item-list word as one, in the order gates, routes, data
 // routes, expected messages, items, each in ascending index. Words past
@@ -342,6 +389,9 @@ func Diff(prev, next *Image) Program {
 	}
 	if next.DMode && (!prev.itemFSet || prev.ItemF != next.ItemF) {
 		p = append(p, Write{AddrITEMF, next.ItemF})
+	}
+	if prev.Watchdog != next.Watchdog {
+		p = append(p, Write{AddrWATCHDOG, next.Watchdog})
 	}
 	return diffWords(p, prev, next)
 }

@@ -50,7 +50,10 @@ module hx_barrier_unit #(
     parameter integer K0   = 0,
     parameter integer K1   = 0,
     parameter integer K2   = 0,
-    parameter integer K3   = 0
+    parameter integer K3   = 0,
+    // Check-code sideband bits of a flit (docs/reliability.md,
+    // "Detection"): 0 (none) or 8 (CRC-8 of the packet in its tail flit).
+    parameter integer CB   = 0
 ) (
     input                clk,
     input                rst,          // synchronous, active high
@@ -62,11 +65,11 @@ module hx_barrier_unit #(
     output [63:0]        result,       // acc: the reduced value once released is 1
     // injection channel (to exchanger port 0)
     output               inj_valid,
-    output [FW+1:0]      inj_flit,
+    output [FW+CB+1:0]   inj_flit,     // {head, tail, crc[CB-1:0], data[FW-1:0]}
     input                inj_credit,   // credit returned by the exchanger's input FIFO
     // ejection channel (from exchanger port 0)
     input                ej_valid,
-    input  [FW+1:0]      ej_flit,
+    input  [FW+CB+1:0]   ej_flit,
     output               ej_credit,    // ejection FIFO popped (credit to exchanger)
     // configuration port (APB, docs/registers.md)
     input                psel,
@@ -78,7 +81,7 @@ module hx_barrier_unit #(
     output               pready,
     output               pslverr
 );
-    localparam W     = FW + 2;
+    localparam W     = FW + 2 + CB;
     // Payload flits of a value packet: ceil(64/FW) (none for a barrier).
     localparam NPAYM = (64 + FW - 1) / FW;
     localparam FIW   = (NPAYM < 2) ? 1 : $clog2(NPAYM + 1);
@@ -113,6 +116,7 @@ module hx_barrier_unit #(
     reg  [7:0]   err_code;    // 0: no error
     reg  [5:0]   err_gate;
     reg  [RB-1:0] err_src;
+    reg  [31:0]  wdog;        // WATCHDOG: cycles without progress before TIMEOUT (0: off)
 
     // ------------------------------------------------------------------
     // Episode state
@@ -147,6 +151,7 @@ module hx_barrier_unit #(
     wire        r_ctrl  = is_ctrl && hidx == 26'd2;
     wire        r_rank  = is_ctrl && hidx == 26'd3;
     wire        r_itemf = is_ctrl && hidx == 26'd4;
+    wire        r_wdog  = is_ctrl && hidx == 26'd7;
     wire        in_g    = region == 3'd1 && {7'd0, widx} < GDEP;
     wire        in_r    = region == 3'd2 && {7'd0, widx} < NRT;
     wire        in_dr   = DATA != 0 && region == 3'd3 && {7'd0, widx} < NRT;
@@ -169,7 +174,7 @@ module hx_barrier_unit #(
                           (NDIM < 4 || wa64_3 % (64'd1 << BK3) < {32'd0, K3[31:0]});
     wire        w_ok    = !waiting && (
                           (r_ctrl && ok_ctrl && ok_g) || r_rank ||
-                          (r_itemf && DATA != 0 && ok_if) ||
+                          (r_itemf && DATA != 0 && ok_if) || r_wdog ||
                           in_g || (in_r && (!hi || ok_addr)) || in_dr || in_e || in_il);
     wire        do_wr   = wr && w_ok;
     wire        w_ctrl  = do_wr && r_ctrl;
@@ -179,7 +184,7 @@ module hx_barrier_unit #(
     wire        w_dr    = do_wr && hi && in_dr;
     wire        w_il    = do_wr && in_il;
     /* verilator lint_off UNUSED */
-    wire [63:0] wword   = {pwdata, wlo};   // a gate word uses bits 40..0
+    wire [63:0] wword   = {pwdata, wlo};   // a gate word uses bits 63..48 and 40..0
     /* verilator lint_on UNUSED */
 
     wire [1:0]  state   = failed ? 2'd3 : (cur == 6'd0) ? 2'd0 : (cur == gend) ? 2'd2 : 2'd1;
@@ -200,20 +205,23 @@ module hx_barrier_unit #(
                 26'd4: rd_data = {19'd0, itemf};
                 26'd5: rd_data = {10'd0, err_gate, err_code, cur, state};
                 26'd6: rd_data = esrc_x[31:0];
+                26'd7: rd_data = wdog;
                 default: rd_data = 32'd0;
             endcase
     end
     assign prdata  = (acc_ph && !pwrite) ? rd_data : 32'd0;
     assign pready  = 1'b1;
-    assign pslverr = acc_ph && (pwrite ? !w_ok : !(is_ctrl && hidx < 26'd7) &&
+    assign pslverr = acc_ph && (pwrite ? !w_ok : !(is_ctrl && hidx < 26'd8) &&
                                          !(in_g || in_r || in_dr || in_e || in_il));
 
     // ------------------------------------------------------------------
     // Gate
     // ------------------------------------------------------------------
     // gw: the gate RAM's output = gate word cur+1 (word 1 while idle or
-    // released): {self, need, route count, first route}.
-    wire [40:0] gw;
+    // released): {first source, self, need, route count, first route}.
+    /* verilator lint_off UNUSED */
+    wire [63:0] gw;                // bits 47..41 unused
+    /* verilator lint_on UNUSED */
     wire [7:0]  need_n = gw[39:32];
     wire        self_n = gw[40];
     wire [7:0]  cnt_n;             // received count of gate cur+1 (forwarded)
@@ -266,8 +274,43 @@ module hx_barrier_unit #(
     /* verilator lint_on UNUSED */
     wire [FW-1:0]  tx_data = is_head_tx ? hdr_x[FW-1:0] : dmode ? d_tx : acc_x[FW-1:0];
 
+    // Check code (docs/reliability.md, "Detection"): CRC-8/SMBUS
+    // (polynomial 0x07, initial 0, no reflection, no final XOR) over every
+    // flit of the packet in order, each flit's FW data bits zero-extended
+    // to whole bytes, least significant byte first, each byte most
+    // significant bit first; the tail carries it in its CB sideband bits.
+    localparam integer NBY = (FW + 7) / 8;
+    function [7:0] crc8;
+        input [7:0]    c;
+        input [FW-1:0] d;
+        reg   [8*NBY-1:0] dz;
+        reg   [7:0]       x;
+        integer           bi, bj;
+        begin
+            dz = {(8*NBY){1'b0}};
+            dz[FW-1:0] = d;
+            x = c;
+            for (bi = 0; bi < NBY; bi = bi + 1) begin
+                x = x ^ dz[8*bi +: 8];
+                for (bj = 0; bj < 8; bj = bj + 1)
+                    x = x[7] ? ({x[6:0], 1'b0} ^ 8'h07) : {x[6:0], 1'b0};
+            end
+            crc8 = x;
+        end
+    endfunction
+
+    reg  [7:0] s_crc;              // code of the packet being sent, flits so far
+    wire [7:0] s_crc_n = crc8(is_head_tx ? 8'd0 : s_crc, tx_data);
+
     assign inj_valid = do_send;
-    assign inj_flit  = {is_head_tx, is_tail_tx, tx_data};
+    generate
+        if (CB != 0) begin : g_tx_crc
+            assign inj_flit = {is_head_tx, is_tail_tx, is_tail_tx ? s_crc_n : 8'd0, tx_data};
+        end else begin : g_tx_nocrc
+            assign inj_flit = {is_head_tx, is_tail_tx, tx_data};
+            wire _unused_ok = &{1'b0, s_crc_n};
+        end
+    endgenerate
 
     // ------------------------------------------------------------------
     // Receive
@@ -290,6 +333,17 @@ module hx_barrier_unit #(
     wire          rx_head  = ej_front[W-1];
     wire          rx_tail  = ej_front[W-2];
     wire [FW-1:0] rx_d     = ej_front[FW-1:0];
+    // The check code, recomputed over the flits popped (from 0 at a head).
+    reg  [7:0]    r_crc;
+    wire [7:0]    r_crc_n  = crc8(rx_head ? 8'd0 : r_crc, rx_d);
+    wire          crc_bad;         // a tail whose code differs
+    generate
+        if (CB != 0) begin : g_rx_crc
+            assign crc_bad = rx_tail && (ej_front[FW +: 8] != r_crc_n);
+        end else begin : g_rx_nocrc
+            assign crc_bad = 1'b0;
+        end
+    endgenerate
     wire [RB-1:0] pkt_src  = rx_head ? rx_d[AB +: RB] : rx_src;
     wire [5:0]    pkt_gate = rx_head ? rx_d[AB+RB +: 6] : rx_gate;
     /* verilator lint_off UNUSED */
@@ -309,15 +363,36 @@ module hx_barrier_unit #(
                     ((rx_head && rx_open) || (!rx_head && !rx_open) ||
                      (rx_tail && npay_got != npay) || (!rx_tail && !rx_head && npay_got == npay) ||
                      (rx_head && !rx_tail && npay == FZERO));
-    wire tail_ok  = pop && en && rx_tail && g_range && !e_badg && !e_short && !e_flits;
+    // Fault detection (docs/reliability.md, "Detection"). Value mode: a
+    // tail with a bad check code is not counted (CRC after BADGATE and
+    // FLITS, before OVER). Data mode: the message's length against the
+    // expected-message word (SEQ) and the check code are looked at after
+    // BADGATE, SHORT and OVER, and do not stop the count.
+    wire e_crc_v  = pop && en && !dmode && crc_bad;
+    wire seq_bad;                  // data mode: SEQ (g_data)
+    wire e_seq    = pop && en && dmode && seq_bad;
+    wire e_crc_d  = pop && en && dmode && crc_bad;
+    wire tail_ok  = pop && en && rx_tail && g_range && !e_badg && !e_short && !e_flits && !e_crc_v;
     wire e_over   = tail_ok && waiting && pkt_gate <= cur_nx;
     wire count_it = tail_ok && !e_over && !failed;
-    wire e_pop    = e_norank || e_badg || e_short || e_flits || e_over;
+    wire e_pop1   = e_norank || e_badg || e_short || e_flits || e_crc_v || e_over;
+    wire e_dsel   = !e_pop1 && (e_seq || e_crc_d);   // SEQ or data CRC wins: the message's gate, source
+    wire e_pop    = e_pop1 || e_seq || e_crc_d;
+    // Watchdog: idle counts the cycles without progress before this one.
+    reg  [31:0] idle;
+    wire [15:0] gsrc   = gw[63:48];    // gate cur+1's first source (gate word)
+    /* verilator lint_off UNUSED */
+    wire [RB+15:0] gsrc_x = {{RB{1'b0}}, gsrc};
+    /* verilator lint_on UNUSED */
+    wire progress = do_arrive || do_pass || do_send || pop || over_chk;
+    wire e_tmo    = waiting && !progress && wdog != 32'd0 && {1'b0, idle} + 33'd1 >= {1'b0, wdog};
     wire [7:0] e_code = e_norank ? 8'd2 : e_badg ? 8'd1 : e_short ? 8'd3 : e_flits ? 8'd4 :
-                        e_over ? 8'd5 : over_chk ? 8'd5 : 8'd0;
-    wire [5:0] e_gate = e_pop ? ((rx_head || rx_open) ? pkt_gate : 6'd0) : gnext;
-    wire [RB-1:0] e_src = e_pop ? ((rx_head || rx_open) ? pkt_src : {RB{1'b0}}) : {RB{1'b0}};
-    wire err_now  = !failed && (e_pop || over_chk);
+                        e_crc_v ? 8'd6 : e_over ? 8'd5 : e_seq ? 8'd7 : e_crc_d ? 8'd6 :
+                        over_chk ? 8'd5 : e_tmo ? 8'd8 : 8'd0;
+    wire [5:0] e_gate = e_dsel ? pkt_gate : e_pop ? ((rx_head || rx_open) ? pkt_gate : 6'd0) : gnext;
+    wire [RB-1:0] e_src = e_dsel ? pkt_src : e_pop ? ((rx_head || rx_open) ? pkt_src : {RB{1'b0}}) :
+                          (!over_chk && e_tmo) ? gsrc_x[RB-1:0] : {RB{1'b0}};
+    wire err_now  = !failed && (e_pop || over_chk || e_tmo);
 
     // Receive RAM: two read ports (gate check at ga_nx, count at the
     // popped tail's gate), one write port (the count, one cycle after the
@@ -359,17 +434,17 @@ module hx_barrier_unit #(
     // ------------------------------------------------------------------
     // Gate and route RAMs
     // ------------------------------------------------------------------
-    reg  [40:0]      gmem [0:GDEP-1];
-    reg  [40:0]      g_q, g_wq;
+    reg  [63:0]      gmem [0:GDEP-1];
+    reg  [63:0]      g_q, g_wq;
     reg              g_byp;
     wire [GW-1:0]    g_wa = widx[GW-1:0];
     wire [GW-1:0]    g_ra = ga_nx[GW-1:0];
     always @(posedge clk) begin
         if (w_g)
-            gmem[g_wa] <= wword[40:0];
+            gmem[g_wa] <= wword;
         g_q   <= gmem[g_ra];
         g_byp <= w_g && g_wa == g_ra;
-        g_wq  <= wword[40:0];
+        g_wq  <= wword;
     end
     assign gw = g_byp ? g_wq : g_q;
 
@@ -392,6 +467,13 @@ module hx_barrier_unit #(
     // Transfer engine (DATA = 1, docs/transfers.md)
     // ------------------------------------------------------------------
     wire [63:0] d_sum_n;   // checksum of the message including the popped flit
+`ifndef SYNTHESIS
+    // The simulation-only payload check is on unless a testbench that
+    // injects faults turns it off (hierarchically, at time 0).
+    /* verilator lint_off UNUSED */
+    reg pchk = 1'b1;
+    /* verilator lint_on UNUSED */
+`endif
 
     // ItemWord: x ^ rotl(x, 13) ^ rotl(x, 21) ^ rotl(x, 32), where x is
     // (an item-list word OR the flit index) XOR 64'h9e3779b97f4a7c15.
@@ -479,25 +561,68 @@ module hx_barrier_unit #(
                     rsum <= rx_head ? 64'd0 : d_sum_n;
             end
 
-`ifndef SYNTHESIS
-            // Simulation-only payload check (docs/transfers.md): the
-            // expected-message words written to region 4, the item list,
-            // and the receive position rp (item-list index), rend, rj.
+            // Expected-message words (region 4): {source, item count,
+            // first item}. The length check (SEQ, docs/reliability.md)
+            // uses the source and the count; the first item only the
+            // simulation-only payload check below.
             reg  [63:0] emem [0:GDEP-1];
             always @(posedge clk)
                 if (do_wr && hi && in_e)
                     emem[widx[GW-1:0]] <= wword;
+            wire [63:0]  grx    = emem[pkt_gate[GW-1:0]];
+            /* verilator lint_off UNUSED */
+            wire [RB+15:0] src_x = {16'd0, pkt_src};
+            /* verilator lint_on UNUSED */
+
+            // SEQ: the message being received has sq_rem items to come,
+            // sq_j flits of the current one received; sq_skip: not checked
+            // (a head for a gate outside the table, or a head that is a
+            // tail). A head whose gate expects no message, or another
+            // source, expects nothing: its first payload flit is SEQ.
+            reg          sq_skip;
+            reg  [23:0]  sq_rem;
+            reg  [11:0]  sq_j;
+            wire         sq_chk  = g_range && !rx_tail;
+            wire         sq_jl   = {1'b0, sq_j} + 13'd1 == itemf;
+            assign seq_bad = rx_head ? rx_open :
+                             (!rx_open || (!sq_skip && (sq_rem == 24'd0 ||
+                                           (rx_tail && (sq_rem != 24'd1 || !sq_jl)))));
+            always @(posedge clk) begin
+                if (rst) begin
+                    sq_skip <= 1'b0;
+                    sq_rem  <= 24'd0;
+                    sq_j    <= 12'd0;
+                end else if (pop && en && dmode) begin
+                    if (rx_head) begin
+                        sq_skip <= !sq_chk;
+                        sq_rem  <= (sq_chk && grx[63:48] == src_x[15:0]) ? grx[47:24] : 24'd0;
+                        sq_j    <= 12'd0;
+                    end else if (!sq_skip && sq_rem != 24'd0) begin
+                        if (sq_jl) begin
+                            sq_rem <= sq_rem - 24'd1;
+                            sq_j   <= 12'd0;
+                        end else begin
+                            sq_j   <= sq_j + 12'd1;
+                        end
+                    end
+                end
+            end
+
+`ifndef SYNTHESIS
+            // Simulation-only payload check (docs/transfers.md): the
+            // expected-message words, the item list, and the receive
+            // position rp (item-list index), rend, rj. Off (pchk = 0) in a
+            // testbench that injects faults: there the model's trace,
+            // with its SEQ and CRC errors, is the check.
             reg  [23:0]  rp;
             reg  [24:0]  rend;
             reg  [11:0]  rj;
             reg          rbusy;
-            wire [63:0]  grx    = emem[pkt_gate[GW-1:0]];
             wire [31:0]  r_ilw  = ilmem[rp[ILW-1:0]];
             wire [63:0]  r_word = item_word({r_ilw, 20'd0, rj});
             /* verilator lint_off UNUSED */
             wire [FW+63:0] r_x  = {{FW{1'b0}}, r_word};
             wire [FW-1:0]  r_exp = r_x[FW-1:0];
-            wire [RB+15:0] src_x = {16'd0, pkt_src};
             /* verilator lint_on UNUSED */
             wire         r_jl   = {1'b0, rj} == jlast;
             wire         r_last = r_jl && ({1'b0, rp} + 25'd1 == rend);
@@ -524,7 +649,7 @@ module hx_barrier_unit #(
             end
             /* verilator lint_off CMPCONST */
             always @(posedge clk) begin
-                if (!rst && pop && en && dmode && rx_head && !rx_tail && g_range) begin
+                if (pchk && !rst && pop && en && dmode && rx_head && !rx_tail && g_range) begin
                     if (rbusy)
                         $fatal(1, "%m: rank %0d: head from rank %0d for gate %0d while the message from rank %0d for gate %0d lacks its tail",
                                myrank, pkt_src, pkt_gate, rx_src, rx_gate);
@@ -535,7 +660,7 @@ module hx_barrier_unit #(
                         $fatal(1, "%m: rank %0d gate %0d: message from rank %0d, expected rank %0d",
                                myrank, pkt_gate, pkt_src, grx[63:48]);
                 end
-                if (!rst && pop && en && dmode && !rx_head && rbusy) begin
+                if (pchk && !rst && pop && en && dmode && !rx_head && rbusy) begin
                     if ({1'b0, rp} >= rend)
                         $fatal(1, "%m: rank %0d gate %0d from rank %0d: payload flit past the expected items (tail late or missing)",
                                myrank, rx_gate, rx_src);
@@ -553,6 +678,7 @@ module hx_barrier_unit #(
             assign d_tx    = {FW{1'b0}};
             assign d_tail  = 1'b0;
             assign d_sum_n = 64'd0;
+            assign seq_bad = 1'b0;
             wire _unused_ok = &{1'b0, w_dr, w_il, itemf};
         end
     endgenerate
@@ -572,6 +698,10 @@ module hx_barrier_unit #(
             err_code <= 8'd0;
             err_gate <= 6'd0;
             err_src  <= {RB{1'b0}};
+            wdog     <= 32'd0;
+            idle     <= 32'd0;
+            s_crc    <= 8'd0;
+            r_crc    <= 8'd0;
             cur      <= 6'd0;
             acc      <= 64'd0;
             ri       <= 16'd0;
@@ -602,6 +732,18 @@ module hx_barrier_unit #(
                 myrank <= pwdata[RB-1:0];
             if (do_wr && r_itemf)
                 itemf <= pwdata[12:0];
+            if (do_wr && r_wdog)
+                wdog <= pwdata;
+            // watchdog: cycles in WAIT without progress
+            if (progress || !waiting)
+                idle <= 32'd0;
+            else if (idle != 32'hffffffff)
+                idle <= idle + 32'd1;
+            // check codes
+            if (do_send)
+                s_crc <= s_crc_n;
+            if (pop)
+                r_crc <= r_crc_n;
             // errors: the first is kept until CTRL is written
             if (w_ctrl) begin
                 err_code <= 8'd0;
@@ -720,6 +862,8 @@ module hx_barrier_unit #(
         if (FW < AB + RB + 6)
             $fatal(1, "%m: FW = %0d cannot hold the %0d-bit head (AB %0d + RB %0d + 6)",
                    FW, AB + RB + 6, AB, RB);
+        if (CB != 0 && CB != 8)
+            $fatal(1, "%m: CB = %0d (allowed 0 or 8 check-code bits)", CB);
         if (MAXG < 1 || MAXG > 62)
             $fatal(1, "%m: MAXG = %0d (allowed 1..62)", MAXG);
         if (NRT < 1 || NIL < 1)

@@ -9,7 +9,7 @@
 // the counter update are the Lth stage).
 `timescale 1ns / 1ps
 module hx_chan #(
-    parameter integer W = 8,   // flit width (FW+2)
+    parameter integer W = 8,   // flit width (FW+2+CB)
     parameter integer L = 1    // link latency in cycles, >= 1
 ) (
     input          clk,
@@ -23,10 +23,33 @@ module hx_chan #(
     input          crd_in,
     output         crd_out
 );
+    // Fault injection (simulation only, docs/reliability.md): the
+    // generated testbench writes these hierarchically at a falling edge to
+    // act on the flit the upstream sends in that cycle. fi_mask inverts
+    // bits of the flit (a flip), fi_kill loses it (valid forced to 0: a
+    // drop or a dead channel); fi_hit records, at the edge, that a flit
+    // was lost, so that the testbench can give a dropped flit's credit
+    // back to the sender. Synthesis sees the plain channel.
+    wire         v_in;
+    wire [W-1:0] f_in;
+`ifndef SYNTHESIS
+    reg  [W-1:0] fi_mask = {W{1'b0}};
+    reg          fi_kill = 1'b0;
+    /* verilator lint_off UNUSED */
+    reg          fi_hit  = 1'b0;   // read by the testbench only
+    /* verilator lint_on UNUSED */
+    always @(posedge clk)
+        fi_hit <= fi_kill && in_valid;
+    assign v_in = in_valid && !fi_kill;
+    assign f_in = in_flit ^ fi_mask;
+`else
+    assign v_in = in_valid;
+    assign f_in = in_flit;
+`endif
     generate
         if (L == 1) begin : g_wire
-            assign out_valid = in_valid;
-            assign out_flit  = in_flit;
+            assign out_valid = v_in;
+            assign out_flit  = f_in;
             assign crd_out   = crd_in;
             // No state at L = 1; keep the clock and reset ports for a uniform
             // interface.
@@ -47,7 +70,7 @@ module hx_chan #(
                     vld <= {D{1'b0}};
                     crd <= {D{1'b0}};
                 end else begin
-                    vld[0] <= in_valid;
+                    vld[0] <= v_in;
                     crd[0] <= crd_in;
                     for (s = 1; s < D; s = s + 1) begin
                         vld[s] <= vld[s-1];
@@ -55,7 +78,7 @@ module hx_chan #(
                     end
                 end
                 // Data needs no reset: it is qualified by vld.
-                dat[0 +: W] <= in_flit;
+                dat[0 +: W] <= f_in;
                 for (s = 1; s < D; s = s + 1)
                     dat[W*s +: W] <= dat[W*(s-1) +: W];
             end

@@ -10,7 +10,8 @@
 // model evaluates them is irrelevant.
 //
 // Port vectors are flattened: port p uses bits [p*W +: W] of a flit bus,
-// W = FW+2, flit = {head, tail, data[FW-1:0]}.
+// W = FW+2+CB, flit = {head, tail, crc[CB-1:0], data[FW-1:0]} (the switch
+// never looks at the check-code sideband).
 //
 // The routing table is TSIZE 8-bit registers written through the APB
 // completer port (docs/registers.md, "Switch"): ID at 0x0000, CAPS at
@@ -28,17 +29,18 @@ module hx_switch #(
     parameter integer K1    = 0,
     parameter integer K2    = 0,
     parameter integer K3    = 0,
-    parameter integer XDIM  = 0          // crossbar only: its dimension
+    parameter integer XDIM  = 0,         // crossbar only: its dimension
+    parameter integer CB    = 0          // check-code sideband bits of a flit (0 or 8)
 ) (
     input                 clk,
     input                 rst,         // synchronous, active high
     // input side, from the upstream channels
     input  [P-1:0]        in_valid,    // push into input FIFO p
-    input  [P*(FW+2)-1:0] in_flit,
+    input  [P*(FW+CB+2)-1:0] in_flit,
     output [P-1:0]        in_credit,   // input FIFO p popped (credit to upstream)
     // output side, to the downstream channels
     output [P-1:0]        out_valid,   // a flit is sent on output p
-    output [P*(FW+2)-1:0] out_flit,
+    output [P*(FW+CB+2)-1:0] out_flit,
     input  [P-1:0]        out_credit,  // credit returned to output p
     // configuration port: APB completer (docs/registers.md, "Switch")
     input                 psel,
@@ -50,7 +52,7 @@ module hx_switch #(
     output                pready,
     output                pslverr
 );
-    localparam W  = FW + 2;
+    localparam W  = FW + 2 + CB;
     localparam IW = (P <= 2) ? 1 : $clog2(P);   // width of a port number
     localparam integer  PLASTI = P - 1;
     localparam [IW-1:0] PLAST  = PLASTI[IW-1:0];
@@ -289,6 +291,16 @@ module hx_switch #(
     // ------------------------------------------------------------------
     wire [P*P-1:0]  sel;       // sel[P*o + i]: output o selects input i (one-hot)
     wire [P-1:0]    snd;       // output o sends this cycle
+    wire [P*P-1:0]  owns;      // owns[P*o + i]: input i owns output o
+    reg  [P-1:0]    in_own;    // input i owns an output
+    integer oi, oo;
+    always @* begin
+        for (oi = 0; oi < P; oi = oi + 1) begin
+            in_own[oi] = 1'b0;
+            for (oo = 0; oo < P; oo = oo + 1)
+                in_own[oi] = in_own[oi] | owns[P*oo + oi];
+        end
+    end
 
     genvar o;
     generate
@@ -303,14 +315,19 @@ module hx_switch #(
                 .take(snd[o]), .give(out_credit[o]), .ok(cr_ok)
             );
 
-            // Requesters: inputs whose front is a head flit routed here.
-            // (An input with a head at its front owns no output, so a head
-            // can never be sent to two outputs in one cycle.)
+            // Requesters: inputs that own no output and whose front is a
+            // head flit routed here. An input that owns an output forwards
+            // its front flit through it, whatever it is, until a tail
+            // passes (after a lost tail, the next packet's head: docs/
+            // reliability.md, "Lost heads and tails"), so a head is never
+            // sent to two outputs in one cycle; an input owning nothing
+            // whose front is not a head (its head was lost) requests
+            // nothing and blocks.
             reg [P-1:0] req;
             integer j;
             always @* begin
                 for (j = 0; j < P; j = j + 1)
-                    req[j] = fvalid[j] && front[W*j+W-1] && (route[8*j +: 8] == o);
+                    req[j] = fvalid[j] && front[W*j+W-1] && !in_own[j] && (route[8*j +: 8] == o);
             end
 
             // Round robin: first requester in the order rr, rr+1, ..., P-1,
@@ -378,6 +395,13 @@ module hx_switch #(
             // need a credit, and with no credit nothing changes (rr included).
             assign snd[o] = cr_ok && (own_v ? own_rdy : gnt_v);
             assign sel[P*o +: P] = soh;
+            reg  [P-1:0]  ooh;     // ooh[i] = own_v && own == i (from registers only)
+            integer qo;
+            always @* begin
+                for (qo = 0; qo < P; qo = qo + 1)
+                    ooh[qo] = own_v && (own == qo[IW-1:0]);
+            end
+            assign owns[P*o +: P] = ooh;
             assign out_valid[o] = snd[o];
             assign out_flit[W*o +: W] = flit;
 
