@@ -35,6 +35,10 @@ type Report struct {
 	SimTime   time.Duration // wall time of the simulation run (without compiling)
 
 	Diff *Diff // first difference between the traces, nil when identical
+
+	// Errors are the model's unit errors (a run with faults or a
+	// watchdog that ended with errors; their events are in Model).
+	Errors []sim.ErrorResult
 }
 
 // OK reports a co-simulation in which the RTL reproduced the model exactly:
@@ -46,6 +50,11 @@ func (r *Report) OK() bool {
 // Summary is the one-line result: "RTL matches the model, cycle-exact: ..."
 // or what went wrong first.
 func (r *Report) Summary() string {
+	if r.OK() && len(r.Errors) > 0 {
+		e := r.Errors[0]
+		return fmt.Sprintf("RTL matches the model, cycle-exact: %d events over %d cycles, error events included (first: %s at node %d gate %d from rank %d in cycle %d) (%s)",
+			r.Events, r.Cycles, e.Code, e.Node, e.Gate, e.From, e.Cycle, r.Simulator)
+	}
 	if r.OK() {
 		return fmt.Sprintf("RTL matches the model, cycle-exact: %d events over %d cycles (%s)", r.Events, r.Cycles, r.Simulator)
 	}
@@ -142,7 +151,7 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 		return nil, err
 	}
 	rep.Model = Lines(trace)
-	rep.Events, rep.Cycles = len(rep.Model), res.Cycles
+	rep.Events, rep.Cycles, rep.Errors = len(rep.Model), res.Cycles, res.Errors
 
 	want, err := testbenchFiles(s, trace)
 	if err != nil {
@@ -316,13 +325,34 @@ func RunModel(sys hw.System) (*sim.System, []byte, *sim.Result, error) {
 // Trace runs an assembled system (once, as a sim.System runs) and returns
 // its trace, the testbench's expected events, and its result; a run that
 // does not complete is an error wrapping the *sim.StuckError.
+//
+// A system with faults or a watchdog (docs/reliability.md) is run to be
+// compared error events included: a run that ends with unit errors is
+// then an outcome, not an error (res.Errors lists them, and res.Cycles is
+// the cycle after the last event, as the testbench counts).
 func Trace(s *sim.System) ([]byte, *sim.Result, error) {
 	var trace bytes.Buffer
 	res, err := s.Run(sim.Options{Trace: &trace})
+	if ue, ok := errors.AsType[*sim.UnitError](err); ok && Detects(&s.Sys) && res != nil {
+		if len(res.Errors) == 0 {
+			return nil, nil, fmt.Errorf("the model's run ended with %w, but its result lists no error", ue)
+		}
+		if evs, perr := ParseTrace(trace.Bytes()); perr == nil && len(evs) > 0 {
+			res.Cycles = evs[len(evs)-1].Cycle + 1
+		}
+		return trace.Bytes(), res, nil
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("the model does not complete, so there is nothing to compare: %w", err)
 	}
 	return trace.Bytes(), res, nil
+}
+
+// Detects reports whether a system injects faults or has a watchdog: its
+// co-simulation compares a run that ends with unit errors (the detection
+// of docs/reliability.md) as it compares a complete one.
+func Detects(sys *hw.System) bool {
+	return len(sys.Faults) > 0 || sys.Watchdog > 0
 }
 
 // ScheduleFile holds, in a generated directory, the user-supplied gate

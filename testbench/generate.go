@@ -102,9 +102,13 @@ func testbenchFiles(s *sim.System, expected []byte) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	inj, err := faultInjection(s)
+	if err != nil {
+		return nil, err
+	}
 	ne := s.NumEpisodes()
 	return map[string][]byte{
-		TBFile:       tbText(s.Sys.Name, s.Topo.Nodes, len(evs), ne, len(writes)),
+		TBFile:       tbText(s.Sys.Name, s.Topo.Nodes, len(evs), ne, len(writes), inj),
 		ConfigFile:   configFile(s.Sys.Name, ne, writes),
 		ScenarioFile: scenarioFile(s),
 		ExpectedFile: expectedFile(s.Sys.Name, s.Topo.Nodes, s.Table.Ranks, evs, cycles, limit),

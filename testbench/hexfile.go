@@ -170,6 +170,9 @@ func scenarioFile(s *sim.System) []byte {
 	body := make([]word, episodes*nodes+1)
 	for k := range eps {
 		for r, n := range u.NodeOf {
+			if eps[k][r].at == sim.Never {
+				continue // a stuck rank (fault stuck:R): no arrival
+			}
 			body[k*nodes+int(n)] = word{1<<63 | uint64(eps[k][r].at), eps[k][r].opd}
 		}
 	}
@@ -192,7 +195,9 @@ func scenarioFile(s *sim.System) []byte {
 	for k := range eps {
 		for n := 0; n < nodes; n++ {
 			c := fmt.Sprintf("episode %d, node %d: no rank, never arrives", k+1, n)
-			if r := rankOf[n]; r >= 0 {
+			if r := rankOf[n]; r >= 0 && eps[k][r].at == sim.Never {
+				c = fmt.Sprintf("episode %d, node %d: rank %d never arrives (fault stuck:%d)", k+1, n, r, r)
+			} else if r >= 0 {
 				when := "in cycle"
 				if k > 0 {
 					when = "at offset"

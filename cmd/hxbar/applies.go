@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"math"
 	"slices"
 	"strings"
 
@@ -56,10 +57,11 @@ func systemFlags(keep ...string) []string {
 var dataOnlyFlags = []string{"items", "item-flits", "order", "item-placement"}
 
 // refuseFaults refuses, in a command that builds or runs the RTL, what so
-// far only the model has (docs/reliability.md): faults (--fault, key
-// faults), routing exceptions (--avoid), link-level retry and the watchdog. The check code
-// (crc_bits) is accepted: it adds no flit and no cycle, and it is only
-// checked in runs with faults.
+// far only the model has (docs/reliability.md): routing exceptions
+// (--avoid) and link-level retry. Faults (--fault, key faults) are
+// injected by the generated testbench (gen, cosim; synth has no
+// testbench and refuses them); the watchdog is the units' WATCHDOG
+// register, 32 bits; the check code (crc_bits) is the flits' sideband.
 func refuseFaults(what string, s hw.System) error {
 	if len(s.Avoid) > 0 {
 		return usagef("avoid (--avoid or key avoid: %s) does not apply to %s yet: the RTL switches have no routing exception list (docs/reliability.md); hxbar check --avoid proves the routes and hxbar sim --avoid runs them in the model", strings.Join(s.Avoid, ", "), what)
@@ -67,11 +69,11 @@ func refuseFaults(what string, s hw.System) error {
 	if s.LinkRetry > 0 {
 		return usagef("link_retry (--link-retry or key link_retry: %d flits) does not apply to %s yet: the RTL links have no retry (docs/reliability.md); it runs in the model (hxbar sim, hxbar faults)", s.LinkRetry, what)
 	}
-	if s.Watchdog > 0 {
-		return usagef("watchdog (--watchdog or key watchdog: %d cycles) does not apply to %s yet: the RTL units have no watchdog (docs/reliability.md); it runs in the model (hxbar sim, hxbar faults)", s.Watchdog, what)
+	if s.Watchdog > math.MaxUint32 {
+		return usagef("invalid watchdog: %d (allowed for %s: 0..%d, the units' 32-bit WATCHDOG register)", s.Watchdog, what, uint32(math.MaxUint32))
 	}
-	if len(s.Faults) == 0 {
+	if len(s.Faults) == 0 || what != "synth" {
 		return nil
 	}
-	return usagef("faults (--fault or key faults: %s) do not apply to %s: faults are injected into the model only (hxbar sim, hxbar faults), the RTL side is to follow (docs/reliability.md)", strings.Join(s.Faults, ", "), what)
+	return usagef("faults (--fault or key faults: %s) do not apply to synth: the generated testbench injects them (hxbar gen, hxbar cosim); the synthesized design is the same without them", strings.Join(s.Faults, ", "))
 }

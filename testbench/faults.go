@@ -1,0 +1,184 @@
+package testbench
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/noc"
+	"github.com/hxbar/hxbar/sim"
+)
+
+// injection is the fault injection of tb.v (docs/reliability.md, "Fault
+// model and injection"; docs/cosim.md): drive holds statements of the
+// falling-edge block (after the CPU inputs, where cyc reads the cycle
+// being driven and run is 1 from cycle 0 on), module the module-level
+// ones. Zero: a fault-free testbench, byte for byte the one before.
+type injection struct {
+	drive, module string
+}
+
+// chanInst is where a channel is in hx_top: its hx_chan instance and the
+// credit counter (hx_credit's cnt) of the output that drives it.
+type chanInst struct {
+	inst, credit string
+}
+
+// channelInstances maps every channel id of a hyper-crossbar to its
+// instance (docs/rtl.md, "Top-level wiring"): n<v>.d<k>.up is up<v>_<k>,
+// n<v>.d<k>.down is down<v>_<k>, n<v>.inject is inj<v>, n<v>.eject is
+// ej<v>.
+func channelInstances(s *sim.System) map[int]chanInst {
+	t := s.Topo
+	// (crossbar, port) -> the node and dimension of its down channel.
+	type sp struct{ sw, port int }
+	down := map[sp][2]int{}
+	for v := 0; v < t.Nodes; v++ {
+		for k := 0; k < t.NumDims(); k++ {
+			x, j := t.Crossbar(v, k)
+			down[sp{x, j}] = [2]int{v, k}
+		}
+	}
+	out := map[int]chanInst{}
+	for _, c := range noc.Channels(s.Fabric) {
+		var ci chanInst
+		switch {
+		case c.Kind == noc.ChanInject:
+			ci = chanInst{fmt.Sprintf("inj%d", c.Port), fmt.Sprintf("bu%d.inj_cr.cnt", c.Port)}
+		case c.Kind == noc.ChanEject:
+			ci = chanInst{fmt.Sprintf("ej%d", c.Switch), fmt.Sprintf("sw%d.g_out[0].credit.cnt", c.Switch)}
+		case !t.IsCrossbar(c.Switch):
+			ci = chanInst{fmt.Sprintf("up%d_%d", c.Switch, c.Port-1), fmt.Sprintf("sw%d.g_out[%d].credit.cnt", c.Switch, c.Port)}
+		default:
+			vk, ok := down[sp{c.Switch, c.Port}]
+			if !ok {
+				continue
+			}
+			ci = chanInst{fmt.Sprintf("down%d_%d", vk[0], vk[1]), fmt.Sprintf("sw%d.g_out[%d].credit.cnt", c.Switch, c.Port)}
+		}
+		out[c.ID] = ci
+	}
+	return out
+}
+
+// faultInjection renders the system's faults as tb.v statements, as
+// docs/reliability.md specifies, in the model's cycle numbering (cycle t
+// is the cycle in which cyc reads t; the testbench drives at the falling
+// edge inside it, so what it sets acts on the flit the upstream sends in
+// that cycle):
+//
+//   - flip:C@T:B: bit B of C's flit inverted during cycle T (fi_mask);
+//   - drop:C@T: C's valid forced to 0 during cycle T (fi_kill) and, when a
+//     flit was lost (fi_hit, recorded by the edge that ends T), one credit
+//     added to the sender's counter at the next falling edge: the edge
+//     took the flit's credit, the testbench gives it back, so the sender
+//     holds credits - 1 + 1 in cycle T+1 as in the model, and a genuine
+//     credit returned by the same edge is kept (an addition, not a force);
+//   - dead:C@T: valid forced to 0 from cycle T on, no credit back;
+//   - stuck:R: nothing here (scenario.hex has no arrival for the rank).
+//
+// With faults the units' simulation-only payload check is off: the
+// model's trace, with its CRC and SEQ errors, is the reference. What the
+// testbench cannot inject as the model does is an error naming the fault.
+func faultInjection(s *sim.System) (injection, error) {
+	sys := &s.Sys
+	if len(sys.Faults) == 0 {
+		return injection{}, nil
+	}
+	if s.Topo == nil {
+		return injection{}, fmt.Errorf("faults: the RTL is a hyper-crossbar")
+	}
+	idx := noc.NewChannelIndex(s.Fabric)
+	insts := channelInstances(s)
+	parsed := sys.ParsedFaults()
+	// The first dead cycle of each channel: a drop's clear must not
+	// revive a dead channel.
+	dead := map[int]int64{}
+	ids := make([]int, len(parsed))
+	for i, f := range parsed {
+		if f.Kind == hw.FaultStuck {
+			continue
+		}
+		id, err := idx.Parse(f.Channel)
+		if err != nil {
+			return injection{}, &hw.FieldError{Field: fmt.Sprintf("faults[%d]", i), Value: fmt.Sprintf("%q", sys.Faults[i]), Allowed: err.Error()}
+		}
+		if _, ok := insts[id]; !ok {
+			return injection{}, &hw.FieldError{Field: fmt.Sprintf("faults[%d]", i), Value: fmt.Sprintf("%q", sys.Faults[i]), Allowed: "a channel of the generated hx_top"}
+		}
+		ids[i] = id
+		if f.Kind == hw.FaultDead {
+			if d, ok := dead[id]; !ok || f.Cycle < d {
+				dead[id] = f.Cycle
+			}
+		}
+		if f.Kind == hw.FaultFlip {
+			if err := rtlFlipBit(sys, f.Bit); err != "" {
+				return injection{}, &hw.FieldError{Field: fmt.Sprintf("faults[%d]", i), Value: fmt.Sprintf("%q", sys.Faults[i]), Allowed: err}
+			}
+		}
+	}
+	var d, m strings.Builder
+	d.WriteString("            // fault injection (docs/reliability.md): at the falling edge of the cycle\n")
+	for i, f := range parsed {
+		if f.Kind == hw.FaultStuck {
+			fmt.Fprintf(&d, "            // %s: rank %d never arrives (scenario.hex)\n", f, f.Rank)
+			continue
+		}
+		ci := insts[ids[i]]
+		ch := "dut." + ci.inst
+		fmt.Fprintf(&d, "            // %s: %s\n", f, ci.inst)
+		switch f.Kind {
+		case hw.FaultFlip:
+			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) %s.fi_mask[%d] = 1'b1;\n", f.Cycle, ch, f.Bit)
+			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) %s.fi_mask[%d] = 1'b0;\n", f.Cycle+1, ch, f.Bit)
+		case hw.FaultDrop:
+			if dc, ok := dead[ids[i]]; ok && dc <= f.Cycle {
+				d.WriteString("            // (the channel is dead by then: nothing more)\n")
+				continue
+			}
+			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) %s.fi_kill = 1'b1;\n", f.Cycle, ch)
+			keep := "1'b0"
+			if dc, ok := dead[ids[i]]; ok && dc <= f.Cycle+1 {
+				keep = "1'b1"
+			}
+			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) begin\n", f.Cycle+1)
+			fmt.Fprintf(&d, "                %s.fi_kill = %s;\n", ch, keep)
+			fmt.Fprintf(&d, "                if (%s.fi_hit) dut.%s = dut.%s + 1'b1;   // the dropped flit's credit\n", ch, ci.credit, ci.credit)
+			d.WriteString("            end\n")
+		case hw.FaultDead:
+			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) %s.fi_kill = 1'b1;\n", f.Cycle, ch)
+		}
+	}
+	m.WriteString("\n    // Faults are injected: the units' simulation-only payload checks are\n")
+	m.WriteString("    // off, the model's trace (its CRC and SEQ errors) is the reference.\n")
+	m.WriteString("    initial begin\n")
+	for n := 0; n < s.Topo.Nodes; n++ {
+		fmt.Fprintf(&m, "        dut.bu%d.pchk = 1'b0;\n", n)
+	}
+	m.WriteString("    end\n")
+	return injection{drive: d.String(), module: m.String()}, nil
+}
+
+// rtlFlipBit says why the testbench cannot flip bit b as the model does
+// ("" when it can): an address bit of a dimension whose size is not a
+// power of two may make a coordinate that names no node (the model loses
+// the flit, an RTL switch cannot route it), and a data bit at or above 64
+// of a wider flit is one the model does not keep.
+func rtlFlipBit(sys *hw.System, b int) string {
+	if b < sys.AddrBits() {
+		cb := sys.CoordBits()
+		k, x := 0, b
+		for k < len(cb) && x >= cb[k] {
+			x -= cb[k]
+			k++
+		}
+		if k < len(sys.Dims) && sys.Dims[k]&(sys.Dims[k]-1) != 0 {
+			return fmt.Sprintf("in the RTL testbench, a bit other than the %d address bits of dimension %d (size %d, not a power of two: a flipped coordinate may name no node, which the model loses and no RTL switch routes)", cb[k], k, sys.Dims[k])
+		}
+	}
+	if b >= 64 && b < sys.FlitWidth {
+		return fmt.Sprintf("in the RTL testbench, a bit 0..63 or %d..%d (the model keeps 64 data bits of a flit_width %d flit)", sys.FlitWidth, sys.FlitWidth+sys.CRCBits-1, sys.FlitWidth)
+	}
+	return ""
+}

@@ -1,0 +1,344 @@
+package testbench
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/noc"
+	"github.com/hxbar/hxbar/sim"
+	"github.com/hxbar/hxbar/verilog"
+)
+
+// The RTL side of docs/reliability.md: faults injected by the generated
+// testbench (tb.v forcing the channels) and detected by the units (CRC,
+// SEQ, TIMEOUT, and the older error paths), co-simulated cycle for cycle
+// against the model under Icarus, error events included.
+
+// faultDesign is one system of the fault runs and the runs drawn on it.
+type faultDesign struct {
+	sys   hw.System
+	kinds []string // one run per entry: flip, drop, dead, stuck
+}
+
+func faultDesigns(t testing.TB) []faultDesign {
+	wd := func(s hw.System, w int64) hw.System {
+		s.Watchdog = w
+		s.Name += fmt.Sprintf("-wd%d", w)
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ag := func(s hw.System) hw.System {
+		s.Collective, s.Items, s.ItemFlits = hw.CollAllGather, 2, 2
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	return []faultDesign{
+		{wd(system(t, "f-4x4-barrier", []int{4, 4}, 16, "butterfly", "barrier", 1, 2, 64), 150),
+			[]string{"flip", "flip", "drop", "drop", "dead", "dead", "stuck"}},
+		{system(t, "f-4x4-barrier", []int{4, 4}, 16, "butterfly", "barrier", 1, 2, 64),
+			[]string{"flip", "flip"}},
+		{wd(system(t, "f-4x4-sum", []int{4, 4}, 16, "butterfly", "sum", 1, 2, 64), 150),
+			[]string{"flip", "flip", "drop", "dead", "stuck"}},
+		{system(t, "f-4x4-sum", []int{4, 4}, 16, "butterfly", "sum", 1, 2, 64),
+			[]string{"flip", "flip", "drop"}},
+		{wd(system(t, "f-4x4-sum-L2-B1-fw32", []int{4, 4}, 16, "butterfly", "sum", 2, 1, 32), 150),
+			[]string{"flip", "drop", "drop", "dead"}},
+		{wd(ag(system(t, "f-4x4-allgather", []int{4, 4}, 16, "butterfly", "barrier", 1, 2, 64)), 150),
+			[]string{"flip", "flip", "drop", "drop", "dead", "stuck"}},
+		{ag(system(t, "f-4x4-allgather", []int{4, 4}, 16, "butterfly", "barrier", 1, 2, 64)),
+			[]string{"flip", "drop"}},
+		{wd(system(t, "f-2x3-barrier", []int{2, 3}, 6, "butterfly", "barrier", 1, 2, 64), 150),
+			[]string{"flip", "drop", "dead", "stuck"}},
+		{wd(system(t, "f-2x3-sum", []int{2, 3}, 6, "butterfly", "sum", 1, 2, 64), 150),
+			[]string{"flip", "drop"}},
+		{wd(system(t, "f-8x8-sum", []int{8, 8}, 64, "butterfly", "sum", 1, 2, 64), 150),
+			[]string{"flip", "dead"}},
+	}
+}
+
+// faultRun is one drawn run: the system with its fault, the model's
+// trace, and the model's errors.
+type faultRun struct {
+	name  string
+	kind  string
+	sys   hw.System
+	s     *sim.System
+	trace []byte
+	errs  []sim.ErrorResult
+}
+
+// crossings runs sys fault-free and records every flit crossing.
+func crossings(t testing.TB, sys hw.System) ([]noc.Crossing, []byte) {
+	t.Helper()
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cr []noc.Crossing
+	s.Net.Record(func(c noc.Crossing) { cr = append(cr, c) })
+	var tr bytes.Buffer
+	if _, err := s.Run(sim.Options{Trace: &tr}); err != nil {
+		t.Fatalf("%s: fault-free run: %v", sys.Name, err)
+	}
+	return cr, tr.Bytes()
+}
+
+// drawFault draws a fault of kind on a crossing of the fault-free run
+// (so that it hits traffic), a flip's bit among those the RTL testbench
+// injects, a stuck rank among the ranks.
+func drawFault(rng *rand.Rand, sys *hw.System, names []string, cr []noc.Crossing, kind string) string {
+	if kind == "stuck" {
+		return fmt.Sprintf("stuck:%d", rng.IntN(sys.NumRanks()))
+	}
+	c := cr[rng.IntN(len(cr))]
+	name := names[c.Channel]
+	switch kind {
+	case "flip":
+		for {
+			b := rng.IntN(sys.FlitWidth + sys.CRCBits)
+			if rtlFlipBit(sys, b) == "" {
+				return fmt.Sprintf("flip:%s@%d:%d", name, c.Cycle, b)
+			}
+		}
+	case "drop":
+		return fmt.Sprintf("drop:%s@%d", name, c.Cycle)
+	}
+	return fmt.Sprintf("dead:%s@%d", name, c.Cycle)
+}
+
+// drawRuns draws every design's runs with a seeded generator. A drawn
+// fault whose model run cannot be compared (a hang without a watchdog,
+// which the model reports at max_cycles with no error event) is drawn
+// again; every kept run must show the fault's effect (checkOutcome).
+func drawRuns(t *testing.T, seed uint64) []faultRun {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	var runs []faultRun
+	for _, d := range faultDesigns(t) {
+		cr, ref := crossings(t, d.sys)
+		s0, err := sim.Build(d.sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, c := range noc.Channels(s0.Fabric) {
+			names = append(names, c.Name)
+		}
+		for i, kind := range d.kinds {
+			var run *faultRun
+			for try := 0; try < 20 && run == nil; try++ {
+				sys := d.sys
+				sys.Faults = []string{drawFault(rng, &sys, names, cr, kind)}
+				sys.MaxCycles = 4000
+				if err := sys.Validate(); err != nil {
+					t.Fatal(err)
+				}
+				s, err := sim.Build(sys, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				trace, res, err := Trace(s)
+				if errors.As(err, new(*sim.StuckError)) {
+					continue // a hang no unit reports: not comparable
+				}
+				if err != nil {
+					t.Fatalf("%s %v: %v", sys.Name, sys.Faults, err)
+				}
+				if !checkOutcome(t, sys, kind, res, trace, ref) {
+					continue
+				}
+				run = &faultRun{name: fmt.Sprintf("%s-%d-%s", d.sys.Name, i, kind), kind: kind, sys: sys, s: s, trace: trace, errs: res.Errors}
+			}
+			if run == nil {
+				t.Fatalf("%s: no comparable %s fault in 20 draws", d.sys.Name, kind)
+			}
+			runs = append(runs, *run)
+		}
+	}
+	return runs
+}
+
+// checkOutcome reports whether the model's run shows the fault's effect
+// as docs/reliability.md says it must: the fault hit a flit (link
+// faults), and the run raised an error of the expected class: TIMEOUT for
+// a dead channel or a stuck rank; any detection for a drop; for a flip an
+// error, or nothing at all only when the bit is a sideband bit (the
+// check code rides on the tail only: on another flit it carries nothing)
+// and the trace is the fault-free one.
+func checkOutcome(t *testing.T, sys hw.System, kind string, res *sim.Result, trace, ref []byte) bool {
+	t.Helper()
+	if kind != "stuck" {
+		if len(res.Faults) != 1 || res.Faults[0].Hits < 1 {
+			t.Fatalf("%s %v: the fault hit no flit (faults %+v): the draw is not on traffic", sys.Name, sys.Faults, res.Faults)
+		}
+	}
+	has := func(code uint8) bool {
+		for _, e := range res.Errors {
+			if e.Code == barrierunit.ErrName(code) {
+				return true
+			}
+		}
+		return false
+	}
+	switch kind {
+	case "dead", "stuck":
+		return has(barrierunit.ErrTimeout)
+	case "drop":
+		return len(res.Errors) > 0
+	}
+	if len(res.Errors) > 0 {
+		return true
+	}
+	f, _ := hw.ParseFault(sys.Faults[0])
+	if f.Bit >= sys.FlitWidth && bytes.Equal(trace, ref) {
+		return true
+	}
+	t.Fatalf("%s %v: a flip changed the run without an error (silent):\n%s", sys.Name, sys.Faults, trace)
+	return false
+}
+
+// TestFaultsCosim: 39 runs, each with one fault drawn (seeded) on the
+// traffic of 10 designs (4x4, 2x3 and 8x8; barrier, sum, all-gather; with
+// and without a watchdog; L = 1 and 2), every kind (flip, drop, dead,
+// stuck): the model's run must show the fault's effect (an error of the
+// fault's class), and Icarus must print the same trace, error events
+// included, cycle for cycle.
+func TestFaultsCosim(t *testing.T) {
+	needTools(t, Icarus)
+	t.Parallel()
+	start := time.Now()
+	runs := drawRuns(t, 2026)
+	kinds := map[string]int{}
+	codes := map[string]int{}
+	for _, r := range runs {
+		kinds[r.kind]++
+		for _, e := range r.errs {
+			codes[e.Code]++
+		}
+	}
+	if len(runs) < 30 || kinds["flip"] == 0 || kinds["drop"] == 0 || kinds["dead"] == 0 || kinds["stuck"] == 0 {
+		t.Fatalf("%d runs, by kind %v: want at least 30 covering every kind", len(runs), kinds)
+	}
+	for _, c := range []uint8{barrierunit.ErrCRC, barrierunit.ErrTimeout} {
+		if codes[barrierunit.ErrName(c)] == 0 {
+			t.Errorf("no run raised %s (codes %v)", barrierunit.ErrName(c), codes)
+		}
+	}
+	var mu sync.Mutex
+	passed := 0
+	t.Cleanup(func() {
+		t.Logf("%d of %d faulty runs co-simulated cycle-exactly (kinds %v, error codes %v) in %v", passed, len(runs), kinds, codes, time.Since(start).Round(time.Second))
+	})
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
+			t.Parallel()
+			cosimFaultRun(t, r)
+			mu.Lock()
+			passed++
+			mu.Unlock()
+		})
+	}
+}
+
+// cosimFaultRun generates the run's design and testbench and requires
+// Icarus to reproduce the model's trace.
+func cosimFaultRun(t *testing.T, r faultRun) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := verilog.Generate(dir, r.s); err != nil {
+		t.Fatal(err)
+	}
+	if err := Generate(dir, r.s, r.trace); err != nil {
+		t.Fatal(err)
+	}
+	run, err := RunSimulator(ctxFor(t, 5*time.Minute), dir, Icarus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := Compare(Lines(r.trace), run.Trace); d != nil || !run.Passed() {
+		t.Fatalf("%v: RTL differs from the model: %v\n%s", r.sys.Faults, d, run.Output)
+	}
+}
+
+// TestFaultInjectionText: the testbench of a system with faults drives
+// them in the cycle and on the instance docs/reliability.md names, and a
+// fault-free testbench has no injection at all.
+func TestFaultInjectionText(t *testing.T) {
+	sys := system(t, "inj", []int{4, 4}, 16, "butterfly", "sum", 2, 2, 64)
+	sys.Watchdog = 40
+	sys.Faults = []string{"flip:n1.d0.up@7:3", "drop:n2.d1.down@9", "dead:n3.inject@11", "stuck:5", "drop:n0.eject@4"}
+	if err := sys.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inj, err := faultInjection(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, j := s.Topo.Crossbar(2, 1)
+	for _, want := range []string{
+		"if (run && cyc == 64'd7) dut.up1_0.fi_mask[3] = 1'b1;",
+		"if (run && cyc == 64'd8) dut.up1_0.fi_mask[3] = 1'b0;",
+		"if (run && cyc == 64'd9) dut.down2_1.fi_kill = 1'b1;",
+		"dut.down2_1.fi_kill = 1'b0;",
+		fmt.Sprintf("if (dut.down2_1.fi_hit) dut.sw%d.g_out[%d].credit.cnt = dut.sw%d.g_out[%d].credit.cnt + 1'b1;", x, j, x, j),
+		"if (run && cyc == 64'd11) dut.inj3.fi_kill = 1'b1;",
+		"if (dut.ej0.fi_hit) dut.sw0.g_out[0].credit.cnt = dut.sw0.g_out[0].credit.cnt + 1'b1;",
+		"stuck:5: rank 5 never arrives",
+	} {
+		if !strings.Contains(inj.drive, want) {
+			t.Errorf("injection lacks %q:\n%s", want, inj.drive)
+		}
+	}
+	if !strings.Contains(inj.module, "dut.bu15.pchk = 1'b0;") {
+		t.Errorf("payload checks not turned off:\n%s", inj.module)
+	}
+	sys.Faults = nil
+	s, err = sim.Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inj, err := faultInjection(s); err != nil || inj != (injection{}) {
+		t.Errorf("fault-free: %+v, %v", inj, err)
+	}
+	// Bits the testbench cannot inject as the model does are refused by
+	// name.
+	odd := system(t, "odd", []int{2, 3}, 6, "butterfly", "barrier", 1, 2, 64)
+	odd.Faults = []string{"flip:n0.d1.up@3:1"} // bit 1: coordinate 1's (size 3) low bit
+	if err := odd.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	so, err := sim.Build(odd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := faultInjection(so); err == nil || !strings.Contains(err.Error(), "faults[0]") || !strings.Contains(err.Error(), "not a power of two") {
+		t.Errorf("odd flip: %v", err)
+	}
+}
+
+// writeFile is a helper for the mutants below.
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var _ = filepath.Join
