@@ -210,7 +210,7 @@ func checkOutcome(t *testing.T, sys hw.System, kind string, res *sim.Result, tra
 	return false
 }
 
-// TestFaultsCosim: 39 runs, each with one fault drawn (seeded) on the
+// TestFaultsCosim: 37 runs, each with one fault drawn (seeded) on the
 // traffic of 10 designs (4x4, 2x3 and 8x8; barrier, sum, all-gather; with
 // and without a watchdog; L = 1 and 2), every kind (flip, drop, dead,
 // stuck): the model's run must show the fault's effect (an error of the
@@ -333,12 +333,97 @@ func TestFaultInjectionText(t *testing.T) {
 	}
 }
 
-// writeFile is a helper for the mutants below.
-func writeFile(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+// faultMutants are changes of the RTL's detection that TestFaultMutants
+// must catch: each is a text edit of an RTL file (hx_barrier_unit.v
+// unless file says otherwise) in a generated directory, and the error
+// code of a run that exposes it (or the run, by name).
+var faultMutants = []struct {
+	name, old, new string
+	code           uint8
+	file, run      string
+}{
+	{"crc check disabled",
+		"assign crc_bad = rx_tail && (ej_front[FW +: 8] != r_crc_n);", "assign crc_bad = 1'b0;", barrierunit.ErrCRC, "", ""},
+	{"watchdog compare one cycle late",
+		"{1'b0, idle} + 33'd1 >= {1'b0, wdog}", "{1'b0, idle} >= {1'b0, wdog}", barrierunit.ErrTimeout, "", ""},
+	{"watchdog compare one cycle early",
+		"{1'b0, idle} + 33'd1 >= {1'b0, wdog}", "{1'b0, idle} + 33'd2 >= {1'b0, wdog}", barrierunit.ErrTimeout, "", ""},
+	{"seq check disabled",
+		"wire e_seq    = pop && en && dmode && seq_bad;", "wire e_seq    = 1'b0;", barrierunit.ErrSeq, "", ""},
+	// The lost-tail rule of the switch: an input that owns an output
+	// requests nothing (a drop of a tail on an L = 2, B = 1 design).
+	{"switch input owning an output still requests",
+		"req[j] = fvalid[j] && front[W*j+W-1] && !in_own[j] && ", "req[j] = fvalid[j] && front[W*j+W-1] && ", 0,
+		"hx_switch.v", "f-4x4-sum-L2-B1-fw32-wd150-1-drop"},
 }
 
-var _ = filepath.Join
+// TestFaultMutants: for each mutant of the detection logic, a faulty run
+// of TestFaultsCosim's draw whose model run raises the mutant's error
+// code co-simulates cleanly with the RTL as generated and fails with the
+// mutant: a disabled CRC check, a watchdog compare off by one either way,
+// a disabled SEQ check, a switch whose owning inputs still request.
+func TestFaultMutants(t *testing.T) {
+	needTools(t, Icarus)
+	t.Parallel()
+	runs := drawRuns(t, 2026)
+	for _, m := range faultMutants {
+		t.Run(strings.ReplaceAll(m.name, " ", "-"), func(t *testing.T) {
+			t.Parallel()
+			var r *faultRun
+			for i := range runs {
+				if m.run != "" {
+					if runs[i].name == m.run {
+						r = &runs[i]
+					}
+					continue
+				}
+				if runs[i].s.Topo.Nodes > 16 {
+					continue // a small design: quick
+				}
+				for _, e := range runs[i].errs {
+					if e.Code == barrierunit.ErrName(m.code) && r == nil {
+						r = &runs[i]
+					}
+				}
+			}
+			if r == nil {
+				t.Fatalf("no drawn run for the mutant (code %s, run %q)", barrierunit.ErrName(m.code), m.run)
+			}
+			dir := t.TempDir()
+			if _, err := verilog.Generate(dir, r.s); err != nil {
+				t.Fatal(err)
+			}
+			if err := Generate(dir, r.s, r.trace); err != nil {
+				t.Fatal(err)
+			}
+			ctx := ctxFor(t, 5*time.Minute)
+			run, err := RunSimulator(ctx, dir, Icarus)
+			if err != nil || !run.Passed() || Compare(Lines(r.trace), run.Trace) != nil {
+				t.Fatalf("%s %v: pristine RTL: %v\n%s", r.name, r.sys.Faults, err, run.Output)
+			}
+			file := m.file
+			if file == "" {
+				file = "hx_barrier_unit.v"
+			}
+			path := filepath.Join(dir, file)
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(src, []byte(m.old)) {
+				t.Fatalf("%s no longer has %q: update the mutant", file, m.old)
+			}
+			if err := os.WriteFile(path, bytes.Replace(src, []byte(m.old), []byte(m.new), 1), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			run, err = RunSimulator(ctx, dir, Icarus)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Passed() && Compare(Lines(r.trace), run.Trace) == nil {
+				t.Fatalf("%s %v: the mutant %q passes", r.name, r.sys.Faults, m.name)
+			}
+			t.Logf("%s %v: mutant caught: %s", r.name, r.sys.Faults, run.Verdict())
+		})
+	}
+}

@@ -66,11 +66,30 @@ func TestFaultFlags(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"complete": true`) {
 		t.Errorf("dead channel avoided: exit %d: %s", code, errs)
 	}
+	// The RTL commands: faults and the watchdog for gen and cosim (the
+	// testbench injects them), not for synth; avoid and link_retry for
+	// none yet; a watchdog past the 32-bit register for none.
+	if code, _, errs := hx(t, "synth", "--fault", "stuck:1"); code != 2 || !strings.Contains(errs, "do not apply to synth") {
+		t.Errorf("synth --fault: exit %d: %s", code, errs)
+	}
 	for _, args := range [][]string{{"gen", "--out", t.TempDir()}, {"cosim"}, {"synth"}} {
 		cmd := args[0]
-		if code, _, errs := hx(t, append(args, "--fault", "stuck:1")...); code != 2 || !strings.Contains(errs, "model only") {
-			t.Errorf("%s --fault: exit %d: %s", cmd, code, errs)
+		if code, _, errs := hx(t, append(args, "--avoid", "n0.d1.up")...); code != 2 || !strings.Contains(errs, "does not apply to "+cmd) {
+			t.Errorf("%s --avoid: exit %d: %s", cmd, code, errs)
 		}
+		if code, _, errs := hx(t, append(args, "--link-retry", "4")...); code != 2 || !strings.Contains(errs, "does not apply to "+cmd) {
+			t.Errorf("%s --link-retry: exit %d: %s", cmd, code, errs)
+		}
+		if code, _, errs := hx(t, append(args, "--watchdog", "4294967296")...); code != 2 || !strings.Contains(errs, "invalid watchdog: 4294967296") {
+			t.Errorf("%s --watchdog 2^32: exit %d: %s", cmd, code, errs)
+		}
+	}
+	// A stuck rank without a watchdog hangs the model: nothing to compare.
+	if code, _, errs := hx(t, "gen", "--out", t.TempDir(), "--fault", "stuck:1", "--max-cycles", "2000"); code != 1 || !strings.Contains(errs, "does not complete") {
+		t.Errorf("gen --fault stuck:1 without a watchdog: exit %d: %s", code, errs)
+	}
+	if code, out, errs := hx(t, "gen", "--out", t.TempDir(), "--fault", "stuck:1", "--watchdog", "60"); code != 0 {
+		t.Errorf("gen --fault stuck:1 --watchdog 60: exit %d: %s%s", code, out, errs)
 	}
 	if code, _, _ := hx(t, "traffic", "--fault", "stuck:1"); code != 2 {
 		t.Errorf("traffic --fault: exit %d", code)
@@ -78,5 +97,22 @@ func TestFaultFlags(t *testing.T) {
 	code, out, errs = hx(t, "check", "--dims", "4,4", "--avoid", "n5.d0.up", "--format", "json")
 	if code != 0 || !strings.Contains(out, `"avoided":["n5.d0.up"]`) {
 		t.Errorf("check --avoid: exit %d: %s%s", code, out, errs)
+	}
+}
+
+// TestCosimFault: hxbar cosim --fault compares the model and the RTL with
+// the fault injected, error events included; a match is exit 0 and names
+// the first error both raised.
+func TestCosimFault(t *testing.T) {
+	needIcarus(t)
+	t.Parallel()
+	code, out, errs := hx(t, "cosim", "--watchdog", "50", "--fault", "dead:n5.d1.down@10")
+	if code != 0 || !strings.Contains(out, "RTL matches the model, cycle-exact") ||
+		!strings.Contains(out, "error events included (first: TIMEOUT") {
+		t.Errorf("cosim --fault dead: exit %d: %s%s", code, out, errs)
+	}
+	code, out, errs = hx(t, "cosim", "--op", "sum", "--fault", "flip:n5.d1.up@14:3")
+	if code != 0 || !strings.Contains(out, "error events included (first: CRC") {
+		t.Errorf("cosim --fault flip: exit %d: %s%s", code, out, errs)
 	}
 }
