@@ -355,13 +355,19 @@ var faultMutants = []struct {
 	{"switch input owning an output still requests",
 		"req[j] = fvalid[j] && front[W*j+W-1] && !in_own[j] && ", "req[j] = fvalid[j] && front[W*j+W-1] && ", 0,
 		"hx_switch.v", "f-4x4-sum-L2-B1-fw32-wd150-1-drop"},
+	// The testbench's drop: without the credit given back, the sender of
+	// a B = 1 channel has none left.
+	{"drop keeps no credit",
+		".fi_hit) dut.", ".fi_hit && 1'b0) dut.", 0,
+		"tb.v", "f-4x4-sum-L2-B1-fw32-wd150-1-drop"},
 }
 
 // TestFaultMutants: for each mutant of the detection logic, a faulty run
 // of TestFaultsCosim's draw whose model run raises the mutant's error
 // code co-simulates cleanly with the RTL as generated and fails with the
 // mutant: a disabled CRC check, a watchdog compare off by one either way,
-// a disabled SEQ check, a switch whose owning inputs still request.
+// a disabled SEQ check, a switch whose owning inputs still request, and
+// a testbench that does not give a dropped flit's credit back.
 func TestFaultMutants(t *testing.T) {
 	needTools(t, Icarus)
 	t.Parallel()

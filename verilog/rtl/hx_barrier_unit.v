@@ -434,19 +434,22 @@ module hx_barrier_unit #(
     // ------------------------------------------------------------------
     // Gate and route RAMs
     // ------------------------------------------------------------------
-    reg  [63:0]      gmem [0:GDEP-1];
-    reg  [63:0]      g_q, g_wq;
+    // Bits 63..48 and 40..0 of the word (47..41 are not stored).
+    reg  [56:0]      gmem [0:GDEP-1];
+    reg  [56:0]      g_q, g_wq;
+    wire [56:0]      g_wd = {wword[63:48], wword[40:0]};
     reg              g_byp;
     wire [GW-1:0]    g_wa = widx[GW-1:0];
     wire [GW-1:0]    g_ra = ga_nx[GW-1:0];
     always @(posedge clk) begin
         if (w_g)
-            gmem[g_wa] <= wword;
+            gmem[g_wa] <= g_wd;
         g_q   <= gmem[g_ra];
         g_byp <= w_g && g_wa == g_ra;
-        g_wq  <= wword;
+        g_wq  <= g_wd;
     end
-    assign gw = g_byp ? g_wq : g_q;
+    wire [56:0] g_o = g_byp ? g_wq : g_q;
+    assign gw = {g_o[56:41], 7'd0, g_o[40:0]};
 
     reg  [RB+AB-1:0] rmem [0:NRT-1];
     reg  [RB+AB-1:0] r_q, r_wq;

@@ -205,6 +205,14 @@ lint_one hx_barrier_unit -GDATA=1 -GMAXG=1 -GNRT=1 -GNIL=1
 lint_one hx_barrier_unit -GDATA=1 -GFW=128 -GMAXG=62 -GNRT=236 -GNIL=4700 -GAB=16 -GRB=16 -GB=64
 lint_one hx_barrier_unit -GDATA=1 -GFW=16 -GMAXG=3 -GNRT=3 -GNIL=12 -GAB=2 -GRB=3 -GB=1
 lint_one hx_barrier_unit -GDATA=1 -GFW=24 -GMAXG=4 -GNRT=4 -GNIL=5 -GAB=3 -GRB=2
+# with the check code (CB = 8: crc_bits 8, docs/reliability.md)
+lint_one hx_barrier_unit -GCB=8
+lint_one hx_barrier_unit -GCB=8 -GFW=16 -GMAXG=3 -GNRT=3 -GAB=2 -GRB=3 -GB=1
+lint_one hx_barrier_unit -GCB=8 -GDATA=1 -GFW=128 -GMAXG=62 -GNRT=236 -GNIL=4700 -GAB=16 -GRB=16 -GB=64
+lint_one hx_barrier_unit -GCB=8 -GDATA=1 -GFW=24 -GMAXG=4 -GNRT=4 -GNIL=5 -GAB=3 -GRB=2
+lint_one hx_switch -GCB=8
+lint_one hx_switch -GCB=8 -GP=3 -GMODE=1 -GNDIM=2 -GK0=4 -GK1=3 -GXDIM=1 -GFW=16
+lint_one hx_chan -GL=3 -GW=74
 
 echo "== switch configuration port (sw_apb_tb)"
 # ID, CAPS, reset values, write timing, read back, every refused transfer,
