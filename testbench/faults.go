@@ -144,7 +144,7 @@ func faultInjection(s *sim.System) (injection, error) {
 			}
 			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) begin\n", f.Cycle+1)
 			fmt.Fprintf(&d, "                %s.fi_kill = %s;\n", ch, keep)
-			fmt.Fprintf(&d, "                if (%s.fi_hit) dut.%s = dut.%s + 1'b1;   // the dropped flit's credit\n", ch, ci.credit, ci.credit)
+			fmt.Fprintf(&d, "                if (%s.fi_hit) dut.%s <= dut.%s + 1'b1;   // the dropped flit's credit\n", ch, ci.credit, ci.credit)
 			d.WriteString("            end\n")
 		case hw.FaultDead:
 			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) %s.fi_kill = 1'b1;\n", f.Cycle, ch)
