@@ -17,7 +17,8 @@ import (
 type watchdog struct {
 	w    int64
 	next int64
-	into map[[2]int][]int // (rank, gate) -> ranks with a route into it
+	into map[[2]int][]int       // (rank, gate) -> ranks with a route into it
+	tab  *barrierunit.FlatTable // the table into was built from (episodes change it)
 }
 
 func (s *System) armWatchdog() {
@@ -87,8 +88,8 @@ func (s *System) firstSource(r int) int32 {
 func (s *System) missing(r int) []int {
 	wd := s.wd
 	tab := s.Table
-	if wd.into == nil {
-		wd.into = map[[2]int][]int{}
+	if wd.into == nil || wd.tab != tab {
+		wd.into, wd.tab = map[[2]int][]int{}, tab
 		st := tab.Stride()
 		for src := 0; src < tab.Ranks; src++ {
 			for g := 1; g <= tab.Gates; g++ {

@@ -39,6 +39,13 @@ func faultDesigns(t testing.TB) []faultDesign {
 		}
 		return s
 	}
+	repeat := func(s hw.System, n int) hw.System {
+		s.Repeat = n
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
 	ag := func(s hw.System) hw.System {
 		s.Collective, s.Items, s.ItemFlits = hw.CollAllGather, 2, 2
 		if err := s.Validate(); err != nil {
@@ -67,6 +74,10 @@ func faultDesigns(t testing.TB) []faultDesign {
 			[]string{"flip", "drop"}},
 		{wd(system(t, "f-8x8-sum", []int{8, 8}, 64, "butterfly", "sum", 1, 2, 64), 150),
 			[]string{"flip", "dead"}},
+		// Two episodes, the faults in the second (after the tables are
+		// rewritten between them): the cycle numbering across episodes.
+		{wd(repeat(system(t, "f-4x4-sum-x2", []int{4, 4}, 16, "butterfly", "sum", 1, 2, 64), 2), 150),
+			[]string{"flip", "drop", "dead"}},
 	}
 }
 
@@ -129,6 +140,9 @@ func drawRuns(t *testing.T, seed uint64) []faultRun {
 	var runs []faultRun
 	for _, d := range faultDesigns(t) {
 		cr, ref := crossings(t, d.sys)
+		if d.sys.Repeat > 1 {
+			cr = cr[len(cr)/2:] // the later episodes
+		}
 		s0, err := sim.Build(d.sys, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -210,9 +224,9 @@ func checkOutcome(t *testing.T, sys hw.System, kind string, res *sim.Result, tra
 	return false
 }
 
-// TestFaultsCosim: 37 runs, each with one fault drawn (seeded) on the
-// traffic of 10 designs (4x4, 2x3 and 8x8; barrier, sum, all-gather; with
-// and without a watchdog; L = 1 and 2), every kind (flip, drop, dead,
+// TestFaultsCosim: 40 runs, each with one fault drawn (seeded) on the
+// traffic of 11 designs (4x4, 2x3 and 8x8; barrier, sum, all-gather; with
+// and without a watchdog; L = 1 and 2; one episode and two), every kind (flip, drop, dead,
 // stuck): the model's run must show the fault's effect (an error of the
 // fault's class), and Icarus must print the same trace, error events
 // included, cycle for cycle.
