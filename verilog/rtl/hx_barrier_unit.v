@@ -14,6 +14,13 @@
 //             packet, count and combine it at its tail.
 // The unit re-arms at its release: the next arrival starts a new episode.
 //
+// Fault detection (docs/reliability.md, "Detection"): with CB = 8 the
+// sender puts the packet's CRC-8 in the tail flit's sideband and the
+// receiver checks it at every tail (CRC); in data mode the receiver checks
+// each message's length against its expected-message word (SEQ); and a
+// counter of cycles in WAIT without progress raises TIMEOUT when it
+// reaches the WATCHDOG register (0: off).
+//
 // Configuration (op, mode, rank, gates, tables) is written through an APB
 // completer port; nothing is read from a file. The tables sit in
 // synchronous RAMs read one word per cycle per RAM. Every read address is
