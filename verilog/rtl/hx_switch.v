@@ -254,9 +254,10 @@ module hx_switch #(
         if (E > 0) begin : g_cam
             wire xhalf = aw[0];                // 0 address word, 1 control word
             wire wr_x  = access && pwrite && a_x && x_ok;
-            wire [EN-1:0]    cv;               // entry x valid at [x]
-            wire [EN*AB-1:0] ca;               // its destination address at [AB*x +: AB]
-            wire [EN*8-1:0]  cp;               // its port at [8*x +: 8] (upper bits 0)
+            reg  [EN-1:0]    cv;               // entry x valid at [x]
+            reg  [EN*AB-1:0] ca;               // its destination address at [AB*x +: AB]
+            reg  [EN*IW-1:0] cn;               // its port at [IW*x +: IW] (a port < P)
+            wire [EN*8-1:0]  cp;               // the port in 8 bits at [8*x +: 8]
             // A value the addressed word may hold: an address word names a
             // node of the grid (no bit at or above AB, every coordinate
             // below its dimension's size); a control word has bits 31..9
@@ -270,31 +271,34 @@ module hx_switch #(
             wire c_ok = (pwdata[31:9] == 23'd0) && ({24'd0, pwdata[7:0]} < P);
             assign x_ok = xhalf ? c_ok : a_ok;
 
-            for (xe = 0; xe < E; xe = xe + 1) begin : g_x
-                localparam [12:0] XI = xe;
-                reg          v;
-                reg [AB-1:0] a;
-                reg [IW-1:0] p;                // a port (< P): IW bits
-                always @(posedge clk) begin
-                    if (rst) begin
-                        v <= 1'b0;
-                        a <= {AB{1'b0}};
-                        p <= {IW{1'b0}};
-                    end else if (wr_x && xix == XI) begin
-                        if (xhalf) begin
-                            v <= pwdata[8];
-                            p <= pwdata[IW-1:0];
-                        end else begin
-                            a <= pwdata[AB-1:0];
-                        end
+            // The entries: one process for all of them (the loop runs only in
+            // the cycle of a write; its index is a constant for synthesis,
+            // so every entry gets its own write enable, as for the table).
+            integer xw;
+            always @(posedge clk) begin
+                if (rst) begin
+                    for (xw = 0; xw < EN; xw = xw + 1) begin
+                        cv[xw]          <= 1'b0;
+                        ca[AB*xw +: AB] <= {AB{1'b0}};
+                        cn[IW*xw +: IW] <= {IW{1'b0}};
                     end
+                end else if (wr_x) begin
+                    for (xw = 0; xw < E; xw = xw + 1)
+                        if (xix == xw[12:0]) begin
+                            if (xhalf) begin
+                                cv[xw]           <= pwdata[8];
+                                cn[IW*xw +: IW]  <= pwdata[IW-1:0];
+                            end else begin
+                                ca[AB*xw +: AB]  <= pwdata[AB-1:0];
+                            end
+                        end
                 end
-                assign cv[xe] = v;
-                assign ca[AB*xe +: AB] = a;
+            end
+            for (xe = 0; xe < E; xe = xe + 1) begin : g_x
                 if (IW < 8) begin : narrow
-                    assign cp[8*xe +: 8] = {{(8-IW){1'b0}}, p};
+                    assign cp[8*xe +: 8] = {{(8-IW){1'b0}}, cn[IW*xe +: IW]};
                 end else begin : full
-                    assign cp[8*xe +: 8] = p;
+                    assign cp[8*xe +: 8] = cn[IW*xe +: IW];
                 end
             end
 
