@@ -79,7 +79,7 @@ func avoidDesigns8x8(t testing.TB) []hw.System {
 
 // TestCosimAvoid co-simulates under Icarus designs with one avoided
 // channel: 12 of the 4x4 (every kind of channel, barrier, sum and
-// all-gather) and the three fullest 8x8 cases (56 exceptions in one
+// all-gather) and the three fullest 8x8 cases (one with -short) (56 exceptions in one
 // switch, E = 56 in every switch). Each must match the model cycle for
 // cycle, and each model run must differ from the same system without the
 // avoided channel (so the exceptions route traffic the workload sends: a
@@ -89,7 +89,11 @@ func avoidDesigns8x8(t testing.TB) []hw.System {
 func TestCosimAvoid(t *testing.T) {
 	needTools(t, Icarus)
 	t.Parallel()
-	designs := append(avoidDesigns4x4(t), avoidDesigns8x8(t)...)
+	big := avoidDesigns8x8(t)
+	if testing.Short() {
+		big = big[:1] // -short: one 8x8 case (about 10 s of Icarus each)
+	}
+	designs := append(avoidDesigns4x4(t), big...)
 	kinds := map[string]int{}
 	for _, sys := range designs {
 		for _, k := range avoidKinds {
