@@ -6,6 +6,7 @@ import (
 
 	"github.com/hxbar/hxbar/barrierunit/regmap"
 	"github.com/hxbar/hxbar/sim"
+	"github.com/hxbar/hxbar/verilog"
 )
 
 // ConfigFile is the configuration program the testbench replays through
@@ -67,8 +68,9 @@ func configFile(name string, episodes int, writes []cfgWrite) []byte {
 
 // episodeWrites is every episode's configuration program
 // (regmap.Config: every unit's Full program followed by its exchanger's
-// routing table on each node's port, and the crossbars' routing tables on
-// the fabric port, for episode 1; then each unit's Diff), the programs the
+// routing table and routing exceptions on each node's port, and the
+// crossbars' routing tables and exceptions on the fabric port, for
+// episode 1; then each unit's Diff), the programs the
 // model counts the cycles of (docs/microarchitecture.md, "Episodes").
 func episodeWrites(s *sim.System) ([]cfgWrite, error) {
 	var out []cfgWrite
@@ -81,11 +83,16 @@ func episodeWrites(s *sim.System) ([]cfgWrite, error) {
 			return nil, fmt.Errorf("episode %d: configuration: %w", k, err)
 		}
 		tabs := s.Topo.Tables()
+		exc := verilog.Exceptions(s) // nil without avoided channels
 		for n, p := range progs {
 			if k == 1 {
 				// Each node's port also loads its exchanger's routing
-				// table, all nodes in parallel.
+				// table, all nodes in parallel, then its routing
+				// exceptions (avoided channels).
 				p = append(p, regmap.ExchangerProgram(tabs[n])...)
+				if exc != nil {
+					p = append(p, regmap.ExceptionProgram(regmap.NodeExchanger, exc[n])...)
+				}
 			}
 			for _, w := range p {
 				out = append(out, cfgWrite{Episode: k, Port: n, Addr: w.Addr, Data: w.Data})
@@ -97,6 +104,12 @@ func episodeWrites(s *sim.System) ([]cfgWrite, error) {
 			copy(xbars[s.Topo.Nodes:], tabs[s.Topo.Nodes:])
 			for _, w := range regmap.FabricProgram(xbars) {
 				out = append(out, cfgWrite{Episode: 1, Port: FabricPort, Addr: w.Addr, Data: w.Data})
+			}
+			// Then the crossbars' routing exceptions (avoided channels).
+			for sw := s.Topo.Nodes; sw < len(exc); sw++ {
+				for _, w := range regmap.ExceptionProgram(uint32(sw)<<16, exc[sw]) {
+					out = append(out, cfgWrite{Episode: 1, Port: FabricPort, Addr: w.Addr, Data: w.Data})
+				}
 			}
 		}
 	}

@@ -275,6 +275,7 @@ func checkTablesUnedited(dir string) error {
 func describe(name string) string {
 	for _, k := range []struct{ prefix, what string }{
 		{"gt_n", "the gate table of node "}, {"dt_n", "the data table of node "}, {"rt_s", "the routing table of switch "},
+		{"rx_s", "the routing exceptions of switch "},
 	} {
 		if n, ok := strings.CutPrefix(name, k.prefix); ok {
 			if n, ok := strings.CutSuffix(n, ".hex"); ok {

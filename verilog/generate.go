@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hxbar/hxbar/barrierunit/regmap"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/noc"
@@ -33,6 +34,10 @@ func GateTableFile(node int) string { return "gt_n" + strconv.Itoa(node) + ".hex
 
 // RouteTableFile is the name of switch sw's routing table file.
 func RouteTableFile(sw int) string { return "rt_s" + strconv.Itoa(sw) + ".hex" }
+
+// ExceptTableFile is the name of switch sw's routing exception table file
+// (written only for a switch with exceptions: avoided channels).
+func ExceptTableFile(sw int) string { return "rx_s" + strconv.Itoa(sw) + ".hex" }
 
 // Library returns the file names of the embedded RTL library, sorted.
 func Library() []string {
@@ -70,6 +75,11 @@ type Manifest struct {
 	GateTables  []string // gate table of node n at [n]
 	RouteTables []string // routing table of switch sw at [sw]
 	DataTables  []string // data table of node n at [n]; nil unless the system runs a data collective
+	// ExceptTables are the routing exception tables (rx_s<switch>.hex) of
+	// the switches that have exceptions, in switch order; nil without
+	// avoided channels. CAMEntries is every switch's CAM size E (0: none).
+	ExceptTables []string
+	CAMEntries   int
 
 	Nodes     int // N: hx_top's per-node vectors have N entries
 	Switches  int
@@ -146,7 +156,35 @@ func Check(s *sim.System) error {
 	if ab := sys.AddrBits(); ab > 32 {
 		return fieldErr("dims", fmt.Sprint(sys.Dims), "at most 32 address bits (32-bit address field of the gate table)")
 	}
+	if err := checkAvoid(s); err != nil {
+		return err
+	}
 	return checkData(s)
+}
+
+// checkAvoid checks the routing exceptions of avoided channels against the
+// switches' CAM: one exception list per switch, each destination a node,
+// each port one of the switch's, at most regmap.MaxExcept per switch.
+func checkAvoid(s *sim.System) error {
+	a := s.Avoid
+	if a == nil {
+		return nil
+	}
+	t := s.Topo
+	if len(a.Except) != t.Switches {
+		return fmt.Errorf("system %q: routing exceptions for %d switches, the network has %d", s.Sys.Name, len(a.Except), t.Switches)
+	}
+	if a.MaxEntries > regmap.MaxExcept {
+		return fieldErr("avoid", fmt.Sprintf("%q", s.Sys.Avoid), fmt.Sprintf("at most %d routing exceptions in one switch (the CAM's register region); these channels need %d", regmap.MaxExcept, a.MaxEntries))
+	}
+	for sw, m := range a.Except {
+		for d, p := range m {
+			if d < 0 || int(d) >= t.Nodes || int(p) >= t.Ports(sw) {
+				return fmt.Errorf("system %q: switch %d: routing exception to node %d by port %d (allowed: nodes 0..%d, ports 0..%d)", s.Sys.Name, sw, d, p, t.Nodes-1, t.Ports(sw)-1)
+			}
+		}
+	}
+	return nil
 }
 
 // PartDesign is the gendir part of the files Render returns.
@@ -317,6 +355,23 @@ func Render(s *sim.System) (*Manifest, []gendir.File, error) {
 		}
 		write(name, data)
 		m.RouteTables[sw] = name
+	}
+
+	// Routing exceptions (avoided channels): one table per switch that has
+	// any, the readable record of what config.hex writes into the CAMs.
+	m.CAMEntries = CAMEntries(s)
+	for sw, ex := range Exceptions(s) {
+		if len(ex) == 0 {
+			continue
+		}
+		name := ExceptTableFile(sw)
+		title, notes := exceptNotes(s, sw, ex)
+		data, err := FormatTable(MagicExcept, ExceptionTableBody(ex), append(slices.Clone(hdr), title...), notes)
+		if err != nil {
+			return nil, nil, err
+		}
+		write(name, data)
+		m.ExceptTables = append(m.ExceptTables, name)
 	}
 
 	write(ParamsFile, paramsFile(s, hdr))
@@ -503,6 +558,27 @@ func routeNotes(t *noc.Topology, sw int) (title, notes []string) {
 		sw, k, sw-t.XbarBase[k], t.Ports(sw), strings.Join(nodes, ", "))}
 	for c := range tab {
 		notes[c] = fmt.Sprintf("entry %d: coordinate %d: %s", c, c, port(tab[c]))
+	}
+	return title, notes
+}
+
+// exceptNotes describes switch sw's routing exceptions (its CAM entries).
+func exceptNotes(s *sim.System, sw int, ex []regmap.Exception) (title, notes []string) {
+	t := s.Topo
+	what := fmt.Sprintf("exchanger of node %d %s", sw, coords(t, sw))
+	if t.IsCrossbar(sw) {
+		what = fmt.Sprintf("crossbar of dimension %d, line %d", t.XbarDim(sw), sw-t.XbarBase[t.XbarDim(sw)])
+	}
+	title = []string{fmt.Sprintf("routing exceptions of switch %d (%s) around %s: %d of the CAM's E = %d entries (valid, port, destination address)",
+		sw, what, strings.Join(s.Sys.Avoid, ", "), len(ex), CAMEntries(s))}
+	addrNode := make(map[uint32]int, t.Nodes)
+	for n := 0; n < t.Nodes; n++ {
+		addrNode[uint32(t.Addr(n))] = n
+	}
+	notes = make([]string, len(ex))
+	for x, e := range ex {
+		d := addrNode[e.Addr]
+		notes[x] = fmt.Sprintf("entry %d: to node %d %s (address %#x): port %d", x, d, coords(t, d), e.Addr, e.Port)
 	}
 	return title, notes
 }

@@ -17,6 +17,9 @@ import (
 const (
 	MagicRoute = "HXRT" // routing table of a switch
 	MagicGate  = "HXGT" // gate table of a barrier unit
+	// MagicExcept is the magic of a switch's routing exception table
+	// (rx_s<switch>.hex, written only for avoided channels).
+	MagicExcept = "HXRX"
 )
 
 // TableError reports a table file that cannot be read or is malformed. Line
@@ -204,7 +207,7 @@ func clip(s string) string {
 }
 
 // ParseTable reads the text of a table file and checks it as the RTL does:
-// a header word with a known magic (HXRT, HXGT or HXDT) and a count equal to the
+// a header word with a known magic (HXRT, HXGT, HXDT or HXRX) and a count equal to the
 // number of body words in the file, and the checksum. It does not check the
 // fields of the body (see DecodeGateTable, DecodeRouteTable and
 // DecodeDataTable).
@@ -218,8 +221,8 @@ func ParseTable(data []byte) (magic string, body []uint64, err error) {
 	}
 	h := words[0].v
 	magic = magicOf(h)
-	if magic != MagicRoute && magic != MagicGate && magic != MagicData {
-		return "", nil, &TableError{Line: words[0].line, Problem: fmt.Sprintf("bad magic %q (allowed: %s, %s, %s)", magic, MagicRoute, MagicGate, MagicData)}
+	if magic != MagicRoute && magic != MagicGate && magic != MagicData && magic != MagicExcept {
+		return "", nil, &TableError{Line: words[0].line, Problem: fmt.Sprintf("bad magic %q (allowed: %s, %s, %s, %s)", magic, MagicRoute, MagicGate, MagicData, MagicExcept)}
 	}
 	if terr := checkLength(words); terr != nil {
 		return "", nil, terr
@@ -280,8 +283,9 @@ func CheckTableLength(data []byte) error {
 }
 
 // TableFilePatterns are the names of the table files of a generated
-// directory: gate, routing and data tables (docs/tables.md, "File names").
-var TableFilePatterns = []string{"gt_n*.hex", "rt_s*.hex", "dt_n*.hex"}
+// directory: gate, routing, data and routing exception tables
+// (docs/tables.md, "File names").
+var TableFilePatterns = []string{"gt_n*.hex", "rt_s*.hex", "dt_n*.hex", "rx_s*.hex"}
 
 // CheckTableFiles runs CheckTableLength on every table file in dir (the
 // names of TableFilePatterns) and returns the first refusal, a *TableError

@@ -2,6 +2,7 @@ package verilog
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hxbar/hxbar/barrierunit/regmap"
 	"github.com/hxbar/hxbar/hw"
@@ -132,6 +133,50 @@ func RouteTableBody(s *sim.System, sw int) ([]uint64, error) {
 		body[i] = uint64(e)
 	}
 	return body, nil
+}
+
+// Exceptions are the routing exceptions of every switch of s
+// (s.Avoid.Except, nil without avoided channels) as the switches' CAM
+// entries hold them: per switch, ordered by destination node, each with
+// the destination's packed address and the output port.
+func Exceptions(s *sim.System) [][]regmap.Exception {
+	if s == nil || s.Avoid == nil || s.Topo == nil {
+		return nil
+	}
+	out := make([][]regmap.Exception, len(s.Avoid.Except))
+	for sw, m := range s.Avoid.Except {
+		dsts := make([]int, 0, len(m))
+		for d := range m {
+			dsts = append(dsts, int(d))
+		}
+		slices.Sort(dsts)
+		for _, d := range dsts {
+			out[sw] = append(out[sw], regmap.Exception{Addr: uint32(s.Topo.Addr(d)), Port: m[int32(d)]})
+		}
+	}
+	return out
+}
+
+// CAMEntries is the size E of every switch's routing exception CAM: the
+// most exceptions of one switch (noc.Avoid.MaxEntries), 0 without avoided
+// channels (no CAM, the RTL of a design without --avoid).
+func CAMEntries(s *sim.System) int {
+	if s == nil || s.Avoid == nil {
+		return 0
+	}
+	return s.Avoid.MaxEntries
+}
+
+// ExceptionTableBody is the body of switch sw's exception table file
+// (rx_s<sw>.hex, docs/tables.md): entry x in word x, bit 40 valid (1),
+// 39..32 the port, 31..0 the destination address: the two words the
+// configuration writes, control word above address word.
+func ExceptionTableBody(ex []regmap.Exception) []uint64 {
+	body := make([]uint64, len(ex))
+	for x, e := range ex {
+		body[x] = uint64(regmap.ExceptValid|uint32(e.Port))<<32 | uint64(e.Addr)
+	}
+	return body
 }
 
 // GateTableBody is the body of the gate table file of node: the slice of

@@ -62,6 +62,10 @@ func lintSystems() []hw.System {
 		dataTestSystem("data-grid4x4-ag4-F5-fw16", []int{4, 4}, 16, "allgather", 4, 5, func(s *hw.System) { s.FlitWidth = 16; s.BufferDepth = 1 }),
 		dataTestSystem("data-line8-r5-ag-F1-fw128", []int{8}, 5, "allgather", 0, 1, func(s *hw.System) { s.FlitWidth = 128 }),
 		dataTestSystem("data-cube2-bcast-F16", []int{2, 2, 2}, 8, "broadcast", 0, 16, func(s *hw.System) { s.LinkLatency = 3 }),
+		// Avoided channels: every switch gets the routing exception CAM
+		// (E = 12 for n5.d0.up of a 4x4, the fullest case).
+		testSystem("grid4x4-avoid-n5.d0.up", []int{4, 4}, func(s *hw.System) { s.Avoid = []string{"n5.d0.up"} }),
+		dataTestSystem("data-grid3x5-ag-avoid-F2", []int{3, 5}, 15, "allgather", 0, 2, func(s *hw.System) { s.Avoid = []string{"n7.d1.down"}; s.FlitWidth = 32 }),
 	}
 }
 
@@ -104,6 +108,7 @@ func TestYosysSynth(t *testing.T) {
 		testSystem("line2-barrier-fw16", []int{2}, func(s *hw.System) { s.FlitWidth = 16 }),
 		testSystem("line3-r2-or-fw16", []int{3}, func(s *hw.System) { s.Ranks = 2; s.Op = "or"; s.FlitWidth = 16; s.LinkLatency = 2 }),
 		dataTestSystem("data-line3-r2-ag-F3-fw16", []int{3}, 2, "allgather", 0, 3, func(s *hw.System) { s.FlitWidth = 16 }),
+		testSystem("grid2x2-avoid-fw16", []int{2, 2}, func(s *hw.System) { s.FlitWidth = 16; s.Avoid = []string{"n0.d0.up"} }),
 	} {
 		t.Run(sys.Name, func(t *testing.T) {
 			t.Parallel()

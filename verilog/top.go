@@ -3,6 +3,7 @@ package verilog
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/hxbar/hxbar/sim"
 )
@@ -68,6 +69,13 @@ func topFile(s *sim.System, hdr []string, caps []unitCap) []byte {
 	p("    localparam integer NDIM = %d;   // dimensions\n", nd)
 	for k := 0; k < 4; k++ {
 		p("    localparam integer K%d   = %d;\n", k, k4[k])
+	}
+	// The routing exception CAM of every switch (avoided channels only: a
+	// design without them is the same text as before).
+	cam := ""
+	if E := CAMEntries(s); E > 0 {
+		p("    localparam integer E    = %d;   // routing exception entries of every switch (avoid: %s)\n", E, strings.Join(sys.Avoid, ", "))
+		cam = ", .E(E)"
 	}
 	p("\n")
 
@@ -147,7 +155,7 @@ func topFile(s *sim.System, hdr []string, caps []unitCap) []byte {
 		p("        .paddr(cfg_paddr[%d +: 32]), .pwdata(cfg_pwdata[%d +: 32]), .prdata(n%d_urd),\n", 32*n, 32*n, n)
 		p("        .pready(n%d_urdy), .pslverr(n%d_uerr)\n", n, n)
 		p("    );\n")
-		p("    hx_switch #(.P(%d), .FW(FW), .B(B), .MODE(0), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB)) sw%d (\n", t.Ports(n), n)
+		p("    hx_switch #(.P(%d), .FW(FW), .B(B), .MODE(0), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB)%s) sw%d (\n", t.Ports(n), cam, n)
 		switchPorts(p, n, true)
 		p("    // injection: unit -> exchanger port 0; ejection: exchanger port 0 -> unit (L = 1)\n")
 		p("    hx_chan #(.W(W), .L(1)) inj%d (\n", n)
@@ -185,7 +193,7 @@ func topFile(s *sim.System, hdr []string, caps []unitCap) []byte {
 		k := t.XbarDim(sw)
 		p("\n    // ---- switch %d: crossbar of dimension %d, line %d\n", sw, k, sw-t.XbarBase[k])
 		p("    hx_switch #(.P(%d), .FW(FW), .B(B), .MODE(1), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3),\n", t.Ports(sw))
-		p("                .XDIM(%d), .CB(CB)) sw%d (\n", k, sw)
+		p("                .XDIM(%d), .CB(CB)%s) sw%d (\n", k, cam, sw)
 		switchPorts(p, sw, false)
 	}
 	p("endmodule\n")

@@ -60,6 +60,14 @@ const (
 	SwitchCAPS  = 0x0004
 	SwitchEntry = 0x1000
 
+	// Routing exceptions (a switch built with E > 0): EXC reads E; entry
+	// x's address word is at SwitchExcept + 8x, its control word
+	// (ExceptValid | port) at SwitchExcept + 8x + 4.
+	SwitchEXC    = 0x0008
+	SwitchExcept = 0x2000
+	ExceptValid  = 1 << 8
+	MaxExcept    = 1024 // entries the region 0x2000..0x3FFF holds
+
 	NodeExchanger = 0x8000_0000
 )
 
@@ -158,6 +166,27 @@ func ExchangerProgram(table []uint8) Program {
 	p := make(Program, 0, len(table))
 	for e, v := range table {
 		p = append(p, Write{NodeExchanger | SwitchEntry + 4*uint32(e), uint32(v)})
+	}
+	return p
+}
+
+// Exception is one routing exception of a switch: a head flit whose
+// destination address is Addr leaves by Port (docs/reliability.md,
+// "Routing around a dead channel").
+type Exception struct {
+	Addr uint32
+	Port uint8
+}
+
+// ExceptionProgram writes a switch's exceptions into its entries 0, 1, ...
+// at base | SwitchExcept + 8x: the address word, then the control word
+// with ExceptValid (the entry is valid only once its address is written).
+// base is NodeExchanger on a node's port, s<<16 on the fabric port.
+func ExceptionProgram(base uint32, ex []Exception) Program {
+	p := make(Program, 0, 2*len(ex))
+	for x, e := range ex {
+		a := base | SwitchExcept + 8*uint32(x)
+		p = append(p, Write{a, e.Addr}, Write{a + 4, ExceptValid | uint32(e.Port)})
 	}
 	return p
 }

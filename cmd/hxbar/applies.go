@@ -57,15 +57,12 @@ func systemFlags(keep ...string) []string {
 var dataOnlyFlags = []string{"items", "item-flits", "order", "item-placement"}
 
 // refuseFaults refuses, in a command that builds or runs the RTL, what so
-// far only the model has (docs/reliability.md): routing exceptions
-// (--avoid) and link-level retry. Faults (--fault, key faults) are
-// injected by the generated testbench (gen, cosim; synth has no
-// testbench and refuses them); the watchdog is the units' WATCHDOG
-// register, 32 bits; the check code (crc_bits) is the flits' sideband.
+// far only the model has (docs/reliability.md): link-level retry. Faults
+// (--fault, key faults) are injected by the generated testbench (gen,
+// cosim; synth has no testbench and refuses them); the watchdog is the
+// units' WATCHDOG register, 32 bits; the check code (crc_bits) is the
+// flits' sideband; routing exceptions (--avoid) are the switches' CAM.
 func refuseFaults(what string, s hw.System) error {
-	if len(s.Avoid) > 0 {
-		return usagef("avoid (--avoid or key avoid: %s) does not apply to %s yet: the RTL switches have no routing exception list (docs/reliability.md); hxbar check --avoid proves the routes and hxbar sim --avoid runs them in the model", strings.Join(s.Avoid, ", "), what)
-	}
 	if s.LinkRetry > 0 {
 		return usagef("link_retry (--link-retry or key link_retry: %d flits) does not apply to %s yet: the RTL links have no retry (docs/reliability.md); it runs in the model (hxbar sim, hxbar faults)", s.LinkRetry, what)
 	}

@@ -314,3 +314,40 @@ func TestGenWithDataSchedule(t *testing.T) {
 		t.Fatalf("incomplete schedule: exit %d, %s", code, errs)
 	}
 }
+
+// gen and cosim take --avoid (the switches' routing exception CAM): the
+// exceptions are written into config.hex and rx_s<switch>.hex, and the RTL
+// matches the model; an unknown channel names the field and the nearest
+// names; faults stay refused.
+func TestGenCosimAvoid(t *testing.T) {
+	needIcarus(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	code, out, errs := hx(t, "gen", "--out", dir, "--avoid", "n6.d1.down", "--op", "sum", "--seed", "3")
+	if code != 0 {
+		t.Fatalf("gen --avoid: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "avoid:      n6.d1.down: routing exceptions in ") || !strings.Contains(out, "rx_s<switch>.hex") {
+		t.Errorf("gen output lacks the exceptions:\n%s", out)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "rx_s*.hex")); len(m) == 0 {
+		t.Error("no rx_s<switch>.hex written")
+	}
+	code, out, errs = hx(t, "cosim", "--dir", dir)
+	if code != 0 || !strings.Contains(out, "RTL matches the model, cycle-exact") {
+		t.Fatalf("cosim --dir: exit %d: %s%s", code, out, errs)
+	}
+	code, out, errs = hx(t, "cosim", "--avoid", "n1.d0.up", "--dims", "2,4")
+	if code != 0 || !strings.Contains(out, "RTL matches the model, cycle-exact") {
+		t.Fatalf("cosim --avoid: exit %d: %s%s", code, out, errs)
+	}
+	code, _, errs = hx(t, "gen", "--out", filepath.Join(t.TempDir(), "x"), "--avoid", "n6.d1.dwn")
+	if code != 2 || !strings.Contains(errs, "avoid[0]") || !strings.Contains(errs, "n6.d1.down") {
+		t.Errorf("gen --avoid n6.d1.dwn: exit %d: %s", code, errs)
+	}
+	// The channel dead from cycle 0 and avoided: the RTL routes around it
+	// as the model does, cycle for cycle.
+	code, out, errs = hx(t, "cosim", "--avoid", "n1.d0.up", "--fault", "dead:n1.d0.up@0", "--dims", "2,4")
+	if code != 0 || !strings.Contains(out, "RTL matches the model, cycle-exact") {
+		t.Errorf("cosim --avoid with the channel dead: exit %d: %s%s", code, out, errs)
+	}
+}

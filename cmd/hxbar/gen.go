@@ -58,6 +58,9 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, ", %d data tables dt_n<node>.hex (%s: %d items of %d flits)", len(m.DataTables), s.Collective, m.Items, m.ItemFlits)
 	}
 	fmt.Fprintln(stdout)
+	if len(m.ExceptTables) > 0 {
+		fmt.Fprintf(stdout, "  avoid:      %s: routing exceptions in %d tables rx_s<switch>.hex, every switch's CAM E = %d entries\n", strings.Join(s.Avoid, ", "), len(m.ExceptTables), m.CAMEntries)
+	}
 	fmt.Fprintf(stdout, "  defines:    %s; reference system: %s\n", m.Params, m.System)
 	fmt.Fprintf(stdout, "  testbench:  %s, %s, %s (%d events over %d cycles), %s, %s, %s (the sources to compile)\n",
 		testbench.TBFile, testbench.ScenarioFile, testbench.ExpectedFile, g.events, g.cycles, testbench.RunScript, testbench.MakefileName, testbench.SourcesFile)

@@ -231,3 +231,37 @@ func TestSynthCancel(t *testing.T) {
 		t.Errorf("Run returned after %s, not when cancelled", d)
 	}
 }
+
+// synth takes --avoid: the switches get the routing exception CAM (E = 2
+// for n0.d0.up of a 2x2), whose registers show in their flops.
+func TestSynthAvoid(t *testing.T) {
+	needYosys(t)
+	code, out, errs := hx(t, "synth", "--dims", "2,2", "--flit-width", "32", "--avoid", "n0.d0.up", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Modules []struct {
+			Module    string `json:"module"`
+			Instances int    `json:"instances"`
+			Flops     int    `json:"flops"`
+		} `json:"modules"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	n := 0
+	for _, m := range rep.Modules {
+		if m.Module != "hx_switch" {
+			continue
+		}
+		n += m.Instances
+		// E = 2 entries of {valid, 2 address bits, a port of >= 1 bit}
+		if m.Flops < 2*(1+2+1) {
+			t.Errorf("hx_switch with %d flops: no room for 2 exception entries", m.Flops)
+		}
+	}
+	if n != 8 {
+		t.Errorf("%d hx_switch instances, want 8", n)
+	}
+}

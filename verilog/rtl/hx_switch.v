@@ -18,6 +18,15 @@
 // 0x0004, entry e at 0x1000 + 4e. Reset sets every entry to PASS (exchanger)
 // or to the identity e (crossbar, the table the generator always writes), so
 // no entry is ever X; software writes the real table after reset.
+//
+// Routing exceptions (E > 0): a CAM of E entries {valid, dst_addr[AB-1:0],
+// port}, entry x at 0x2000 + 8x (address word) and 0x2004 + 8x (control
+// word: bit 8 valid, 7..0 port), EXC (0x0008) reads E. Every input compares
+// its front head's address with every valid entry in the cycle it looks up
+// the table; a hit (the lowest matching entry) wins over the table
+// (docs/reliability.md, "Routing around a dead channel"). E = 0: no
+// registers, no comparators, the register map and the routes of a switch
+// without exceptions.
 `timescale 1ns / 1ps
 module hx_switch #(
     parameter integer P     = 2,         // ports (exchanger: NDIM+1; crossbar: K[XDIM])
@@ -30,7 +39,8 @@ module hx_switch #(
     parameter integer K2    = 0,
     parameter integer K3    = 0,
     parameter integer XDIM  = 0,         // crossbar only: its dimension
-    parameter integer CB    = 0          // check-code sideband bits of a flit (0 or 8)
+    parameter integer CB    = 0,         // check-code sideband bits of a flit (0 or 8)
+    parameter integer E     = 0          // routing exception entries (CAM), 0..1024; 0: none
 ) (
     input                 clk,
     input                 rst,         // synchronous, active high
@@ -104,9 +114,20 @@ module hx_switch #(
     wire        v_ok   = (pwdata < P) || (MODE == 0 && pwdata == {24'd0, PASS});
     wire        access = psel && penable;
     wire        wr     = access && pwrite && a_ent && v_ok;
+    // Exceptions (mapped only when E > 0): EXC at word 2; entry x at words
+    // 0x800 + 2x (address) and 0x801 + 2x (control: bit 8 valid, 7..0 port).
+    localparam integer EN = (E < 1) ? 1 : E;
+    localparam [31:0]  EXC = E;
+    wire [12:0] xix     = aw[13:1] - 13'h0400;                // exception entry index
+    wire        a_xcaps = (E > 0) && (aw == 14'd2);
+    wire        a_x     = (E > 0) && (aw >= 14'h0800) && ({19'd0, xix} < EN);
+    wire        x_ok;                                        // a value the addressed word may hold
+    wire [31:0] x_rd;                                        // read data of the addressed word
     // Refused: a read of an unmapped address; a write to an unmapped
-    // address, to ID or CAPS (read-only), or of a value no entry may hold.
-    assign pslverr = access && (pwrite ? !(a_ent && v_ok) : !(a_id || a_caps || a_ent));
+    // address, to ID, CAPS or EXC (read-only), or of a value no entry may
+    // hold.
+    assign pslverr = access && (pwrite ? !(a_ent && v_ok || a_x && x_ok) :
+                                         !(a_id || a_caps || a_ent || a_xcaps || a_x));
     assign pready  = 1'b1;
 
     // A crossbar entry is always a port (< P): it is stored in IW bits (the
@@ -142,15 +163,17 @@ module hx_switch #(
         for (q = 0; q < TSIZE; q = q + 1)
             rd_ent = rd_ent | ({8{eix == q[13:0]}} & tab[8*q +: 8]);
     end
-    assign prdata = a_id ? ID : a_caps ? CAPS : a_ent ? {24'd0, rd_ent} : 32'd0;
+    assign prdata = a_id ? ID : a_caps ? CAPS : a_ent ? {24'd0, rd_ent} :
+                    a_xcaps ? EXC : a_x ? x_rd : 32'd0;
 
 `ifndef SYNTHESIS
     initial begin
         // (P <= 255: an entry is an 8-bit port number, 0xFF is PASS.)
         if (NDIM < 1 || NDIM > 4 || (MODE == 0 && P != NDIM + 1) ||
-            (MODE == 1 && (XDIM >= NDIM || P != KX)) || FW < AB || P > 255)
-            $fatal(1, "%m: inconsistent parameters P=%0d MODE=%0d NDIM=%0d XDIM=%0d FW=%0d",
-                   P, MODE, NDIM, XDIM, FW);
+            (MODE == 1 && (XDIM >= NDIM || P != KX)) || FW < AB || P > 255 ||
+            E < 0 || E > 1024)
+            $fatal(1, "%m: inconsistent parameters P=%0d MODE=%0d NDIM=%0d XDIM=%0d FW=%0d E=%0d",
+                   P, MODE, NDIM, XDIM, FW, E);
     end
 `endif
 
@@ -222,6 +245,104 @@ module hx_switch #(
     wire [P-1:0]   fvalid;     // front flit present (= ready, see hx_fifo)
     reg  [P-1:0]   pop;        // input popped this cycle
     wire [P*8-1:0] route;      // route(i) of the front flit (meaningful for heads)
+    wire [P-1:0]   xhit;       // the front's address matches a valid exception
+    wire [P*8-1:0] xport;      // the port of the lowest matching exception
+
+    // ------------------------------------------------------------------
+    // Routing exception CAM (E > 0)
+    // ------------------------------------------------------------------
+    genvar xe, xi;
+    generate
+        if (E > 0) begin : g_cam
+            wire xhalf = aw[0];                // 0 address word, 1 control word
+            wire wr_x  = access && pwrite && a_x && x_ok;
+            reg  [EN-1:0]    cv;               // entry x valid at [x]
+            reg  [EN*AB-1:0] ca;               // its destination address at [AB*x +: AB]
+            reg  [EN*IW-1:0] cn;               // its port at [IW*x +: IW] (a port < P)
+            wire [EN*8-1:0]  cp;               // the port in 8 bits at [8*x +: 8]
+            // A value the addressed word may hold: an address word names a
+            // node of the grid (no bit at or above AB, every coordinate
+            // below its dimension's size); a control word has bits 31..9
+            // zero and a port below P.
+            wire [31:0] w0 = pwdata & ((32'd1 << BK0) - 32'd1);
+            wire [31:0] w1 = (pwdata >> SH1) & ((32'd1 << BK1) - 32'd1);
+            wire [31:0] w2 = (pwdata >> SH2) & ((32'd1 << BK2) - 32'd1);
+            wire [31:0] w3 = (pwdata >> SH3) & ((32'd1 << BK3) - 32'd1);
+            wire a_ok = ((pwdata >> AB) == 32'd0) && (w0 < K0) && (NDIM < 2 || w1 < K1) &&
+                        (NDIM < 3 || w2 < K2) && (NDIM < 4 || w3 < K3);
+            wire c_ok = (pwdata[31:9] == 23'd0) && ({24'd0, pwdata[7:0]} < P);
+            assign x_ok = xhalf ? c_ok : a_ok;
+
+            // The entries: one process for all of them (the loop runs only in
+            // the cycle of a write; its index is a constant for synthesis,
+            // so every entry gets its own write enable, as for the table).
+            integer xw;
+            always @(posedge clk) begin
+                if (rst) begin
+                    for (xw = 0; xw < EN; xw = xw + 1) begin
+                        cv[xw]          <= 1'b0;
+                        ca[AB*xw +: AB] <= {AB{1'b0}};
+                        cn[IW*xw +: IW] <= {IW{1'b0}};
+                    end
+                end else if (wr_x) begin
+                    for (xw = 0; xw < E; xw = xw + 1)
+                        if (xix == xw[12:0]) begin
+                            if (xhalf) begin
+                                cv[xw]           <= pwdata[8];
+                                cn[IW*xw +: IW]  <= pwdata[IW-1:0];
+                            end else begin
+                                ca[AB*xw +: AB]  <= pwdata[AB-1:0];
+                            end
+                        end
+                end
+            end
+            for (xe = 0; xe < E; xe = xe + 1) begin : g_x
+                if (IW < 8) begin : narrow
+                    assign cp[8*xe +: 8] = {{(8-IW){1'b0}}, cn[IW*xe +: IW]};
+                end else begin : full
+                    assign cp[8*xe +: 8] = cn[IW*xe +: IW];
+                end
+            end
+
+            // Read data: the addressed entry's word (AND-OR over the entries).
+            reg [31:0] rd_x;
+            integer xq;
+            always @* begin
+                rd_x = 32'd0;
+                for (xq = 0; xq < E; xq = xq + 1)
+                    rd_x = rd_x | ({32{xix == xq[12:0]}} &
+                                   (xhalf ? {23'd0, cv[xq], cp[8*xq +: 8]}
+                                          : {{(32-AB){1'b0}}, ca[AB*xq +: AB]}));
+            end
+            assign x_rd = rd_x;
+
+            // Lookup, per input, in the cycle of the table's: the lowest
+            // valid entry whose address equals the front flit's (all AB
+            // bits) gives the port.
+            for (xi = 0; xi < P; xi = xi + 1) begin : g_lk
+                wire [AB-1:0] fa = front[W*xi +: AB];
+                reg           h;
+                reg  [7:0]    hp;
+                integer       xk;
+                always @* begin
+                    h  = 1'b0;
+                    hp = 8'd0;
+                    for (xk = E - 1; xk >= 0; xk = xk - 1)
+                        if (cv[xk] && ca[AB*xk +: AB] == fa) begin
+                            h  = 1'b1;
+                            hp = cp[8*xk +: 8];
+                        end
+                end
+                assign xhit[xi] = h;
+                assign xport[8*xi +: 8] = hp;
+            end
+        end else begin : g_nocam
+            assign x_ok  = 1'b0;
+            assign x_rd  = 32'd0;
+            assign xhit  = {P{1'b0}};
+            assign xport = {8*P{1'b0}};
+        end
+    endgenerate
 
     assign in_credit = pop;
 
@@ -271,7 +392,8 @@ module hx_switch #(
                 else
                     r = 8'd0;
             end
-            assign route[8*i +: 8] = r;
+            // A routing exception that matches the head's address wins.
+            assign route[8*i +: 8] = xhit[i] ? xport[8*i +: 8] : r;
 
 `ifndef SYNTHESIS
             // A head flit must name an existing node.

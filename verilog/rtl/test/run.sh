@@ -19,7 +19,8 @@
 #   4. yosys, in a directory without any table file: read_verilog, synth -top
 #      <top>, check -assert: any warning fails.
 # Then every module is linted on its own over a spread of parameters, the
-# switch's configuration port is checked on its own (sw_apb_tb.v), and the
+# switch's configuration port is checked on its own (sw_apb_tb.v), its
+# routing exception CAM too (cam_tb.v, and yosys with E = 3), and the
 # loader's table checks are exercised with broken tables (missing, bad magic,
 # bad count, bad checksum, bad entry or gate count, a word missing or one too
 # many, with the checksum recomputed or not, a word that is not 16 hex
@@ -195,6 +196,13 @@ lint_one hx_switch
 lint_one hx_switch -GP=5 -GNDIM=4 -GK0=64 -GK1=3 -GK2=5 -GK3=2 -GFW=128 -GB=64
 lint_one hx_switch -GP=64 -GMODE=1 -GNDIM=4 -GK0=2 -GK1=2 -GK2=64 -GK3=2 -GXDIM=2 -GB=1
 lint_one hx_switch -GP=3 -GMODE=1 -GNDIM=2 -GK0=4 -GK1=3 -GXDIM=1 -GFW=16
+# with the routing exception CAM (E > 0): an exchanger and crossbars, the
+# 8x8 fullest case (E = 56), 8-bit ports (P = 255)
+lint_one hx_switch -GE=1
+lint_one hx_switch -GP=3 -GNDIM=2 -GK0=4 -GK1=4 -GE=12
+lint_one hx_switch -GP=8 -GMODE=1 -GNDIM=2 -GK0=8 -GK1=8 -GXDIM=1 -GE=56
+lint_one hx_switch -GP=5 -GNDIM=4 -GK0=64 -GK1=3 -GK2=5 -GK3=2 -GFW=128 -GB=64 -GE=1024
+lint_one hx_switch -GP=255 -GMODE=1 -GNDIM=1 -GK0=255 -GE=2
 lint_one hx_barrier_unit
 lint_one hx_barrier_unit -GMAXG=62 -GNRT=1
 lint_one hx_barrier_unit -GFW=64 -GMAXG=26 -GNRT=53 -GAB=24 -GRB=24 -GB=64
@@ -229,6 +237,34 @@ else
     else
         fail "sw_apb_tb (exit $rc)"; sed 's/^/     /' "$WORK/sw_apb.out" | head
     fi
+fi
+
+echo "== switch routing exception CAM (cam_tb)"
+# EXC, reset values, read back, refused writes, a hit winning over the
+# table, one-bit address differences missing, invalid entries ignored, the
+# lowest matching entry winning, reset; then yosys on a switch with E = 3.
+if ! iverilog -g2005 -Wall -o "$WORK/cam.vvp" "$HERE/cam_tb.v" \
+        "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_switch.v" >"$WORK/cam.iv" 2>&1 \
+        || [ -s "$WORK/cam.iv" ]; then
+    fail "cam_tb: iverilog"; sed 's/^/     /' "$WORK/cam.iv"
+else
+    (cd "$WORK" && vvp -n "$WORK/cam.vvp") >"$WORK/cam.out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && [ "$(cat "$WORK/cam.out")" = "cam_tb: PASS" ]; then
+        pass "cam_tb: hx_switch routing exceptions"
+    else
+        fail "cam_tb (exit $rc)"; sed 's/^/     /' "$WORK/cam.out" | head
+    fi
+fi
+mkdir -p "$WORK/ys"
+(cd "$WORK/ys" && yosys -q -l "$WORK/cam.ys" -p "read_verilog $RTL/hx_fifo.v $RTL/hx_credit.v $RTL/hx_switch.v; \
+    hierarchy -top hx_switch -chparam P 3 -chparam NDIM 2 -chparam K0 4 -chparam K1 4 -chparam E 3; \
+    synth -top hx_switch; check -assert; stat" >/dev/null 2>&1)
+rc=$?
+if [ $rc -ne 0 ] || grep -qE '^(Warning|ERROR):' "$WORK/cam.ys"; then
+    fail "cam: yosys synth/check -assert (exit $rc)"; grep -E '^(Warning|ERROR):' "$WORK/cam.ys" | head -20 | sed 's/^/     /'
+else
+    pass "cam: yosys synth -top hx_switch (E = 3); check -assert ($(awk '/Number of cells:/ {n=$4} END {print n}' "$WORK/cam.ys") cells)"
 fi
 
 # rechecksum FILE: write the checksum of every word after it (whatever the
