@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -213,5 +214,38 @@ func TestLinkRetryRTLVectors(t *testing.T) {
 			continue
 		}
 		t.Logf("%s: %d flits resent by the model; %s", c.name(), retried, strings.TrimSpace(string(out)))
+	}
+}
+
+// The model's go-back-N timing on one channel, by hand: a 4-flit packet
+// sent in cycles 0..3 on a channel of latency L; a drop at the crossing of
+// flit 1 (cycle 1) voids it and the flits sent after it until the missing
+// ACK (cycle 1+2L-1); flit 1 crosses again in 1+2L and is ready in 1+3L,
+// the others follow one per cycle; flit 0 is untouched.
+func TestRetryResendCycle(t *testing.T) {
+	for _, L := range []int{1, 2, 4} {
+		tp, _ := NewTopology([]int{2})
+		n, err := NewNetwork(tp, Config{BufferDepth: 8, LinkLatency: L})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := n.portBase[0] + 1
+		n.SetRetry()
+		if err := n.SetFaults([]LinkFault{{Kind: LinkDrop, Channel: int(o), Cycle: 1}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		var ready []int64
+		for i := range 4 {
+			_, gone, delay := n.faultySend(o, hw.Flit{Flags: hw.FlitFlags(i == 0, i == 3)}, int64(i))
+			if gone {
+				t.Fatalf("L=%d: flit %d lost", L, i)
+			}
+			ready = append(ready, int64(i)+delay+int64(L))
+		}
+		l := int64(L)
+		want := []int64{l, 1 + 3*l, 2 + 3*l, 3 + 3*l}
+		if !slices.Equal(ready, want) || n.Retried() != 1 {
+			t.Errorf("L=%d: ready %v, want %v; resent %d", L, ready, want, n.Retried())
+		}
 	}
 }
