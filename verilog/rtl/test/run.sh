@@ -249,6 +249,18 @@ if out=$(link_run "$RTL"); then
 else
     echo "$out" | sed 's/^/     /'; fail "hx_link_tb: the RTL differs from the model's vectors"
 fi
+# Synthesis of the link layer on its own (L = 2, R = 5, W = 66).
+for top in hx_link_tx hx_link_rx; do
+    mkdir -p "$WORK/ys"
+    (cd "$WORK/ys" && yosys -q -l "$WORK/$top.ys" -p "read_verilog $RTL/hx_link_tx.v $RTL/hx_link_rx.v $RTL/hx_link_crc.v; \
+        hierarchy -top $top -chparam W 66 -chparam L 2 -chparam R 5; synth -top $top; check -assert; stat" >/dev/null 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ] || grep -qE '^(Warning|ERROR):' "$WORK/$top.ys"; then
+        fail "$top: yosys synth/check -assert (exit $rc)"; grep -E '^(Warning|ERROR):' "$WORK/$top.ys" | head -5 | sed 's/^/     /'
+    else
+        pass "$top: yosys synth -top $top; check -assert ($(awk '/Number of cells:/ {n=$4} END {print n}' "$WORK/$top.ys") cells)"
+    fi
+done
 # mutant NAME FILE SED: the link layer with one edit must fail a vector file.
 mutant() {
     local name=$1 file=$2 expr=$3 m="$WORK/mut_$1"
