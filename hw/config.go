@@ -265,10 +265,10 @@ var keys = []keySpec{
 			return err
 		},
 		write: func(s *System) string { return strconv.FormatInt(s.Watchdog, 10) }},
-	{key: "link_retry", flag: "link-retry", typ: "integer", allowed: fmt.Sprintf("0, or 2*link_latency+2..%d flits", MaxLinkRetry),
-		doc: "Link-level retry (model only): the replay buffer of every link direction in flits. A flit a flip or drop hits is caught by the link and resent, arriving 2*link_latency+2 cycles late, unharmed; 0: no retry (docs/reliability.md).",
+	{key: "link_retry", flag: "link-retry", typ: "integer", allowed: fmt.Sprintf("0, or buffer_depth..%d flits", MaxLinkRetry),
+		doc: "Link-level retry: the replay buffer of every link direction in flits (go-back-N, at least buffer_depth). A flit a flip or drop hits is caught by the receiving link and resent, crossing the wire 2*link_latency cycles later, unharmed; 0: no retry (docs/reliability.md).",
 		decode: func(s *System, n *yaml.Node) (err error) {
-			s.LinkRetry, err = decodeInt(n, "link_retry", fmt.Sprintf("0, or 2*link_latency+2..%d", MaxLinkRetry))
+			s.LinkRetry, err = decodeInt(n, "link_retry", fmt.Sprintf("0, or buffer_depth..%d", MaxLinkRetry))
 			return err
 		},
 		write: func(s *System) string { return strconv.Itoa(s.LinkRetry) }},

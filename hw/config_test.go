@@ -310,7 +310,7 @@ func genSystem(t *rapid.T) System {
 	}
 	s.FlitWidth = rapid.IntRange(max(MinFlitWidth, s.HeaderBits()), MaxFlitWidth).Draw(t, "flit_width")
 	if s.LinkLatency <= MaxRetryLatency && rapid.Bool().Draw(t, "retry") {
-		s.LinkRetry = rapid.IntRange(2*s.LinkLatency+2, MaxLinkRetry).Draw(t, "link_retry")
+		s.LinkRetry = rapid.IntRange(s.BufferDepth, MaxLinkRetry).Draw(t, "link_retry")
 	}
 	return s
 }

@@ -94,7 +94,7 @@ const (
 	MaxSkew                    = 1 << 30
 	MaxMaxCycles               = 1 << 40
 	MaxLinkRetry               = 255
-	MaxRetryLatency            = 40 // 3*L+2 within the model's 128-cycle timing wheel
+	MaxRetryLatency            = 40 // a resend's 3*L within the model's 128-cycle timing wheel
 	// MaxItemFlits bounds item_flits (the transfer engine's flit counter).
 	MaxItemFlits = 4096
 	// MaxCollectiveRanks bounds the ranks (nodes) of a data collective and
@@ -185,7 +185,8 @@ type System struct {
 	// progress before it raises TIMEOUT; 0: no watchdog.
 	Watchdog int64 `yaml:"watchdog" json:"watchdog,omitempty"`
 	// LinkRetry is the replay buffer of every link direction in flits
-	// (link-level retry, docs/reliability.md; model only); 0: no retry.
+	// (link-level retry, docs/reliability.md; RTL: hx_link_tx, hx_link_rx),
+	// at least BufferDepth; 0: no retry.
 	LinkRetry int `yaml:"link_retry" json:"link_retry,omitempty"`
 }
 
@@ -396,10 +397,10 @@ func (s *System) Validate() error {
 		return err
 	}
 	if s.LinkRetry != 0 && s.LinkLatency > MaxRetryLatency {
-		return &FieldError{Field: "link_retry", Value: s.LinkRetry, Allowed: fmt.Sprintf("0 with link_latency %d (retry is modelled up to link_latency %d: a resent flit arrives 3*link_latency+2 cycles after it was first sent)", s.LinkLatency, MaxRetryLatency)}
+		return &FieldError{Field: "link_retry", Value: s.LinkRetry, Allowed: fmt.Sprintf("0 with link_latency %d (retry is modelled up to link_latency %d: a resent flit arrives 3*link_latency cycles after it was first sent)", s.LinkLatency, MaxRetryLatency)}
 	}
-	if s.LinkRetry != 0 && (s.LinkRetry < 2*s.LinkLatency+2 || s.LinkRetry > MaxLinkRetry) {
-		return &FieldError{Field: "link_retry", Value: s.LinkRetry, Allowed: fmt.Sprintf("0 (no retry) or %d..%d flits: the replay buffer must cover the acknowledgement's round trip, 2*link_latency+2", 2*s.LinkLatency+2, MaxLinkRetry)}
+	if s.LinkRetry != 0 && (s.LinkRetry < s.BufferDepth || s.LinkRetry > MaxLinkRetry) {
+		return &FieldError{Field: "link_retry", Value: s.LinkRetry, Allowed: fmt.Sprintf("0 (no retry) or %d..%d flits: the replay buffer holds at least the flits a sender may have unacknowledged, buffer_depth %d", max(1, s.BufferDepth), MaxLinkRetry, s.BufferDepth)}
 	}
 	for i, c := range s.Avoid {
 		if strings.TrimSpace(c) == "" {

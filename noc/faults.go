@@ -2,6 +2,7 @@ package noc
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/hxbar/hxbar/hw"
@@ -46,10 +47,11 @@ type faultState struct {
 	flip func(fl *hw.Flit, bit int) bool
 	// record, when set, is told every flit crossing (campaign dry runs).
 	record func(Crossing)
-	// retry: link-level retry is on; blocked[o] is the first cycle output
-	// o may send again after a resend (nil without retry).
-	retry   bool
-	blocked []int64
+	// retry: link-level retry is on (SetRetry); last[o] is the cycle the
+	// last flit of output o crossed its wire for good (its final send), or
+	// taken when a dead channel holds it forever (nil without retry).
+	retry bool
+	last  []int64
 	// Retried counts the flits resent.
 	Retried int
 }
@@ -72,14 +74,49 @@ func (n *Network) SetFaults(fs []LinkFault, flip func(fl *hw.Flit, bit int) bool
 	return nil
 }
 
-// SetRetry turns link-level retry on (docs/reliability.md): a flit a flip
-// or a drop hits is caught by the receiving link and resent, unharmed; it
-// arrives 2L+2 cycles late (L the channel's latency: the NAK's round trip)
-// and the channel sends nothing else until then.
+// SetRetry turns link-level retry on (docs/reliability.md, "Link-level
+// retry"; the RTL is hx_link_tx / hx_link_rx): go-back-N over each channel.
+// A flit crosses the wire at the first cycle c >= its send cycle after the
+// previous flit's final crossing; a flip or a drop at c voids it, and the
+// sender learns it from the missing ACK in cycle c+2L-1 and resends it in
+// c+2L (L the channel's latency), unharmed; the flits behind it follow one
+// per cycle. It reaches the downstream FIFO L cycles after its final
+// crossing. Credits are unchanged: the output sends while it has credits
+// (the replay buffer, at least buffer_depth flits, never fills first), and
+// a credit returns when the downstream pops the flit. A dead channel holds
+// its first flit from its cycle on, and every flit behind it, with their
+// credits.
 func (n *Network) SetRetry() {
 	st := n.faultState()
 	st.retry = true
-	st.blocked = make([]int64, len(n.out))
+	st.last = make([]int64, len(n.out))
+	for i := range st.last {
+		st.last[i] = math.MinInt64 / 2
+	}
+}
+
+// RetryHorizon is the furthest a flit's arrival can lie after its send
+// cycle with link-level retry and the armed faults: the channel's latency
+// L plus 2L per flip or drop armed on it (each voids at most one of the
+// channel's final crossings, and an output sends at most one flit per
+// cycle, so a queue behind a resend adds nothing). 0 without retry.
+func (n *Network) RetryHorizon() int64 {
+	st := n.faults
+	if st == nil || !st.retry {
+		return 0
+	}
+	var h int64
+	for o, is := range st.byOut {
+		k := int64(0)
+		for _, i := range is {
+			if st.Faults[i].Kind != LinkDead {
+				k++
+			}
+		}
+		lat := int64(n.fifo[n.out[o].down].lat)
+		h = max(h, lat+2*lat*k)
+	}
+	return h
 }
 
 // Retried is the number of flits link-level retry resent.
@@ -191,22 +228,20 @@ func (n *Network) swallow(o int32) {
 // It takes and returns the flit by value: a pointer would make every
 // send's flit escape to the heap, faults or not.
 //
-// delay is the extra cycles a resent flit takes (link-level retry), 0
-// otherwise.
+// delay is how much later than t the flit crosses the wire for good (link
+// -level retry: its ready cycle is t+delay+L), 0 otherwise.
 //
 //go:noinline
 func (n *Network) faultySend(o int32, fl hw.Flit, t int64) (_ hw.Flit, gone bool, delay int64) {
 	f := new(hw.Flit)
 	*f = fl
+	st := n.faults
+	if st.retry {
+		return n.retrySend(o, f, t)
+	}
 	switch n.applyFault(o, f, t) {
 	case passFlit:
 		return *f, false, 0
-	case retryFlit:
-		st := n.faults
-		delay = 2*int64(n.fifo[n.out[o].down].lat) + 2
-		st.blocked[o] = t + delay + 1
-		st.Retried++
-		return *f, false, delay
 	case swallowFlit:
 		n.swallow(o)
 	}
@@ -216,8 +251,32 @@ func (n *Network) faultySend(o int32, fl hw.Flit, t int64) (_ hw.Flit, gone bool
 	return *f, true, 0
 }
 
-// retryBlocked reports whether output o is resending in cycle t.
-func (n *Network) retryBlocked(o int32, t int64) bool {
+// retrySend is faultySend with link-level retry (SetRetry): the go-back-N
+// sender of hx_link_tx, one flit at a time. The flit goes onto the wire
+// in cycle c, the first cycle from t after the previous flit's final
+// crossing; a flip or drop there makes the receiver discard it, and the
+// missing ACK (due in c+2L-1) resends it in c+2L. Crossings of flits the
+// receiver discards anyway (sent behind a voided one before the resend)
+// are not looked at: a fault there changes nothing.
+func (n *Network) retrySend(o int32, f *hw.Flit, t int64) (_ hw.Flit, gone bool, delay int64) {
 	st := n.faults
-	return st.blocked != nil && st.blocked[o] > t
+	if st.last[o] == taken { // behind a flit a dead channel holds
+		n.swallow(o)
+		return *f, true, 0
+	}
+	lat := int64(n.fifo[n.out[o].down].lat)
+	c := max(t, st.last[o]+1)
+	for {
+		switch n.applyFault(o, f, c) {
+		case passFlit:
+			st.last[o] = c
+			return *f, false, c - t
+		case swallowFlit:
+			st.last[o] = taken
+			n.swallow(o)
+			return *f, true, 0
+		}
+		st.Retried++
+		c += 2 * lat
+	}
 }

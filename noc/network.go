@@ -347,9 +347,6 @@ func (n *Network) count(f int32) uint32 {
 // the RTL's credit counter with its return latency.
 func (n *Network) hasCredit(o int32, t int64) bool {
 	oi := &n.out[o]
-	if n.faults != nil && n.isFault(o) && n.retryBlocked(o, t) {
-		return false
-	}
 	if oi.nextFree <= t {
 		return true
 	}
@@ -358,8 +355,9 @@ func (n *Network) hasCredit(o int32, t int64) bool {
 }
 
 // push sends a flit from output o into its FIFO f of switch sw (sw < 0: an
-// ejection FIFO) in cycle t (for a flit resent by link-level retry, t plus
-// the resend's delay: t is only used for the cycle the flit is ready). The output's credit-ring index is also the
+// ejection FIFO) in cycle t (with link-level retry, the cycle it crosses
+// the wire for good: t is only used for the cycle the flit is ready). The
+// output's credit-ring index is also the
 // FIFO slot the flit goes to: both advance once per flit.
 //
 // Concurrency (several workers share a cycle): only the upstream writes

@@ -192,10 +192,13 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 	}
 	// The engine's wheel covers the furthest wake-up: a flit's arrival
 	// L cycles after it is sent, or with link-level retry a resent flit's,
-	// 3L+2 cycles after (noc.Network.faultySend).
+	// 2L more per flip or drop on its channel (noc.Network.RetryHorizon).
 	horizon := sys.LinkLatency
-	if sys.LinkRetry > 0 {
-		horizon = retryHorizon(sys.LinkLatency)
+	if h := net.RetryHorizon(); h > int64(horizon) {
+		if h > maxWheel-2 {
+			return nil, fmt.Errorf("invalid faults: with link_retry, the flips and drops on one channel may delay a flit by %d cycles, past the model's %d-cycle horizon (fewer faults per channel, or a lower link_latency)", h, maxWheel-2)
+		}
+		horizon = int(h)
 	}
 	s.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, horizon, net.Elements(), s.eval)
 	net.Wake = s.eng.wake

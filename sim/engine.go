@@ -26,14 +26,10 @@ const maxWheel = 128
 const (
 	_ = uint(maxWheel - (hw.MaxLinkLatency + 2)) // maxWheel > hw.MaxLinkLatency + 1
 	_ = -uint(maxWheel & (maxWheel - 1))         // maxWheel is a power of two
-	// maxWheel > retryHorizon(hw.MaxRetryLatency) + 1: with link-level
-	// retry a resent flit arrives 3L+2 cycles after it was first sent.
-	_ = uint(maxWheel - (3*hw.MaxRetryLatency + 2 + 2))
+	// maxWheel > 3*hw.MaxRetryLatency + 1: with link-level
+	// retry a flit resent once arrives 3L cycles after it was first sent.
+	_ = uint(maxWheel - (3*hw.MaxRetryLatency + 2))
 )
-
-// retryHorizon is the furthest wake-up with link-level retry on links of
-// latency L: the resend's 2L+2 cycles of delay plus the link's L.
-func retryHorizon(L int) int { return 3*L + 2 }
 
 // wheelFor is the wheel size for link latency L: the smallest power of two
 // of at least L + 2 (at least 4), at most maxWheel.

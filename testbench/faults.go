@@ -74,6 +74,10 @@ func channelInstances(s *sim.System) map[int]chanInst {
 //     took the flit's credit, the testbench gives it back, so the sender
 //     holds credits - 1 + 1 in cycle T+1 as in the model, and a genuine
 //     credit returned by the same edge is kept (an addition, not a force);
+//     With link-level retry (link_retry > 0) no credit is added: the
+//     channel carries the link layer's wire (flit in its low bits, so a
+//     flip's bit is the same bit), the receiving link discards the
+//     damaged or missing flit and the sender resends it with its credit;
 //   - dead:C@T: valid forced to 0 from cycle T on, no credit back;
 //   - stuck:R: nothing here (scenario.hex has no arrival for the rank).
 //
@@ -144,7 +148,13 @@ func faultInjection(s *sim.System) (injection, error) {
 			}
 			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) begin\n", f.Cycle+1)
 			fmt.Fprintf(&d, "                %s.fi_kill = %s;\n", ch, keep)
-			fmt.Fprintf(&d, "                if (%s.fi_hit) dut.%s <= dut.%s + 1'b1;   // the dropped flit's credit\n", ch, ci.credit, ci.credit)
+			if sys.LinkRetry == 0 {
+				fmt.Fprintf(&d, "                if (%s.fi_hit) dut.%s <= dut.%s + 1'b1;   // the dropped flit's credit\n", ch, ci.credit, ci.credit)
+			} else {
+				// With link-level retry the resent copy uses the dropped
+				// flit's credit: nothing to give back.
+				d.WriteString("                // (link-level retry: the resent copy uses the dropped flit's credit)\n")
+			}
 			d.WriteString("            end\n")
 		case hw.FaultDead:
 			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) %s.fi_kill = 1'b1;\n", f.Cycle, ch)

@@ -67,6 +67,10 @@ func topFile(s *sim.System, hdr []string, caps []unitCap) []byte {
 	p("    localparam integer AB   = %d;   // node address bits\n", sys.AddrBits())
 	p("    localparam integer RB   = %d;   // rank bits\n", RB)
 	p("    localparam integer NDIM = %d;   // dimensions\n", nd)
+	if sys.LinkRetry > 0 {
+		p("    localparam integer LR   = %d;   // link-level retry: replay buffer entries per link direction\n", sys.LinkRetry)
+		p("    localparam integer LW   = W + $clog2(LR + 1) + 8;   // on the wire: {chk[7:0], seq, flit}\n")
+	}
 	for k := 0; k < 4; k++ {
 		p("    localparam integer K%d   = %d;\n", k, k4[k])
 	}
@@ -158,34 +162,26 @@ func topFile(s *sim.System, hdr []string, caps []unitCap) []byte {
 		p("    hx_switch #(.P(%d), .FW(FW), .B(B), .MODE(0), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB)%s) sw%d (\n", t.Ports(n), cam, n)
 		switchPorts(p, n, true)
 		p("    // injection: unit -> exchanger port 0; ejection: exchanger port 0 -> unit (L = 1)\n")
-		p("    hx_chan #(.W(W), .L(1)) inj%d (\n", n)
-		p("        .clk(clk), .rst(rst),\n")
-		p("        .in_valid(n%d_inj_valid), .in_flit(n%d_inj_flit),\n", n, n)
-		p("        .out_valid(sw%d_in_valid[0]), .out_flit(sw%d_in_flit[0 +: W]),\n", n, n)
-		p("        .crd_in(sw%d_in_credit[0]), .crd_out(n%d_inj_credit)\n", n, n)
-		p("    );\n")
-		p("    hx_chan #(.W(W), .L(1)) ej%d (\n", n)
-		p("        .clk(clk), .rst(rst),\n")
-		p("        .in_valid(sw%d_out_valid[0]), .in_flit(sw%d_out_flit[0 +: W]),\n", n, n)
-		p("        .out_valid(n%d_ej_valid), .out_flit(n%d_ej_flit),\n", n, n)
-		p("        .crd_in(n%d_ej_credit), .crd_out(sw%d_out_credit[0])\n", n, n)
-		p("    );\n")
+		channel(p, sys.LinkRetry, fmt.Sprintf("inj%d", n), "1",
+			fmt.Sprintf("n%d_inj_valid", n), fmt.Sprintf("n%d_inj_flit", n),
+			fmt.Sprintf("sw%d_in_valid[0]", n), fmt.Sprintf("sw%d_in_flit[0 +: W]", n),
+			fmt.Sprintf("sw%d_in_credit[0]", n), fmt.Sprintf("n%d_inj_credit", n))
+		channel(p, sys.LinkRetry, fmt.Sprintf("ej%d", n), "1",
+			fmt.Sprintf("sw%d_out_valid[0]", n), fmt.Sprintf("sw%d_out_flit[0 +: W]", n),
+			fmt.Sprintf("n%d_ej_valid", n), fmt.Sprintf("n%d_ej_flit", n),
+			fmt.Sprintf("n%d_ej_credit", n), fmt.Sprintf("sw%d_out_credit[0]", n))
 		for k := 0; k < nd; k++ {
 			x, j := t.Crossbar(n, k)
 			e := k + 1
 			p("    // exchanger port %d <-> switch %d (dimension-%d crossbar) port %d, latency L\n", e, x, k, j)
-			p("    hx_chan #(.W(W), .L(L)) up%d_%d (\n", n, k)
-			p("        .clk(clk), .rst(rst),\n")
-			p("        .in_valid(sw%d_out_valid[%d]), .in_flit(sw%d_out_flit[%s]),\n", n, e, n, slot(e))
-			p("        .out_valid(sw%d_in_valid[%d]), .out_flit(sw%d_in_flit[%s]),\n", x, j, x, slot(j))
-			p("        .crd_in(sw%d_in_credit[%d]), .crd_out(sw%d_out_credit[%d])\n", x, j, n, e)
-			p("    );\n")
-			p("    hx_chan #(.W(W), .L(L)) down%d_%d (\n", n, k)
-			p("        .clk(clk), .rst(rst),\n")
-			p("        .in_valid(sw%d_out_valid[%d]), .in_flit(sw%d_out_flit[%s]),\n", x, j, x, slot(j))
-			p("        .out_valid(sw%d_in_valid[%d]), .out_flit(sw%d_in_flit[%s]),\n", n, e, n, slot(e))
-			p("        .crd_in(sw%d_in_credit[%d]), .crd_out(sw%d_out_credit[%d])\n", n, e, x, j)
-			p("    );\n")
+			channel(p, sys.LinkRetry, fmt.Sprintf("up%d_%d", n, k), "L",
+				fmt.Sprintf("sw%d_out_valid[%d]", n, e), fmt.Sprintf("sw%d_out_flit[%s]", n, slot(e)),
+				fmt.Sprintf("sw%d_in_valid[%d]", x, j), fmt.Sprintf("sw%d_in_flit[%s]", x, slot(j)),
+				fmt.Sprintf("sw%d_in_credit[%d]", x, j), fmt.Sprintf("sw%d_out_credit[%d]", n, e))
+			channel(p, sys.LinkRetry, fmt.Sprintf("down%d_%d", n, k), "L",
+				fmt.Sprintf("sw%d_out_valid[%d]", x, j), fmt.Sprintf("sw%d_out_flit[%s]", x, slot(j)),
+				fmt.Sprintf("sw%d_in_valid[%d]", n, e), fmt.Sprintf("sw%d_in_flit[%s]", n, slot(e)),
+				fmt.Sprintf("sw%d_in_credit[%d]", n, e), fmt.Sprintf("sw%d_out_credit[%d]", x, j))
 		}
 	}
 
@@ -198,6 +194,41 @@ func topFile(s *sim.System, hdr []string, caps []unitCap) []byte {
 	}
 	p("endmodule\n")
 	return b.Bytes()
+}
+
+// channel writes one link direction: the hx_chan instance name (latency
+// lat, "1" or "L") from the output (inV, inF) to the downstream FIFO (outV,
+// outF), with the credit from crdIn (the FIFO's pop) to crdOut (the
+// output's counter). With link-level retry (R > 0, docs/reliability.md)
+// hx_link_tx name_tx and hx_link_rx name_rx wrap it, so that the wire, the
+// hx_chan's in_valid / in_flit where a testbench injects faults, carries
+// {chk, seq, flit}, and the ACK returns beside the credit.
+func channel(p func(string, ...any), R int, name, lat, inV, inF, outV, outF, crdIn, crdOut string) {
+	if R == 0 {
+		p("    hx_chan #(.W(W), .L(%s)) %s (\n", lat, name)
+		p("        .clk(clk), .rst(rst),\n")
+		p("        .in_valid(%s), .in_flit(%s),\n", inV, inF)
+		p("        .out_valid(%s), .out_flit(%s),\n", outV, outF)
+		p("        .crd_in(%s), .crd_out(%s)\n", crdIn, crdOut)
+		p("    );\n")
+		return
+	}
+	p("    wire          %s_tv, %s_rv, %s_ack;\n", name, name, name)
+	p("    wire [LW-1:0] %s_tf, %s_rf;\n", name, name)
+	p("    hx_link_tx #(.W(W), .L(%s), .R(LR)) %s_tx (\n", lat, name)
+	p("        .clk(clk), .rst(rst), .in_valid(%s), .in_flit(%s),\n", inV, inF)
+	p("        .out_valid(%s_tv), .out_flit(%s_tf), .ack(%s_ack)\n", name, name, name)
+	p("    );\n")
+	p("    hx_chan #(.W(LW), .L(%s)) %s (\n", lat, name)
+	p("        .clk(clk), .rst(rst),\n")
+	p("        .in_valid(%s_tv), .in_flit(%s_tf),\n", name, name)
+	p("        .out_valid(%s_rv), .out_flit(%s_rf),\n", name, name)
+	p("        .crd_in(%s), .crd_out(%s)\n", crdIn, crdOut)
+	p("    );\n")
+	p("    hx_link_rx #(.W(W), .L(%s), .R(LR)) %s_rx (\n", lat, name)
+	p("        .clk(clk), .rst(rst), .in_valid(%s_rv), .in_flit(%s_rf),\n", name, name)
+	p("        .out_valid(%s), .out_flit(%s), .ack(%s_ack)\n", outV, outF, name)
+	p("    );\n")
 }
 
 // switchPorts writes the port list of switch instance sw. An exchanger

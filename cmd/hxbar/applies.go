@@ -56,16 +56,15 @@ func systemFlags(keep ...string) []string {
 // dataOnlyFlags are the system flags only a data collective reads.
 var dataOnlyFlags = []string{"items", "item-flits", "order", "item-placement"}
 
-// refuseFaults refuses, in a command that builds or runs the RTL, what so
-// far only the model has (docs/reliability.md): link-level retry. Faults
-// (--fault, key faults) are injected by the generated testbench (gen,
-// cosim; synth has no testbench and refuses them); the watchdog is the
-// units' WATCHDOG register, 32 bits; the check code (crc_bits) is the
-// flits' sideband; routing exceptions (--avoid) are the switches' CAM.
+// refuseFaults refuses, in a command that builds or runs the RTL, what the
+// RTL cannot take (docs/reliability.md): faults for synth, a watchdog past
+// its register. Faults (--fault, key faults) are injected by the
+// generated testbench (gen, cosim; synth has no testbench and refuses
+// them); the watchdog is the units' WATCHDOG register, 32 bits; the check
+// code (crc_bits) is the flits' sideband; routing exceptions (--avoid) are
+// the switches' CAM; link-level retry (link_retry) wraps every channel in
+// hx_link_tx / hx_link_rx, which add no cycle without faults.
 func refuseFaults(what string, s hw.System) error {
-	if s.LinkRetry > 0 {
-		return usagef("link_retry (--link-retry or key link_retry: %d flits) does not apply to %s yet: the RTL links have no retry (docs/reliability.md); it runs in the model (hxbar sim, hxbar faults)", s.LinkRetry, what)
-	}
 	if s.Watchdog > math.MaxUint32 {
 		return usagef("invalid watchdog: %d (allowed for %s: 0..%d, the units' 32-bit WATCHDOG register)", s.Watchdog, what, uint32(math.MaxUint32))
 	}

@@ -19,6 +19,11 @@
 #   4. yosys, in a directory without any table file: read_verilog, synth -top
 #      <top>, check -assert: any warning fails.
 # Then every module is linted on its own over a spread of parameters, the
+# link-level retry layer (hx_link_tx + hx_chan + hx_link_rx) replays the Go
+# model's vectors (link/*.hex, written by noc's TestLinkRetryRTLVectors:
+# flips, drops and a dead channel at L = 1, 2, 4) cycle by cycle, and each
+# mutant of it (an off-by-one in the resend pointer, in the NAK's cycle, in
+# the replay count or in the receiver's sequence check) must fail them; the
 # switch's configuration port is checked on its own (sw_apb_tb.v), its
 # routing exception CAM too (cam_tb.v, and yosys with E = 3), and the
 # loader's table checks are exercised with broken tables (missing, bad magic,
@@ -32,7 +37,7 @@ set -u -o pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 RTL=$(cd "$HERE/.." && pwd)
-LIB=(hx_fifo.v hx_credit.v hx_chan.v hx_alu.v hx_switch.v hx_barrier_unit.v)
+LIB=(hx_fifo.v hx_credit.v hx_chan.v hx_link_crc.v hx_link_tx.v hx_link_rx.v hx_alu.v hx_switch.v hx_barrier_unit.v)
 LIBP=("${LIB[@]/#/$RTL/}")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hxrtl.XXXXXX")
 if [ "${1:-}" = "-k" ]; then
@@ -191,6 +196,14 @@ lint_one hx_credit -GB=64
 lint_one hx_chan -GL=1
 lint_one hx_chan -GL=2
 lint_one hx_chan -GL=64 -GW=130
+lint_one hx_link_crc -GN=1
+lint_one hx_link_crc -GN=139
+lint_one hx_link_tx -GR=1 -GW=18
+lint_one hx_link_tx -GL=2 -GR=5
+lint_one hx_link_tx -GL=64 -GR=255 -GW=130
+lint_one hx_link_rx -GR=1 -GW=18
+lint_one hx_link_rx -GL=2 -GR=5
+lint_one hx_link_rx -GL=64 -GR=255 -GW=130
 lint_one hx_alu
 lint_one hx_switch
 lint_one hx_switch -GP=5 -GNDIM=4 -GK0=64 -GK1=3 -GK2=5 -GK3=2 -GFW=128 -GB=64
@@ -221,6 +234,69 @@ lint_one hx_barrier_unit -GCB=8 -GDATA=1 -GFW=24 -GMAXG=4 -GNRT=4 -GNIL=5 -GAB=3
 lint_one hx_switch -GCB=8
 lint_one hx_switch -GCB=8 -GP=3 -GMODE=1 -GNDIM=2 -GK0=4 -GK1=3 -GXDIM=1 -GFW=16
 lint_one hx_chan -GL=3 -GW=74
+
+echo "== link-level retry (hx_link_tb: the model's vectors, then mutants that must fail them)"
+# link_run DIR: run every vector file of link/ against the link layer in
+# DIR (hx_link_tx.v, hx_link_rx.v, hx_link_crc.v); prints one line per file,
+# returns the number of files that did not pass.
+link_run() {
+    local rtl=$1 f base l b r bad=0
+    for f in "$HERE"/link/link_*.hex; do
+        base=$(basename "$f" .hex)
+        l=$(echo "$base" | sed -E 's/^link_l([0-9]+)_b([0-9]+)_r([0-9]+).*/\1/')
+        b=$(echo "$base" | sed -E 's/^link_l([0-9]+)_b([0-9]+)_r([0-9]+).*/\2/')
+        r=$(echo "$base" | sed -E 's/^link_l([0-9]+)_b([0-9]+)_r([0-9]+).*/\3/')
+        if ! iverilog -g2005 -Wall -o "$WORK/link.vvp" -DTB_W=18 -DTB_L="$l" -DTB_B="$b" -DTB_R="$r" -DTB_N=400 \
+                "$HERE/hx_link_tb.v" "$rtl/hx_link_tx.v" "$rtl/hx_link_rx.v" "$rtl/hx_link_crc.v" \
+                "$RTL/hx_chan.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" >"$WORK/link.iv" 2>&1 || [ -s "$WORK/link.iv" ]; then
+            echo "$base: iverilog: $(head -1 "$WORK/link.iv")"; bad=$((bad + 1)); continue
+        fi
+        vvp -n "$WORK/link.vvp" +stim="$f" >"$WORK/link.out" 2>&1
+        if [ $? -eq 0 ] && grep -q "^hx_link_tb: PASS" "$WORK/link.out" && ! grep -qE 'FAIL|FATAL|ERROR' "$WORK/link.out"; then
+            echo "$base: $(grep '^hx_link_tb: PASS' "$WORK/link.out")"
+        else
+            echo "$base: $(grep -m1 -E 'FAIL|FATAL|ERROR' "$WORK/link.out")"; bad=$((bad + 1))
+        fi
+    done
+    return $bad
+}
+if out=$(link_run "$RTL"); then
+    echo "$out" | sed 's/^/ok   /'
+else
+    echo "$out" | sed 's/^/     /'; fail "hx_link_tb: the RTL differs from the model's vectors"
+fi
+# Synthesis of the link layer on its own (L = 2, R = 5, W = 66).
+for top in hx_link_tx hx_link_rx; do
+    mkdir -p "$WORK/ys"
+    (cd "$WORK/ys" && yosys -q -l "$WORK/$top.ys" -p "read_verilog $RTL/hx_link_tx.v $RTL/hx_link_rx.v $RTL/hx_link_crc.v; \
+        hierarchy -top $top -chparam W 66 -chparam L 2 -chparam R 5; synth -top $top; check -assert; stat" >/dev/null 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ] || grep -qE '^(Warning|ERROR):' "$WORK/$top.ys"; then
+        fail "$top: yosys synth/check -assert (exit $rc)"; grep -E '^(Warning|ERROR):' "$WORK/$top.ys" | head -5 | sed 's/^/     /'
+    else
+        pass "$top: yosys synth -top $top; check -assert ($(awk '/Number of cells:/ {n=$4} END {print n}' "$WORK/$top.ys") cells)"
+    fi
+done
+# mutant NAME FILE SED: the link layer with one edit must fail a vector file.
+mutant() {
+    local name=$1 file=$2 expr=$3 m="$WORK/mut_$1"
+    rm -rf "$m"; mkdir -p "$m"
+    cp "$RTL/hx_link_tx.v" "$RTL/hx_link_rx.v" "$RTL/hx_link_crc.v" "$m/"
+    sed -i "$expr" "$m/$file"
+    if cmp -s "$m/$file" "$RTL/$file"; then
+        fail "mutant $name: the edit did not apply"; return
+    fi
+    local out
+    if out=$(link_run "$m"); then
+        fail "mutant $name survived (every vector file passed)"
+    else
+        pass "mutant $name killed: $(echo "$out" | grep -v ': hx_link_tb: PASS' | head -1)"
+    fi
+}
+mutant resend_pointer hx_link_tx.v 's/sp   <= ap;/sp   <= (ap == LAST) ? PZERO : ap + PONE;/'
+mutant nak_cycle      hx_link_tx.v 's/localparam integer HL = 2 \* L - 1;/localparam integer HL = 2 * L;/'
+mutant replay_count   hx_link_tx.v 's/bl   <= occ + (in_valid ? ONE : ZERO);/bl   <= occ;/'
+mutant rx_sequence    hx_link_rx.v 's/in_flit\[W +: SB\] == eseq;/in_flit[W +: SB] == eseq + ONE;/'
 
 echo "== switch configuration port (sw_apb_tb)"
 # ID, CAPS, reset values, write timing, read back, every refused transfer,

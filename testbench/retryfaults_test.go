@@ -1,0 +1,104 @@
+package testbench
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/noc"
+	"github.com/hxbar/hxbar/sim"
+)
+
+// TestFaultsCosimWithRetry: faults on links with link-level retry
+// (hx_link_tx / hx_link_rx around every channel), co-simulated under
+// Icarus. Each flip and drop is drawn (seeded) on a crossing of the
+// fault-free run, so it hits a flit; the model must resend it
+// (Retried > 0), finish with no error and with every rank's result equal
+// to the fault-free run's, and the RTL must print the model's trace cycle
+// for cycle. A dead channel stays dead: the watchdog reports it, in both.
+// At least one run must end later than the fault-free run (the resend
+// costs cycles), so the comparison sees the retry's timing, not only its
+// results.
+func TestFaultsCosimWithRetry(t *testing.T) {
+	needTools(t, Icarus)
+	t.Parallel()
+	type design struct {
+		sys   hw.System
+		kinds []string
+	}
+	retry := func(s hw.System, r int) hw.System {
+		s.LinkRetry, s.Watchdog = r, 150
+		s.Name += fmt.Sprintf("-lr%d", r)
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ag := system(t, "r-4x4-allgather", []int{4, 4}, 16, "butterfly", "barrier", 1, 2, 64)
+	ag.Collective, ag.Items, ag.ItemFlits = hw.CollAllGather, 2, 2
+	designs := []design{
+		{retry(system(t, "r-4x4-barrier", []int{4, 4}, 16, "butterfly", "barrier", 1, 2, 64), 2), []string{"flip", "flip", "drop", "drop", "dead"}},
+		{retry(system(t, "r-4x4-sum", []int{4, 4}, 16, "butterfly", "sum", 1, 2, 64), 4), []string{"flip", "flip", "drop", "drop"}},
+		{retry(system(t, "r-4x4-sum-L2-B4", []int{4, 4}, 16, "butterfly", "sum", 2, 4, 64), 4), []string{"flip", "drop"}},
+		{retry(ag, 2), []string{"flip", "drop", "drop"}},
+	}
+	rng := rand.New(rand.NewPCG(2026, 12))
+	var runs []faultRun
+	later := 0
+	for _, d := range designs {
+		cr, ref := crossings(t, d.sys)
+		s0, _, refRes, err := RunModel(d.sys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, c := range noc.Channels(s0.Fabric) {
+			names = append(names, c.Name)
+		}
+		for i, kind := range d.kinds {
+			sys := d.sys
+			sys.Faults = []string{drawFault(rng, &sys, names, cr, kind)}
+			sys.MaxCycles = 4000
+			if err := sys.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			s, err := sim.Build(sys, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			trace, res, err := Trace(s)
+			if kind == "dead" {
+				if err != nil || len(res.Errors) == 0 {
+					t.Fatalf("%s %v: a dead channel with retry raised no error: %v", sys.Name, sys.Faults, err)
+				}
+			} else {
+				if err != nil || len(res.Errors) > 0 || !res.Complete {
+					t.Fatalf("%s %v: retry did not recover: %v %+v", sys.Name, sys.Faults, err, res.Errors)
+				}
+				if s.Net.Retried() == 0 {
+					t.Fatalf("%s %v: no flit resent: the fault missed", sys.Name, sys.Faults)
+				}
+				for j, n := range res.Nodes {
+					if n.Result != refRes.Nodes[j].Result {
+						t.Fatalf("%s %v: rank %d result %s, fault-free %s", sys.Name, sys.Faults, n.Rank, n.Result, refRes.Nodes[j].Result)
+					}
+				}
+				if res.Cycles > refRes.Cycles || !bytes.Equal(trace, ref) {
+					later++
+				}
+			}
+			runs = append(runs, faultRun{name: fmt.Sprintf("%s-%d-%s", sys.Name, i, kind), kind: kind, sys: sys, s: s, trace: trace, errs: res.Errors})
+		}
+	}
+	if later == 0 {
+		t.Fatal("no recovered run differs in time from the fault-free run: the comparison would not see the retry's timing")
+	}
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
+			t.Parallel()
+			cosimFaultRun(t, r)
+		})
+	}
+}
