@@ -144,7 +144,7 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 	rep.Model = Lines(trace)
 	rep.Events, rep.Cycles = len(rep.Model), res.Cycles
 
-	want, err := testbenchFiles(s, trace)
+	want, err := testbenchFiles(s.Design, trace)
 	if err != nil {
 		return nil, err
 	}

@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/noc"
-	"github.com/hxbar/hxbar/sim"
 )
 
 // rtlFS holds the RTL library, verilog/rtl/*.v.
@@ -95,14 +95,33 @@ const MaxNodes = 4096
 // parameters K0..K3): the model goes to hw.MaxDims, the RTL stops here.
 const MaxDims = 4
 
-// Check reports whether the RTL can build s: the system must be valid, a
-// hyper-crossbar, full duplex, and its tables must fit the RTL's fields
-// (docs/rtl.md: G <= 62, at most 255 routes into a gate, route counts and
-// route list indices below 65536). A data collective (s.Data set by
-// sim.Build) must have op barrier, at most 2^16 ranks and items, and
-// item_flits up to 4096 (docs/transfers.md). Errors are *hw.FieldError
-// values naming the field, or describe a malformed sim.System.
-func Check(s *sim.System) error {
+// Check reports whether the RTL can build d: the system must be valid, a
+// hyper-crossbar, full duplex, and every episode's tables must fit the
+// RTL's fields (docs/rtl.md: G <= 62, at most 255 routes into a gate, route
+// counts and route list indices below 65536). A data collective (an
+// episode's Data set by design.New) must have op barrier, at most 2^16
+// ranks and items, and item_flits up to 4096 (docs/transfers.md). Errors
+// are *hw.FieldError values naming the field (prefixed with the episode
+// when the run's episodes list has several entries), or describe a
+// malformed design.
+func Check(d *design.Design) error {
+	if d == nil {
+		return fmt.Errorf("no system")
+	}
+	n := d.NumEntries()
+	for k := 1; k <= n; k++ {
+		if err := check(d.Episode(k)); err != nil {
+			if n > 1 {
+				return fmt.Errorf("episode %d: %w", k, err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// check is Check for one episode s (its Sys is the episode's system).
+func check(s *design.Episode) error {
 	// The network first: another topology's system has no hyper-crossbar
 	// (s.Topo) to check.
 	if s != nil && s.Sys.Topology != hw.TopoHyperXbar {
@@ -152,7 +171,7 @@ func Check(s *sim.System) error {
 // PartDesign is the gendir part of the files Render returns.
 const PartDesign = "design"
 
-// Generate writes the design for s into dir (see Render) through
+// Generate writes the design for d into dir (see Render) through
 // gendir.Write: dir is created if needed; an existing directory must be one
 // hxbar wrote (it has a manifest, hxbar-manifest.json) or empty, and files
 // the manifest does not name, or that were edited since, are never
@@ -160,8 +179,8 @@ const PartDesign = "design"
 // earlier Generate that this design does not have are removed; the
 // testbench's files (testbench.Generate) are kept. See docs/rtl.md,
 // "Generated directory".
-func Generate(dir string, s *sim.System) (*Manifest, error) {
-	m, files, err := Render(s)
+func Generate(dir string, d *design.Design) (*Manifest, error) {
+	m, files, err := Render(d)
 	if err != nil {
 		return nil, err
 	}
@@ -175,33 +194,25 @@ func Generate(dir string, s *sim.System) (*Manifest, error) {
 	return m, nil
 }
 
-// Render returns the generated design for s, in memory: the RTL library,
+// Render returns the generated design for d, in memory: the RTL library,
 // hx_top.v, gt_n<node>.hex for every node, dt_n<node>.hex for every node
-// when s runs a data collective, rt_s<switch>.hex for every switch,
+// when d runs a data collective, rt_s<switch>.hex for every switch,
 // hx_params.vh and system.yaml (part PartDesign), and the manifest
-// describing them (its Dir is empty). The same s always gives
+// describing them (its Dir is empty). The same d always gives
 // byte-identical files.
-func Render(s *sim.System) (*Manifest, []gendir.File, error) {
+func Render(d *design.Design) (*Manifest, []gendir.File, error) {
 	// Every episode of the run must fit the RTL; the table files show
 	// episode 1's tables (the other episodes' are in the testbench's
 	// configuration program), the units are sized for the largest.
-	run := s // the whole run: its system.yaml keeps repeat and episodes
-	eps := []*sim.System{s}
-	if s != nil && s.NumEpisodes() > 1 {
-		eps = eps[:0]
-		for k := 1; k <= min(s.NumEpisodes(), max(1, len(s.Sys.Episodes))); k++ {
-			eps = append(eps, s.ForEpisode(k))
-		}
-		s = eps[0]
+	if err := Check(d); err != nil {
+		return nil, nil, err
 	}
-	for k, e := range eps {
-		if err := Check(e); err != nil {
-			if len(eps) > 1 {
-				return nil, nil, fmt.Errorf("episode %d: %w", k+1, err)
-			}
-			return nil, nil, err
-		}
+	run := d // the whole run: its system.yaml keeps repeat and episodes
+	var eps []*design.Episode
+	for k := 1; k <= d.NumEntries(); k++ {
+		eps = append(eps, d.Episode(k))
 	}
+	s := eps[0]
 	sys := &s.Sys
 	topo := s.Topo
 	m := &Manifest{
@@ -223,8 +234,8 @@ func Render(s *sim.System) (*Manifest, []gendir.File, error) {
 	for n := range rankOf {
 		rankOf[n] = -1
 	}
-	for r, n := range s.Units.NodeOf {
-		rankOf[n] = r
+	for r := range s.Ranks() {
+		rankOf[s.NodeOf(r)] = r
 	}
 	gate := make([][]uint64, topo.Nodes)
 	for n := range gate {
@@ -306,7 +317,7 @@ func Render(s *sim.System) (*Manifest, []gendir.File, error) {
 	m.RouteTables = make([]string, topo.Switches)
 	for sw := 0; sw < topo.Switches; sw++ {
 		name := RouteTableFile(sw)
-		body, err := RouteTableBody(s, sw)
+		body, err := RouteTableBody(d, sw)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -349,7 +360,7 @@ type unitCap struct {
 }
 
 // unitCapacities sizes every node's unit for every episode in eps.
-func unitCapacities(eps []*sim.System, rankOf []int) ([]unitCap, error) {
+func unitCapacities(eps []*design.Episode, rankOf []int) ([]unitCap, error) {
 	caps := make([]unitCap, len(rankOf))
 	for n, r := range rankOf {
 		c := unitCap{rank: r, maxG: 1, nrt: 1, nil_: 1}
@@ -403,7 +414,7 @@ func dimsString(d []int) string {
 
 // algoName is the schedule's name: the user schedule's algo when one was
 // given, else the system's.
-func algoName(s *sim.System) string {
+func algoName(s *design.Episode) string {
 	if s.Sched != nil && s.Sched.Algo != "" {
 		return s.Sched.Algo
 	}
@@ -411,7 +422,7 @@ func algoName(s *sim.System) string {
 }
 
 // headerLines is the header every generated file starts with.
-func headerLines(s *sim.System) []string {
+func headerLines(s *design.Episode) []string {
 	sys := &s.Sys
 	ranks := fmt.Sprintf("%d ranks", sys.NumRanks())
 	if sys.NumRanks() == 1 {
@@ -447,7 +458,7 @@ func coords(t *noc.Topology, node int) string {
 	return "(" + strings.Join(c, ", ") + ")"
 }
 
-func gateNotes(s *sim.System, node, rank int, body []uint64) (title, notes []string) {
+func gateNotes(s *design.Episode, node, rank int, body []uint64) (title, notes []string) {
 	t := s.Topo
 	if rank < 0 {
 		return []string{fmt.Sprintf("gate table of node %d %s, address %#x: no rank", node, coords(t, node), t.Addr(node))},
@@ -470,7 +481,7 @@ func gateNotes(s *sim.System, node, rank int, body []uint64) (title, notes []str
 	for j := 0; j < nr; j++ {
 		w := body[G+2+j]
 		d := int(w >> gtRankShift)
-		notes[G+2+j] = fmt.Sprintf("route %d: to rank %d at address %#x (node %d)", j, d, w&0xffffffff, s.Units.NodeOf[d])
+		notes[G+2+j] = fmt.Sprintf("route %d: to rank %d at address %#x (node %d)", j, d, w&0xffffffff, s.NodeOf(d))
 	}
 	return title, notes
 }
@@ -508,7 +519,7 @@ func routeNotes(t *noc.Topology, sw int) (title, notes []string) {
 }
 
 // paramsFile is hx_params.vh: the defines a testbench includes.
-func paramsFile(s *sim.System, hdr []string) []byte {
+func paramsFile(s *design.Episode, hdr []string) []byte {
 	sys := &s.Sys
 	var b bytes.Buffer
 	comment(&b, "// ", hdr)

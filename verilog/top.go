@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/hxbar/hxbar/sim"
+	"github.com/hxbar/hxbar/design"
 )
 
 // topFile writes hx_top.v: every instance spelled out, wired as docs/rtl.md
 // "Top-level wiring (for the generator)" prescribes. gate[n] is node n's gate
 // table body (it gives the unit's NG and NWORDS), data[n] its data table
 // body (NDW; nil for a barrier: the units keep DATA = 0).
-func topFile(s *sim.System, hdr []string, caps []unitCap) []byte {
+func topFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 	sys := &s.Sys
 	t := s.Topo
 	N := t.Nodes
