@@ -77,7 +77,7 @@ func buildEpisode(e *hw.System, sched *barrierunit.Schedule, cs *collective.Sche
 		}
 		ep.Data = cs
 		ep.Sched = &barrierunit.Schedule{Ranks: R, Algo: cs.Algo, Gates: ep.Table.Gates}
-		// Refuse, before the network is built, a run that cannot finish
+		// Refuse, before anything runs, a run that cannot finish
 		// within max_cycles (its data alone can take millions of cycles).
 		if b := LowerBound(e, cs, arrive); b.Cycles > e.MaxCycles {
 			return nil, &BoundError{MaxCycles: e.MaxCycles, Bound: b}

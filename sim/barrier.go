@@ -65,10 +65,12 @@ type System struct {
 	linkSpecs  []string  // the spec of each armed link fault, in the network's order
 }
 
-// Build assembles a validated system. sched may be nil to generate the
-// schedule named by sys.Algo; a user schedule must be for sys's rank count.
-// A data collective (sys.Collective allgather or broadcast) runs the data
-// schedule DataSchedule generates; sched must then be nil (see BuildData).
+// Build assembles a validated system: its design (design.New, which
+// validates sys and compiles every episode's tables) and the network and
+// units that run it. sched may be nil to generate the schedule named by
+// sys.Algo; a user schedule must be for sys's rank count. A data
+// collective (sys.Collective allgather or broadcast) runs the data schedule
+// design.DataSchedule generates; sched must then be nil (see BuildData).
 func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
 	return build(sys, sched, nil)
 }
@@ -84,7 +86,7 @@ func BuildWith(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedu
 }
 
 // BuildData assembles a system running the data schedule cs (nil: the one
-// DataSchedule generates for sys). sys.Collective must name a data
+// design.DataSchedule generates for sys). sys.Collective must name a data
 // collective, and what sys says of the items (items, item_placement, order;
 // broadcast: one item) must agree with cs; cs is verified before it runs.
 func BuildData(sys hw.System, cs *collective.Schedule) (*System, error) {
