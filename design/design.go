@@ -35,6 +35,9 @@ type Design struct {
 	Sys    hw.System
 	Fabric noc.Fabric    // the network
 	Topo   *noc.Topology // the hyper-crossbar, or nil for another network
+	// Avoid is the routing around the avoided channels (Sys.Avoid), nil
+	// for none.
+	Avoid *noc.Avoid
 
 	// episodes are the tables of each entry of the run's episodes list
 	// (one entry without a list); entries that run the same tables share
@@ -118,7 +121,42 @@ func NewWith(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule
 		d.nodeOf[r] = int32(sys.RankNode(r))
 		d.rankOfNode[d.nodeOf[r]] = int32(r)
 	}
+	if d.Avoid, err = avoidRoutes(&d.Sys, fab); err != nil {
+		return nil, err
+	}
 	return d, nil
+}
+
+// AvoidIDs resolves the system's avoid list to channel ids of fab; an
+// unknown name is an error on its entry, with the nearest names.
+func AvoidIDs(sys *hw.System, fab noc.Fabric) ([]int, error) {
+	idx := noc.NewChannelIndex(fab)
+	var ids []int
+	for i, name := range sys.Avoid {
+		id, err := idx.Parse(name)
+		if err != nil {
+			return nil, &hw.FieldError{Field: fmt.Sprintf("avoid[%d]", i), Value: fmt.Sprintf("%q", name), Allowed: noc.ChannelHint(err)}
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// avoidRoutes is the routing of fab around sys's avoided channels, nil when
+// it avoids none.
+func avoidRoutes(sys *hw.System, fab noc.Fabric) (*noc.Avoid, error) {
+	if len(sys.Avoid) == 0 {
+		return nil, nil
+	}
+	ids, err := AvoidIDs(sys, fab)
+	if err != nil {
+		return nil, err
+	}
+	a, _, err := noc.AvoidChannels(fab, ids)
+	if err != nil {
+		return nil, &hw.FieldError{Field: "avoid", Value: fmt.Sprintf("%q", sys.Avoid), Allowed: err.Error()}
+	}
+	return a, nil
 }
 
 // NumEpisodes is the number of episodes the run has (its repeat, or its

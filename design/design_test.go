@@ -126,3 +126,20 @@ func TestLayering(t *testing.T) {
 		}
 	}
 }
+
+func TestAvoid(t *testing.T) {
+	sys := small()
+	d, err := design.New(sys, nil, nil)
+	if err != nil || d.Avoid != nil {
+		t.Fatalf("no avoid list: avoid %v, err %v", d.Avoid, err)
+	}
+	sys.Avoid = []string{"n0.d1.up"}
+	if d, err = design.New(sys, nil, nil); err != nil || d.Avoid == nil {
+		t.Fatalf("avoid n0.d1.up: avoid %v, err %v", d.Avoid, err)
+	}
+	sys.Avoid = []string{"n0.d9.up"}
+	_, err = design.New(sys, nil, nil)
+	if fe, ok := errors.AsType[*hw.FieldError](err); !ok || fe.Field != "avoid[0]" {
+		t.Fatalf("avoid n0.d9.up: want a field error on avoid[0], got %v", err)
+	}
+}

@@ -58,8 +58,7 @@ type System struct {
 	exhaustive bool                               // evaluate every element every cycle (the reference for tests)
 	epResults  []EpisodeResult                    // the episodes of the run so far
 	releases   [][]int64                          // every rank's release cycle in each finished episode but the last
-	// Avoid is the routing around the avoided channels (nil: none).
-	Avoid      *noc.Avoid
+	// (the routing around the avoided channels is the design's Avoid)
 	wd         *watchdog // the units' watchdog (nil: off)
 	stuckRanks []int     // ranks a stuck fault keeps from arriving
 	linkSpecs  []string  // the spec of each armed link fault, in the network's order
