@@ -13,14 +13,15 @@ import (
 // MagicData is the magic of a data table file (docs/transfers.md).
 const MagicData = "HXDT"
 
-// Limits of the RTL transfer engine (docs/transfers.md, "Data table file").
+// Fields of the RTL transfer engine's tables (docs/transfers.md, "Data
+// table file"); the item list of one table holds at most
+// regmap.MaxItemList words (24-bit index).
 const (
-	MaxItemList   = regmap.MaxItemList // item-list words of one table (24-bit index)
-	dtRankShift   = 48                 // route / gate word: bits 63..48
-	dtCountShift  = 24                 // bits 47..24
-	dtField24     = 1<<24 - 1          // count and first-item fields
-	dtOriginShift = 48                 // item-list word: origin bits 63..48
-	dtItemShift   = 32                 // item id bits 47..32
+	dtRankShift   = 48        // route / gate word: bits 63..48
+	dtCountShift  = 24        // bits 47..24
+	dtField24     = 1<<24 - 1 // count and first-item fields
+	dtOriginShift = 48        // item-list word: origin bits 63..48
+	dtItemShift   = 32        // item id bits 47..32
 )
 
 // DataTableFile is the name of node's data table file.
@@ -76,8 +77,8 @@ func DecodeDataTable(body []uint64, gt *GateTable) (*DataTable, error) {
 	if t.ItemFlits < 1 || t.ItemFlits > hw.MaxItemFlits {
 		return nil, fmt.Errorf("data table: F = %d flits per item (allowed: 1..%d)", t.ItemFlits, hw.MaxItemFlits)
 	}
-	if int(uint32(body[0])) != L || L > MaxItemList {
-		return nil, fmt.Errorf("data table: L = %d item-list words, the body holds %d (allowed: up to %d)", uint32(body[0]), L, MaxItemList)
+	if int(uint32(body[0])) != L || L > regmap.MaxItemList {
+		return nil, fmt.Errorf("data table: L = %d item-list words, the body holds %d (allowed: up to %d)", uint32(body[0]), L, regmap.MaxItemList)
 	}
 	msg := func(w uint64) DataMessage {
 		return DataMessage{Rank: int(w >> dtRankShift), Count: int(w >> dtCountShift & dtField24), First: int(w & dtField24)}
