@@ -53,7 +53,7 @@ vet:
 # TestSynthDefaultClean: the default 4x4 design, without any .hex file,
 # through 'synth -top hx_top; check -assert' with no Yosys warning (~10 s).
 unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 40m ./...
 
 # The parallel engine against the single-worker one, under the race detector.
 race:

@@ -52,7 +52,10 @@ func oneLine(s string) string {
 
 // keySpec describes one key of the system file: its CLI flag, its type and
 // allowed values (for messages and docs), the comment written above it by
-// YAML, and how it is decoded and written.
+// YAML, how it is decoded and written, and the System field it sets. A
+// field is declared here once, for the file and for its flag: BindFlags
+// registers a flag on field, Apply copies it (TestKeysMatchStruct keeps the
+// table in step with System, TestConfigDocs with docs/config.md).
 type keySpec struct {
 	key     string
 	flag    string
@@ -61,12 +64,21 @@ type keySpec struct {
 	doc     string
 	decode  func(s *System, n *yaml.Node) error
 	write   func(s *System) string
+	// field is the System field of the key, a pointer to it (a list's as
+	// the flag.Value that parses the flag: intList, boolList, commaList,
+	// stringList); nil for a key without a flag.
+	field func(s *System) any
+	// help is the flag's help text, completed with "; allowed: ..." and
+	// the key; usage, when set, is the whole help text instead.
+	help  string
+	usage string
 }
 
 // keys lists every key of the system file in the order YAML writes them.
 // TestKeysMatchStruct keeps it in step with the yaml tags of System.
 var keys = []keySpec{
 	{key: "name", flag: "name", typ: "string", allowed: NameAllowed,
+		field: func(s *System) any { return &s.Name }, help: "label for reports and generated files",
 		doc: "A label for this system, used in reports and generated file names.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Name, err = decodeString(n, "name", NameAllowed)
@@ -74,6 +86,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return strconv.Quote(s.Name) }},
 	{key: "topology", flag: "topology", typ: "string", allowed: Join(Topologies),
+		field: func(s *System) any { return &s.Topology }, help: "network topology",
 		doc: "Network. hyperxbar: a hyper-crossbar, one crossbar per line of every dimension, joined at each node by an exchanger; torus: a k-ary n-cube (dims [16] is a 16-node ring) with two virtual channels and a dateline; fattree: a k-ary n-tree (dims all equal to k, n levels). torus and fattree are model only (docs/networks.md).",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Topology, err = decodeName[Topology](n, "topology", Join(Topologies))
@@ -81,6 +94,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return string(s.Topology) }},
 	{key: "dims", flag: "dims", typ: "list of integers", allowed: dimsAllowed,
+		field: func(s *System) any { return (*intList)(&s.Dims) }, usage: fmt.Sprintf("comma-separated dimension sizes, e.g. 4,4; allowed: %d to %d sizes, each %d..%d (key dims)", MinDims, MaxDims, MinDimSize, MaxDimSize),
 		doc: "Size of each dimension, dimension 0 first (it varies fastest in the node number). The network has the product of the sizes as nodes.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Dims, err = decodeIntList(n, "dims", dimsAllowed, fmt.Sprintf("%d..%d", MinDimSize, MaxDimSize))
@@ -88,6 +102,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return writeInts(s.Dims, "") }},
 	{key: "wrap", flag: "wrap", typ: "list of booleans", allowed: WrapAllowed,
+		field: func(s *System) any { return (*boolList)(&s.Wrap) }, usage: "comma-separated wrap flag per torus dimension, each 1/0 or true/false, e.g. 1,1,1,0,1,0; empty: every dimension wraps; torus only (key wrap)",
 		doc: "Torus only: per dimension, true for a ring (wrap-around link, dateline on two virtual channels) or false for a mesh line (no wrap link, one virtual channel used). Empty: every dimension wraps.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Wrap, err = decodeBoolList(n, "wrap", WrapAllowed)
@@ -98,6 +113,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return writeBools(s.Wrap) }},
 	{key: "ranks", flag: "ranks", typ: "integer", allowed: "0..number of nodes (0 means every node)",
+		field: func(s *System) any { return &s.Ranks }, usage: "ranks taking part, 0..nodes, 0 = every node; when --dims or --placement is given without --ranks: the number of placement entries (key ranks)",
 		doc: "Ranks taking part; 0 means one rank on every node.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Ranks, err = decodeInt(n, "ranks", "0..number of nodes (0 means every node)")
@@ -105,6 +121,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return strconv.Itoa(s.Ranks) }},
 	{key: "placement", flag: "placement", typ: "list of integers", allowed: placementAllowed,
+		field: func(s *System) any { return (*intList)(&s.Placement) }, usage: "comma-separated node of each rank, e.g. 0,5,10,15, distinct, one per rank; empty: rank r on node r (key placement)",
 		doc: "Node of each rank: rank r runs on node placement[r]. Empty: rank r runs on node r.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Placement, err = decodeIntList(n, "placement", placementAllowed, "a node number 0..nodes-1")
@@ -115,6 +132,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return writeInts(s.Placement, "  ") }},
 	{key: "algo", flag: "algo", typ: "string", allowed: Join(Algorithms),
+		field: func(s *System) any { return &s.Algo }, help: "gate schedule",
 		doc: "Gate schedule. butterfly: the near-last butterfly (shortest routes at the last gates); butterfly-near-first: the same exchanges with the shortest routes first; dissemination: the dissemination barrier.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Algo, err = decodeName[Algorithm](n, "algo", Join(Algorithms))
@@ -122,6 +140,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return string(s.Algo) }},
 	{key: "op", flag: "op", typ: "string", allowed: Join(Ops),
+		field: func(s *System) any { return &s.Op }, help: "reduction carried by the barrier",
 		doc: "Reduction carried by the barrier, on 64-bit unsigned operands; barrier carries no value. With algo dissemination only barrier, max, min, and, or.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Op, err = decodeName[OpName](n, "op", Join(Ops))
@@ -129,6 +148,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return string(s.Op) }},
 	{key: "collective", flag: "collective", typ: "string", allowed: Join(Collectives),
+		field: func(s *System) any { return &s.Collective }, help: "what the units run",
 		doc: "What the units run. barrier: the gate schedule of algo with op; allgather: every item reaches every rank; broadcast: one item from its rank to all (docs/transfers.md).",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Collective, err = decodeName[Collective](n, "collective", Join(Collectives))
@@ -136,6 +156,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return string(s.Collective) }},
 	{key: "items", flag: "items", typ: "integer", allowed: "0..ranks (0: ranks for allgather, 1 for broadcast)",
+		field: func(s *System) any { return &s.Items }, help: "items of a data collective",
 		doc: "Items of a data collective, each starting on its own rank. allgather with items = ranks is recursive doubling (algo butterfly: near-last, butterfly-near-first: near-first); fewer items use order.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Items, err = decodeInt(n, "items", "0..ranks (0: ranks for allgather, 1 for broadcast)")
@@ -143,6 +164,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return strconv.Itoa(s.Items) }},
 	{key: "item_flits", flag: "item-flits", typ: "integer", allowed: fmt.Sprintf("1..%d", MaxItemFlits),
+		field: func(s *System) any { return &s.ItemFlits }, help: "payload flits per item",
 		doc: "Payload flits per item of a data collective (a message of n items is 1 + n*item_flits flits).",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.ItemFlits, err = decodeInt(n, "item_flits", fmt.Sprintf("1..%d", MaxItemFlits))
@@ -150,6 +172,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return strconv.Itoa(s.ItemFlits) }},
 	{key: "order", flag: "order", typ: "string", allowed: "empty, or O and M characters, e.g. OOMM",
+		field: func(s *System) any { return &s.Order }, help: "one-sided/mutual step order of an all-gather",
 		doc: "Step order of an all-gather with fewer items than ranks: log2(ranks/items) one-sided (O) and log2(items) mutual (M) steps; empty: the Hitachi order (all O, then all M).",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Order, err = decodeString(n, "order", "empty, or O and M characters, e.g. OOMM")
@@ -157,6 +180,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return strconv.Quote(s.Order) }},
 	{key: "item_placement", flag: "item-placement", typ: "list of integers", allowed: "a list of distinct ranks, one per item, or []",
+		field: func(s *System) any { return (*intList)(&s.ItemPlace) }, usage: "comma-separated rank each item starts on, distinct; empty: the seed's placement (key item_placement)",
 		doc: "Rank each item starts on: item i on rank item_placement[i]. Empty: the Hitachi seed's placement (broadcast: rank 0).",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.ItemPlace, err = decodeIntList(n, "item_placement", "a list of distinct ranks, one per item, or []", "a rank number 0..ranks-1")
@@ -167,6 +191,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return writeInts(s.ItemPlace, "  ") }},
 	{key: "seed", flag: "seed", typ: "integer", allowed: "0..18446744073709551615",
+		field: func(s *System) any { return &s.Seed }, help: "seed of arrival cycles and operands",
 		doc: "Seed of the arrival cycles and operands: the same seed gives the same scenario.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Seed, err = decodeUint64(n, "seed", "0..18446744073709551615")
@@ -174,6 +199,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return strconv.FormatUint(s.Seed, 10) }},
 	{key: "skew", flag: "skew", typ: "integer", allowed: fmt.Sprintf("0..%d", MaxSkew),
+		field: func(s *System) any { return &s.Skew }, help: "arrival cycles are drawn from 0..skew",
 		doc: "Arrival skew: each rank's CPU arrives at a cycle drawn uniformly from 0..skew.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Skew, err = decodeInt(n, "skew", fmt.Sprintf("0..%d", MaxSkew))
@@ -181,6 +207,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return strconv.Itoa(s.Skew) }},
 	{key: "link_latency", flag: "link-latency", typ: "integer", allowed: fmt.Sprintf("1..%d", MaxLinkLatency),
+		field: func(s *System) any { return &s.LinkLatency }, help: "cycles per network channel",
 		doc: "Cycles a flit (and a returned credit) takes on a network channel between an exchanger and a crossbar.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.LinkLatency, err = decodeInt(n, "link_latency", fmt.Sprintf("1..%d", MaxLinkLatency))
@@ -188,6 +215,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return strconv.Itoa(s.LinkLatency) }},
 	{key: "buffer_depth", flag: "buffer-depth", typ: "integer", allowed: fmt.Sprintf("1..%d", MaxBufferDepth),
+		field: func(s *System) any { return &s.BufferDepth }, help: "flits per switch input FIFO",
 		doc: "Flits each switch input FIFO holds (the credits of the channel feeding it); below 2*link_latency a packet stream is throttled by the credit round trip.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.BufferDepth, err = decodeInt(n, "buffer_depth", fmt.Sprintf("1..%d", MaxBufferDepth))
@@ -195,6 +223,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return strconv.Itoa(s.BufferDepth) }},
 	{key: "flit_width", flag: "flit-width", typ: "integer", allowed: fmt.Sprintf("%d..%d, at least the header bits", MinFlitWidth, MaxFlitWidth),
+		field: func(s *System) any { return &s.FlitWidth }, help: "data bits per flit",
 		doc: "Data bits per flit. The head flit must hold the header: address bits + rank bits + 6 gate bits.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.FlitWidth, err = decodeInt(n, "flit_width", fmt.Sprintf("%d..%d", MinFlitWidth, MaxFlitWidth))
@@ -202,6 +231,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return strconv.Itoa(s.FlitWidth) }},
 	{key: "duplex", flag: "duplex", typ: "string", allowed: Join(DuplexModes),
+		field: func(s *System) any { return &s.Duplex }, help: "link duplex mode",
 		doc: "full: both channels of an exchanger-crossbar link move a flit in the same cycle; half: they share one wire, one direction per cycle (model only).",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Duplex, err = decodeName[Duplex](n, "duplex", Join(DuplexModes))
@@ -209,6 +239,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return string(s.Duplex) }},
 	{key: "max_cycles", flag: "max-cycles", typ: "integer", allowed: fmt.Sprintf("1..%d", int64(MaxMaxCycles)),
+		field: func(s *System) any { return &s.MaxCycles }, help: "stop with an error after this many cycles",
 		doc: "The simulation stops with an error if the barrier has not completed by this cycle.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			var v int64
@@ -218,6 +249,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return strconv.FormatInt(s.MaxCycles, 10) }},
 	{key: "repeat", flag: "repeat", typ: "integer", allowed: fmt.Sprintf("1..%d", MaxEpisodes),
+		field: func(s *System) any { return &s.Repeat }, help: "run the collective (or the file's episodes list) this many times back to back",
 		doc: "Episodes run back to back: the collective (or the episodes list) this many times; each episode's arrivals are drawn from seed and count from the previous episode's last release (docs/microarchitecture.md, Episodes).",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Repeat, err = decodeInt(n, "repeat", fmt.Sprintf("1..%d", MaxEpisodes))
@@ -232,6 +264,7 @@ var keys = []keySpec{
 		decode: nil, // set by init: decodeEpisodes reads the other keys' decoders
 		write:  writeEpisodes},
 	{key: "faults", flag: "fault", typ: "list of strings", allowed: FaultAllowed,
+		field: func(s *System) any { return (*stringList)(&s.Faults) }, usage: "inject a fault, repeatable: " + FaultAllowed + " (key faults)",
 		doc: "Faults injected into the run (docs/reliability.md): a bit flip or a lost flit on a channel in one cycle, a channel dead from a cycle on, a rank that never arrives. Empty: no fault. The flag --fault is repeatable.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Faults, err = decodeStringList(n, "faults", FaultAllowed)
@@ -242,6 +275,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return writeStrings(s.Faults) }},
 	{key: "avoid", flag: "avoid", typ: "list of strings", allowed: AvoidAllowed,
+		field: func(s *System) any { return (*commaList)(&s.Avoid) }, usage: "comma-separated channels the routing keeps off, e.g. n0.d1.up,n5.d0.down (key avoid)",
 		doc: "Channels the routing keeps off (dead links): the switches get routing exceptions that reach every node without them, proved deadlock-free (docs/reliability.md). Empty: the generated tables.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Avoid, err = decodeStringList(n, "avoid", AvoidAllowed)
@@ -252,6 +286,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return writeStrings(s.Avoid) }},
 	{key: "crc_bits", flag: "crc-bits", typ: "integer", allowed: CRCAllowed,
+		field: func(s *System) any { return &s.CRCBits }, help: "check code bits per packet",
 		doc: "Check code of every packet, carried in sideband bits of its tail flit (no extra flit): the receiving unit recomputes it and raises CRC on a mismatch (docs/reliability.md).",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.CRCBits, err = decodeInt(n, "crc_bits", CRCAllowed)
@@ -259,6 +294,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return strconv.Itoa(s.CRCBits) }},
 	{key: "watchdog", flag: "watchdog", typ: "integer", allowed: fmt.Sprintf("0..%d (0: no watchdog)", int64(MaxMaxCycles)),
+		field: func(s *System) any { return &s.Watchdog }, help: "cycles without progress before a waiting unit raises TIMEOUT",
 		doc: "Cycles a unit waiting at a gate may go without passing a gate, sending or receiving before it raises TIMEOUT, naming the gate and the ranks still missing; 0: no watchdog (docs/reliability.md).",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Watchdog, err = decodeInteger(n, "watchdog", fmt.Sprintf("0..%d", int64(MaxMaxCycles)), math.MinInt64, math.MaxInt64)
@@ -266,6 +302,7 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return strconv.FormatInt(s.Watchdog, 10) }},
 	{key: "link_retry", flag: "link-retry", typ: "integer", allowed: fmt.Sprintf("0, or buffer_depth..%d flits", MaxLinkRetry),
+		field: func(s *System) any { return &s.LinkRetry }, help: "replay buffer of link-level retry in flits (at least buffer_depth), 0: none",
 		doc: "Link-level retry: the replay buffer of every link direction in flits (go-back-N, at least buffer_depth). A flit a flip or drop hits is caught by the receiving link and resent, crossing the wire 2*link_latency cycles later, unharmed; 0: no retry (docs/reliability.md).",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.LinkRetry, err = decodeInt(n, "link_retry", fmt.Sprintf("0, or buffer_depth..%d", MaxLinkRetry))

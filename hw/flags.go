@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,36 +26,16 @@ type Flags struct {
 func BindFlags(fs *flag.FlagSet) *Flags {
 	f := &Flags{fs: fs, val: Default()}
 	v := &f.val
-	u := func(key, text string) string {
-		spec := specOf(key)
-		return fmt.Sprintf("%s; allowed: %s (key %s)", text, spec.allowed, key)
+	for _, k := range keys {
+		if k.flag == "" {
+			continue
+		}
+		usage := k.usage
+		if usage == "" {
+			usage = fmt.Sprintf("%s; allowed: %s (key %s)", k.help, k.allowed, k.key)
+		}
+		bindField(fs, k.field(v), k.flag, usage)
 	}
-	fs.StringVar(&v.Name, "name", v.Name, u("name", "label for reports and generated files"))
-	fs.StringVar((*string)(&v.Topology), "topology", string(v.Topology), u("topology", "network topology"))
-	fs.Var((*intList)(&v.Dims), "dims", fmt.Sprintf("comma-separated dimension sizes, e.g. 4,4; allowed: %d to %d sizes, each %d..%d (key dims)", MinDims, MaxDims, MinDimSize, MaxDimSize))
-	fs.Var((*boolList)(&v.Wrap), "wrap", "comma-separated wrap flag per torus dimension, each 1/0 or true/false, e.g. 1,1,1,0,1,0; empty: every dimension wraps; torus only (key wrap)")
-	fs.IntVar(&v.Ranks, "ranks", v.Ranks, "ranks taking part, 0..nodes, 0 = every node; when --dims or --placement is given without --ranks: the number of placement entries (key ranks)")
-	fs.Var((*intList)(&v.Placement), "placement", "comma-separated node of each rank, e.g. 0,5,10,15, distinct, one per rank; empty: rank r on node r (key placement)")
-	fs.StringVar((*string)(&v.Algo), "algo", string(v.Algo), u("algo", "gate schedule"))
-	fs.StringVar((*string)(&v.Op), "op", string(v.Op), u("op", "reduction carried by the barrier"))
-	fs.StringVar((*string)(&v.Collective), "collective", string(v.Collective), u("collective", "what the units run"))
-	fs.IntVar(&v.Items, "items", v.Items, u("items", "items of a data collective"))
-	fs.IntVar(&v.ItemFlits, "item-flits", v.ItemFlits, u("item_flits", "payload flits per item"))
-	fs.StringVar(&v.Order, "order", v.Order, u("order", "one-sided/mutual step order of an all-gather"))
-	fs.Var((*intList)(&v.ItemPlace), "item-placement", "comma-separated rank each item starts on, distinct; empty: the seed's placement (key item_placement)")
-	fs.Uint64Var(&v.Seed, "seed", v.Seed, u("seed", "seed of arrival cycles and operands"))
-	fs.IntVar(&v.Skew, "skew", v.Skew, u("skew", "arrival cycles are drawn from 0..skew"))
-	fs.IntVar(&v.LinkLatency, "link-latency", v.LinkLatency, u("link_latency", "cycles per network channel"))
-	fs.IntVar(&v.BufferDepth, "buffer-depth", v.BufferDepth, u("buffer_depth", "flits per switch input FIFO"))
-	fs.IntVar(&v.FlitWidth, "flit-width", v.FlitWidth, u("flit_width", "data bits per flit"))
-	fs.StringVar((*string)(&v.Duplex), "duplex", string(v.Duplex), u("duplex", "link duplex mode"))
-	fs.Int64Var(&v.MaxCycles, "max-cycles", v.MaxCycles, u("max_cycles", "stop with an error after this many cycles"))
-	fs.IntVar(&v.Repeat, "repeat", v.Repeat, u("repeat", "run the collective (or the file's episodes list) this many times back to back"))
-	fs.IntVar(&v.CRCBits, "crc-bits", v.CRCBits, u("crc_bits", "check code bits per packet"))
-	fs.Int64Var(&v.Watchdog, "watchdog", v.Watchdog, u("watchdog", "cycles without progress before a waiting unit raises TIMEOUT"))
-	fs.IntVar(&v.LinkRetry, "link-retry", v.LinkRetry, u("link_retry", "replay buffer of link-level retry in flits, 0: none"))
-	fs.Var((*commaList)(&v.Avoid), "avoid", "comma-separated channels the routing keeps off, e.g. n0.d1.up,n5.d0.down (key avoid)")
-	fs.Var((*stringList)(&v.Faults), "fault", "inject a fault, repeatable: "+FaultAllowed+" (key faults)")
 	return f
 }
 
@@ -92,63 +73,11 @@ func (f *Flags) Apply(dst *System) error {
 	set, names := f.given()
 	v := &f.val
 	for key := range set {
-		switch key {
-		case "name":
-			s.Name = v.Name
-		case "topology":
-			s.Topology = v.Topology
-		case "dims":
-			s.Dims = slices.Clone(v.Dims)
-		case "wrap":
-			s.Wrap = slices.Clone(v.Wrap)
-		case "ranks":
-			s.Ranks = v.Ranks
-		case "placement":
-			s.Placement = slices.Clone(v.Placement)
-		case "algo":
-			s.Algo = v.Algo
-		case "op":
-			s.Op = v.Op
-		case "seed":
-			s.Seed = v.Seed
-		case "skew":
-			s.Skew = v.Skew
-		case "link_latency":
-			s.LinkLatency = v.LinkLatency
-		case "buffer_depth":
-			s.BufferDepth = v.BufferDepth
-		case "flit_width":
-			s.FlitWidth = v.FlitWidth
-		case "duplex":
-			s.Duplex = v.Duplex
-		case "max_cycles":
-			s.MaxCycles = v.MaxCycles
-		case "collective":
-			s.Collective = v.Collective
-		case "items":
-			s.Items = v.Items
-		case "item_flits":
-			s.ItemFlits = v.ItemFlits
-		case "order":
-			s.Order = v.Order
-		case "item_placement":
-			s.ItemPlace = slices.Clone(v.ItemPlace)
-		case "faults":
-			s.Faults = slices.Clone(v.Faults)
-		case "avoid":
-			s.Avoid = slices.Clone(v.Avoid)
-		case "crc_bits":
-			s.CRCBits = v.CRCBits
-		case "watchdog":
-			s.Watchdog = v.Watchdog
-		case "link_retry":
-			s.LinkRetry = v.LinkRetry
-		case "repeat":
-			if v.Repeat < 1 { // Validate reads 0 as 1 (a Go literal); a flag says 1
-				return &FlagError{Flag: "repeat", Err: outOfRange("repeat", v.Repeat, 1, MaxEpisodes)}
-			}
-			s.Repeat = v.Repeat
+		if key == "repeat" && v.Repeat < 1 { // Validate reads 0 as 1 (a Go literal); a flag says 1
+			return &FlagError{Flag: "repeat", Err: outOfRange("repeat", v.Repeat, 1, MaxEpisodes)}
 		}
+		k := specOf(key)
+		copyField(k.field(&s), k.field(v))
 	}
 	if len(s.Placement) == 0 {
 		s.Placement = nil
@@ -201,6 +130,39 @@ func (f *Flags) Load(configPath string) (System, error) {
 		return System{}, err
 	}
 	return s, nil
+}
+
+// bindField registers the flag name on the System field p (keySpec.field),
+// its current value as the default. A string type (Topology, OpName, ...)
+// is a string flag, a list its own flag.Value.
+func bindField(fs *flag.FlagSet, p any, name, usage string) {
+	switch p := p.(type) {
+	case flag.Value:
+		fs.Var(p, name, usage)
+	case *int:
+		fs.IntVar(p, name, *p, usage)
+	case *int64:
+		fs.Int64Var(p, name, *p, usage)
+	case *uint64:
+		fs.Uint64Var(p, name, *p, usage)
+	default:
+		// A string or a string type: the flag sets it through *string.
+		sp := reflect.ValueOf(p).Convert(reflect.TypeFor[*string]()).Interface().(*string)
+		fs.StringVar(sp, name, *sp, usage)
+	}
+}
+
+// copyField sets the field dst points to to src's (both keySpec.field
+// pointers of the same key), a list copied.
+func copyField(dst, src any) {
+	d, sv := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
+	if sv.Kind() == reflect.Slice && !sv.IsNil() {
+		c := reflect.MakeSlice(sv.Type(), sv.Len(), sv.Len())
+		reflect.Copy(c, sv)
+		d.Set(c)
+		return
+	}
+	d.Set(sv)
 }
 
 // FlagError is an invalid System caused by the value of a command-line flag.

@@ -349,3 +349,33 @@ func TestWrapFlag(t *testing.T) {
 		t.Errorf("--wrap 1,x: %v", err)
 	}
 }
+
+// TestFlagFieldIsTheKeys: the field a key's flag sets (keySpec.field) is
+// the System field whose yaml tag is the key, so the descriptor table
+// cannot bind a flag to another key's field.
+func TestFlagFieldIsTheKeys(t *testing.T) {
+	var s System
+	base := reflect.ValueOf(&s).Elem()
+	for _, k := range keys {
+		if k.flag == "" {
+			if k.field != nil {
+				t.Errorf("key %s has a field but no flag", k.key)
+			}
+			continue
+		}
+		if k.field == nil || (k.help == "") == (k.usage == "") {
+			t.Errorf("key %s: flag --%s needs a field and exactly one of help, usage", k.key, k.flag)
+			continue
+		}
+		addr := reflect.ValueOf(k.field(&s)).Pointer()
+		found := ""
+		for i := range base.NumField() {
+			if base.Field(i).Addr().Pointer() == addr {
+				found, _, _ = strings.Cut(base.Type().Field(i).Tag.Get("yaml"), ",")
+			}
+		}
+		if found != k.key {
+			t.Errorf("flag --%s sets the field of key %q, want %q", k.flag, found, k.key)
+		}
+	}
+}

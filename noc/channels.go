@@ -1,6 +1,7 @@
 package noc
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -185,6 +186,15 @@ func (e *ChannelError) Hint() string {
 		return e.Allowed
 	}
 	return e.Allowed + "; did you mean " + strings.Join(e.Suggest, ", ") + "?"
+}
+
+// ChannelHint is what an error naming a channel allows: a
+// *ChannelError's Hint, else the error's text.
+func ChannelHint(err error) string {
+	if ce, ok := errors.AsType[*ChannelError](err); ok {
+		return ce.Hint()
+	}
+	return err.Error()
 }
 
 func (e *ChannelError) Error() string {

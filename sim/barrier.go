@@ -13,6 +13,7 @@ import (
 
 	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/collective"
+	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/noc"
 )
@@ -29,30 +30,23 @@ func checkModelSize(sys *hw.System) error {
 	return nil
 }
 
-// flatOnlyRanks is the rank count above which generated schedules are built
-// straight into gate tables, without a route list (Sched.Routes is nil).
-const flatOnlyRanks = 1 << 16
-
 // System is an assembled barrier system, ready to run once.
+//
+// It embeds the design it runs (Sys, Fabric, Topo, the placement, every
+// episode's tables: design.Design, read only); the network and the units
+// are its state.
 type System struct {
-	Sys      hw.System
-	Fabric   noc.Fabric    // the network
-	Topo     *noc.Topology // the hyper-crossbar, or nil for another network
-	Net      *noc.Network
-	Sched    *barrierunit.Schedule
-	Table    *barrierunit.FlatTable
-	Units    *barrierunit.Units
-	Arrivals []hw.Arrival
-	Op       barrierunit.Op
+	*design.Design
+	Net   *noc.Network
+	Sched *barrierunit.Schedule
+	Table *barrierunit.FlatTable
+	Units *barrierunit.Units
+	Op    barrierunit.Op
 	// Data is the data schedule of a collective (nil for a barrier);
 	// DataTable what the units read of it.
 	Data      *collective.Schedule
 	DataTable *barrierunit.DataTable
 
-	// episodes are the tables of each entry of the run's episodes list
-	// (one entry without a list); entries that run the same tables share
-	// one *Episode. Episode k runs episodes[(k-1) % len(episodes)].
-	episodes []*Episode
 	// Cur is the episode running (after Run, the last one run); Table,
 	// Sched, Op, Data and DataTable are its tables.
 	Cur *Episode
@@ -65,17 +59,18 @@ type System struct {
 	exhaustive bool                               // evaluate every element every cycle (the reference for tests)
 	epResults  []EpisodeResult                    // the episodes of the run so far
 	releases   [][]int64                          // every rank's release cycle in each finished episode but the last
-	// Avoid is the routing around the avoided channels (nil: none).
-	Avoid      *noc.Avoid
+	// (the routing around the avoided channels is the design's Avoid)
 	wd         *watchdog // the units' watchdog (nil: off)
 	stuckRanks []int     // ranks a stuck fault keeps from arriving
 	linkSpecs  []string  // the spec of each armed link fault, in the network's order
 }
 
-// Build assembles a validated system. sched may be nil to generate the
-// schedule named by sys.Algo; a user schedule must be for sys's rank count.
-// A data collective (sys.Collective allgather or broadcast) runs the data
-// schedule DataSchedule generates; sched must then be nil (see BuildData).
+// Build assembles a validated system: its design (design.New, which
+// validates sys and compiles every episode's tables) and the network and
+// units that run it. sched may be nil to generate the schedule named by
+// sys.Algo; a user schedule must be for sys's rank count. A data
+// collective (sys.Collective allgather or broadcast) runs the data schedule
+// design.DataSchedule generates; sched must then be nil (see BuildData).
 func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
 	return build(sys, sched, nil)
 }
@@ -91,7 +86,7 @@ func BuildWith(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedu
 }
 
 // BuildData assembles a system running the data schedule cs (nil: the one
-// DataSchedule generates for sys). sys.Collective must name a data
+// design.DataSchedule generates for sys). sys.Collective must name a data
 // collective, and what sys says of the items (items, item_placement, order;
 // broadcast: one item) must agree with cs; cs is verified before it runs.
 func BuildData(sys hw.System, cs *collective.Schedule) (*System, error) {
@@ -123,57 +118,44 @@ func agrees(sys *hw.System, cs *collective.Schedule) error {
 }
 
 func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) (*System, error) {
-	if err := sys.Validate(); err != nil {
-		return nil, err
-	}
-	if err := checkModelSize(&sys); err != nil {
-		return nil, err
-	}
-	if len(sys.Episodes) > 0 && (sched != nil || cs != nil) {
-		return nil, &hw.FieldError{Field: "episodes", Value: fmt.Sprintf("%d entries", len(sys.Episodes)),
-			Allowed: "[] with a schedule file (a schedule runs with repeat; an episodes list runs the schedules its entries name)"}
-	}
-	R := sys.NumRanks()
-	fab, err := noc.FabricOf(&sys)
-	if err != nil {
-		return nil, err
-	}
-	topo, _ := fab.(*noc.Topology)
 	// The network's state (most of the memory of a big system) is built
 	// while the schedule is generated.
 	var net *noc.Network
-	netDone := make(chan error, 1)
-	go func() {
-		var err error
-		net, err = noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == hw.DuplexHalf})
-		netDone <- err
-	}()
-	defer func() { <-netDone }() // never leave the goroutine behind on an early return
-	eps, err := buildEpisodes(&sys, sched, cs)
+	var netDone chan error
+	d, err := design.NewWith(sys, sched, cs, design.Options{Check: checkModelSize, Fabric: func(fab noc.Fabric) {
+		netDone = make(chan error, 1)
+		go func() {
+			var err error
+			net, err = noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == hw.DuplexHalf})
+			netDone <- err
+		}()
+	}})
+	if netDone != nil {
+		// Never leave the goroutine behind on an early return.
+		if nerr := <-netDone; err == nil {
+			err = nerr
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	ep := eps[0]
-	if err := <-netDone; err != nil {
-		netDone <- nil
-		return nil, err
-	}
-	netDone <- nil
-	s := &System{Sys: sys, Fabric: fab, Topo: topo, switches: fab.NumSwitches(), Net: net, Arrivals: sys.EpisodeArrivals(1), episodes: eps}
+	R := sys.NumRanks()
+	fab := d.Fabric
+	ep := d.Episode(1)
+	s := &System{Design: d, switches: fab.NumSwitches(), Net: net}
 	s.setEpisode(ep)
 	s.rankOfNode = make([]int32, fab.NumNodes())
-	for i := range s.rankOfNode {
-		s.rankOfNode[i] = -1
+	for n := range s.rankOfNode {
+		s.rankOfNode[n] = int32(d.RankOf(n))
 	}
-	nodeOf := make([]int32, R)
+	nodeOf := d.Placement()
+	arrivals := d.Arrivals(1)
 	arrive := make([]int64, R)
 	operand := make([]uint64, R)
 	for r := 0; r < R; r++ {
-		nodeOf[r] = int32(sys.RankNode(r))
-		s.rankOfNode[nodeOf[r]] = int32(r)
-		arrive[r] = s.Arrivals[r].Cycle
+		arrive[r] = arrivals[r].Cycle
 		if ep.Op.HasPayload() {
-			operand[r] = s.Arrivals[r].Operand
+			operand[r] = arrivals[r].Operand
 		}
 	}
 	s.Units = barrierunit.NewUnits(ep.Table, ep.Op, sys.FlitWidth, nodeOf, arrive, operand)
@@ -203,65 +185,6 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 	s.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, horizon, net.Elements(), s.eval)
 	net.Wake = s.eng.wake
 	return s, nil
-}
-
-// buildEpisode compiles the tables of one episode's system e (validated,
-// Repeat 1, no episodes): the data schedule (cs, or generated) of a data
-// collective, else the gate schedule (sched, verified, or generated).
-// arrive are the episode's arrival offsets, for the data bound.
-func buildEpisode(e *hw.System, sched *barrierunit.Schedule, cs *collective.Schedule, arrive []int64) (*Episode, error) {
-	op, err := barrierunit.ParseOp(string(e.Op))
-	if err != nil {
-		return nil, err
-	}
-	R := e.NumRanks()
-	ep := &Episode{Sys: *e, Op: op}
-	if e.IsData() && sched != nil {
-		return nil, fmt.Errorf("invalid schedule: a gate schedule was given for collective %s (give a data schedule)", e.Collective)
-	}
-	switch {
-	case e.IsData():
-		if cs == nil {
-			if cs, err = DataSchedule(e); err != nil {
-				return nil, err
-			}
-		}
-		if ep.Table, ep.DataTable, err = dataTables(e, cs); err != nil {
-			return nil, err
-		}
-		ep.Data = cs
-		ep.Sched = &barrierunit.Schedule{Ranks: R, Algo: cs.Algo, Gates: ep.Table.Gates}
-		// Refuse, before the network is built, a run that cannot finish
-		// within max_cycles (its data alone can take millions of cycles).
-		if b := lowerBound(e, cs, arrive); b.Cycles > e.MaxCycles {
-			return nil, &BoundError{MaxCycles: e.MaxCycles, Bound: b}
-		}
-		return ep, nil
-	case sched != nil && sched.Ranks != R:
-		return nil, fmt.Errorf("invalid schedule: ranks %d (allowed: %d, the system's rank count)", sched.Ranks, R)
-	case sched != nil:
-		// A user schedule is proved before it runs: a wrong one would give
-		// wrong results silently.
-		if rep := barrierunit.Verify(sched, op); !rep.OK && rep.Kind != barrierunit.KindTooLarge {
-			return nil, fmt.Errorf("invalid schedule for op %s: %s", op, rep)
-		}
-	case R > flatOnlyRanks:
-		// Never materialise a million-rank route list: build the table directly.
-		if ep.Table, err = barrierunit.GenerateFlat(e.Algo, R); err != nil {
-			return nil, err
-		}
-		ep.Sched = &barrierunit.Schedule{Ranks: R, Algo: string(e.Algo), Gates: ep.Table.Gates}
-		return ep, nil
-	default:
-		if sched, err = barrierunit.Cached(e.Algo, R); err != nil {
-			return nil, err
-		}
-	}
-	ep.Sched = sched
-	if ep.Table, err = barrierunit.Flatten(sched); err != nil {
-		return nil, err
-	}
-	return ep, nil
 }
 
 func (s *System) eval(e int32, t int64, w int) bool {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/hw"
 )
 
@@ -61,7 +62,7 @@ func TestLowerBoundIsSound(t *testing.T) {
 		if err != nil {
 			continue // an unsupported combination, refused for its own reason
 		}
-		b := lowerBound(&s.Sys, s.Data, s.Units.Arrive)
+		b := design.LowerBound(&s.Sys, s.Data, s.Units.Arrive)
 		res, err := s.Run(Options{})
 		if err != nil {
 			t.Fatalf("%+v: %v", sys, err)
@@ -96,9 +97,9 @@ func TestBoundRefusesHopelessRuns(t *testing.T) {
 	sys.Dims, sys.Ranks, sys.Collective, sys.ItemFlits, sys.Skew = []int{8}, 0, "allgather", 100, 0
 	sys.MaxCycles = 700 // 7 items of 100 flits reach every rank in 3 messages: at least 703 flits
 	_, err := Build(sys, nil)
-	be, ok := errors.AsType[*BoundError](err)
+	be, ok := errors.AsType[*design.BoundError](err)
 	if !ok {
-		t.Fatalf("want a *BoundError, got %v", err)
+		t.Fatalf("want a *design.BoundError, got %v", err)
 	}
 	fe, ok := errors.AsType[*hw.FieldError](err)
 	if !ok || fe.Field != "max_cycles" {

@@ -168,7 +168,7 @@ func TestEpisodesProperties(t *testing.T) {
 				if e.ConfigCycles%2 != 0 || e.ConfigCycles < 0 {
 					rt.Fatalf("episode %d: config cycles %d", k, e.ConfigCycles)
 				}
-				if s.EpisodeAt(k) == s.EpisodeAt(k-1) && e.ConfigCycles != 0 {
+				if s.Episode(k) == s.Episode(k-1) && e.ConfigCycles != 0 {
 					rt.Fatalf("episode %d: same tables, %d config cycles", k, e.ConfigCycles)
 				}
 			} else if e.ConfigCycles != 0 {
@@ -182,7 +182,7 @@ func TestEpisodesProperties(t *testing.T) {
 				rt.Fatalf("episode %d: first arrival %d, want %d + %d", k, e.FirstArrival, start, minOff)
 			}
 			want := episodeValues(&sys, k)
-			ep := s.EpisodeAt(k)
+			ep := s.Episode(k)
 			var sums map[string]uint64
 			if ep.Data != nil {
 				sums = wantChecksums(ep.Data, sys.FlitWidth, ep.Sys.ItemFlits)

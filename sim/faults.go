@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -39,7 +38,7 @@ func (s *System) armFaults() error {
 		}
 		id, err := idx.Parse(f.Channel)
 		if err != nil {
-			return &hw.FieldError{Field: fmt.Sprintf("faults[%d]", i), Value: fmt.Sprintf("%q", s.Sys.Faults[i]), Allowed: channelHint(err)}
+			return &hw.FieldError{Field: fmt.Sprintf("faults[%d]", i), Value: fmt.Sprintf("%q", s.Sys.Faults[i]), Allowed: noc.ChannelHint(err)}
 		}
 		lf := noc.LinkFault{Channel: id, Cycle: f.Cycle, Bit: f.Bit}
 		switch f.Kind {
@@ -145,44 +144,13 @@ func (s *System) faultResults() []FaultResult {
 	return out
 }
 
-// AvoidIDs resolves the system's avoid list to channel ids of fab; an
-// unknown name is an error on its entry, with the nearest names.
-func AvoidIDs(sys *hw.System, fab noc.Fabric) ([]int, error) {
-	idx := noc.NewChannelIndex(fab)
-	var ids []int
-	for i, name := range sys.Avoid {
-		id, err := idx.Parse(name)
-		if err != nil {
-			return nil, &hw.FieldError{Field: fmt.Sprintf("avoid[%d]", i), Value: fmt.Sprintf("%q", name), Allowed: channelHint(err)}
-		}
-		ids = append(ids, id)
-	}
-	return ids, nil
-}
-
-// armAvoid routes the network around the system's avoided channels.
+// armAvoid routes the network around the design's avoided channels
+// (design.Design.Avoid).
 func (s *System) armAvoid() error {
-	if len(s.Sys.Avoid) == 0 {
+	if s.Avoid == nil {
 		return nil
 	}
-	ids, err := AvoidIDs(&s.Sys, s.Fabric)
-	if err != nil {
-		return err
-	}
-	a, _, err := noc.AvoidChannels(s.Fabric, ids)
-	if err != nil {
-		return &hw.FieldError{Field: "avoid", Value: fmt.Sprintf("%q", s.Sys.Avoid), Allowed: err.Error()}
-	}
-	s.Avoid = a
-	return s.Net.SetAvoid(a)
-}
-
-// channelHint is what an unknown channel name's error allows.
-func channelHint(err error) string {
-	if ce, ok := errors.AsType[*noc.ChannelError](err); ok {
-		return ce.Hint()
-	}
-	return err.Error()
+	return s.Net.SetAvoid(s.Avoid)
 }
 
 // checkCode is the units' check code for this system: the packed address

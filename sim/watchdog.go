@@ -190,13 +190,3 @@ func (s *System) waitChain(r int, hit map[string]bool) string {
 		r = src
 	}
 }
-
-// WatchdogReg is the value of the units' WATCHDOG register
-// (docs/registers.md): the watchdog's cycles, 0 when off. A value past 32
-// bits does not fit the register; the RTL commands refuse it.
-func (s *System) WatchdogReg() uint32 {
-	if w := s.Sys.Watchdog; w > 0 && w <= math.MaxUint32 {
-		return uint32(w)
-	}
-	return 0
-}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/sim"
 )
 
@@ -130,7 +131,7 @@ func Check(p *Point) error {
 	}
 	for k := 1; k <= max(len(p.Sys.Episodes), 1); k++ {
 		if e := p.Sys.EpisodeSystem(k); e.IsData() {
-			if _, err := sim.DataSchedule(&e); err != nil {
+			if _, err := design.DataSchedule(&e); err != nil {
 				return err
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hxbar/hxbar/barrierunit/regmap"
-	"github.com/hxbar/hxbar/sim"
+	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/verilog"
 )
 
@@ -72,12 +72,12 @@ func configFile(name string, episodes int, writes []cfgWrite) []byte {
 // crossbars' routing tables and exceptions on the fabric port, for
 // episode 1; then each unit's Diff), the programs the
 // model counts the cycles of (docs/microarchitecture.md, "Episodes").
-func episodeWrites(s *sim.System) ([]cfgWrite, error) {
+func episodeWrites(s *design.Design) ([]cfgWrite, error) {
 	var out []cfgWrite
 	cfg := &regmap.Config{RankOf: s.RankOfNode()}
 	addr := s.RankAddrs()
 	for k := 1; k <= s.NumEpisodes(); k++ {
-		ep := s.EpisodeAt(k)
+		ep := s.Episode(k)
 		progs, err := cfg.Programs(&regmap.Tables{Tab: ep.Table, Data: ep.DataTable, Op: ep.Op, Addr: addr, Watchdog: s.WatchdogReg()})
 		if err != nil {
 			return nil, fmt.Errorf("episode %d: configuration: %w", k, err)

@@ -139,11 +139,11 @@ func dataMutations(t *testing.T, s *sim.System) []mutation {
 	var out []mutation
 	for _, r := range []int{0, s.Table.Ranks / 2, s.Table.Ranks - 1} {
 		node := int(s.Units.NodeOf[r])
-		body, err := verilog.DataTableBody(s, node)
+		body, err := verilog.DataTableBody(s.Design, node)
 		if err != nil {
 			t.Fatal(err)
 		}
-		gt, err := verilog.GateTableBody(s, node)
+		gt, err := verilog.GateTableBody(s.Design, node)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -287,8 +287,8 @@ func TestDataDirRebuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	for n := 0; n < s.Topo.Nodes; n++ {
-		a, err1 := verilog.DataTableBody(s, n)
-		b, err2 := verilog.DataTableBody(s2, n)
+		a, err1 := verilog.DataTableBody(s.Design, n)
+		b, err2 := verilog.DataTableBody(s2.Design, n)
 		if err1 != nil || err2 != nil || !slices.Equal(a, b) {
 			t.Fatalf("node %d: data table %x (%v), from system.yaml %x (%v)", n, a, err1, b, err2)
 		}

@@ -301,10 +301,10 @@ func runErrCase(t *testing.T, c errCase, cosim bool) {
 	}
 	needTools(t, Icarus)
 	dir := t.TempDir()
-	if _, err := verilog.Generate(dir, s); err != nil {
+	if _, err := verilog.Generate(dir, s.Design); err != nil {
 		t.Fatal(err)
 	}
-	if err := Generate(dir, s, trace.Bytes()); err != nil {
+	if err := Generate(dir, s.Design, trace.Bytes()); err != nil {
 		t.Fatal(err)
 	}
 	if patch != nil {

@@ -28,11 +28,11 @@ func ExampleCosim() {
 		return
 	}
 	defer os.RemoveAll(dir)
-	if _, err := verilog.Generate(dir, s); err != nil {
+	if _, err := verilog.Generate(dir, s.Design); err != nil {
 		fmt.Println(err)
 		return
 	}
-	if err := testbench.Generate(dir, s, trace); err != nil {
+	if err := testbench.Generate(dir, s.Design, trace); err != nil {
 		fmt.Println(err)
 		return
 	}

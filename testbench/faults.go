@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/noc"
-	"github.com/hxbar/hxbar/sim"
 )
 
 // injection is the fault injection of tb.v (docs/reliability.md, "Fault
@@ -28,7 +28,7 @@ type chanInst struct {
 // instance (docs/rtl.md, "Top-level wiring"): n<v>.d<k>.up is up<v>_<k>,
 // n<v>.d<k>.down is down<v>_<k>, n<v>.inject is inj<v>, n<v>.eject is
 // ej<v>.
-func channelInstances(s *sim.System) map[int]chanInst {
+func channelInstances(s *design.Design) map[int]chanInst {
 	t := s.Topo
 	// (crossbar, port) -> the node and dimension of its down channel.
 	type sp struct{ sw, port int }
@@ -84,7 +84,7 @@ func channelInstances(s *sim.System) map[int]chanInst {
 // With faults the units' simulation-only payload check is off: the
 // model's trace, with its CRC and SEQ errors, is the reference. What the
 // testbench cannot inject as the model does is an error naming the fault.
-func faultInjection(s *sim.System) (injection, error) {
+func faultInjection(s *design.Design) (injection, error) {
 	sys := &s.Sys
 	if len(sys.Faults) == 0 {
 		return injection{}, nil

@@ -272,10 +272,10 @@ func TestFaultsCosim(t *testing.T) {
 func cosimFaultRun(t *testing.T, r faultRun) {
 	t.Helper()
 	dir := t.TempDir()
-	if _, err := verilog.Generate(dir, r.s); err != nil {
+	if _, err := verilog.Generate(dir, r.s.Design); err != nil {
 		t.Fatal(err)
 	}
-	if err := Generate(dir, r.s, r.trace); err != nil {
+	if err := Generate(dir, r.s.Design, r.trace); err != nil {
 		t.Fatal(err)
 	}
 	run, err := RunSimulator(ctxFor(t, 5*time.Minute), dir, Icarus)
@@ -301,7 +301,7 @@ func TestFaultInjectionText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inj, err := faultInjection(s)
+	inj, err := faultInjection(s.Design)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func TestFaultInjectionText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if inj, err := faultInjection(s); err != nil || inj != (injection{}) {
+	if inj, err := faultInjection(s.Design); err != nil || inj != (injection{}) {
 		t.Errorf("fault-free: %+v, %v", inj, err)
 	}
 	// Bits the testbench cannot inject as the model does are refused by
@@ -342,7 +342,7 @@ func TestFaultInjectionText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := faultInjection(so); err == nil || !strings.Contains(err.Error(), "faults[0]") || !strings.Contains(err.Error(), "not a power of two") {
+	if _, err := faultInjection(so.Design); err == nil || !strings.Contains(err.Error(), "faults[0]") || !strings.Contains(err.Error(), "not a power of two") {
 		t.Errorf("odd flip: %v", err)
 	}
 }
@@ -410,10 +410,10 @@ func TestFaultMutants(t *testing.T) {
 				t.Fatalf("no drawn run for the mutant (code %s, run %q)", barrierunit.ErrName(m.code), m.run)
 			}
 			dir := t.TempDir()
-			if _, err := verilog.Generate(dir, r.s); err != nil {
+			if _, err := verilog.Generate(dir, r.s.Design); err != nil {
 				t.Fatal(err)
 			}
-			if err := Generate(dir, r.s, r.trace); err != nil {
+			if err := Generate(dir, r.s.Design, r.trace); err != nil {
 				t.Fatal(err)
 			}
 			ctx := ctxFor(t, 5*time.Minute)

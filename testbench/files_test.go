@@ -240,7 +240,7 @@ func TestGenerateRefuses(t *testing.T) {
 		"out of canonical order":      []byte(lines[1] + "\n" + lines[0] + "\n"),
 	}
 	for want, data := range cases {
-		if err := Generate(dir, s, data); err == nil || !strings.Contains(err.Error(), want) {
+		if err := Generate(dir, s.Design, data); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v", want, err)
 		}
 	}
@@ -250,10 +250,10 @@ func TestGenerateRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Generate(dir, hs, htrace); err == nil || !strings.Contains(err.Error(), "full duplex") {
+	if err := Generate(dir, hs.Design, htrace); err == nil || !strings.Contains(err.Error(), "full duplex") {
 		t.Errorf("half duplex: %v", err)
 	}
-	if err := Generate("", s, trace); err == nil {
+	if err := Generate("", s.Design, trace); err == nil {
 		t.Error("empty dir accepted")
 	}
 }
@@ -400,7 +400,7 @@ func testbenchChecks(t *testing.T, simulator, dir string, s *sim.System, trace [
 		// Generate again for the original trace afterwards: through the
 		// manifest, since Generate never overwrites a file it did not write.
 		defer func() {
-			if err := Generate(dir, s, trace); err != nil {
+			if err := Generate(dir, s.Design, trace); err != nil {
 				t.Fatal(err)
 			}
 		}()
@@ -408,7 +408,7 @@ func testbenchChecks(t *testing.T, simulator, dir string, s *sim.System, trace [
 		// recv five cycles after the last release.
 		last := evs[n-1]
 		extra := barrierunit.Event{Cycle: last.Cycle + 5, Node: last.Node, Kind: barrierunit.EvRecv, Gate: 2, Rank: 0, Value: 7}
-		if err := Generate(dir, s, append(append([]byte(nil), trace...), FormatEvent(extra)+"\n"...)); err != nil {
+		if err := Generate(dir, s.Design, append(append([]byte(nil), trace...), FormatEvent(extra)+"\n"...)); err != nil {
 			t.Fatal(err)
 		}
 		wantFail(t, dir, simulator, fmt.Sprintf("FAIL event #%d: the model expects %q, the RTL printed nothing more in cycle %d", n, FormatEvent(extra), extra.Cycle))
@@ -421,7 +421,7 @@ func testbenchChecks(t *testing.T, simulator, dir string, s *sim.System, trace [
 		// Generate again for the original trace afterwards: through the
 		// manifest, since Generate never overwrites a file it did not write.
 		defer func() {
-			if err := Generate(dir, s, trace); err != nil {
+			if err := Generate(dir, s.Design, trace); err != nil {
 				t.Fatal(err)
 			}
 		}()
@@ -436,7 +436,7 @@ func testbenchChecks(t *testing.T, simulator, dir string, s *sim.System, trace [
 			}
 			b.WriteString(l + "\n")
 		}
-		if err := Generate(dir, s, b.Bytes()); err != nil {
+		if err := Generate(dir, s.Design, b.Bytes()); err != nil {
 			t.Fatal(err)
 		}
 		wantFail(t, dir, simulator, `FAIL event #`, `the RTL printed "`+dropped+`"`)

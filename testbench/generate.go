@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/gendir"
-	"github.com/hxbar/hxbar/sim"
 	"github.com/hxbar/hxbar/verilog"
 )
 
@@ -22,14 +22,14 @@ func Files() []string {
 // PartTestbench is the gendir part of the files Render returns.
 const PartTestbench = "testbench"
 
-// Generate writes the testbench for s into dir (see Render) through
+// Generate writes the testbench for d into dir (see Render) through
 // gendir.Write: an existing directory must be one hxbar wrote or empty, and
 // a file the directory's manifest does not own (a user's file, an edited
 // generated file, a symlink) is never overwritten (a *gendir.RefusedError
 // names it). dir is expected to hold (or to receive) the design that
-// verilog.Generate writes for the same s; its files are kept.
-func Generate(dir string, s *sim.System, expected []byte) error {
-	files, err := Render(s, expected)
+// verilog.Generate writes for the same d; its files are kept.
+func Generate(dir string, d *design.Design, expected []byte) error {
+	files, err := Render(d, expected)
 	if err != nil {
 		return err
 	}
@@ -40,20 +40,21 @@ func Generate(dir string, s *sim.System, expected []byte) error {
 	return err
 }
 
-// Render returns the testbench for s, in memory (part PartTestbench):
+// Render returns the testbench for d, in memory (part PartTestbench):
 // tb.v, scenario.hex, expected.hex, run.sh (mode 0755), Makefile and
 // hx_sources.f, the list of the sources to compile (the RTL library,
 // hx_top.v, tb.v: the simulators compile these and no other .v file). See
 // the package comment and docs/cosim.md. expected is the model's event
-// trace for s, as sim.System.Run writes it; it must be complete (every
+// trace for d, as sim.System.Run writes it; it must be complete (every
 // rank released), since a testbench can only pass a run that completes.
+// The scenario is d's: every episode's arrivals (design.Design.Arrivals).
 //
-// The same s and expected always give byte-identical files; tb.v depends
+// The same d and expected always give byte-identical files; tb.v depends
 // only on the system's name, its node count and the number of events, so
 // regenerating for another seed of the same system leaves it unchanged (and
 // a compiled simulation reusable: the data files are read at run time).
-func Render(s *sim.System, expected []byte) ([]gendir.File, error) {
-	m, err := testbenchFiles(s, expected)
+func Render(d *design.Design, expected []byte) ([]gendir.File, error) {
+	m, err := testbenchFiles(d, expected)
 	if err != nil {
 		return nil, err
 	}
@@ -75,9 +76,9 @@ func Sources() []string {
 }
 
 // testbenchFiles renders every file Generate writes.
-func testbenchFiles(s *sim.System, expected []byte) (map[string][]byte, error) {
-	if s == nil || s.Topo == nil || s.Units == nil || s.Table == nil {
-		return nil, errors.New("testbench: incomplete sim.System (use sim.Build)")
+func testbenchFiles(s *design.Design, expected []byte) (map[string][]byte, error) {
+	if s == nil || s.Topo == nil {
+		return nil, errors.New("testbench: no hyper-crossbar design (use design.New)")
 	}
 	if s.Sys.Duplex != hw.DuplexFull {
 		return nil, fmt.Errorf("testbench: duplex %q: the RTL is full duplex only (half duplex is a model-only what-if)", s.Sys.Duplex)
@@ -111,7 +112,7 @@ func testbenchFiles(s *sim.System, expected []byte) (map[string][]byte, error) {
 		TBFile:       tbText(s.Sys.Name, s.Topo.Nodes, len(evs), ne, len(writes), inj),
 		ConfigFile:   configFile(s.Sys.Name, ne, writes),
 		ScenarioFile: scenarioFile(s),
-		ExpectedFile: expectedFile(s.Sys.Name, s.Topo.Nodes, s.Table.Ranks, evs, cycles, limit),
+		ExpectedFile: expectedFile(s.Sys.Name, s.Topo.Nodes, s.Ranks(), evs, cycles, limit),
 		RunScript:    []byte(runScript),
 		MakefileName: []byte(makefile),
 		SourcesFile:  []byte(strings.Join(Sources(), "\n") + "\n"),
@@ -122,17 +123,15 @@ func testbenchFiles(s *sim.System, expected []byte) (map[string][]byte, error) {
 // event on a node that hosts a rank, arrival and release events naming that
 // rank, every rank released once per episode. It returns the run's cycle
 // count (last release + 1).
-func checkTrace(s *sim.System, evs []barrierunit.Event) (int64, error) {
+func checkTrace(s *design.Design, evs []barrierunit.Event) (int64, error) {
 	nodes := s.Topo.Nodes
 	rankOf := make([]int32, nodes)
 	for n := range rankOf {
-		rankOf[n] = -1
-	}
-	for r, n := range s.Units.NodeOf {
-		rankOf[n] = int32(r)
+		rankOf[n] = int32(s.RankOf(n))
 	}
 	E := s.NumEpisodes()
-	released := make([]int, s.Table.Ranks) // releases of each rank so far
+	R := s.Ranks()
+	released := make([]int, R) // releases of each rank so far
 	nrel := 0
 	var last int64 = -1
 	errs := false
@@ -141,7 +140,7 @@ func checkTrace(s *sim.System, evs []barrierunit.Event) (int64, error) {
 		// be on a node without a rank (NORANK), and ends the run
 		// without every release.
 		if e.Kind == barrierunit.EvError {
-			if int(e.Node) >= nodes || int(e.Rank) >= s.Table.Ranks {
+			if int(e.Node) >= nodes || int(e.Rank) >= R {
 				return 0, fmt.Errorf("event #%d %q: node or source rank out of range", i, FormatEvent(e))
 			}
 			errs = true
@@ -157,8 +156,8 @@ func checkTrace(s *sim.System, evs []barrierunit.Event) (int64, error) {
 				return 0, fmt.Errorf("event #%d %q: node %d hosts rank %d", i, FormatEvent(e), e.Node, r)
 			}
 		case barrierunit.EvSend, barrierunit.EvRecv:
-			if int(e.Rank) >= s.Table.Ranks {
-				return 0, fmt.Errorf("event #%d %q: rank %d out of range (the system has %d ranks)", i, FormatEvent(e), e.Rank, s.Table.Ranks)
+			if int(e.Rank) >= R {
+				return 0, fmt.Errorf("event #%d %q: rank %d out of range (the system has %d ranks)", i, FormatEvent(e), e.Rank, R)
 			}
 		}
 		if e.Kind == barrierunit.EvRelease {
@@ -170,10 +169,10 @@ func checkTrace(s *sim.System, evs []barrierunit.Event) (int64, error) {
 			last = e.Cycle
 		}
 	}
-	if nrel < E*s.Table.Ranks && !errs {
+	if nrel < E*R && !errs {
 		for r, n := range released {
 			if n < E {
-				return 0, fmt.Errorf("rank %d (node %d) is released in %d of %d episodes: the model's run did not complete, so there is nothing a testbench could pass", r, s.Units.NodeOf[r], n, E)
+				return 0, fmt.Errorf("rank %d (node %d) is released in %d of %d episodes: the model's run did not complete, so there is nothing a testbench could pass", r, s.NodeOf(r), n, E)
 			}
 		}
 	}

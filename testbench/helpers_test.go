@@ -50,10 +50,10 @@ func generate(t testing.TB, dir string, sys hw.System) (*sim.System, []byte) {
 	if err != nil {
 		t.Fatalf("%s: model: %v", sys.Name, err)
 	}
-	if _, err := verilog.Generate(dir, s); err != nil {
+	if _, err := verilog.Generate(dir, s.Design); err != nil {
 		t.Fatalf("%s: verilog.Generate: %v", sys.Name, err)
 	}
-	if err := Generate(dir, s, trace); err != nil {
+	if err := Generate(dir, s.Design, trace); err != nil {
 		t.Fatalf("%s: testbench.Generate: %v", sys.Name, err)
 	}
 	return s, trace

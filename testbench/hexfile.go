@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/design"
+	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
 )
 
@@ -123,7 +125,7 @@ func expectedFile(name string, nodes, ranks int, evs []barrierunit.Event, cycles
 }
 
 // scenarioFile builds scenario.hex: where and when each rank arrives, per
-// episode (this system runs one).
+// episode (s.Arrivals, with the operand of an op without a payload 0).
 //
 //	word 0              [127:96] "HXSC" [95:64] version 2 [63:32] episodes E [31:0] nodes N
 //	word 1              checksum of words 2 .. E*N+2
@@ -132,48 +134,42 @@ func expectedFile(name string, nodes, ranks int, evs []barrierunit.Event, cycles
 //
 // Episode 1's offsets are cycles; a later episode's count from the cycle
 // its configuration ends (docs/registers.md).
-func scenarioFile(s *sim.System) []byte {
+func scenarioFile(s *design.Design) []byte {
 	nodes := s.Topo.Nodes
 	episodes := s.NumEpisodes()
-	u := s.Units
-	rankOf := make([]int, nodes)
-	for n := range rankOf {
-		rankOf[n] = -1
-	}
-	for r, n := range u.NodeOf {
-		rankOf[n] = r
-	}
-	// Episode k's offsets and operands: the run's (u.Arrive) for a single
-	// episode, whose arrivals a caller may have set; else the system's draw.
+	rankOf := s.RankOfNode()
+	// Episode k's offsets and operands: the system's draw.
 	type arr struct {
 		at  int64
 		opd uint64
 	}
 	eps := make([][]arr, episodes)
 	for k := 1; k <= episodes; k++ {
-		a := make([]arr, len(u.NodeOf))
-		if episodes == 1 {
-			for r := range a {
-				a[r] = arr{u.Arrive[r], u.Operand[r]}
-			}
-		} else {
-			op := s.EpisodeAt(k).Op
-			for r, x := range s.Sys.EpisodeArrivals(k) {
-				a[r].at = x.Cycle
-				if op.HasPayload() {
-					a[r].opd = x.Operand
-				}
+		a := make([]arr, s.Ranks())
+		op := s.Episode(k).Op
+		for r, x := range s.Arrivals(k) {
+			a[r].at = x.Cycle
+			if op.HasPayload() {
+				a[r].opd = x.Operand
 			}
 		}
 		eps[k-1] = a
 	}
+	// A stuck rank (fault stuck:R) never arrives: in episode 1, as the
+	// model's units (an episode after it never starts: the watchdog ends
+	// the run).
+	for _, f := range s.Sys.ParsedFaults() {
+		if f.Kind == hw.FaultStuck {
+			eps[0][f.Rank].at = sim.Never
+		}
+	}
 	body := make([]word, episodes*nodes+1)
 	for k := range eps {
-		for r, n := range u.NodeOf {
+		for r := range s.Ranks() {
 			if eps[k][r].at == sim.Never {
 				continue // a stuck rank (fault stuck:R): no arrival
 			}
-			body[k*nodes+int(n)] = word{1<<63 | uint64(eps[k][r].at), eps[k][r].opd}
+			body[k*nodes+s.NodeOf(r)] = word{1<<63 | uint64(eps[k][r].at), eps[k][r].opd}
 		}
 	}
 	body[episodes*nodes] = word{magic32(MagicEnd) << 32, uint64(episodes)<<32 | uint64(nodes)}

@@ -138,7 +138,7 @@ func gateMutations(s *sim.System) []mutation {
 	var out []mutation
 	add := func(node int, what string, edit func(body []uint64) bool) {
 		// Only keep a mutation that applies to this node's table.
-		body, err := verilog.GateTableBody(s, node)
+		body, err := verilog.GateTableBody(s.Design, node)
 		if err != nil || !edit(slices.Clone(body)) {
 			return
 		}

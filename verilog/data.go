@@ -6,21 +6,22 @@ import (
 
 	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/barrierunit/regmap"
+	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/hw"
-	"github.com/hxbar/hxbar/sim"
 )
 
 // MagicData is the magic of a data table file (docs/transfers.md).
 const MagicData = "HXDT"
 
-// Limits of the RTL transfer engine (docs/transfers.md, "Data table file").
+// Fields of the RTL transfer engine's tables (docs/transfers.md, "Data
+// table file"); the item list of one table holds at most
+// regmap.MaxItemList words (24-bit index).
 const (
-	MaxItemList   = regmap.MaxItemList // item-list words of one table (24-bit index)
-	dtRankShift   = 48                 // route / gate word: bits 63..48
-	dtCountShift  = 24                 // bits 47..24
-	dtField24     = 1<<24 - 1          // count and first-item fields
-	dtOriginShift = 48                 // item-list word: origin bits 63..48
-	dtItemShift   = 32                 // item id bits 47..32
+	dtRankShift   = 48        // route / gate word: bits 63..48
+	dtCountShift  = 24        // bits 47..24
+	dtField24     = 1<<24 - 1 // count and first-item fields
+	dtOriginShift = 48        // item-list word: origin bits 63..48
+	dtItemShift   = 32        // item id bits 47..32
 )
 
 // DataTableFile is the name of node's data table file.
@@ -76,8 +77,8 @@ func DecodeDataTable(body []uint64, gt *GateTable) (*DataTable, error) {
 	if t.ItemFlits < 1 || t.ItemFlits > hw.MaxItemFlits {
 		return nil, fmt.Errorf("data table: F = %d flits per item (allowed: 1..%d)", t.ItemFlits, hw.MaxItemFlits)
 	}
-	if int(uint32(body[0])) != L || L > MaxItemList {
-		return nil, fmt.Errorf("data table: L = %d item-list words, the body holds %d (allowed: up to %d)", uint32(body[0]), L, MaxItemList)
+	if int(uint32(body[0])) != L || L > regmap.MaxItemList {
+		return nil, fmt.Errorf("data table: L = %d item-list words, the body holds %d (allowed: up to %d)", uint32(body[0]), L, regmap.MaxItemList)
 	}
 	msg := func(w uint64) DataMessage {
 		return DataMessage{Rank: int(w >> dtRankShift), Count: int(w >> dtCountShift & dtField24), First: int(w & dtField24)}
@@ -116,11 +117,15 @@ func DecodeDataTable(body []uint64, gt *GateTable) (*DataTable, error) {
 }
 
 // DataTableBody is the body of the data table file of node
-// (docs/transfers.md): for the rank s.Units.NodeOf places there, its
-// routes in the gate table's route order (gates 1..G, each in s.Table's
-// order), its gates' expected messages and the item list; the single word 0
-// for a node without a rank. s must run a data schedule.
-func DataTableBody(s *sim.System, node int) ([]uint64, error) {
+// (docs/transfers.md): for the rank d places there, its routes in the gate
+// table's route order (gates 1..G, each in episode 1's gate table order),
+// its gates' expected messages and the item list; the single word 0 for a
+// node without a rank. d's episode 1 must run a data schedule.
+func DataTableBody(d *design.Design, node int) ([]uint64, error) {
+	if d == nil {
+		return nil, fmt.Errorf("no system")
+	}
+	s := d.Episode(1)
 	if err := checkShape(s); err != nil {
 		return nil, err
 	}
@@ -133,10 +138,8 @@ func DataTableBody(s *sim.System, node int) ([]uint64, error) {
 	if node < 0 || node >= s.Topo.Nodes {
 		return nil, fmt.Errorf("data table: node %d (allowed: 0..%d)", node, s.Topo.Nodes-1)
 	}
-	for r, n := range s.Units.NodeOf {
-		if int(n) == node {
-			return dataBody(s, r)
-		}
+	if r := s.RankOf(node); r >= 0 {
+		return dataBody(s, r)
 	}
 	return []uint64{0}, nil
 }
@@ -145,7 +148,7 @@ func DataTableBody(s *sim.System, node int) ([]uint64, error) {
 // route, expected-message and item-list words of regmap.DataWords (the
 // encoding the configuration programs write), an item-list word in the
 // upper half of a 64-bit word.
-func dataBody(s *sim.System, r int) ([]uint64, error) {
+func dataBody(s *design.Episode, r int) ([]uint64, error) {
 	routes, expected, items, err := regmap.DataWords(s.Table, s.DataTable, r)
 	if err != nil {
 		return nil, err
@@ -162,13 +165,13 @@ func dataBody(s *sim.System, r int) ([]uint64, error) {
 }
 
 // checkData checks what the RTL transfer engine needs of a data system.
-func checkData(s *sim.System) error {
+func checkData(s *design.Episode) error {
 	sys := &s.Sys
 	if s.Data == nil && s.DataTable == nil && !sys.IsData() {
 		return nil
 	}
 	if s.Data == nil || s.DataTable == nil || !sys.IsData() {
-		return fmt.Errorf("system %q: collective %q with a data schedule %v and a data table %v (a data system needs all three: use sim.Build)",
+		return fmt.Errorf("system %q: collective %q with a data schedule %v and a data table %v (a data system needs all three: use design.New)",
 			sys.Name, sys.Collective, s.Data != nil, s.DataTable != nil)
 	}
 	d, tab := s.DataTable, s.Table
@@ -202,7 +205,7 @@ func checkData(s *sim.System) error {
 }
 
 // dataNotes describes a data table's words for the file's comments.
-func dataNotes(s *sim.System, node, rank int, body []uint64) (title, notes []string) {
+func dataNotes(s *design.Episode, node, rank int, body []uint64) (title, notes []string) {
 	t := s.Topo
 	if rank < 0 {
 		return []string{fmt.Sprintf("data table of node %d %s: no rank", node, coords(t, node))}, []string{"no rank"}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
 )
@@ -125,13 +126,13 @@ func TestGenerateData(t *testing.T) {
 			checkDataGolden(t, s, dir, m)
 			top, _ := os.ReadFile(filepath.Join(dir, TopFile))
 			for n := 0; n < s.Topo.Nodes; n++ {
-				body, err := DataTableBody(s, n)
+				body, err := DataTableBody(s.Design, n)
 				if err != nil {
 					t.Fatal(err)
 				}
 				// The RAM depths: gates (MAXG), routes (NRT), item-list
 				// words (NIL), from the tables (1 for a node without a rank).
-				gate, err := GateTableBody(s, n)
+				gate, err := GateTableBody(s.Design, n)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -169,7 +170,7 @@ func TestGenerateData(t *testing.T) {
 	if m.Data || m.DataTables != nil || !bytes.Contains(top, []byte(".DATA(0)")) || bytes.Contains(top, []byte(".DATA(1)")) || !bytes.Contains(params, []byte("`define HX_DATA    0 ")) {
 		t.Errorf("barrier system: manifest data %v %v, top has DATA(1) %v", m.Data, m.DataTables, bytes.Contains(top, []byte(".DATA(1)")))
 	}
-	if _, err := DataTableBody(s, 0); err == nil {
+	if _, err := DataTableBody(s.Design, 0); err == nil {
 		t.Error("DataTableBody of a barrier system accepted")
 	}
 }
@@ -192,46 +193,42 @@ func TestGenerateDataRefuses(t *testing.T) {
 	var fe *hw.FieldError
 	for _, c := range []struct {
 		name, field, text string
-		mod               func(s *sim.System)
+		mod               func(s *design.Episode)
 	}{
-		{"torus", "topology", `topology: "torus" (allowed: hyperxbar`, func(s *sim.System) { s.Sys.Topology = "torus" }},
-		{"fattree", "topology", `topology: "fattree" (allowed: hyperxbar`, func(s *sim.System) { s.Sys.Topology = "fattree" }},
-		{"op", "op", "allowed: barrier with collective allgather", func(s *sim.System) { s.Op = barrierunit.OpSum }},
-		{"item_flits", "item_flits", "1..4096", func(s *sim.System) {
+		{"torus", "topology", `topology: "torus" (allowed: hyperxbar`, func(s *design.Episode) { s.Sys.Topology = "torus" }},
+		{"fattree", "topology", `topology: "fattree" (allowed: hyperxbar`, func(s *design.Episode) { s.Sys.Topology = "fattree" }},
+		{"op", "op", "allowed: barrier with collective allgather", func(s *design.Episode) { s.Op = barrierunit.OpSum }},
+		{"item_flits", "item_flits", "1..4096", func(s *design.Episode) {
 			d := *s.DataTable
 			d.ItemFlits = 5000
 			s.DataTable = &d
 		}},
 	} {
-		s := *base
-		c.mod(&s)
-		dir := filepath.Join(t.TempDir(), "out")
-		_, err := Generate(dir, &s)
+		s := breakable(base.Design)
+		c.mod(s)
+		err := check(s)
 		if !errors.As(err, &fe) || fe.Field != c.field || !strings.Contains(err.Error(), c.text) {
 			t.Errorf("%s: err = %v", c.name, err)
 		}
-		if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
-			t.Errorf("%s: a refused system created %s", c.name, dir)
-		}
 	}
-	for name, mod := range map[string]func(s *sim.System){
-		"no data table": func(s *sim.System) { s.DataTable = nil },
-		"no schedule":   func(s *sim.System) { s.Data = nil },
-		"barrier":       func(s *sim.System) { s.Sys.Collective = "barrier" },
-		"short rx": func(s *sim.System) {
+	for name, mod := range map[string]func(s *design.Episode){
+		"no data table": func(s *design.Episode) { s.DataTable = nil },
+		"no schedule":   func(s *design.Episode) { s.Data = nil },
+		"barrier":       func(s *design.Episode) { s.Sys.Collective = "barrier" },
+		"short rx": func(s *design.Episode) {
 			d := *s.DataTable
 			d.RxRoute = d.RxRoute[1:]
 			s.DataTable = &d
 		},
-		"short items": func(s *sim.System) {
+		"short items": func(s *design.Episode) {
 			d := *s.DataTable
 			d.Items = d.Items[1:]
 			s.DataTable = &d
 		},
 	} {
-		s := *base
-		mod(&s)
-		if _, err := Generate(t.TempDir(), &s); err == nil {
+		s := breakable(base.Design)
+		mod(s)
+		if err := check(s); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
@@ -239,7 +236,7 @@ func TestGenerateDataRefuses(t *testing.T) {
 
 func TestDecodeDataTableErrors(t *testing.T) {
 	s := build(t, dataSystems()[0], nil)
-	gb, err := GateTableBody(s, 1)
+	gb, err := GateTableBody(s.Design, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +244,7 @@ func TestDecodeDataTableErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := DataTableBody(s, 1)
+	good, err := DataTableBody(s.Design, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

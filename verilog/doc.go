@@ -1,4 +1,4 @@
-// Package verilog turns an assembled system (sim.System) into a directory
+// Package verilog turns a design (design.Design) into a directory
 // that Verilog simulators and synthesis tools read: the RTL library
 // (verilog/rtl/*.v, embedded in the binary), a generated top level hx_top.v
 // that instantiates the whole hyper-crossbar, one gate table per node and one

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hxbar/hxbar/barrierunit/regmap"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/noc"
 	"github.com/hxbar/hxbar/sim"
@@ -42,7 +43,7 @@ var limitConsts = map[string]int64{
 	"hw.MaxItems":           hw.MaxItems,
 	"verilog.MaxNodes":      verilog.MaxNodes,
 	"verilog.MaxDims":       verilog.MaxDims,
-	"verilog.MaxItemList":   verilog.MaxItemList,
+	"regmap.MaxItemList":    regmap.MaxItemList,
 	"noc.MaxFatTreeArity":   noc.MaxFatTreeArity,
 	"noc.MaxFabricNodes":    noc.MaxFabricNodes,
 	"noc.MaxCheckNodes":     noc.MaxCheckNodes,
@@ -106,7 +107,7 @@ var limitStatements = []limitStatement{
 	{"rtl.md", `route count or route list index above (\S+) \(\x60routes\x60\)`, []string{"hw.MaxRouteIndex"}},
 	{"rtl.md", `more than (\S+) ranks \(\x60ranks\x60\) or items \(\x60items\x60\)`, []string{"hw.MaxDataRanks|hw.MaxItems"}},
 	{"rtl.md", `\x60item_flits\x60 above (\S+),`, []string{itemFlits}},
-	{"rtl.md", `more than (\S+(?: - \S+)?) item-list words`, []string{"verilog.MaxItemList"}},
+	{"rtl.md", `more than (\S+(?: - \S+)?) item-list words`, []string{"regmap.MaxItemList"}},
 	{"rtl.md", `\x60G <= (\S+)\x60 \(end gate fits (\S+) bits\), \x60need <= (\S+)\x60, routes per gate and route list index \x60< (\S+)\x60`,
 		[]string{gates, "hw.GateBits", need, "hw.MaxRouteIndex+1"}},
 
@@ -136,7 +137,7 @@ var limitStatements = []limitStatement{
 	{"transfers.md", `\(o, i < (\S+); j <`, []string{"hw.MaxDataRanks|hw.MaxItems"}},
 	{"transfers.md", `\| \x60F\x60, flits per item \(1\.\.(\S+)\) \|`, []string{itemFlits}},
 	{"transfers.md", `Limits: ranks and items below (\S+), \x60F\x60 up to (\S+), at most (\S+(?: - \S+)?) item-list words`,
-		[]string{"hw.MaxDataRanks|hw.MaxItems", itemFlits, "verilog.MaxItemList"}},
+		[]string{"hw.MaxDataRanks|hw.MaxItems", itemFlits, "regmap.MaxItemList"}},
 }
 
 // docNumber reads a number as the docs write it: 4096, 4,096, 2^16,

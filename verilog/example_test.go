@@ -5,8 +5,8 @@ import (
 	"os"
 	"slices"
 
+	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/hw"
-	"github.com/hxbar/hxbar/sim"
 	"github.com/hxbar/hxbar/verilog"
 )
 
@@ -16,8 +16,8 @@ import (
 // the system file, and a manifest of them all.
 func ExampleGenerate() {
 	sys := hw.Default()
-	sys.Dims, sys.Ranks = []int{2}, 0 // a 2-node hyper-crossbar
-	s, err := sim.Build(sys, nil)
+	sys.Dims, sys.Ranks = []int{2}, 0   // a 2-node hyper-crossbar
+	d, err := design.New(sys, nil, nil) // the model (sim.Build) runs the same design
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -28,7 +28,7 @@ func ExampleGenerate() {
 		return
 	}
 	defer os.RemoveAll(dir)
-	m, err := verilog.Generate(dir, s)
+	m, err := verilog.Generate(dir, d)
 	if err != nil {
 		fmt.Println(err)
 		return

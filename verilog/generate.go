@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"github.com/hxbar/hxbar/barrierunit/regmap"
+	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/noc"
-	"github.com/hxbar/hxbar/sim"
 )
 
 // rtlFS holds the RTL library, verilog/rtl/*.v.
@@ -105,14 +105,33 @@ const MaxNodes = 4096
 // parameters K0..K3): the model goes to hw.MaxDims, the RTL stops here.
 const MaxDims = 4
 
-// Check reports whether the RTL can build s: the system must be valid, a
-// hyper-crossbar, full duplex, and its tables must fit the RTL's fields
-// (docs/rtl.md: G <= 62, at most 255 routes into a gate, route counts and
-// route list indices below 65536). A data collective (s.Data set by
-// sim.Build) must have op barrier, at most 2^16 ranks and items, and
-// item_flits up to 4096 (docs/transfers.md). Errors are *hw.FieldError
-// values naming the field, or describe a malformed sim.System.
-func Check(s *sim.System) error {
+// Check reports whether the RTL can build d: the system must be valid, a
+// hyper-crossbar, full duplex, and every episode's tables must fit the
+// RTL's fields (docs/rtl.md: G <= 62, at most 255 routes into a gate, route
+// counts and route list indices below 65536). A data collective (an
+// episode's Data set by design.New) must have op barrier, at most 2^16
+// ranks and items, and item_flits up to 4096 (docs/transfers.md). Errors
+// are *hw.FieldError values naming the field (prefixed with the episode
+// when the run's episodes list has several entries), or describe a
+// malformed design.
+func Check(d *design.Design) error {
+	if d == nil {
+		return fmt.Errorf("no system")
+	}
+	n := d.NumEntries()
+	for k := 1; k <= n; k++ {
+		if err := check(d.Episode(k)); err != nil {
+			if n > 1 {
+				return fmt.Errorf("episode %d: %w", k, err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// check is Check for one episode s (its Sys is the episode's system).
+func check(s *design.Episode) error {
 	// The network first: another topology's system has no hyper-crossbar
 	// (s.Topo) to check.
 	if s != nil && s.Sys.Topology != hw.TopoHyperXbar {
@@ -156,7 +175,7 @@ func Check(s *sim.System) error {
 	if ab := sys.AddrBits(); ab > 32 {
 		return fieldErr("dims", fmt.Sprint(sys.Dims), "at most 32 address bits (32-bit address field of the gate table)")
 	}
-	if err := checkAvoid(s); err != nil {
+	if err := checkAvoid(s.Design); err != nil {
 		return err
 	}
 	return checkData(s)
@@ -165,7 +184,7 @@ func Check(s *sim.System) error {
 // checkAvoid checks the routing exceptions of avoided channels against the
 // switches' CAM: one exception list per switch, each destination a node,
 // each port one of the switch's, at most regmap.MaxExcept per switch.
-func checkAvoid(s *sim.System) error {
+func checkAvoid(s *design.Design) error {
 	a := s.Avoid
 	if a == nil {
 		return nil
@@ -190,7 +209,7 @@ func checkAvoid(s *sim.System) error {
 // PartDesign is the gendir part of the files Render returns.
 const PartDesign = "design"
 
-// Generate writes the design for s into dir (see Render) through
+// Generate writes the design for d into dir (see Render) through
 // gendir.Write: dir is created if needed; an existing directory must be one
 // hxbar wrote (it has a manifest, hxbar-manifest.json) or empty, and files
 // the manifest does not name, or that were edited since, are never
@@ -198,8 +217,8 @@ const PartDesign = "design"
 // earlier Generate that this design does not have are removed; the
 // testbench's files (testbench.Generate) are kept. See docs/rtl.md,
 // "Generated directory".
-func Generate(dir string, s *sim.System) (*Manifest, error) {
-	m, files, err := Render(s)
+func Generate(dir string, d *design.Design) (*Manifest, error) {
+	m, files, err := Render(d)
 	if err != nil {
 		return nil, err
 	}
@@ -213,33 +232,25 @@ func Generate(dir string, s *sim.System) (*Manifest, error) {
 	return m, nil
 }
 
-// Render returns the generated design for s, in memory: the RTL library,
+// Render returns the generated design for d, in memory: the RTL library,
 // hx_top.v, gt_n<node>.hex for every node, dt_n<node>.hex for every node
-// when s runs a data collective, rt_s<switch>.hex for every switch,
+// when d runs a data collective, rt_s<switch>.hex for every switch,
 // hx_params.vh and system.yaml (part PartDesign), and the manifest
-// describing them (its Dir is empty). The same s always gives
+// describing them (its Dir is empty). The same d always gives
 // byte-identical files.
-func Render(s *sim.System) (*Manifest, []gendir.File, error) {
+func Render(d *design.Design) (*Manifest, []gendir.File, error) {
 	// Every episode of the run must fit the RTL; the table files show
 	// episode 1's tables (the other episodes' are in the testbench's
 	// configuration program), the units are sized for the largest.
-	run := s // the whole run: its system.yaml keeps repeat and episodes
-	eps := []*sim.System{s}
-	if s != nil && s.NumEpisodes() > 1 {
-		eps = eps[:0]
-		for k := 1; k <= min(s.NumEpisodes(), max(1, len(s.Sys.Episodes))); k++ {
-			eps = append(eps, s.ForEpisode(k))
-		}
-		s = eps[0]
+	if err := Check(d); err != nil {
+		return nil, nil, err
 	}
-	for k, e := range eps {
-		if err := Check(e); err != nil {
-			if len(eps) > 1 {
-				return nil, nil, fmt.Errorf("episode %d: %w", k+1, err)
-			}
-			return nil, nil, err
-		}
+	run := d // the whole run: its system.yaml keeps repeat and episodes
+	var eps []*design.Episode
+	for k := 1; k <= d.NumEntries(); k++ {
+		eps = append(eps, d.Episode(k))
 	}
+	s := eps[0]
 	sys := &s.Sys
 	topo := s.Topo
 	m := &Manifest{
@@ -261,8 +272,8 @@ func Render(s *sim.System) (*Manifest, []gendir.File, error) {
 	for n := range rankOf {
 		rankOf[n] = -1
 	}
-	for r, n := range s.Units.NodeOf {
-		rankOf[n] = r
+	for r := range s.Ranks() {
+		rankOf[s.NodeOf(r)] = r
 	}
 	gate := make([][]uint64, topo.Nodes)
 	for n := range gate {
@@ -344,7 +355,7 @@ func Render(s *sim.System) (*Manifest, []gendir.File, error) {
 	m.RouteTables = make([]string, topo.Switches)
 	for sw := 0; sw < topo.Switches; sw++ {
 		name := RouteTableFile(sw)
-		body, err := RouteTableBody(s, sw)
+		body, err := RouteTableBody(d, sw)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -359,13 +370,13 @@ func Render(s *sim.System) (*Manifest, []gendir.File, error) {
 
 	// Routing exceptions (avoided channels): one table per switch that has
 	// any, the readable record of what config.hex writes into the CAMs.
-	m.CAMEntries = CAMEntries(s)
-	for sw, ex := range Exceptions(s) {
+	m.CAMEntries = CAMEntries(s.Design)
+	for sw, ex := range Exceptions(s.Design) {
 		if len(ex) == 0 {
 			continue
 		}
 		name := ExceptTableFile(sw)
-		title, notes := exceptNotes(s, sw, ex)
+		title, notes := exceptNotes(s.Design, sw, ex)
 		data, err := FormatTable(MagicExcept, ExceptionTableBody(ex), append(slices.Clone(hdr), title...), notes)
 		if err != nil {
 			return nil, nil, err
@@ -404,7 +415,7 @@ type unitCap struct {
 }
 
 // unitCapacities sizes every node's unit for every episode in eps.
-func unitCapacities(eps []*sim.System, rankOf []int) ([]unitCap, error) {
+func unitCapacities(eps []*design.Episode, rankOf []int) ([]unitCap, error) {
 	caps := make([]unitCap, len(rankOf))
 	for n, r := range rankOf {
 		c := unitCap{rank: r, maxG: 1, nrt: 1, nil_: 1}
@@ -458,7 +469,7 @@ func dimsString(d []int) string {
 
 // algoName is the schedule's name: the user schedule's algo when one was
 // given, else the system's.
-func algoName(s *sim.System) string {
+func algoName(s *design.Episode) string {
 	if s.Sched != nil && s.Sched.Algo != "" {
 		return s.Sched.Algo
 	}
@@ -466,7 +477,7 @@ func algoName(s *sim.System) string {
 }
 
 // headerLines is the header every generated file starts with.
-func headerLines(s *sim.System) []string {
+func headerLines(s *design.Episode) []string {
 	sys := &s.Sys
 	ranks := fmt.Sprintf("%d ranks", sys.NumRanks())
 	if sys.NumRanks() == 1 {
@@ -502,7 +513,7 @@ func coords(t *noc.Topology, node int) string {
 	return "(" + strings.Join(c, ", ") + ")"
 }
 
-func gateNotes(s *sim.System, node, rank int, body []uint64) (title, notes []string) {
+func gateNotes(s *design.Episode, node, rank int, body []uint64) (title, notes []string) {
 	t := s.Topo
 	if rank < 0 {
 		return []string{fmt.Sprintf("gate table of node %d %s, address %#x: no rank", node, coords(t, node), t.Addr(node))},
@@ -525,7 +536,7 @@ func gateNotes(s *sim.System, node, rank int, body []uint64) (title, notes []str
 	for j := 0; j < nr; j++ {
 		w := body[G+2+j]
 		d := int(w >> gtRankShift)
-		notes[G+2+j] = fmt.Sprintf("route %d: to rank %d at address %#x (node %d)", j, d, w&0xffffffff, s.Units.NodeOf[d])
+		notes[G+2+j] = fmt.Sprintf("route %d: to rank %d at address %#x (node %d)", j, d, w&0xffffffff, s.NodeOf(d))
 	}
 	return title, notes
 }
@@ -563,7 +574,7 @@ func routeNotes(t *noc.Topology, sw int) (title, notes []string) {
 }
 
 // exceptNotes describes switch sw's routing exceptions (its CAM entries).
-func exceptNotes(s *sim.System, sw int, ex []regmap.Exception) (title, notes []string) {
+func exceptNotes(s *design.Design, sw int, ex []regmap.Exception) (title, notes []string) {
 	t := s.Topo
 	what := fmt.Sprintf("exchanger of node %d %s", sw, coords(t, sw))
 	if t.IsCrossbar(sw) {
@@ -584,7 +595,7 @@ func exceptNotes(s *sim.System, sw int, ex []regmap.Exception) (title, notes []s
 }
 
 // paramsFile is hx_params.vh: the defines a testbench includes.
-func paramsFile(s *sim.System, hdr []string) []byte {
+func paramsFile(s *design.Episode, hdr []string) []byte {
 	sys := &s.Sys
 	var b bytes.Buffer
 	comment(&b, "// ", hdr)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/sim"
@@ -63,7 +64,7 @@ func build(t testing.TB, sys hw.System, sched *barrierunit.Schedule) *sim.System
 func generate(t testing.TB, s *sim.System) (string, *Manifest) {
 	t.Helper()
 	dir := t.TempDir()
-	m, err := Generate(dir, s)
+	m, err := Generate(dir, s.Design)
 	if err != nil {
 		t.Fatalf("Generate(%s): %v", s.Sys.Name, err)
 	}
@@ -304,7 +305,7 @@ func TestGenerateRefuses(t *testing.T) {
 	half := testSystem("half", []int{2, 2}, func(s *hw.System) { s.Duplex = "half" })
 	s := build(t, half, nil)
 	dir := filepath.Join(t.TempDir(), "out")
-	_, err := Generate(dir, s)
+	_, err := Generate(dir, s.Design)
 	var fe *hw.FieldError
 	if !errors.As(err, &fe) || fe.Field != "duplex" ||
 		!strings.Contains(err.Error(), `duplex: "half" (allowed: full; half duplex is a model-only what-if)`) {
@@ -318,7 +319,7 @@ func TestGenerateRefuses(t *testing.T) {
 	// K0..K3 (MaxDims).
 	for _, dims := range [][]int{{2, 2, 2, 2, 2}, {2, 2, 2, 2, 2, 2}} {
 		s := build(t, testSystem("six", dims, nil), nil)
-		_, err := Generate(t.TempDir(), s)
+		_, err := Generate(t.TempDir(), s.Design)
 		if !errors.As(err, &fe) || fe.Field != "dims" || !strings.Contains(err.Error(), "1 to 4 dimensions for generated RTL") ||
 			!strings.Contains(err.Error(), fmt.Sprint(dims)) {
 			t.Errorf("%v: err = %v", dims, err)
@@ -327,17 +328,17 @@ func TestGenerateRefuses(t *testing.T) {
 
 	// More gates than the 6-bit gate field holds (a user schedule could ask).
 	ok := build(t, testSystem("deep", []int{2}, func(s *hw.System) { s.Ranks = 1 }), nil)
-	deep := *ok
+	deep := breakable(ok.Design)
 	const G = 63
 	ft := &barrierunit.FlatTable{Ranks: 1, Gates: G, Self: make([]bool, G+2), Need: make([]uint8, G+2),
 		OutStart: make([]int32, G+2), OutEnd: make([]int32, G+2)}
 	deep.Table = ft
-	if _, err := Generate(t.TempDir(), &deep); !errors.As(err, &fe) || fe.Field != "gates" || !strings.Contains(err.Error(), "0..62") {
+	if err := check(deep); !errors.As(err, &fe) || fe.Field != "gates" || !strings.Contains(err.Error(), "0..62") {
 		t.Errorf("63 gates: err = %v", err)
 	}
 
 	// A route list longer than the 16-bit route count.
-	long := *build(t, testSystem("long", []int{2}, nil), nil)
+	long := breakable(build(t, testSystem("long", []int{2}, nil), nil).Design)
 	const nr = hw.MaxRouteIndex + 1
 	ft = &barrierunit.FlatTable{Ranks: 2, Gates: 1, Self: make([]bool, 6), Need: make([]uint8, 6),
 		OutStart: []int32{0, 0, nr, nr, nr, nr}, OutEnd: []int32{0, nr, nr, nr, nr, nr}, OutDst: make([]int32, nr)}
@@ -345,51 +346,44 @@ func TestGenerateRefuses(t *testing.T) {
 		ft.OutDst[i] = 1
 	}
 	long.Table = ft
-	if _, err := Generate(t.TempDir(), &long); !errors.As(err, &fe) || fe.Field != "routes" || !strings.Contains(err.Error(), "65536 routes") {
+	if _, err := gateBody(long, 0); !errors.As(err, &fe) || fe.Field != "routes" || !strings.Contains(err.Error(), "65536 routes") {
 		t.Errorf("65536 routes: err = %v", err)
 	}
 
-	// Malformed systems: errors, no panics.
+	// Malformed designs (which design.New never builds): errors, no panics.
 	base := build(t, testSystem("base", []int{2}, nil), nil)
-	for name, mod := range map[string]func(s *sim.System){
-		"nil topo":   func(s *sim.System) { s.Topo = nil },
-		"nil table":  func(s *sim.System) { s.Table = nil },
-		"nil units":  func(s *sim.System) { s.Units = nil },
-		"bad name":   func(s *sim.System) { s.Sys.Name = "a b" },
-		"torus":      func(s *sim.System) { s.Sys.Topology = "torus" },
-		"ranks":      func(s *sim.System) { s.Sys.Ranks = 1 },
-		"dims":       func(s *sim.System) { s.Sys.Dims = []int{3} },
-		"short self": func(s *sim.System) { t2 := *s.Table; t2.Self = nil; s.Table = &t2 },
-		"placement": func(s *sim.System) {
-			u := *s.Units
-			u.NodeOf = []int32{0, 0}
-			s.Units = &u
-		},
-		"node range": func(s *sim.System) {
-			u := *s.Units
-			u.NodeOf = []int32{0, 7}
-			s.Units = &u
-		},
+	for name, mod := range map[string]func(s *design.Episode){
+		"nil topo":   func(s *design.Episode) { s.Topo = nil },
+		"nil table":  func(s *design.Episode) { s.Table = nil },
+		"nil design": func(s *design.Episode) { s.Design = nil },
+		"bad name":   func(s *design.Episode) { s.Sys.Name = "a b" },
+		"torus":      func(s *design.Episode) { s.Sys.Topology = "torus" },
+		"ranks":      func(s *design.Episode) { s.Sys.Ranks = 1 },
+		"dims":       func(s *design.Episode) { s.Sys.Dims = []int{3} },
+		"short self": func(s *design.Episode) { t2 := *s.Table; t2.Self = nil; s.Table = &t2 },
 	} {
-		c := *base
-		mod(&c)
-		if _, err := Generate(t.TempDir(), &c); err == nil {
+		c := breakable(base.Design)
+		mod(c)
+		if err := check(c); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+	if err := check(nil); err == nil {
+		t.Error("nil episode accepted")
 	}
 	if _, err := Generate(t.TempDir(), nil); err == nil {
 		t.Error("nil system accepted")
 	}
-	if _, err := Generate("", base); err == nil {
+	if _, err := Generate("", base.Design); err == nil {
 		t.Error("empty directory name accepted")
 	}
-	if _, err := GateTableBody(base, 5); err == nil {
+	if _, err := GateTableBody(base.Design, 5); err == nil {
 		t.Error("GateTableBody(node 5 of 2) accepted")
 	}
-	if _, err := RouteTableBody(base, -1); err == nil {
+	if _, err := RouteTableBody(base.Design, -1); err == nil {
 		t.Error("RouteTableBody(-1) accepted")
 	}
-	if b, err := GateTableBody(base, 1); err != nil || len(b) != 4 || b[0] != 0x8000000100000001 {
+	if b, err := GateTableBody(base.Design, 1); err != nil || len(b) != 4 || b[0] != 0x8000000100000001 {
 		t.Errorf("GateTableBody(1) = %x, %v", b, err)
 	}
 }
@@ -495,4 +489,13 @@ func TestDocsListGeneratedFiles(t *testing.T) {
 			t.Errorf("docs/rtl.md \"Generated directory\" does not list `%s`", n)
 		}
 	}
+}
+
+// breakable is a copy of d's episode 1 (and of d) that a test may change
+// to make a malformed design for check.
+func breakable(d *design.Design) *design.Episode {
+	dc := *d
+	e := *d.Episode(1)
+	e.Design = &dc
+	return &e
 }

@@ -5,8 +5,8 @@ import (
 	"slices"
 
 	"github.com/hxbar/hxbar/barrierunit/regmap"
+	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/hw"
-	"github.com/hxbar/hxbar/sim"
 )
 
 // Gate table field positions (docs/tables.md, "Gate table").
@@ -120,7 +120,7 @@ func DecodeRouteTable(body []uint64) ([]uint8, error) {
 
 // RouteTableBody is the body of the routing table file of switch sw:
 // s.Topo.Table(sw), one entry per word.
-func RouteTableBody(s *sim.System, sw int) ([]uint64, error) {
+func RouteTableBody(s *design.Design, sw int) ([]uint64, error) {
 	if s == nil || s.Topo == nil {
 		return nil, fmt.Errorf("routing table: no topology")
 	}
@@ -139,7 +139,7 @@ func RouteTableBody(s *sim.System, sw int) ([]uint64, error) {
 // (s.Avoid.Except, nil without avoided channels) as the switches' CAM
 // entries hold them: per switch, ordered by destination node, each with
 // the destination's packed address and the output port.
-func Exceptions(s *sim.System) [][]regmap.Exception {
+func Exceptions(s *design.Design) [][]regmap.Exception {
 	if s == nil || s.Avoid == nil || s.Topo == nil {
 		return nil
 	}
@@ -160,7 +160,7 @@ func Exceptions(s *sim.System) [][]regmap.Exception {
 // CAMEntries is the size E of every switch's routing exception CAM: the
 // most exceptions of one switch (noc.Avoid.MaxEntries), 0 without avoided
 // channels (no CAM, the RTL of a design without --avoid).
-func CAMEntries(s *sim.System) int {
+func CAMEntries(s *design.Design) int {
 	if s == nil || s.Avoid == nil {
 		return 0
 	}
@@ -180,19 +180,21 @@ func ExceptionTableBody(ex []regmap.Exception) []uint64 {
 }
 
 // GateTableBody is the body of the gate table file of node: the slice of
-// s.Table for the rank s.Units.NodeOf places there, or the single word 0
-// when the node hosts no rank.
-func GateTableBody(s *sim.System, node int) ([]uint64, error) {
+// episode 1's gate tables for the rank s places there, or the single word
+// 0 when the node hosts no rank.
+func GateTableBody(d *design.Design, node int) ([]uint64, error) {
+	if d == nil {
+		return nil, fmt.Errorf("no system")
+	}
+	s := d.Episode(1)
 	if err := checkShape(s); err != nil {
 		return nil, err
 	}
 	if node < 0 || node >= s.Topo.Nodes {
 		return nil, fmt.Errorf("gate table: node %d (allowed: 0..%d)", node, s.Topo.Nodes-1)
 	}
-	for r, n := range s.Units.NodeOf {
-		if int(n) == node {
-			return gateBody(s, r)
-		}
+	if r := s.RankOf(node); r >= 0 {
+		return gateBody(s, r)
 	}
 	return []uint64{0}, nil
 }
@@ -200,8 +202,8 @@ func GateTableBody(s *sim.System, node int) ([]uint64, error) {
 // gateBody encodes rank r's gate table file body: the identity word, the
 // gate words 1..G+1 and the route words of regmap.GateWords (the encoding
 // the configuration programs write).
-func gateBody(s *sim.System, r int) ([]uint64, error) {
-	gates, routes, err := regmap.GateWords(s.Table, r, rankAddr(s))
+func gateBody(s *design.Episode, r int) ([]uint64, error) {
+	gates, routes, err := regmap.GateWords(s.Table, r, s.RankAddrs())
 	if err != nil {
 		return nil, err
 	}
@@ -212,38 +214,29 @@ func gateBody(s *sim.System, r int) ([]uint64, error) {
 	return append(body, routes...), nil
 }
 
-// rankAddr is the packed address of every rank's node.
-func rankAddr(s *sim.System) regmap.RankAddr {
-	a := make(regmap.RankAddr, len(s.Units.NodeOf))
-	for r, n := range s.Units.NodeOf {
-		a[r] = s.Topo.Addr(int(n))
-	}
-	return a
-}
-
 // checkShape checks that the parts of s the generator reads are present and
-// consistent with each other (they are, for a System from sim.Build).
-func checkShape(s *sim.System) error {
+// consistent with each other (they are, for a design from design.New).
+func checkShape(s *design.Episode) error {
 	switch {
 	case s == nil:
 		return fmt.Errorf("no system")
+	case s.Design == nil:
+		return fmt.Errorf("system %q: no design (rank placement)", s.Sys.Name)
 	case s.Topo == nil:
 		return fmt.Errorf("system %q: no topology", s.Sys.Name)
 	case s.Table == nil:
 		return fmt.Errorf("system %q: no gate tables", s.Sys.Name)
-	case s.Units == nil:
-		return fmt.Errorf("system %q: no barrier units (rank placement)", s.Sys.Name)
 	}
 	tab := s.Table
 	n := tab.Ranks * tab.Stride()
 	if tab.Ranks < 1 || tab.Gates < 0 || len(tab.Self) != n || len(tab.Need) != n || len(tab.OutStart) != n || len(tab.OutEnd) != n {
 		return fmt.Errorf("system %q: malformed gate tables (%d ranks, %d gates)", s.Sys.Name, tab.Ranks, tab.Gates)
 	}
-	if len(s.Units.NodeOf) != tab.Ranks {
-		return fmt.Errorf("system %q: %d ranks placed, the gate tables have %d", s.Sys.Name, len(s.Units.NodeOf), tab.Ranks)
+	if s.Ranks() != tab.Ranks {
+		return fmt.Errorf("system %q: %d ranks placed, the gate tables have %d", s.Sys.Name, s.Ranks(), tab.Ranks)
 	}
 	used := make(map[int32]int, tab.Ranks)
-	for r, nd := range s.Units.NodeOf {
+	for r, nd := range s.Placement() {
 		if nd < 0 || int(nd) >= s.Topo.Nodes {
 			return fieldErr(fmt.Sprintf("placement[%d]", r), nd, fmt.Sprintf("0..%d", s.Topo.Nodes-1))
 		}

@@ -156,13 +156,13 @@ func tinyTB(t *testing.T, s *sim.System) string {
 		rankOf[n] = r
 	}
 	cfg := &regmap.Config{RankOf: rankOf}
-	progs, err := cfg.Programs(&regmap.Tables{Tab: s.Table, Data: s.DataTable, Op: s.Op, Addr: rankAddr(s)})
+	progs, err := cfg.Programs(&regmap.Tables{Tab: s.Table, Data: s.DataTable, Op: s.Op, Addr: s.RankAddrs()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rts [][]uint8
 	for sw := 0; sw < s.Topo.Switches; sw++ {
-		body, err := RouteTableBody(s, sw)
+		body, err := RouteTableBody(s.Design, sw)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,13 +213,14 @@ func tinyTB(t *testing.T, s *sim.System) string {
 	p("    always #5 clk = ~clk;\n")
 	p("    integer t;\n")
 	p("    initial begin\n")
+	arrivals := s.Arrivals(1)
 	for r, n := range s.Units.NodeOf {
-		p("        operand[%d +: 64] = 64'h%016x;\n", 64*int(n), s.Arrivals[r].Operand)
+		p("        operand[%d +: 64] = 64'h%016x;\n", 64*int(n), arrivals[r].Operand)
 	}
 	p("        repeat (3) @(posedge clk);\n        rst <= 1'b0;\n")
 	// configuration: write k of every port, setup then access
 	var last int64
-	for _, a := range s.Arrivals {
+	for _, a := range arrivals {
 		last = max(last, a.Cycle)
 	}
 	for k := 0; k < steps; k++ {
@@ -244,7 +245,7 @@ func tinyTB(t *testing.T, s *sim.System) string {
 	p("        run = 1'b1;   // this cycle is cycle 0\n")
 	p("        for (t = 0; t <= %d; t = t + 1) begin\n", last+1)
 	for r, n := range s.Units.NodeOf {
-		p("            arrive[%d] <= t == %d;\n", n, s.Arrivals[r].Cycle)
+		p("            arrive[%d] <= t == %d;\n", n, arrivals[r].Cycle)
 	}
 	p("            @(negedge clk);\n        end\n    end\n")
 	p("    always @(posedge clk) cyc <= run ? cyc + 64'd1 : 64'd0;\n")

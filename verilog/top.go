@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hxbar/hxbar/sim"
+	"github.com/hxbar/hxbar/design"
 )
 
 // topFile writes hx_top.v: every instance spelled out, wired as docs/rtl.md
 // "Top-level wiring (for the generator)" prescribes. gate[n] is node n's gate
 // table body (it gives the unit's NG and NWORDS), data[n] its data table
 // body (NDW; nil for a barrier: the units keep DATA = 0).
-func topFile(s *sim.System, hdr []string, caps []unitCap) []byte {
+func topFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 	sys := &s.Sys
 	t := s.Topo
 	N := t.Nodes
@@ -77,7 +77,7 @@ func topFile(s *sim.System, hdr []string, caps []unitCap) []byte {
 	// The routing exception CAM of every switch (avoided channels only: a
 	// design without them is the same text as before).
 	cam := ""
-	if E := CAMEntries(s); E > 0 {
+	if E := CAMEntries(s.Design); E > 0 {
 		p("    localparam integer E    = %d;   // routing exception entries of every switch (avoid: %s)\n", E, strings.Join(sys.Avoid, ", "))
 		cam = ", .E(E)"
 	}

@@ -45,11 +45,10 @@ const (
 
 // CTRL fields.
 const (
-	CtrlEN       = 1 << 0
-	CtrlOpShift  = 1 // bits 3..1
-	CtrlDMode    = 1 << 4
-	CtrlGShift   = 8 // bits 13..8
-	MaxItemFlits = 1<<13 - 1
+	CtrlEN      = 1 << 0
+	CtrlOpShift = 1 // bits 3..1
+	CtrlDMode   = 1 << 4
+	CtrlGShift  = 8 // bits 13..8
 )
 
 // Switch registers: routing-table entry e at SwitchEntry + 4e of a switch;

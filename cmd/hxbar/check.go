@@ -7,8 +7,8 @@ import (
 
 	"strings"
 
+	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/noc"
-	"github.com/hxbar/hxbar/sim"
 	"github.com/olekukonko/tablewriter"
 )
 
@@ -52,7 +52,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	var rep *noc.CheckReport
 	if len(s.Avoid) > 0 {
-		ids, err := sim.AvoidIDs(&s, f)
+		ids, err := design.AvoidIDs(&s, f)
 		if err != nil {
 			return usageError{explainSystemError(fs.FlagSet, err)}
 		}

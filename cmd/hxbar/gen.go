@@ -114,7 +114,7 @@ func generateDirWith(dir string, sys hw.System, sched *barrierunit.Schedule, cs 
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if err := verilog.Check(s); err != nil {
+	if err := verilog.Check(s.Design); err != nil {
 		return nil, usageError{err}
 	}
 	trace, res, err := testbench.Trace(s)
@@ -126,7 +126,7 @@ func generateDirWith(dir string, sys hw.System, sched *barrierunit.Schedule, cs 
 		}
 		return nil, usageError{err}
 	}
-	m, files, err := verilog.Render(s)
+	m, files, err := verilog.Render(s.Design)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func generateDirWith(dir string, sys hw.System, sched *barrierunit.Schedule, cs 
 		}
 		files = append(files, f)
 	}
-	tb, err := testbench.Render(s, trace)
+	tb, err := testbench.Render(s.Design, trace)
 	if err != nil {
 		return nil, err
 	}

@@ -397,7 +397,7 @@ func printEpisodes(w io.Writer, s *sim.System, res *sim.Result) error {
 	tw := tablewriter.NewWriter(w)
 	tw.Header("episode", "collective", "schedule", "config cycles", "first arrival", "last release")
 	for _, e := range res.Episodes {
-		ep := s.EpisodeAt(e.Episode)
+		ep := s.Episode(e.Episode)
 		what := ep.Sched.Algo + ", op " + string(ep.Sys.Op)
 		if ep.Data != nil {
 			what = fmt.Sprintf("%s, %d items x %d flits", ep.Data.Algo, ep.Data.Items, ep.Sys.ItemFlits)

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/hxbar/hxbar/collective"
+	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/hw"
-	"github.com/hxbar/hxbar/sim"
 )
 
 // SeedCost is the Hitachi seed's cost of each order for 16 nodes and 4
@@ -267,7 +267,7 @@ is what makes its mutual steps as cheap as one-sided ones.
 // halfDuplexPrediction is the seed's cost model with mutual steps costing
 // double: (O cost + 2 M cost) / cost, for the schedule run measured.
 func halfDuplexPrediction(run Run) float64 {
-	cs, err := sim.DataSchedule(&run.Sys)
+	cs, err := design.DataSchedule(&run.Sys)
 	if err != nil {
 		return 0
 	}

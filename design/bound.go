@@ -1,4 +1,4 @@
-package sim
+package design
 
 import (
 	"fmt"
@@ -35,7 +35,7 @@ func (e *BoundError) Unwrap() error {
 		Allowed: fmt.Sprintf("at least %d, a lower bound on this run's cycles: %s", e.Bound.Cycles, e.Bound.How)}
 }
 
-// lowerBound bounds the cycles of a complete run (the last release + 1):
+// LowerBound bounds the cycles of a complete run (the last release + 1):
 //
 //   - every rank is released at or after its arrival, so one more than
 //     the last arrival cycle;
@@ -47,7 +47,7 @@ func (e *BoundError) Unwrap() error {
 //     and its receiver released, no earlier than it is sent).
 //
 // cs is nil for a barrier. arrive is every rank's arrival cycle.
-func lowerBound(sys *hw.System, cs *collective.Schedule, arrive []int64) Bound {
+func LowerBound(sys *hw.System, cs *collective.Schedule, arrive []int64) Bound {
 	b := Bound{Cycles: 1, How: "a run takes at least one cycle"}
 	for r, a := range arrive {
 		if a+1 > b.Cycles {
