@@ -32,8 +32,8 @@ const (
 	AlgoDissemination      Algorithm = "dissemination"        // ceil(log2 R) rounds for any R; sum and xor only when R is a power of two
 )
 
-// OpName is the op field: the reduction carried by the barrier (the
-// model's barrierunit.Op numbers them in the order of Ops).
+// OpName is the op field: the reduction carried by the barrier; its
+// number is its OpCode (hw/op.go).
 type OpName string
 
 // The reductions.
@@ -71,7 +71,7 @@ var (
 	Topologies  = []Topology{TopoHyperXbar, TopoTorus, TopoFatTree}
 	Collectives = []Collective{CollBarrier, CollAllGather, CollBroadcast}
 	Algorithms  = []Algorithm{AlgoButterfly, AlgoButterflyNearFirst, AlgoDissemination}
-	Ops         = []OpName{OpBarrier, OpSum, OpMax, OpMin, OpAnd, OpOr, OpXor}
+	Ops         = opNames[:]
 	DuplexModes = []Duplex{DuplexFull, DuplexHalf}
 )
 
