@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/hxbar/hxbar/hw"
-	"github.com/hxbar/hxbar/sim"
 )
 
 // retrySystems are generated with link-level retry (link_retry > 0).
@@ -138,20 +137,9 @@ func TestLinkRetryRunsLikeTheModel(t *testing.T) {
 			// The model's trace without retry: retry must not move a cycle.
 			plain := sys
 			plain.LinkRetry = 0
-			var want bytes.Buffer
-			res, err := build(t, plain, nil).Run(sim.Options{Trace: &want})
-			if err != nil {
-				t.Fatal(err)
-			}
-			nodes := slices.Clone(res.Nodes)
-			slices.SortFunc(nodes, func(a, b sim.NodeResult) int { return a.Node - b.Node })
-			for _, nr := range nodes {
-				var v uint64
-				fmt.Sscan(nr.Result, &v)
-				fmt.Fprintf(&want, "result n%d %016x\n", nr.Node, v)
-			}
-			if got != want.String() {
-				t.Errorf("RTL trace with retry differs from the model's without\nRTL:\n%s\nmodel:\n%s", got, want.String())
+			want := modelTraceWithResults(t, plain)
+			if got != want {
+				t.Errorf("RTL trace with retry differs from the model's without\nRTL:\n%s\nmodel:\n%s", got, want)
 			}
 			if !strings.Contains(got, "release") {
 				t.Errorf("no release in the trace:\n%s", got)

@@ -306,24 +306,33 @@ func TestIcarusRunMatchesModel(t *testing.T) {
 				t.Fatalf("vvp (%v):\n%s", err, got)
 			}
 
-			var want bytes.Buffer
-			res, err := build(t, sys, nil).Run(sim.Options{Trace: &want})
-			if err != nil {
-				t.Fatal(err)
-			}
-			nodes := slices.Clone(res.Nodes)
-			slices.SortFunc(nodes, func(a, b sim.NodeResult) int { return a.Node - b.Node })
-			for _, nr := range nodes {
-				var v uint64
-				fmt.Sscan(nr.Result, &v)
-				fmt.Fprintf(&want, "result n%d %016x\n", nr.Node, v)
-			}
-			if got != want.String() {
-				t.Errorf("RTL trace differs from the model\nRTL:\n%s\nmodel:\n%s", got, want.String())
+			want := modelTraceWithResults(t, sys)
+			if got != want {
+				t.Errorf("RTL trace differs from the model\nRTL:\n%s\nmodel:\n%s", got, want)
 			}
 			if !strings.Contains(got, "release") {
 				t.Errorf("no release in the trace:\n%s", got)
 			}
 		})
 	}
+}
+
+// modelTraceWithResults is the model's trace of sys followed by one
+// "result n<node> <value>" line per node in node order: what the plain
+// testbenches of these tests print.
+func modelTraceWithResults(t *testing.T, sys hw.System) string {
+	t.Helper()
+	var want bytes.Buffer
+	res, err := build(t, sys, nil).Run(sim.Options{Trace: &want})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := slices.Clone(res.Nodes)
+	slices.SortFunc(nodes, func(a, b sim.NodeResult) int { return a.Node - b.Node })
+	for _, nr := range nodes {
+		var v uint64
+		fmt.Sscan(nr.Result, &v)
+		fmt.Fprintf(&want, "result n%d %016x\n", nr.Node, v)
+	}
+	return want.String()
 }
