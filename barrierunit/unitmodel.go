@@ -632,7 +632,11 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 	if changed && u.Progress != nil {
 		u.Progress[r] = t
 	}
-	if changed || p.RxPending(node, t+1) {
+	// Work in t+1 is a flit to pop, a send or a gate that can pass; the
+	// rank's arrival is woken by the run. What changed in this cycle is
+	// in the state read below, so a unit that only changed (a flit sent,
+	// popped, a gate passed) is not evaluated again for nothing.
+	if p.RxPending(node, t+1) {
 		return true
 	}
 	c = int(rs.cur)
