@@ -9,6 +9,7 @@ import (
 
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/bigmem"
+	"github.com/hxbar/hxbar/internal/prefetch"
 )
 
 // Config holds the timing parameters of a network.
@@ -633,3 +634,80 @@ func (n *Network) OutputFlits(sw, port int) uint32 {
 
 // DescribeOutput names output port of switch sw, as the fabric does.
 func (n *Network) DescribeOutput(sw, port int) string { return n.F.DescribeOutput(sw, port) }
+
+// PrefetchSwitch asks for the lines switch sw's evaluation will touch,
+// in stages (the engine's prefetch: stage 0 is asked for first, furthest
+// ahead, and each later stage reads what the previous one brought in):
+// 0: its occupancy word and FIFO records; 1: its inputs' front slots;
+// 2: the output records their head flits are routed to; 3: the slot,
+// FIFO record and occupancy word downstream of those outputs. It changes
+// nothing: the reads are of the switch's own state (only its evaluation
+// pops its FIFOs) and of front slots whose occupancy bit is set (written
+// before the bit was published).
+func (n *Network) PrefetchSwitch(sw int, stage int) {
+	if !prefetch.Enabled {
+		return
+	}
+	base := n.portBase[sw]
+	if stage == 0 {
+		prefetch.T0(unsafe.Pointer(&n.occ[sw]))
+		P := uintptr(n.portBase[sw+1] - base)
+		prefetch.Lines(unsafe.Pointer(&n.fifo[base]), P*unsafe.Sizeof(fifoState{}), 8)
+		return
+	}
+	for occ := atomic.LoadUint64(&n.occ[sw]); occ != 0; occ &= occ - 1 {
+		i := bits.TrailingZeros64(occ)
+		in := base + int32(i)
+		s := n.front(in)
+		if stage == 1 {
+			prefetch.Lines(unsafe.Pointer(s), unsafe.Sizeof(slot{}), 2)
+			continue
+		}
+		if !s.f.Head() || n.gen != nil || n.faults != nil {
+			continue
+		}
+		oi := &n.out[base+int32(n.route(sw, i, &s.f))]
+		if stage == 2 {
+			prefetch.Lines(unsafe.Pointer(oi), unsafe.Sizeof(outState{}), 2)
+			continue
+		}
+		n.prefetchDown(oi)
+	}
+}
+
+// prefetchDown asks for the lines a flit sent on output oi writes.
+func (n *Network) prefetchDown(oi *outState) {
+	d := oi.down
+	if d < 0 {
+		return
+	}
+	prefetch.Lines(unsafe.Pointer(&n.slots[uint32(d)*n.B+uint32(oi.sendIdx)]), unsafe.Sizeof(slot{}), 2)
+	prefetch.T0(unsafe.Pointer(&n.fifo[d]))
+	if d < n.rxBase {
+		prefetch.T0(unsafe.Pointer(&n.occ[oi.wake]))
+	}
+}
+
+// PrefetchEndpoint is PrefetchSwitch for node's endpoint: 0: its ejection
+// FIFO record and injection output; 1: its front ejection slot; 2: the
+// slot, FIFO record and occupancy word its next flit goes to; 3 with
+// dst >= 0: the packed address of node dst (a head flit's destination).
+func (n *Network) PrefetchEndpoint(node int, stage int, dst int32) {
+	if !prefetch.Enabled {
+		return
+	}
+	f := n.rxBase + int32(node)
+	switch stage {
+	case 0:
+		prefetch.T0(unsafe.Pointer(&n.fifo[f]))
+		prefetch.Lines(unsafe.Pointer(&n.out[f]), unsafe.Sizeof(outState{}), 2)
+	case 1:
+		prefetch.Lines(unsafe.Pointer(n.front(f)), unsafe.Sizeof(slot{}), 2)
+	case 2:
+		n.prefetchDown(&n.out[f])
+	case 3:
+		if dst >= 0 && n.addr != nil {
+			prefetch.T0(unsafe.Pointer(&n.addr[dst]))
+		}
+	}
+}
