@@ -37,6 +37,10 @@ type fifoState struct {
 	head   uint8  // ring index of the front slot
 	lat    uint8  // latency of the channel feeding it
 	port   uint8  // input port index within its switch
+	// rt caches the output the front flit (a head) is routed to, plus 1
+	// (0: not known), when the engine's prefetch routed it ahead of the
+	// evaluation; the pop that takes the flit clears it.
+	rt uint8
 }
 
 // outState is the per-output-port state, in one record per port so that a
@@ -400,6 +404,7 @@ func (n *Network) pop(f int32, sw int32, t int64) {
 		q.head = uint8(h)
 	}
 	q.popped++
+	q.rt = 0
 	if sw >= 0 && atomic.LoadUint32(&q.pushed) == q.popped {
 		// Empty: clear the bit, then look again, since a concurrent push may
 		// have set it between the test and the clear.
@@ -475,7 +480,12 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		// there, an owned input forwards its front flit, whatever it is,
 		// until a tail passes (after a lost tail, the next packet's head).
 		if s.f.Head() && (n.faults == nil || n.out[in].inOwned < 0) {
-			o := n.route(sw, i, &s.f)
+			var o int
+			if rt := n.fifo[in].rt; rt != 0 {
+				o = int(rt) - 1
+			} else {
+				o = n.route(sw, i, &s.f)
+			}
 			reqs[o] |= 1 << uint(i)
 			touched |= 1 << uint(o)
 			continue
@@ -639,9 +649,10 @@ func (n *Network) DescribeOutput(sw, port int) string { return n.F.DescribeOutpu
 // in stages (the engine's prefetch: stage 0 is asked for first, furthest
 // ahead, and each later stage reads what the previous one brought in):
 // 0: its occupancy word and FIFO records; 1: its inputs' front slots;
-// 2: the output records their head flits are routed to; 3: the slot,
+// 2: the output records their head flits are routed to (the route is
+// kept in the FIFO record for the evaluation: fifoState.rt); 3: the slot,
 // FIFO record and occupancy word downstream of those outputs. It changes
-// nothing: the reads are of the switch's own state (only its evaluation
+// nothing else: the reads are of the switch's own state (only its evaluation
 // pops its FIFOs) and of front slots whose occupancy bit is set (written
 // before the bit was published).
 func (n *Network) PrefetchSwitch(sw int, stage int) {
@@ -666,7 +677,11 @@ func (n *Network) PrefetchSwitch(sw int, stage int) {
 		if !s.f.Head() || n.gen != nil || n.faults != nil {
 			continue
 		}
-		oi := &n.out[base+int32(n.route(sw, i, &s.f))]
+		q := &n.fifo[in]
+		if q.rt == 0 {
+			q.rt = uint8(n.route(sw, i, &s.f) + 1)
+		}
+		oi := &n.out[base+int32(q.rt)-1]
 		if stage == 2 {
 			prefetch.Lines(unsafe.Pointer(oi), unsafe.Sizeof(outState{}), 2)
 			continue
