@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/bigmem"
+	"github.com/hxbar/hxbar/internal/prefetch"
 )
 
 // Port is what a barrier unit needs from the network: the injection channel
@@ -632,7 +634,11 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 	if changed && u.Progress != nil {
 		u.Progress[r] = t
 	}
-	if changed || p.RxPending(node, t+1) {
+	// Work in t+1 is a flit to pop, a send or a gate that can pass; the
+	// rank's arrival is woken by the run. What changed in this cycle is
+	// in the state read below, so a unit that only changed (a flit sent,
+	// popped, a gate passed) is not evaluated again for nothing.
+	if p.RxPending(node, t+1) {
 		return true
 	}
 	c = int(rs.cur)
@@ -706,4 +712,39 @@ func (u *Units) evalOff(errp *uint8, node int, t int64, p Port, w int) bool {
 		u.raise(w, errp, e)
 	}
 	return true
+}
+
+// Prefetch asks for the lines rank r's evaluation will touch, in the
+// engine's prefetch stages (noc.Network.PrefetchSwitch): 0: its record;
+// 1: the records of its current and next gate; 2: the destination of the
+// packet it sends. It returns, from stage 2 on, the node that packet goes
+// to (-1: none), for the network's part. Only rank r's evaluation writes
+// what it reads.
+func (u *Units) Prefetch(r int, stage int) int32 {
+	if !prefetch.Enabled {
+		return -1
+	}
+	rs := &u.rank[r]
+	if stage == 0 {
+		prefetch.Lines(unsafe.Pointer(rs), unsafe.Sizeof(rankState{}), 2)
+		return -1
+	}
+	c := int(rs.cur)
+	if c > u.gates {
+		return -1
+	}
+	i := r*(u.gates+2) + c
+	if stage == 1 {
+		prefetch.Lines(unsafe.Pointer(&u.gate[i]), 2*unsafe.Sizeof(gateState{}), 3)
+		return -1
+	}
+	if c == 0 || rs.sendIdx >= u.gate[i].outEnd || int(rs.sendIdx) >= len(u.Tab.OutDst) {
+		return -1
+	}
+	dst := u.Tab.OutDst[rs.sendIdx]
+	if stage == 2 {
+		prefetch.T0(unsafe.Pointer(&u.NodeOf[dst]))
+		return -1
+	}
+	return u.NodeOf[dst]
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/bigmem"
+	"github.com/hxbar/hxbar/internal/prefetch"
 )
 
 // Config holds the timing parameters of a network.
@@ -36,6 +37,10 @@ type fifoState struct {
 	head   uint8  // ring index of the front slot
 	lat    uint8  // latency of the channel feeding it
 	port   uint8  // input port index within its switch
+	// rt caches the output the front flit (a head) is routed to, plus 1
+	// (0: not known), when the engine's prefetch routed it ahead of the
+	// evaluation; the pop that takes the flit clears it.
+	rt uint8
 }
 
 // outState is the per-output-port state, in one record per port so that a
@@ -397,6 +402,7 @@ func (n *Network) pop(f int32, sw int32, t int64) {
 		q.head = uint8(h)
 	}
 	q.popped++
+	q.rt = 0
 	if sw >= 0 && atomic.LoadUint32(&q.pushed) == q.popped {
 		// Empty: clear the bit, then look again, since a concurrent push may
 		// have set it between the test and the clear.
@@ -472,7 +478,12 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		// there, an owned input forwards its front flit, whatever it is,
 		// until a tail passes (after a lost tail, the next packet's head).
 		if s.f.Head() && (n.faults == nil || n.out[in].inOwned < 0) {
-			o := n.route(sw, i, &s.f)
+			var o int
+			if rt := n.fifo[in].rt; rt != 0 {
+				o = int(rt) - 1
+			} else {
+				o = n.route(sw, i, &s.f)
+			}
 			reqs[o] |= 1 << uint(i)
 			touched |= 1 << uint(o)
 			continue
@@ -631,3 +642,85 @@ func (n *Network) OutputFlits(sw, port int) uint32 {
 
 // DescribeOutput names output port of switch sw, as the fabric does.
 func (n *Network) DescribeOutput(sw, port int) string { return n.F.DescribeOutput(sw, port) }
+
+// PrefetchSwitch asks for the lines switch sw's evaluation will touch,
+// in stages (the engine's prefetch: stage 0 is asked for first, furthest
+// ahead, and each later stage reads what the previous one brought in):
+// 0: its occupancy word and FIFO records; 1: its inputs' front slots;
+// 2: the output records their head flits are routed to (the route is
+// kept in the FIFO record for the evaluation: fifoState.rt); 3: the slot,
+// FIFO record and occupancy word downstream of those outputs. It changes
+// nothing else: the reads are of the switch's own state (only its evaluation
+// pops its FIFOs) and of front slots whose occupancy bit is set (written
+// before the bit was published).
+func (n *Network) PrefetchSwitch(sw int, stage int) {
+	if !prefetch.Enabled {
+		return
+	}
+	base := n.portBase[sw]
+	if stage == 0 {
+		prefetch.T0(unsafe.Pointer(&n.occ[sw]))
+		P := uintptr(n.portBase[sw+1] - base)
+		prefetch.Lines(unsafe.Pointer(&n.fifo[base]), P*unsafe.Sizeof(fifoState{}), 8)
+		return
+	}
+	for occ := atomic.LoadUint64(&n.occ[sw]); occ != 0; occ &= occ - 1 {
+		i := bits.TrailingZeros64(occ)
+		in := base + int32(i)
+		s := n.front(in)
+		if stage == 1 {
+			prefetch.Lines(unsafe.Pointer(s), unsafe.Sizeof(slot{}), 2)
+			continue
+		}
+		if !s.f.Head() || n.gen != nil || n.faults != nil {
+			continue
+		}
+		q := &n.fifo[in]
+		if q.rt == 0 {
+			q.rt = uint8(n.route(sw, i, &s.f) + 1)
+		}
+		oi := &n.out[base+int32(q.rt)-1]
+		if stage == 2 {
+			prefetch.Lines(unsafe.Pointer(oi), unsafe.Sizeof(outState{}), 2)
+			continue
+		}
+		n.prefetchDown(oi)
+	}
+}
+
+// prefetchDown asks for the lines a flit sent on output oi writes.
+func (n *Network) prefetchDown(oi *outState) {
+	d := oi.down
+	if d < 0 {
+		return
+	}
+	prefetch.Lines(unsafe.Pointer(&n.slots[uint32(d)*n.B+uint32(oi.sendIdx)]), unsafe.Sizeof(slot{}), 2)
+	prefetch.T0(unsafe.Pointer(&n.fifo[d]))
+	if d < n.rxBase {
+		prefetch.T0(unsafe.Pointer(&n.occ[oi.wake]))
+	}
+}
+
+// PrefetchEndpoint is PrefetchSwitch for node's endpoint: 0: its ejection
+// FIFO record and injection output; 1: its front ejection slot; 2: the
+// slot, FIFO record and occupancy word its next flit goes to; 3 with
+// dst >= 0: the packed address of node dst (a head flit's destination).
+func (n *Network) PrefetchEndpoint(node int, stage int, dst int32) {
+	if !prefetch.Enabled {
+		return
+	}
+	f := n.rxBase + int32(node)
+	switch stage {
+	case 0:
+		prefetch.T0(unsafe.Pointer(&n.fifo[f]))
+		prefetch.Lines(unsafe.Pointer(&n.out[f]), unsafe.Sizeof(outState{}), 2)
+	case 1:
+		prefetch.Lines(unsafe.Pointer(n.front(f)), unsafe.Sizeof(slot{}), 2)
+	case 2:
+		n.prefetchDown(&n.out[f])
+	case 3:
+		if dst >= 0 && n.addr != nil {
+			prefetch.T0(unsafe.Pointer(&n.addr[dst]))
+		}
+	}
+}

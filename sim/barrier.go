@@ -183,8 +183,27 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 		horizon = int(h)
 	}
 	s.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, horizon, net.Elements(), s.eval)
+	if net.Elements() >= prefetchElements {
+		s.eng.prefetch = s.prefetch
+	}
 	net.Wake = s.eng.wake
 	return s, nil
+}
+
+// prefetch is the engine's prefetch hook: the stages of element e's
+// lines (noc.Network.PrefetchSwitch, PrefetchEndpoint, Units.Prefetch).
+func (s *System) prefetch(e int32, stage int, t int64) {
+	if int(e) < s.switches {
+		s.Net.PrefetchSwitch(int(e), stage)
+		return
+	}
+	node := int(e) - s.switches
+	r := s.rankOfNode[node]
+	if r < 0 {
+		return
+	}
+	dst := s.Units.Prefetch(int(r), stage)
+	s.Net.PrefetchEndpoint(node, stage, dst)
 }
 
 func (s *System) eval(e int32, t int64, w int) bool {

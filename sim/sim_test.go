@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -215,9 +216,57 @@ func parallelTrace(rt *rapid.T, sys hw.System) (trace string, ok bool) {
 	}
 	s.eng.workers = rapid.IntRange(2, 4).Draw(rt, "workers")
 	s.eng.block = 1
+	if rapid.Bool().Draw(rt, "prefetch") {
+		s.eng.prefetch = s.prefetch
+	}
 	var buf bytes.Buffer
 	if _, err := s.Run(Options{Trace: &buf}); err != nil {
 		rt.Fatal(err)
 	}
 	return buf.String(), true
+}
+
+// TestPrefetchKeepsTrace runs random systems with the engine's prefetch
+// stages forced on (they start at prefetchElements elements otherwise),
+// on one worker or several, and compares the trace with the run without:
+// the prefetch only reads, in the order of the evaluation, and never
+// changes which elements are evaluated or in what order.
+func TestPrefetchKeepsTrace(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		sys := randomSystem(rt)
+		want, wantRes := prefetchTrace(t, sys, false, 1)
+		workers := 1
+		if rapid.Bool().Draw(rt, "parallel") {
+			workers = rapid.IntRange(2, 4).Draw(rt, "workers")
+		}
+		got, gotRes := prefetchTrace(t, sys, true, workers)
+		if got != want {
+			rt.Fatalf("trace with prefetch differs: %s", firstDiff(got, want))
+		}
+		if gotRes != wantRes {
+			rt.Fatalf("result with prefetch differs:\n%s\n%s", gotRes, wantRes)
+		}
+	})
+}
+
+func prefetchTrace(t testing.TB, sys hw.System, pf bool, workers int) (trace, result string) {
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pf {
+		s.eng.prefetch = s.prefetch
+	} else {
+		s.eng.prefetch = nil
+	}
+	if workers > 1 && !s.eng.alternate {
+		s.eng.workers, s.eng.block = workers, 1
+	}
+	var buf bytes.Buffer
+	res, err := s.Run(Options{Trace: &buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, _ := json.Marshal(res)
+	return buf.String(), string(j)
 }

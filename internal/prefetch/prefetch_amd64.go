@@ -1,0 +1,14 @@
+//go:build !race
+
+package prefetch
+
+import "unsafe"
+
+// Enabled reports whether T0 does anything.
+const Enabled = true
+
+// T0 prefetches the cache line holding p into every cache level
+// (PREFETCHT0).
+//
+//go:noescape
+func T0(p unsafe.Pointer)

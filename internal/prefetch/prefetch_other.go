@@ -1,0 +1,11 @@
+//go:build !amd64 || race
+
+package prefetch
+
+import "unsafe"
+
+// Enabled reports whether T0 does anything.
+const Enabled = false
+
+// T0 does nothing here (no prefetch instruction, or a race build).
+func T0(p unsafe.Pointer) {}
