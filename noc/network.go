@@ -383,7 +383,12 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 	s.f = fl
 	s.ready = t + int64(q.lat)
 	atomic.StoreInt64(&s.free, taken)
-	oi.nextFree = atomic.LoadInt64(&n.slots[uint32(f)*n.B+uint32(oi.sendIdx)].free)
+	// The next slot's free cycle is read when the output next asks for
+	// credit (hasCredit), not here: that line is the engine's prefetch's
+	// (prefetchDown) by then, while here it would be a miss per hop. The
+	// value is the same: until this output writes that slot, only its
+	// reader can change it, and only from taken.
+	oi.nextFree = taken
 	atomic.AddUint32(&q.pushed, 1)
 	if sw >= 0 {
 		atomic.OrUint64(&n.occ[sw], 1<<q.port)
