@@ -699,10 +699,16 @@ func (n *Network) prefetchDown(oi *outState) {
 	if d < 0 {
 		return
 	}
-	prefetch.Lines(unsafe.Pointer(&n.slots[uint32(d)*n.B+uint32(oi.sendIdx)]), unsafe.Sizeof(slot{}), 2)
-	prefetch.T0(unsafe.Pointer(&n.fifo[d]))
+	// Every one of these lines is written by the push (the occupancy word
+	// by a locked OR): asked for in exclusive state.
+	s := unsafe.Pointer(&n.slots[uint32(d)*n.B+uint32(oi.sendIdx)])
+	prefetch.W(s)
+	if e := unsafe.Add(s, unsafe.Sizeof(slot{})-1); uintptr(e)/prefetch.Line != uintptr(s)/prefetch.Line {
+		prefetch.W(e)
+	}
+	prefetch.W(unsafe.Pointer(&n.fifo[d]))
 	if d < n.rxBase {
-		prefetch.T0(unsafe.Pointer(&n.occ[oi.wake]))
+		prefetch.W(unsafe.Pointer(&n.occ[oi.wake]))
 	}
 }
 

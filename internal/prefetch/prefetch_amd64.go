@@ -12,3 +12,10 @@ const Enabled = true
 //
 //go:noescape
 func T0(p unsafe.Pointer)
+
+// W prefetches the cache line holding p for writing (PREFETCHW: the line
+// comes in exclusive, so the store that follows needs no second request
+// for ownership).
+//
+//go:noescape
+func W(p unsafe.Pointer)

@@ -9,3 +9,6 @@ const Enabled = false
 
 // T0 does nothing here (no prefetch instruction, or a race build).
 func T0(p unsafe.Pointer) {}
+
+// W does nothing here (no prefetch instruction, or a race build).
+func W(p unsafe.Pointer) {}
