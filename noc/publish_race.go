@@ -1,4 +1,4 @@
-//go:build race || !amd64
+//go:build race
 
 package noc
 
