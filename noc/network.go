@@ -382,14 +382,14 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 	s := &n.slots[uint32(f)*n.B+i]
 	s.f = fl
 	s.ready = t + int64(q.lat)
-	storeCycle(&s.free, taken)
+	atomic.StoreInt64(&s.free, taken)
 	// The next slot's free cycle is read when the output next asks for
 	// credit (hasCredit), not here: that line is the engine's prefetch's
 	// (prefetchDown) by then, while here it would be a miss per hop. The
 	// value is the same: until this output writes that slot, only its
 	// reader can change it, and only from taken.
 	oi.nextFree = taken
-	bumpPushed(&q.pushed)
+	atomic.AddUint32(&q.pushed, 1)
 	if sw >= 0 {
 		atomic.OrUint64(&n.occ[sw], 1<<q.port)
 	}
@@ -400,7 +400,7 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 // its credit to the upstream, visible from cycle t + L.
 func (n *Network) pop(f int32, sw int32, t int64) {
 	q := &n.fifo[f]
-	storeCycle(&n.front(f).free, t+int64(q.lat))
+	atomic.StoreInt64(&n.front(f).free, t+int64(q.lat))
 	if h := uint32(q.head) + 1; h == n.B {
 		q.head = 0
 	} else {
