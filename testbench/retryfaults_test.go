@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/hxbar/hxbar/hw"
@@ -100,5 +101,72 @@ func TestFaultsCosimWithRetry(t *testing.T) {
 			t.Parallel()
 			cosimFaultRun(t, r)
 		})
+	}
+}
+
+// TestFaultInjectionTextWithRetry: with link-level retry a drop gives no
+// credit back (the resent copy uses it), and the rest of the injection is
+// the no-retry one; without retry the credit line is there. No simulator.
+func TestFaultInjectionTextWithRetry(t *testing.T) {
+	sys := system(t, "inj-retry", []int{4, 4}, 16, "butterfly", "sum", 1, 2, 64)
+	sys.Faults = []string{"drop:n2.d1.down@9", "flip:n1.d0.up@7:3"}
+	for _, lr := range []int{0, 2} {
+		sys.LinkRetry = lr
+		if err := sys.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		s, err := sim.Build(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inj, err := faultInjection(s.Design)
+		if err != nil {
+			t.Fatal(err)
+		}
+		credit := strings.Contains(inj.drive, "if (dut.down2_1.fi_hit) dut.")
+		if credit != (lr == 0) {
+			t.Errorf("link_retry %d: credit given back %v, want %v:\n%s", lr, credit, lr == 0, inj.drive)
+		}
+		for _, want := range []string{"dut.down2_1.fi_kill = 1'b1;", "dut.up1_0.fi_mask[3] = 1'b1;"} {
+			if !strings.Contains(inj.drive, want) {
+				t.Errorf("link_retry %d: injection lacks %q:\n%s", lr, want, inj.drive)
+			}
+		}
+	}
+}
+
+// TestScenarioStuckRank: a stuck rank's word in scenario.hex has no
+// arrival (bit 127 clear, zero offset and operand); every other rank
+// arrives. No simulator.
+func TestScenarioStuckRank(t *testing.T) {
+	sys := system(t, "stuck", []int{4, 4}, 16, "butterfly", "sum", 1, 2, 64)
+	sys.Faults, sys.Watchdog = []string{"stuck:5"}, 60
+	if err := sys.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := s.NodeOf(5)
+	arrivals := 0
+	for _, line := range strings.Split(string(scenarioFile(s.Design)), "\n") {
+		w, _, _ := strings.Cut(line, " ")
+		if len(w) != 32 || !strings.Contains(line, "episode 1, node ") {
+			continue
+		}
+		if strings.Contains(line, fmt.Sprintf("episode 1, node %d:", node)) {
+			if w != strings.Repeat("0", 32) {
+				t.Errorf("stuck rank 5 (node %d): word %s, want no arrival", node, w)
+			}
+			continue
+		}
+		if w[0] != '8' {
+			t.Errorf("a rank that is not stuck does not arrive: %s", line)
+		}
+		arrivals++
+	}
+	if arrivals != 15 {
+		t.Errorf("%d ranks arrive, want 15", arrivals)
 	}
 }
