@@ -131,6 +131,25 @@ func drawFault(rng *rand.Rand, sys *hw.System, names []string, cr []noc.Crossing
 	return fmt.Sprintf("dead:%s@%d", name, c.Cycle)
 }
 
+// runDrawnFault draws one fault of kind on base's traffic (drawFault)
+// and runs the model with it (max_cycles 4000): the system, the model,
+// its trace and result, and the run's error (a hang, a unit error).
+func runDrawnFault(t *testing.T, base hw.System, rng *rand.Rand, names []string, cr []noc.Crossing, kind string) (hw.System, *sim.System, []byte, *sim.Result, error) {
+	t.Helper()
+	sys := base
+	sys.Faults = []string{drawFault(rng, &sys, names, cr, kind)}
+	sys.MaxCycles = 4000
+	if err := sys.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace, res, err := Trace(s)
+	return sys, s, trace, res, err
+}
+
 // drawRuns draws every design's runs with a seeded generator. A drawn
 // fault whose model run cannot be compared (a hang without a watchdog,
 // which the model reports at max_cycles with no error event) is drawn
@@ -154,17 +173,7 @@ func drawRuns(t *testing.T, seed uint64) []faultRun {
 		for i, kind := range d.kinds {
 			var run *faultRun
 			for try := 0; try < 20 && run == nil; try++ {
-				sys := d.sys
-				sys.Faults = []string{drawFault(rng, &sys, names, cr, kind)}
-				sys.MaxCycles = 4000
-				if err := sys.Validate(); err != nil {
-					t.Fatal(err)
-				}
-				s, err := sim.Build(sys, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				trace, res, err := Trace(s)
+				sys, s, trace, res, err := runDrawnFault(t, d.sys, rng, names, cr, kind)
 				if errors.As(err, new(*sim.StuckError)) {
 					continue // a hang no unit reports: not comparable
 				}

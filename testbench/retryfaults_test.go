@@ -59,17 +59,7 @@ func TestFaultsCosimWithRetry(t *testing.T) {
 			names = append(names, c.Name)
 		}
 		for i, kind := range d.kinds {
-			sys := d.sys
-			sys.Faults = []string{drawFault(rng, &sys, names, cr, kind)}
-			sys.MaxCycles = 4000
-			if err := sys.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			s, err := sim.Build(sys, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			trace, res, err := Trace(s)
+			sys, s, trace, res, err := runDrawnFault(t, d.sys, rng, names, cr, kind)
 			if kind == "dead" {
 				if err != nil || len(res.Errors) == 0 {
 					t.Fatalf("%s %v: a dead channel with retry raised no error: %v", sys.Name, sys.Faults, err)
