@@ -71,7 +71,7 @@ var (
 	Topologies  = []Topology{TopoHyperXbar, TopoTorus, TopoFatTree}
 	Collectives = []Collective{CollBarrier, CollAllGather, CollBroadcast}
 	Algorithms  = []Algorithm{AlgoButterfly, AlgoButterflyNearFirst, AlgoDissemination}
-	Ops         = opNames[:]
+	Ops         = slices.Clone(opNames[:]) // a copy: OpCode and Code read opNames
 	DuplexModes = []Duplex{DuplexFull, DuplexHalf}
 )
 
