@@ -92,6 +92,14 @@ func BenchmarkTofuD(b *testing.B) {
 	benchScale(b, hw.TopoTorus, []int{24, 23, 24, 2, 3, 2}, []bool{true, true, true, false, true, false})
 }
 
+// BenchmarkTorusScale is BenchmarkBarrierScale's barrier on 32^4 and 16^4
+// tori (every dimension wraps): the packets cross many more hops.
+func BenchmarkTorusScale(b *testing.B) {
+	for _, dims := range [][]int{{16, 16, 16, 16}, {32, 32, 32, 32}} {
+		benchScale(b, hw.TopoTorus, dims, nil)
+	}
+}
+
 func benchScale(b *testing.B, topo hw.Topology, dims []int, wrap []bool) {
 	sys := hw.Default()
 	sys.Topology, sys.Dims, sys.Wrap, sys.Ranks, sys.Skew = topo, dims, wrap, 0, 100
