@@ -651,7 +651,8 @@ func (n *Network) DescribeOutput(sw, port int) string { return n.F.DescribeOutpu
 // PrefetchSwitch asks for the lines switch sw's evaluation will touch,
 // in stages (the engine's prefetch: stage 0 is asked for first, furthest
 // ahead, and each later stage reads what the previous one brought in):
-// 0: its occupancy word and FIFO records; 1: its inputs' front slots;
+// 0: its occupancy word, FIFO records and own address; 1: its inputs'
+// front slots;
 // 2: the output records their head flits are routed to (the route is
 // kept in the FIFO record for the evaluation: fifoState.rt); 3: the slot,
 // FIFO record and occupancy word downstream of those outputs. It changes
@@ -665,6 +666,9 @@ func (n *Network) PrefetchSwitch(sw int, stage int) {
 	base := n.portBase[sw]
 	if stage == 0 {
 		prefetch.T0(unsafe.Pointer(&n.occ[sw]))
+		if sw < len(n.addr) { // a router's or exchanger's own address, read by route
+			prefetch.T0(unsafe.Pointer(&n.addr[sw]))
+		}
 		P := uintptr(n.portBase[sw+1] - base)
 		prefetch.Lines(unsafe.Pointer(&n.fifo[base]), P*unsafe.Sizeof(fifoState{}), 8)
 		return
