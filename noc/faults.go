@@ -217,8 +217,8 @@ func (n *Network) swallow(o int32) {
 		oi.sendIdx = uint8(i + 1)
 	}
 	s := &n.slots[uint32(oi.down)*n.B+i]
-	s.free = taken
-	oi.nextFree = n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].free
+	s.free = takenRel
+	oi.nextFree = n.abs(n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].free)
 }
 
 // faultySend runs output o's faults on the flit it sends in cycle t and

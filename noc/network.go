@@ -21,12 +21,15 @@ type Config struct {
 
 // slot is one FIFO entry. ready: first cycle the downstream sees the flit;
 // free: first cycle the upstream may write the slot again (the credit
-// returned with the link latency), or taken while the slot holds a flit.
+// returned with the link latency), or takenRel while the slot holds a flit.
 // Keeping free in the slot means a push touches only the lines it writes.
+// Both cycles are stored relative to Network.epoch in 32 bits, so that a
+// slot is 32 bytes: two to a cache line, none across two (Rebase keeps
+// them in range).
 type slot struct {
 	f     hw.Flit
-	ready int64
-	free  int64 // atomic: written by the downstream, read by the upstream
+	ready int32
+	free  int32 // atomic: written by the downstream, read by the upstream
 }
 
 // fifoState is everything the model keeps per FIFO besides its slots, in
@@ -66,18 +69,33 @@ type outState struct {
 	sendIdx  uint8  // credit ring index of the next flit
 }
 
-// Compile-time ties: an outState is 24 bytes and a slot 40 (a 24-byte flit
-// and two cycles), the sizes the memory figures of docs/performance.md
-// assume.
+// Compile-time ties: an outState is 24 bytes and a slot 32 (a 24-byte flit
+// and two relative cycles), the sizes the memory figures of
+// docs/performance.md assume.
 const (
 	_ = uint(24 - unsafe.Sizeof(outState{}))
 	_ = uint(unsafe.Sizeof(outState{}) - 24)
-	_ = uint(40 - unsafe.Sizeof(slot{}))
-	_ = uint(unsafe.Sizeof(slot{}) - 40)
+	_ = uint(32 - unsafe.Sizeof(slot{}))
+	_ = uint(unsafe.Sizeof(slot{}) - 32)
 )
 
-// taken marks a credit-ring entry whose slot holds a flit.
-const taken = math.MaxInt64
+// taken marks a credit-ring entry whose slot holds a flit (outState's
+// absolute nextFree); takenRel is the same mark in a slot's relative free.
+const (
+	taken    = math.MaxInt64
+	takenRel = math.MaxInt32
+)
+
+// Relative cycles (slot.ready, slot.free) are cycle - Network.epoch.
+// Rebase moves the epoch to the current cycle once it is rebaseAfter
+// behind, clamping cycles of the past at relFloor: a past cycle is only
+// ever compared with the current one or a later one, to which any past
+// cycle compares the same. Future cycles in slots lie at most
+// hw.MaxLinkLatency plus the retry horizon ahead, far inside int32.
+const (
+	rebaseAfter = 1 << 29
+	relFloor    = -1 << 30
+)
 
 // Network is the cycle model of every switch and channel of a topology.
 // FIFO ids: switch input port p of switch s is portBase[s]+p; the ejection
@@ -141,6 +159,11 @@ type Network struct {
 
 	// Wake asks the engine to evaluate element e in cycle at.
 	Wake func(e int32, at int64)
+
+	// epoch is the cycle the slots' relative cycles count from, and
+	// rebaseAfter how far the current cycle may run ahead of it (Rebase).
+	epoch       int64
+	rebaseAfter int64
 }
 
 // NewNetwork builds the network state for a hyper-crossbar.
@@ -229,7 +252,7 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 		return nil, fmt.Errorf("invalid link_latency: %d (allowed: 1..%d)", cfg.LinkLatency, hw.MaxLinkLatency)
 	}
 	S, N := f.NumSwitches(), f.NumNodes()
-	n := &Network{F: f, cfg: cfg, B: uint32(cfg.BufferDepth), switches: S, nodes: N, Wake: func(int32, int64) {}}
+	n := &Network{F: f, cfg: cfg, B: uint32(cfg.BufferDepth), switches: S, nodes: N, Wake: func(int32, int64) {}, rebaseAfter: rebaseAfter}
 	n.portBase = make([]int32, S+1)
 	p := 0
 	for s := 0; s < S; s++ {
@@ -355,7 +378,7 @@ func (n *Network) hasCredit(o int32, t int64) bool {
 	if oi.nextFree <= t {
 		return true
 	}
-	oi.nextFree = atomic.LoadInt64(&n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].free)
+	oi.nextFree = n.abs(atomic.LoadInt32(&n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].free))
 	return oi.nextFree <= t
 }
 
@@ -381,8 +404,9 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 	q := &n.fifo[f]
 	s := &n.slots[uint32(f)*n.B+i]
 	s.f = fl
-	s.ready = t + int64(q.lat)
-	atomic.StoreInt64(&s.free, taken)
+	ready := t + int64(q.lat)
+	s.ready = n.rel(ready)
+	atomic.StoreInt32(&s.free, takenRel)
 	// The next slot's free cycle is read when the output next asks for
 	// credit (hasCredit), not here: that line is the engine's prefetch's
 	// (prefetchDown) by then, while here it would be a miss per hop. The
@@ -393,14 +417,14 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 	if sw >= 0 {
 		atomic.OrUint64(&n.occ[sw], 1<<q.port)
 	}
-	return s.ready
+	return ready
 }
 
 // pop removes the front flit of FIFO f of switch sw in cycle t and returns
 // its credit to the upstream, visible from cycle t + L.
 func (n *Network) pop(f int32, sw int32, t int64) {
 	q := &n.fifo[f]
-	atomic.StoreInt64(&n.front(f).free, t+int64(q.lat))
+	atomic.StoreInt32(&n.front(f).free, n.rel(t+int64(q.lat)))
 	if h := uint32(q.head) + 1; h == n.B {
 		q.head = 0
 	} else {
@@ -470,11 +494,12 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 	var held uint64
 	var sent uint64 // ports that sent in this cycle (localWire)
 	sw32 := int32(sw)
+	tRel := n.rel(t)
 	for occ := atomic.LoadUint64(&n.occ[sw]); occ != 0; occ &= occ - 1 {
 		i := bits.TrailingZeros64(occ)
 		in := base + int32(i)
 		s := n.front(in)
-		if s.ready > t {
+		if s.ready > tRel {
 			continue
 		}
 		// A head flit requests its route. Without faults a head is never
@@ -531,7 +556,7 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		}
 	}
 	for occ := atomic.LoadUint64(&n.occ[sw]); occ != 0; occ &= occ - 1 {
-		if n.front(base+int32(bits.TrailingZeros64(occ))).ready <= t+1 {
+		if n.front(base+int32(bits.TrailingZeros64(occ))).ready <= tRel+1 {
 			return true
 		}
 	}
@@ -569,7 +594,7 @@ func (n *Network) RxFront(node int, t int64) (hw.Flit, bool) {
 		return hw.Flit{}, false
 	}
 	s := n.front(f)
-	if s.ready > t {
+	if s.ready > n.rel(t) {
 		return hw.Flit{}, false
 	}
 	return s.f, true
@@ -581,7 +606,43 @@ func (n *Network) RxPop(node int, t int64) { n.pop(n.rxBase+int32(node), -1, t) 
 // RxPending reports whether node's ejection FIFO holds a flit ready by cycle t.
 func (n *Network) RxPending(node int, t int64) bool {
 	f := n.rxBase + int32(node)
-	return n.count(f) != 0 && n.front(f).ready <= t
+	return n.count(f) != 0 && n.front(f).ready <= n.rel(t)
+}
+
+// Epoch is the cycle the slots' relative cycles count from (Rebase moves
+// it): a run past 2^29 cycles has moved it.
+func (n *Network) Epoch() int64 { return n.epoch }
+
+// rel is cycle t relative to the epoch (Rebase keeps it within int32).
+func (n *Network) rel(t int64) int32 { return int32(t - n.epoch) }
+
+// abs is the absolute cycle of a slot's relative free cycle.
+func (n *Network) abs(r int32) int64 {
+	if r == takenRel {
+		return taken
+	}
+	return int64(r) + n.epoch
+}
+
+// Rebase must be called before the evaluations of every cycle t the
+// network is run in (the engine's drivers do): once t is rebaseAfter
+// cycles past the epoch, it moves the epoch to t and the slots' relative
+// cycles with it. It runs once per half a billion cycles, or after a jump
+// over idle cycles that long.
+func (n *Network) Rebase(t int64) {
+	d := t - n.epoch
+	if d < n.rebaseAfter {
+		return
+	}
+	shift := func(r int32) int32 { return int32(max(int64(r)-d, relFloor)) }
+	for i := range n.slots {
+		s := &n.slots[i]
+		s.ready = shift(s.ready)
+		if s.free != takenRel {
+			s.free = shift(s.free)
+		}
+	}
+	n.epoch = t
 }
 
 // FlitHops is the number of flits moved over network channels (switch to

@@ -130,7 +130,7 @@ func linkVectors(c linkCase) (_ []byte, delivered, retried int, _ error) {
 			accepted++
 			cy[t].send, cy[t].flit = true, uint32(accepted)
 			if n.fifo[down].pushed != pushed {
-				ready := n.slots[uint32(down)*n.B+uint32(idx)].ready
+				ready := int64(n.slots[uint32(down)*n.B+uint32(idx)].ready) + n.epoch
 				if ready-1 < linkCycles {
 					cy[ready-1].push, cy[ready-1].pflit = true, uint32(accepted)
 				}

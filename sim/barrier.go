@@ -436,6 +436,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 		if load != nil {
 			load.before(s, t)
 		}
+		s.Net.Rebase(t)
 		s.eng.step(t)
 		s.checkWatchdog(t)
 		u.Collect()

@@ -270,3 +270,32 @@ func prefetchTrace(t testing.TB, sys hw.System, pf bool, workers int) (trace, re
 	j, _ := json.Marshal(res)
 	return buf.String(), string(j)
 }
+
+// TestLongRunRebase: a run whose cycles pass int32 (three episodes, each
+// with arrivals skewed over 2^30 cycles) completes with every episode's
+// last release within a few hundred cycles of its arrival window, as with
+// short skews: the network's 32-bit relative slot cycles are moved along
+// (noc.Network.Rebase) by the run loop.
+func TestLongRunRebase(t *testing.T) {
+	sys := hw.Default()
+	sys.Skew, sys.Repeat, sys.MaxCycles = 1<<30, 3, 1<<40
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(Options{})
+	if err != nil || !res.Complete {
+		t.Fatalf("complete %v, err %v", res != nil && res.Complete, err)
+	}
+	if len(res.Episodes) != 3 || res.Episodes[2].LastRelease < 1<<31 {
+		t.Fatalf("episodes %+v: want 3, the last past 2^31", res.Episodes)
+	}
+	if e := s.Net.Epoch(); e < 1<<31 {
+		t.Errorf("the network's epoch is %d after a run past 2^31: not rebased", e)
+	}
+	for _, e := range res.Episodes {
+		if d := e.LastRelease - e.FirstArrival; d < 20 || d > 1<<30+500 {
+			t.Errorf("episode %d: first arrival %d, last release %d", e.Episode, e.FirstArrival, e.LastRelease)
+		}
+	}
+}

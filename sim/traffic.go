@@ -204,6 +204,7 @@ func newTrafficRun(sys hw.System, cfg TrafficConfig) (*trafficRun, error) {
 
 // cycle creates this cycle's packets (while injecting) and runs the cycle.
 func (r *trafficRun) cycle(t int64) {
+	r.net.Rebase(t)
 	if t < r.cfg.Cycles {
 		for src := 0; src < r.nodes; src++ {
 			if r.rng.Float64() < r.pPacket {
