@@ -425,13 +425,13 @@ func drive(t testing.TB, n *Network, pkts []tpkt, maxCycles int64) driveResult {
 			}
 		}
 		for o := range n.out {
-			if n.out[o].sent == prevSent[o] {
+			if n.sentBy(int32(o)) == prevSent[o] {
 				continue
 			}
-			if d := n.out[o].sent - prevSent[o]; d > 1 {
+			if d := n.sentBy(int32(o)) - prevSent[o]; d > 1 {
 				t.Fatalf("cycle %d: output %d sent %d flits", c, o, d)
 			}
-			prevSent[o] = n.out[o].sent
+			prevSent[o] = n.sentBy(int32(o))
 			moved = true
 			if w := wireOf(n, o); w >= 0 {
 				if wireAt[w] == c {

@@ -218,7 +218,7 @@ func (n *Network) swallow(o int32) {
 	}
 	s := &n.slots[uint32(oi.down)*n.B+i]
 	s.free = takenRel
-	oi.nextFree = n.abs(n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].free)
+	oi.nextFree = n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].free
 }
 
 // faultySend runs output o's faults on the flit it sends in cycle t and

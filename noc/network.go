@@ -50,37 +50,40 @@ type fifoState struct {
 // switch's evaluation reads a few adjacent cache lines. For switch ports the
 // same index is also the input port: inOwned belongs to the input side.
 //
-// It is 24 bytes: the shared-wire id, whether the output is a network
-// channel and whether a fault is armed on it, which only a shared-wire
-// check, the statistics and a network with faults read, are kept apart
-// (Network.wire, Network.netBits, Network.faultBits).
+// It is 16 bytes, four to a cache line and none across two: the
+// shared-wire id, whether the output is a network channel and whether a
+// fault is armed on it, which only a shared-wire check, the statistics and
+// a network with faults read, are kept apart (Network.wire,
+// Network.netBits, Network.faultBits), and the flits it has sent are its
+// downstream FIFO's push count (sentBy).
 type outState struct {
-	// nextFree caches the free cycle of the slot the next flit goes to,
-	// read when the previous flit was written next to it: only the
-	// upstream ever makes a slot "taken", so a cached cycle <= t stays
-	// true and the remote slot is read again only when it said no.
-	nextFree int64
-	down     int32  // downstream FIFO
-	wake     int32  // element to wake when a flit is sent
-	sent     uint32 // flits sent (channel load statistic)
-	owner    int8   // input owning this output, or -1
-	inOwned  int8   // output the input with this index owns, or -1
-	rr       uint8  // round-robin pointer
-	sendIdx  uint8  // credit ring index of the next flit
+	// nextFree caches the free cycle of the slot the next flit goes to
+	// (relative to the epoch, as slot.free), read when the output asks
+	// for credit: only the upstream ever makes a slot "taken", so a cached
+	// cycle <= t stays true and the remote slot is read again only when it
+	// said no.
+	nextFree int32
+	down     int32 // downstream FIFO
+	wake     int32 // element to wake when a flit is sent
+	owner    int8  // input owning this output, or -1
+	inOwned  int8  // output the input with this index owns, or -1
+	rr       uint8 // round-robin pointer
+	sendIdx  uint8 // credit ring index of the next flit
 }
 
-// Compile-time ties: an outState is 24 bytes and a slot 32 (a 24-byte flit
+// Compile-time ties: an outState is 16 bytes and a slot 32 (a 24-byte flit
 // and two relative cycles), the sizes the memory figures of
 // docs/performance.md assume.
 const (
-	_ = uint(24 - unsafe.Sizeof(outState{}))
-	_ = uint(unsafe.Sizeof(outState{}) - 24)
+	_ = uint(16 - unsafe.Sizeof(outState{}))
+	_ = uint(unsafe.Sizeof(outState{}) - 16)
 	_ = uint(32 - unsafe.Sizeof(slot{}))
 	_ = uint(unsafe.Sizeof(slot{}) - 32)
 )
 
-// taken marks a credit-ring entry whose slot holds a flit (outState's
-// absolute nextFree); takenRel is the same mark in a slot's relative free.
+// takenRel marks a slot's relative free cycle (and an output's cached
+// one) while the slot holds a flit; taken is the same mark in an absolute
+// cycle (link-level retry's channel held by a dead link).
 const (
 	taken    = math.MaxInt64
 	takenRel = math.MaxInt32
@@ -375,11 +378,12 @@ func (n *Network) count(f int32) uint32 {
 // the RTL's credit counter with its return latency.
 func (n *Network) hasCredit(o int32, t int64) bool {
 	oi := &n.out[o]
-	if oi.nextFree <= t {
+	tRel := n.rel(t)
+	if oi.nextFree <= tRel {
 		return true
 	}
-	oi.nextFree = n.abs(atomic.LoadInt32(&n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].free))
-	return oi.nextFree <= t
+	oi.nextFree = atomic.LoadInt32(&n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].free)
+	return oi.nextFree <= tRel
 }
 
 // push sends a flit from output o into its FIFO f of switch sw (sw < 0: an
@@ -400,7 +404,6 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 	} else {
 		oi.sendIdx = uint8(i + 1)
 	}
-	oi.sent++
 	q := &n.fifo[f]
 	s := &n.slots[uint32(f)*n.B+i]
 	s.f = fl
@@ -412,7 +415,7 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 	// (prefetchDown) by then, while here it would be a miss per hop. The
 	// value is the same: until this output writes that slot, only its
 	// reader can change it, and only from taken.
-	oi.nextFree = taken
+	oi.nextFree = takenRel
 	atomic.AddUint32(&q.pushed, 1)
 	if sw >= 0 {
 		atomic.OrUint64(&n.occ[sw], 1<<q.port)
@@ -616,14 +619,6 @@ func (n *Network) Epoch() int64 { return n.epoch }
 // rel is cycle t relative to the epoch (Rebase keeps it within int32).
 func (n *Network) rel(t int64) int32 { return int32(t - n.epoch) }
 
-// abs is the absolute cycle of a slot's relative free cycle.
-func (n *Network) abs(r int32) int64 {
-	if r == takenRel {
-		return taken
-	}
-	return int64(r) + n.epoch
-}
-
 // Rebase must be called before the evaluations of every cycle t the
 // network is run in (the engine's drivers do): once t is rebaseAfter
 // cycles past the epoch, it moves the epoch to t and the slots' relative
@@ -642,6 +637,11 @@ func (n *Network) Rebase(t int64) {
 			s.free = shift(s.free)
 		}
 	}
+	for i := range n.out {
+		if o := &n.out[i]; o.nextFree != takenRel {
+			o.nextFree = shift(o.nextFree)
+		}
+	}
 	n.epoch = t
 }
 
@@ -651,10 +651,21 @@ func (n *Network) FlitHops() uint64 {
 	var h uint64
 	for o := int32(0); o < n.rxBase; o++ {
 		if n.isNet(o) {
-			h += uint64(n.out[o].sent)
+			h += uint64(n.sentBy(o))
 		}
 	}
 	return h
+}
+
+// sentBy is the number of flits output o has sent: its downstream FIFO's
+// push count (the FIFO has no other writer; a flit a fault loses is not
+// pushed, and was never counted as sent).
+func (n *Network) sentBy(o int32) uint32 {
+	d := n.out[o].down
+	if d < 0 {
+		return 0
+	}
+	return atomic.LoadUint32(&n.fifo[d].pushed)
 }
 
 // isNet reports whether output o drives a network channel.
@@ -674,11 +685,11 @@ func (n *Network) BusiestChannel() (node, dim int, up bool, flits uint32) {
 	}
 	for v := 0; v < t.Nodes; v++ {
 		for k := range t.Dims {
-			if f := n.out[n.portBase[v]+int32(k+1)].sent; f > flits {
+			if f := n.sentBy(n.portBase[v] + int32(k+1)); f > flits {
 				node, dim, up, flits = v, k, true, f
 			}
 			xs, xp := t.Crossbar(v, k)
-			if f := n.out[n.portBase[xs]+int32(xp)].sent; f > flits {
+			if f := n.sentBy(n.portBase[xs] + int32(xp)); f > flits {
 				node, dim, up, flits = v, k, false, f
 			}
 		}
@@ -693,8 +704,8 @@ func (n *Network) BusiestOutput() (sw, port int, flits uint32) {
 	sw, port = -1, -1
 	for s := 0; s < n.switches; s++ {
 		for o := n.portBase[s]; o < n.portBase[s+1]; o++ {
-			if n.isNet(o) && n.out[o].sent > flits {
-				sw, port, flits = s, int(o-n.portBase[s]), n.out[o].sent
+			if f := n.sentBy(o); n.isNet(o) && f > flits {
+				sw, port, flits = s, int(o-n.portBase[s]), f
 			}
 		}
 	}
@@ -703,7 +714,7 @@ func (n *Network) BusiestOutput() (sw, port int, flits uint32) {
 
 // OutputFlits is the number of flits output port of switch sw has sent.
 func (n *Network) OutputFlits(sw, port int) uint32 {
-	return n.out[n.portBase[sw]+int32(port)].sent
+	return n.sentBy(n.portBase[sw] + int32(port))
 }
 
 // DescribeOutput names output port of switch sw, as the fabric does.
