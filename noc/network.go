@@ -409,7 +409,12 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 	s.f = fl
 	ready := t + int64(q.lat)
 	s.ready = n.rel(ready)
-	atomic.StoreInt32(&s.free, takenRel)
+	// A plain store: nobody reads or writes this slot's free while it is
+	// empty but its upstream, which read the downstream's last (atomic)
+	// store of it in hasCredit; the downstream's next store, the pop of
+	// this flit, follows its atomic read of pushed below. The race
+	// detector agrees (TestParallelMatchesSequential under -race).
+	s.free = takenRel
 	// The next slot's free cycle is read when the output next asks for
 	// credit (hasCredit), not here: that line is the engine's prefetch's
 	// (prefetchDown) by then, while here it would be a miss per hop. The
