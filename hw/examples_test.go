@@ -115,3 +115,27 @@ func TestExamplesDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleComments: above every key an example file gives, the comment
+// is the one the YAML writer puts there (the key's meaning, type and
+// allowed values), so that the examples do not drift from the contract
+// when a key's documentation changes.
+func TestExampleComments(t *testing.T) {
+	comments := keyComments()
+	for _, f := range exampleFiles(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		for i, k := range keys {
+			at := strings.Index(text, "\n"+k.key+":")
+			if at < 0 {
+				continue
+			}
+			if !strings.HasSuffix(text[:at+1], "\n"+comments[i]) {
+				t.Errorf("%s: the comment above %s is not its documentation; want:\n%s", filepath.Base(f), k.key, comments[i])
+			}
+		}
+	}
+}
