@@ -116,10 +116,11 @@ mutate:
 # Benchmarks and scale runs: long, not part of 'make test'. Figures are
 # recorded in docs/performance.md. BenchmarkBarrierScale runs the same
 # barrier at 4Ki, 16Ki, 64Ki, 256Ki and 1Mi ranks and prints ns/rank-gate
-# (the growth); BenchmarkTofuD is examples/tofu-d-fugaku.yaml's barrier.
+# (the growth); BenchmarkTofuD is examples/tofu-d-fugaku.yaml's barrier;
+# BenchmarkTorusScale the same barrier on 16^4 and 32^4 tori.
 bench: build
-	$(GO) test -run=NONE -bench=. -skip='BarrierScale|TofuD' -benchmem ./noc ./sim ./barrierunit
-	$(GO) test -run=NONE -bench='BarrierScale|TofuD' -benchtime=1x ./sim
+	$(GO) test -run=NONE -bench=. -skip='BarrierScale|TofuD|TorusScale' -benchmem ./noc ./sim ./barrierunit
+	$(GO) test -run=NONE -bench='BarrierScale|TofuD|TorusScale' -benchtime=1x ./sim
 	$(BIN) sim --dims 8,8,8,8 --skew 100 --format json --timing > /dev/null
 	$(BIN) sim --dims 16,16,16,16 --skew 100 --format json --timing > /dev/null
 	$(BIN) sim --dims 32,32,32,32 --skew 100 --format json --timing > /dev/null
