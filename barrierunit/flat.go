@@ -10,6 +10,9 @@ import (
 // barrier units read, stored flat so that a million ranks cost a few arrays
 // rather than millions of slices. Entry (r, g) is at index r*(Gates+2)+g.
 // It is exactly what the model runs and what the Verilog writer emits.
+// Routes are stored in entry order: OutStart[0] == 0 and OutStart[k] ==
+// OutEnd[k-1] (the units find a gate's first route where the entry before
+// ends; NewUnits panics on a table without it).
 type FlatTable struct {
 	Ranks, Gates int
 	Self         []bool  // (r, g), g = 2..Gates+1: route (r, g-1) -> (r, g)

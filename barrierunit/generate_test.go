@@ -560,3 +560,36 @@ func ExampleGenerate() {
 	// gate 3: 3 -> 2 (distance 1)
 	// gate 4: 0 -> 4 (distance 4)
 }
+
+// TestFlatEntryOrder: every generated table stores its routes in entry
+// order (OutStart[k] == OutEnd[k-1]), which the units rely on to find a
+// gate's first route; a table built by hand without it is refused.
+func TestFlatEntryOrder(t *testing.T) {
+	for _, algo := range hw.Algorithms {
+		for _, ranks := range []int{1, 2, 3, 12, 16, 100, 1000} {
+			f, err := GenerateFlat(algo, ranks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.OutStart[0] != 0 {
+				t.Fatalf("%s %d ranks: OutStart[0] = %d", algo, ranks, f.OutStart[0])
+			}
+			for k := 1; k < len(f.OutStart); k++ {
+				if f.OutStart[k] != f.OutEnd[k-1] {
+					t.Fatalf("%s %d ranks: entry %d starts at %d, the one before ends at %d", algo, ranks, k, f.OutStart[k], f.OutEnd[k-1])
+				}
+			}
+		}
+	}
+	f, err := GenerateFlat(hw.AlgoButterfly, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.OutStart[f.Stride()+1]++ // rank 1, gate 1: not where the entry before ends
+	defer func() {
+		if recover() == nil {
+			t.Error("NewUnits took a table whose routes are not in entry order")
+		}
+	}()
+	NewUnits(f, OpBarrier, 64, []int32{0, 1, 2, 3}, make([]int64, 4), make([]uint64, 4))
+}

@@ -270,15 +270,22 @@ type rankState struct {
 	rxCRC    uint8 // check code of the packet being received (Check set)
 }
 
-// gateState is one gate's table entry and receive registers.
+// gateState is one gate's table entry and receive registers: 16 bytes (a
+// gate's first route is where the entry before ends, so it is not kept).
 type gateState struct {
-	rxacc    uint64
-	outStart int32
-	outEnd   int32
-	need     uint8
-	rxcnt    uint8
-	self     bool
+	rxacc  uint64
+	outEnd int32 // one past the gate's last route; its first is the entry before's outEnd
+	need   uint8
+	rxcnt  uint8
+	self   bool
 }
+
+// A gateState is 16 bytes, the size docs/performance.md's memory figures
+// assume (the build fails otherwise).
+const (
+	_ = uint(16 - unsafe.Sizeof(gateState{}))
+	_ = uint(unsafe.Sizeof(gateState{}) - 16)
+)
 
 // NewUnits builds the barrier units for a gate table.
 func NewUnits(tab *FlatTable, op Op, flitWidth int, nodeOf []int32, arrive []int64, operand []uint64) *Units {
@@ -313,7 +320,11 @@ func (u *Units) loadGates() {
 	tab := u.Tab
 	id := u.Op.Identity()
 	for i := range u.gate {
-		u.gate[i] = gateState{rxacc: id, outStart: tab.OutStart[i], outEnd: tab.OutEnd[i], need: tab.Need[i], self: tab.Self[i]}
+		if i > 0 && tab.OutStart[i] != tab.OutEnd[i-1] || i == 0 && tab.OutStart[0] != 0 {
+			// Only a table built by hand can break it (buildFlat keeps it).
+			panic(fmt.Sprintf("barrierunit: FlatTable entry %d: routes not stored in entry order (OutStart %d, the entry before ends at %d)", i, tab.OutStart[i], tab.OutEnd[max(i-1, 0)]))
+		}
+		u.gate[i] = gateState{rxacc: id, outEnd: tab.OutEnd[i], need: tab.Need[i], self: tab.Self[i]}
 	}
 }
 
@@ -485,7 +496,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 			if op.HasPayload() {
 				rs.acc = u.Operand[r]
 			}
-			rs.sendIdx = gs[1].outStart
+			rs.sendIdx = gs[0].outEnd // gate 1's first route
 			changed = true
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvArrive, Gate: 1, Rank: int32(r), Value: rs.acc})
 			if Gr == 0 { // gate 1 is the end gate: released by the same edge
@@ -505,7 +516,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 			rs.acc = v
 		}
 		rs.cur, curNx = uint8(g), g
-		rs.sendIdx = gs[g].outStart
+		rs.sendIdx = gs[g-1].outEnd // gate g's first route
 		rs.sendFlit = 0
 		ws.gateDone[g] = t
 		changed = true
