@@ -89,8 +89,9 @@ type engine struct {
 	prefetch func(e int32, stage int, t int64)
 
 	// parallel phase state
-	next   atomic.Int64 // next block to take
-	lo, hi int32
+	next   atomic.Int64 // next block to take, over both ranges
+	ranges [2][2]int32  // the phase's element ranges [lo, hi)
+	blocks [2]int32     // blocks in each range
 	t      int64
 	start  []chan struct{}
 	done   sync.WaitGroup
@@ -179,12 +180,22 @@ func (e *engine) phase(t int64, lo1, hi1, lo2, hi2 int32) {
 		e.run(t, lo2, hi2, 0)
 		return
 	}
-	e.parallel(t, lo1, hi1)
-	e.parallel(t, lo2, hi2)
+	e.parallel(t, [2][2]int32{{lo1, hi1}, {lo2, hi2}})
 }
 
-func (e *engine) parallel(t int64, lo, hi int32) {
-	if lo >= hi {
+// parallel evaluates the elements of two ranges of one class scheduled for
+// t on the workers, in one round: the ranges' blocks are taken from one
+// counter, so that a worker done with the first range goes on with the
+// second instead of waiting for the other at a barrier between them.
+func (e *engine) parallel(t int64, ranges [2][2]int32) {
+	var blocks [2]int32
+	for i, r := range ranges {
+		if r[0] < r[1] {
+			words := (r[1]-1)>>6 - r[0]>>6 + 1
+			blocks[i] = (words + e.block - 1) / e.block
+		}
+	}
+	if blocks[0]+blocks[1] == 0 {
 		return
 	}
 	if e.start == nil {
@@ -194,7 +205,7 @@ func (e *engine) parallel(t int64, lo, hi int32) {
 			go e.worker(w)
 		}
 	}
-	e.t, e.lo, e.hi = t, lo, hi
+	e.t, e.ranges, e.blocks = t, ranges, blocks
 	e.next.Store(0)
 	e.done.Add(e.workers)
 	for _, c := range e.start {
@@ -205,16 +216,19 @@ func (e *engine) parallel(t int64, lo, hi int32) {
 
 func (e *engine) worker(w int) {
 	for range e.start[w] {
-		firstWord := e.lo >> 6
-		lastWord := (e.hi - 1) >> 6
 		for {
 			b := int32(e.next.Add(1) - 1)
-			wlo := firstWord + b*e.block
-			if wlo > lastWord {
-				break
+			r := 0
+			if b >= e.blocks[0] {
+				r, b = 1, b-e.blocks[0]
+				if b >= e.blocks[1] {
+					break
+				}
 			}
-			lo := max(e.lo, wlo<<6)
-			hi := min(e.hi, (wlo+e.block)<<6)
+			lo0, hi0 := e.ranges[r][0], e.ranges[r][1]
+			wlo := lo0>>6 + b*e.block
+			lo := max(lo0, wlo<<6)
+			hi := min(hi0, (wlo+e.block)<<6)
 			e.run(e.t, lo, hi, w)
 		}
 		e.done.Done()
