@@ -65,7 +65,12 @@ func TestLinkRetry(t *testing.T) {
 // latency 1..3; buffer depth 1..4; replay buffer buffer_depth..+3) and
 // sets of one to four flips and drops on flits of the fault-free run,
 // link-level retry gives the fault-free results (every release with its
-// value, every received message), no error, and never an earlier end.
+// value, every received message) and no error. It need not end later: a
+// resent flit can let another packet win a contended output sooner (the
+// 5-node all-gather of seed 65 with flip:n4.eject@45:41,
+// drop:n2.d0.down@48 and flip:n0.inject@54:18 ends at cycle 74, its
+// fault-free run at 78), so its end cycle is not held to the fault-free
+// one.
 func TestLinkRetryProperty(t *testing.T) {
 	dims := [][]int{{2, 2}, {4, 4}, {3, 2}, {2, 2, 2}, {5}}
 	resent := 0
@@ -99,7 +104,7 @@ func TestLinkRetryProperty(t *testing.T) {
 			t.Errorf("%s: campaign %+v", name, res.CampaignCounts)
 		}
 		// Several faults in one run, some on the same channel.
-		ref, want, cross, err := faultTrace(t, sys, true)
+		_, want, cross, err := faultTrace(t, sys, true)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -128,9 +133,6 @@ func TestLinkRetryProperty(t *testing.T) {
 		resent += s.Net.Retried()
 		if !slices.Equal(signature([]byte(tr)), signature([]byte(want))) {
 			t.Errorf("%s, faults %v: results differ from the fault-free run", name, sys.Faults)
-		}
-		if got.Cycles < ref.Cycles {
-			t.Errorf("%s, faults %v: %d cycles, fault-free %d", name, sys.Faults, got.Cycles, ref.Cycles)
 		}
 	}
 	t.Logf("%d flits resent in the multi-fault runs", resent)
