@@ -419,7 +419,7 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 	// credit (hasCredit), not here: that line is the engine's prefetch's
 	// (prefetchDown) by then, while here it would be a miss per hop. The
 	// value is the same: until this output writes that slot, only its
-	// reader can change it, and only from taken.
+	// reader can change it, and only from takenRel.
 	oi.nextFree = takenRel
 	atomic.AddUint32(&q.pushed, 1)
 	if sw >= 0 {
