@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hxbar/hxbar/hw"
 )
@@ -216,9 +217,8 @@ func (n *Network) swallow(o int32) {
 	} else {
 		oi.sendIdx = uint8(i + 1)
 	}
-	s := &n.slots[uint32(oi.down)*n.B+i]
-	s.free = takenRel
-	oi.nextFree = n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].free
+	atomic.StoreInt32(&n.slots[uint32(oi.down)*n.B+i].free, deadRel)
+	oi.nextFree = atomic.LoadInt32(&n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].free)
 }
 
 // faultySend runs output o's faults on the flit it sends in cycle t and

@@ -21,8 +21,11 @@ type Config struct {
 
 // slot is one FIFO entry. ready: first cycle the downstream sees the flit;
 // free: first cycle the upstream may write the slot again (the credit
-// returned with the link latency), or takenRel while the slot holds a flit.
-// Keeping free in the slot means a push touches only the lines it writes.
+// returned with the link latency), takenRel while the slot holds a flit, or
+// deadRel when a dead channel swallowed the flit meant for it. Keeping free
+// in the slot means a push touches only the lines it writes, and free is
+// also what tells the downstream whether the slot holds a flit: a FIFO
+// holds the flits of the taken slots from its head on.
 // Both cycles are stored relative to Network.epoch in 32 bits, so that a
 // slot is 32 bytes: two to a cache line, none across two (Rebase keeps
 // them in range).
@@ -32,18 +35,20 @@ type slot struct {
 	free  int32 // atomic: written by the downstream, read by the upstream
 }
 
-// fifoState is everything the model keeps per FIFO besides its slots, in
-// one record so that a push or a pop touches one cache line.
+// fifoState is everything the model keeps per FIFO besides its slots. Only
+// the FIFO's reader (its switch, or its endpoint) touches it: a push writes
+// the slot and the occupancy word only, so the upstream never reads or
+// writes this line. It is 8 bytes, so that the records of a 17-port
+// router's inputs take 2-3 lines.
 type fifoState struct {
-	pushed uint32 // flits ever written (by the upstream; atomic)
-	popped uint32 // flits ever read (by the downstream)
+	popped uint32 // flits ever read
 	head   uint8  // ring index of the front slot
-	lat    uint8  // latency of the channel feeding it
-	port   uint8  // input port index within its switch
+	lat    uint8  // latency of the channel feeding it (the credit's return)
 	// rt caches the output the front flit (a head) is routed to, plus 1
 	// (0: not known), when the engine's prefetch routed it ahead of the
 	// evaluation; the pop that takes the flit clears it.
 	rt uint8
+	_  uint8
 }
 
 // outState is the per-output-port state, in one record per port so that a
@@ -64,29 +69,48 @@ type outState struct {
 	// said no.
 	nextFree int32
 	down     int32 // downstream FIFO
-	wake     int32 // element to wake when a flit is sent
-	owner    int8  // input owning this output, or -1
-	inOwned  int8  // output the input with this index owns, or -1
-	rr       uint8 // round-robin pointer
-	sendIdx  uint8 // credit ring index of the next flit
+	// dst is the element to wake when a flit is sent, times 64, plus the
+	// downstream FIFO's input port within that switch (0 for an ejection
+	// FIFO), whose occupancy bit the push sets (wakeEl, portIn).
+	dst     uint32
+	owner   int8  // input owning this output, or -1
+	inOwned int8  // output the input with this index owns, or -1
+	rr      uint8 // round-robin pointer
+	sendIdx uint8 // credit ring index of the next flit
 }
 
-// Compile-time ties: an outState is 16 bytes and a slot 32 (a 24-byte flit
-// and two relative cycles), the sizes the memory figures of
-// docs/performance.md assume.
+// wakeEl is the element output oi wakes when it sends.
+func (oi *outState) wakeEl() int32 { return int32(oi.dst >> 6) }
+
+// portIn is the input port (of switch wakeEl) output oi feeds.
+func (oi *outState) portIn() uint32 { return oi.dst & 63 }
+
+// maxElements bounds a network's elements, so that outState.dst holds an
+// element id beside a port.
+const maxElements = 1 << 26
+
+// Compile-time ties: an outState is 16 bytes, a slot 32 (a 24-byte flit
+// and two relative cycles) and a FIFO record 8, the sizes the memory
+// figures of docs/performance.md assume; a port fits outState.dst's 6 bits.
 const (
 	_ = uint(16 - unsafe.Sizeof(outState{}))
 	_ = uint(unsafe.Sizeof(outState{}) - 16)
 	_ = uint(32 - unsafe.Sizeof(slot{}))
 	_ = uint(unsafe.Sizeof(slot{}) - 32)
+	_ = uint(8 - unsafe.Sizeof(fifoState{}))
+	_ = uint(unsafe.Sizeof(fifoState{}) - 8)
+	_ = uint(64 - MaxSwitchPorts)
 )
 
 // takenRel marks a slot's relative free cycle (and an output's cached
 // one) while the slot holds a flit; taken is the same mark in an absolute
 // cycle (link-level retry's channel held by a dead link).
+// deadRel marks a slot whose flit a dead channel swallowed (swallow): its
+// credit never returns, and it holds no flit.
 const (
 	taken    = math.MaxInt64
 	takenRel = math.MaxInt32
+	deadRel  = math.MaxInt32 - 1
 )
 
 // Relative cycles (slot.ready, slot.free) are cycle - Network.epoch.
@@ -255,6 +279,9 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 		return nil, fmt.Errorf("invalid link_latency: %d (allowed: 1..%d)", cfg.LinkLatency, hw.MaxLinkLatency)
 	}
 	S, N := f.NumSwitches(), f.NumNodes()
+	if S+N >= maxElements {
+		return nil, fmt.Errorf("network of %d switches and %d nodes: too many elements for the cycle model (allowed: fewer than %d in all)", S, N, maxElements)
+	}
 	n := &Network{F: f, cfg: cfg, B: uint32(cfg.BufferDepth), switches: S, nodes: N, Wake: func(int32, int64) {}, rebaseAfter: rebaseAfter}
 	n.portBase = make([]int32, S+1)
 	p := 0
@@ -271,11 +298,6 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 	n.fifo = bigmem.Make[fifoState](n, nfifo)
 
 	n.occ = make([]uint64, S)
-	for s := 0; s < S; s++ {
-		for q := n.portBase[s]; q < n.portBase[s+1]; q++ {
-			n.fifo[q].port = uint8(q - n.portBase[s])
-		}
-	}
 	n.slots = bigmem.Make[slot](n, nfifo*cfg.BufferDepth)
 	nout := p + N
 	n.out = bigmem.Make[outState](n, nout)
@@ -300,8 +322,8 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 			if ns < 0 { // endpoint port: ejection into node np's endpoint
 				n.out[o].down = n.rxBase + int32(np)
 				n.out[p+np].down = o // the endpoint's injection output feeds this port's input
-				n.out[p+np].wake = int32(s)
-				n.out[o].wake = int32(S + np)
+				n.out[p+np].dst = uint32(s)<<6 | uint32(q)
+				n.out[o].dst = uint32(S+np) << 6
 				n.fifo[n.rxBase+int32(np)].lat = 1
 				n.fifo[o].lat = 1 // injection FIFO
 				continue
@@ -310,7 +332,7 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 			if f.IsChannel(s, q) {
 				n.netBits[o/64] |= 1 << (o % 64)
 			}
-			n.out[o].wake = int32(ns)
+			n.out[o].dst = uint32(ns)<<6 | uint32(np)
 			n.fifo[n.out[o].down].lat = uint8(cfg.LinkLatency)
 			if n.wire != nil {
 				n.wire[o] = int32(f.Wire(s, q, cfg.HalfDuplex))
@@ -366,10 +388,33 @@ func (n *Network) front(f int32) *slot {
 	return &n.slots[uint32(f)*n.B+uint32(n.fifo[f].head)]
 }
 
-// count is the number of flits FIFO f holds (as its reader sees them).
-func (n *Network) count(f int32) uint32 {
+// held reports whether slot s holds a flit (as the FIFO's reader sees it:
+// the push publishes the flit with this store).
+func held(s *slot) bool { return atomic.LoadInt32(&s.free) == takenRel }
+
+// pushes is the number of flits ever pushed into FIFO f: those popped and
+// those it holds (the taken slots from its head on). Between cycles only
+// (statistics and tests).
+func (n *Network) pushes(f int32) uint32 {
 	q := &n.fifo[f]
-	return atomic.LoadUint32(&q.pushed) - q.popped
+	k := q.popped
+	for i := uint32(0); i < n.B; i++ {
+		if !held(&n.slots[uint32(f)*n.B+(uint32(q.head)+i)%n.B]) {
+			break
+		}
+		k++
+	}
+	return k
+}
+
+// latOf is the latency of the channel output o drives into FIFO d: 1 for
+// an endpoint's injection and ejection channels, the link latency for a
+// channel between switches (as newNetwork sets fifoState.lat).
+func (n *Network) latOf(o, d int32) int64 {
+	if o >= n.rxBase || d >= n.rxBase {
+		return 1
+	}
+	return int64(n.cfg.LinkLatency)
 }
 
 // hasCredit reports whether output o may send a flit in cycle t: the slot
@@ -393,9 +438,12 @@ func (n *Network) hasCredit(o int32, t int64) bool {
 // FIFO slot the flit goes to: both advance once per flit.
 //
 // Concurrency (several workers share a cycle): only the upstream writes
-// the slot, sendIdx and pushed; only the downstream writes head and popped.
-// pushed is published after the slot, so a reader that sees the count sees
-// the flit. The occupancy bit is set after the count.
+// the slot's flit and ready cycle and marks it taken; only the downstream
+// frees it and writes the FIFO record. The taken mark is stored (atomically)
+// after the flit, so a reader that sees it sees the flit; the occupancy bit
+// is set after the mark. The push never touches the FIFO's record: the
+// channel latency is the output's (latOf) and the port is in the output's
+// record (outState.dst).
 func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 	oi := &n.out[o]
 	i := uint32(oi.sendIdx)
@@ -404,26 +452,19 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 	} else {
 		oi.sendIdx = uint8(i + 1)
 	}
-	q := &n.fifo[f]
 	s := &n.slots[uint32(f)*n.B+i]
 	s.f = fl
-	ready := t + int64(q.lat)
+	ready := t + n.latOf(o, f)
 	s.ready = n.rel(ready)
-	// A plain store: nobody reads or writes this slot's free while it is
-	// empty but its upstream, which read the downstream's last (atomic)
-	// store of it in hasCredit; the downstream's next store, the pop of
-	// this flit, follows its atomic read of pushed below. The race
-	// detector agrees (TestParallelMatchesSequential under -race).
-	s.free = takenRel
+	atomic.StoreInt32(&s.free, takenRel)
 	// The next slot's free cycle is read when the output next asks for
 	// credit (hasCredit), not here: that line is the engine's prefetch's
 	// (prefetchDown) by then, while here it would be a miss per hop. The
 	// value is the same: until this output writes that slot, only its
 	// reader can change it, and only from takenRel.
 	oi.nextFree = takenRel
-	atomic.AddUint32(&q.pushed, 1)
 	if sw >= 0 {
-		atomic.OrUint64(&n.occ[sw], 1<<q.port)
+		atomic.OrUint64(&n.occ[sw], 1<<oi.portIn())
 	}
 	return ready
 }
@@ -440,12 +481,16 @@ func (n *Network) pop(f int32, sw int32, t int64) {
 	}
 	q.popped++
 	q.rt = 0
-	if sw >= 0 && atomic.LoadUint32(&q.pushed) == q.popped {
+	if sw < 0 {
+		return
+	}
+	if next := n.front(f); !held(next) {
 		// Empty: clear the bit, then look again, since a concurrent push may
-		// have set it between the test and the clear.
-		bit := uint64(1) << q.port
+		// have marked the slot taken (and set the bit) between the test and
+		// the clear.
+		bit := uint64(1) << uint32(f-n.portBase[sw])
 		atomic.AndUint64(&n.occ[sw], ^bit)
-		if atomic.LoadUint32(&q.pushed) != q.popped {
+		if held(next) {
 			atomic.OrUint64(&n.occ[sw], bit)
 		}
 	}
@@ -475,7 +520,8 @@ func (n *Network) send(sw, in, o int32, t int64) hw.Flit {
 		}
 	}
 	d := n.out[o].down
-	dsw := n.out[o].wake
+	wake := n.out[o].wakeEl()
+	dsw := wake
 	if d >= n.rxBase {
 		dsw = -1
 	}
@@ -483,7 +529,7 @@ func (n *Network) send(sw, in, o int32, t int64) hw.Flit {
 	if n.used != nil && n.wire[o] >= 0 {
 		n.used[n.wire[o]] = t
 	}
-	n.Wake(n.out[o].wake, ready)
+	n.Wake(wake, ready)
 	return fl
 }
 
@@ -590,19 +636,15 @@ func (n *Network) Inject(node int, fl hw.Flit, t int64) {
 			return
 		}
 	}
-	sw := n.out[o].wake
+	sw := n.out[o].wakeEl()
 	ready := n.push(o, n.out[o].down, sw, fl, t+delay)
 	n.Wake(sw, ready)
 }
 
 // RxFront returns the ready front flit of node's ejection FIFO in cycle t.
 func (n *Network) RxFront(node int, t int64) (hw.Flit, bool) {
-	f := n.rxBase + int32(node)
-	if n.count(f) == 0 {
-		return hw.Flit{}, false
-	}
-	s := n.front(f)
-	if s.ready > n.rel(t) {
+	s := n.front(n.rxBase + int32(node))
+	if !held(s) || s.ready > n.rel(t) {
 		return hw.Flit{}, false
 	}
 	return s.f, true
@@ -613,8 +655,8 @@ func (n *Network) RxPop(node int, t int64) { n.pop(n.rxBase+int32(node), -1, t) 
 
 // RxPending reports whether node's ejection FIFO holds a flit ready by cycle t.
 func (n *Network) RxPending(node int, t int64) bool {
-	f := n.rxBase + int32(node)
-	return n.count(f) != 0 && n.front(f).ready <= n.rel(t)
+	s := n.front(n.rxBase + int32(node))
+	return held(s) && s.ready <= n.rel(t)
 }
 
 // Epoch is the cycle the slots' relative cycles count from (Rebase moves
@@ -638,12 +680,12 @@ func (n *Network) Rebase(t int64) {
 	for i := range n.slots {
 		s := &n.slots[i]
 		s.ready = shift(s.ready)
-		if s.free != takenRel {
+		if s.free != takenRel && s.free != deadRel {
 			s.free = shift(s.free)
 		}
 	}
 	for i := range n.out {
-		if o := &n.out[i]; o.nextFree != takenRel {
+		if o := &n.out[i]; o.nextFree != takenRel && o.nextFree != deadRel {
 			o.nextFree = shift(o.nextFree)
 		}
 	}
@@ -666,11 +708,18 @@ func (n *Network) FlitHops() uint64 {
 // push count (the FIFO has no other writer; a flit a fault loses is not
 // pushed, and was never counted as sent).
 func (n *Network) sentBy(o int32) uint32 {
-	d := n.out[o].down
+	oi := &n.out[o]
+	d := oi.down
 	if d < 0 {
 		return 0
 	}
-	return atomic.LoadUint32(&n.fifo[d].pushed)
+	if d < n.rxBase && n.occ[oi.wakeEl()]&(1<<oi.portIn()) == 0 {
+		// Empty (between cycles the occupancy bit is exact): no need to
+		// look at its slots, which would make the statistics a sweep of
+		// every slot of the network.
+		return n.fifo[d].popped
+	}
+	return n.pushes(d)
 }
 
 // isNet reports whether output o drives a network channel.
@@ -731,8 +780,8 @@ func (n *Network) DescribeOutput(sw, port int) string { return n.F.DescribeOutpu
 // 0: its occupancy word, FIFO records and own address; 1: its inputs'
 // front slots;
 // 2: the output records their head flits are routed to (the route is
-// kept in the FIFO record for the evaluation: fifoState.rt); 3: the slot,
-// FIFO record and occupancy word downstream of those outputs. It changes
+// kept in the FIFO record for the evaluation: fifoState.rt); 3: the slot and
+// occupancy word downstream of those outputs. It changes
 // nothing else: the reads are of the switch's own state (only its evaluation
 // pops its FIFOs) and of front slots whose occupancy bit is set (written
 // before the bit was published).
@@ -755,7 +804,7 @@ func (n *Network) PrefetchSwitch(sw int, stage int) {
 		in := base + int32(i)
 		s := n.front(in)
 		if stage == 1 {
-			prefetch.Lines(unsafe.Pointer(s), unsafe.Sizeof(slot{}), 2)
+			n.prefetchFront(in)
 			continue
 		}
 		if !s.f.Head() || n.gen != nil || n.faults != nil {
@@ -774,6 +823,23 @@ func (n *Network) PrefetchSwitch(sw int, stage int) {
 	}
 }
 
+// prefetchFront asks for the lines a pop of FIFO f touches: its front slot
+// (which it frees) and the slot after it (whose taken mark tells whether
+// the FIFO is now empty).
+func (n *Network) prefetchFront(f int32) {
+	q := &n.fifo[f]
+	base := uint32(f) * n.B
+	s := unsafe.Pointer(&n.slots[base+uint32(q.head)])
+	prefetch.W(s)
+	nx := uint32(q.head) + 1
+	if nx == n.B {
+		nx = 0
+	}
+	if x := unsafe.Pointer(&n.slots[base+nx]); uintptr(x)/prefetch.Line != uintptr(s)/prefetch.Line {
+		prefetch.T0(x)
+	}
+}
+
 // prefetchDown asks for the lines a flit sent on output oi writes.
 func (n *Network) prefetchDown(oi *outState) {
 	d := oi.down
@@ -787,15 +853,14 @@ func (n *Network) prefetchDown(oi *outState) {
 	if e := unsafe.Add(s, unsafe.Sizeof(slot{})-1); uintptr(e)/prefetch.Line != uintptr(s)/prefetch.Line {
 		prefetch.W(e)
 	}
-	prefetch.W(unsafe.Pointer(&n.fifo[d]))
 	if d < n.rxBase {
-		prefetch.W(unsafe.Pointer(&n.occ[oi.wake]))
+		prefetch.W(unsafe.Pointer(&n.occ[oi.wakeEl()]))
 	}
 }
 
 // PrefetchEndpoint is PrefetchSwitch for node's endpoint: 0: its ejection
 // FIFO record and injection output; 1: its front ejection slot; 2: the
-// slot, FIFO record and occupancy word its next flit goes to; 3 with
+// slot and occupancy word its next flit goes to; 3 with
 // dst >= 0: the packed address of node dst (a head flit's destination).
 func (n *Network) PrefetchEndpoint(node int, stage int, dst int32) {
 	if !prefetch.Enabled {
@@ -807,7 +872,7 @@ func (n *Network) PrefetchEndpoint(node int, stage int, dst int32) {
 		prefetch.T0(unsafe.Pointer(&n.fifo[f]))
 		prefetch.Lines(unsafe.Pointer(&n.out[f]), unsafe.Sizeof(outState{}), 2)
 	case 1:
-		prefetch.Lines(unsafe.Pointer(n.front(f)), unsafe.Sizeof(slot{}), 2)
+		n.prefetchFront(f)
 	case 2:
 		n.prefetchDown(&n.out[f])
 	case 3:

@@ -257,10 +257,10 @@ func TestOneFlitPerChannelPerCycle(t *testing.T) {
 				}
 			}
 			for f := range n.fifo {
-				if d := n.fifo[f].pushed - prev[f]; d > 1 {
+				if d := n.pushes(int32(f)) - prev[f]; d > 1 {
 					t.Fatalf("B=%d cycle %d: FIFO %d received %d flits", B, c, f, d)
 				}
-				prev[f] = n.fifo[f].pushed
+				prev[f] = n.pushes(int32(f))
 			}
 		}
 		if delivered != 6*tp.Nodes {

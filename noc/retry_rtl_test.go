@@ -111,7 +111,7 @@ func linkVectors(c linkCase) (_ []byte, delivered, retried int, _ error) {
 		cy[t].ok = n.hasCredit(o, t)
 		// Every flit switch 0 takes from its input 0 (node 0's injection)
 		// goes out on o, including those a dead channel swallows.
-		sent, popped, pushed := n.fifo[n.portBase[0]].popped, n.fifo[down].popped, n.fifo[down].pushed
+		sent, popped, pushed := n.fifo[n.portBase[0]].popped, n.fifo[down].popped, n.pushes(down)
 		idx := n.out[o].sendIdx
 		for s := 0; s < n.switches; s++ {
 			n.EvalSwitch(s, t)
@@ -129,7 +129,7 @@ func linkVectors(c linkCase) (_ []byte, delivered, retried int, _ error) {
 		if n.fifo[n.portBase[0]].popped != sent {
 			accepted++
 			cy[t].send, cy[t].flit = true, uint32(accepted)
-			if n.fifo[down].pushed != pushed {
+			if n.pushes(down) != pushed {
 				ready := int64(n.slots[uint32(down)*n.B+uint32(idx)].ready) + n.epoch
 				if ready-1 < linkCycles {
 					cy[ready-1].push, cy[ready-1].pflit = true, uint32(accepted)
