@@ -6,9 +6,10 @@ package hw
 // head fields unpacked and uses node ids, which map one-to-one onto the
 // packed coordinate addresses.
 //
-// The model moves millions of flits, so a Flit is 24 bytes with no
-// padding (hw/flit_test.go; noc's slot, a flit and two cycles, is tied to
-// 40 bytes at compile time):
+// A Flit is 24 bytes with no padding (hw/flit_test.go). The network model
+// keeps millions of them in its FIFOs packed into 12 bytes (noc's
+// flitBody: the payload apart, a head's node id implied by its packed
+// address):
 //
 //	bytes  0..7   Data
 //	bytes  8..11  Dst

@@ -217,8 +217,8 @@ func (n *Network) swallow(o int32) {
 	} else {
 		oi.sendIdx = uint8(i + 1)
 	}
-	atomic.StoreInt32(&n.slots[uint32(oi.down)*n.B+i].free, deadRel)
-	oi.nextFree = atomic.LoadInt32(&n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].free)
+	atomic.StoreInt32(&n.slots[uint32(oi.down)*n.B+i].when, deadRel)
+	oi.nextFree = atomic.LoadInt32(&n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].when)
 }
 
 // faultySend runs output o's faults on the flit it sends in cycle t and

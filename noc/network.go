@@ -19,21 +19,53 @@ type Config struct {
 	HalfDuplex  bool // exchanger/crossbar port pairs share one wire
 }
 
-// slot is one FIFO entry. ready: first cycle the downstream sees the flit;
-// free: first cycle the upstream may write the slot again (the credit
-// returned with the link latency), takenRel while the slot holds a flit, or
-// deadRel when a dead channel swallowed the flit meant for it. Keeping free
-// in the slot means a push touches only the lines it writes, and free is
-// also what tells the downstream whether the slot holds a flit: a FIFO
-// holds the flits of the taken slots from its head on.
-// Both cycles are stored relative to Network.epoch in 32 bits, so that a
-// slot is 32 bytes: two to a cache line, none across two (Rebase keeps
-// them in range).
+// slot is one FIFO entry: 16 bytes, so that a FIFO of depth 4 is one cache
+// line. when says, in one 32-bit cycle relative to Network.epoch (atomic:
+// the downstream writes it at a pop, the upstream at a push, each reads
+// the other's store):
+//
+//   - below heldMin: the slot is empty and free from that cycle on (the
+//     credit returned with the link latency);
+//   - heldOff + c, for c within the relative range: the slot holds a flit,
+//     which its reader sees from cycle c on (ready);
+//   - deadRel: a dead channel swallowed the flit meant for it; it is never
+//     free again and holds no flit.
+//
+// So the upstream's credit check is when <= t (a held slot's value is above
+// any current cycle), the downstream's "holds a flit" is held, and a FIFO
+// holds the flits of the held slots from its head on. Keeping the mark in
+// the slot means a push touches only the lines it writes.
 type slot struct {
-	f     hw.Flit
-	ready int32
-	free  int32 // atomic: written by the downstream, read by the upstream
+	when int32
+	body flitBody
 }
+
+// flitBody is a flit packed into 12 bytes (hw.Flit is 24): the payload
+// (Data) is kept apart, in Network.data, for the flits that carry one, and
+// a head flit on a fabric with coordinate addresses keeps its packed
+// destination, from which its node id follows (Network.dstNode).
+// packFlit and unpackFlit convert; a switch moves bodies without
+// unpacking them.
+type flitBody struct {
+	dstLo uint32 // bodyAddr: the destination's packed address, bits 0..31; else its node id
+	srcLo uint16 // Src, bits 0..15
+	srcHi uint8  // Src, bits 16..23 (ranks and nodes are below 2^24)
+	dstHi uint8  // bodyAddr: the packed address, bits 32..39
+	gate  uint8
+	crc   uint8
+	flags uint8 // hw.FlitHead | hw.FlitTail | bodyAddr | bodyData
+	_     uint8
+}
+
+// flitBody.flags bits beside the flit's own head and tail marks.
+const (
+	bodyAddr  uint8 = 1 << 6 // dstLo, dstHi: the packed destination (a head flit on a fabric with addresses)
+	bodyData  uint8 = 1 << 7 // the flit's Data is in Network.data at the slot's index (Data != 0)
+	flitMarks       = hw.FlitHead | hw.FlitTail
+)
+
+// maxSrc bounds a flit's Src, which a body keeps in 24 bits.
+const maxSrc = 1 << 24
 
 // fifoState is everything the model keeps per FIFO besides its slots. Only
 // the FIFO's reader (its switch, or its endpoint) touches it: a push writes
@@ -89,22 +121,22 @@ func (oi *outState) portIn() uint32 { return oi.dst & 63 }
 // element id beside a port.
 const maxElements = 1 << 26
 
-// Compile-time ties: an outState is 16 bytes, a slot 32 (a 24-byte flit
-// and two relative cycles) and a FIFO record 8, the sizes the memory
+// Compile-time ties: an outState is 16 bytes, a slot 16 (a 12-byte flit
+// body and a relative cycle) and a FIFO record 8, the sizes the memory
 // figures of docs/performance.md assume; a port fits outState.dst's 6 bits.
 const (
 	_ = uint(16 - unsafe.Sizeof(outState{}))
 	_ = uint(unsafe.Sizeof(outState{}) - 16)
-	_ = uint(32 - unsafe.Sizeof(slot{}))
-	_ = uint(unsafe.Sizeof(slot{}) - 32)
+	_ = uint(16 - unsafe.Sizeof(slot{}))
+	_ = uint(unsafe.Sizeof(slot{}) - 16)
 	_ = uint(8 - unsafe.Sizeof(fifoState{}))
 	_ = uint(unsafe.Sizeof(fifoState{}) - 8)
 	_ = uint(64 - MaxSwitchPorts)
 )
 
-// takenRel marks a slot's relative free cycle (and an output's cached
-// one) while the slot holds a flit; taken is the same mark in an absolute
-// cycle (link-level retry's channel held by a dead link).
+// takenRel marks an output's cached free cycle (outState.nextFree) as not
+// free: the slot holds a flit, or did when last read; taken is the mark of
+// an absolute cycle (link-level retry's channel held by a dead link).
 // deadRel marks a slot whose flit a dead channel swallowed (swallow): its
 // credit never returns, and it holds no flit.
 const (
@@ -113,15 +145,20 @@ const (
 	deadRel  = math.MaxInt32 - 1
 )
 
-// Relative cycles (slot.ready, slot.free) are cycle - Network.epoch.
-// Rebase moves the epoch to the current cycle once it is rebaseAfter
-// behind, clamping cycles of the past at relFloor: a past cycle is only
-// ever compared with the current one or a later one, to which any past
-// cycle compares the same. Future cycles in slots lie at most
-// hw.MaxLinkLatency plus the retry horizon ahead, far inside int32.
+// Relative cycles (slot.when) are cycle - Network.epoch. Rebase moves the
+// epoch to the current cycle once it is rebaseAfter behind, clamping
+// cycles of the past at relFloor: a past cycle is only ever compared with
+// the current one or a later one, to which any past cycle compares the
+// same. Future cycles in slots lie at most hw.MaxLinkLatency plus the retry
+// horizon ahead (far below 2^28). So a free cycle lies in
+// [-2^28, 2^28 + 2^20) and a held slot's heldOff + ready in
+// [2^30 - 2^28, 2^30 + 2^28 + 2^20): apart at heldMin, below deadRel, and
+// above any current cycle.
 const (
-	rebaseAfter = 1 << 29
-	relFloor    = -1 << 30
+	rebaseAfter = 1 << 28
+	relFloor    = -1 << 28
+	heldOff     = 1 << 30
+	heldMin     = 1 << 29
 )
 
 // Network is the cycle model of every switch and channel of a topology.
@@ -149,7 +186,11 @@ type Network struct {
 	fifo  []fifoState // per FIFO
 	occ   []uint64    // per switch: bit p set when input FIFO p is non-empty
 	slots []slot      // FIFO f owns slots[f*B : f*B+B]
-	out   []outState  // per output: switch ports, then one injection output per node
+	// data holds, per slot, the payload of a flit that has one (bodyData):
+	// a barrier's flits have none, so its pages are only faulted in by
+	// runs that carry data.
+	data []uint64
+	out  []outState // per output: switch ports, then one injection output per node
 
 	used []int64 // per wire: last cycle a flit crossed it
 	// wire is each output's shared wire (-1: none), when a shared-wire
@@ -169,9 +210,12 @@ type Network struct {
 
 	// Route tables, shared by all switches with the same content: the model
 	// reads the very tables Topology generates for the Verilog writer.
-	addr  []uint64  // per node: its packed coordinates (hw.Flit's DstAddr); nil for the fat tree
-	exSub [][]uint8 // [k][x*Kk + c]: exchanger entry for own coord x, dest coord c
-	xbTab [][]uint8 // [k][c]: crossbar entry
+	addr []uint64 // per node: its packed coordinates (hw.Flit's DstAddr); nil for the fat tree
+	// stride[k] is the node-id step of coordinate k (with addr): a node is
+	// the sum of its coordinates times their strides (dstNode).
+	stride []int32
+	exSub  [][]uint8 // [k][x*Kk + c]: exchanger entry for own coord x, dest coord c
+	xbTab  [][]uint8 // [k][c]: crossbar entry
 
 	// exc, when set, are the routing exceptions of Avoid, per switch
 	// (avoid.go, avoidfabric.go).
@@ -201,7 +245,7 @@ func NewNetwork(t *Topology, cfg Config) (*Network, error) {
 	}
 	n.T = t
 	nd := t.NumDims()
-	n.addr = packedAddrs(t.Dims)
+	n.addr, n.stride = packedAddrs(t.Dims), strides(t.Dims)
 	// Exchanger entries of dimension k depend only on the exchanger's own
 	// coordinate k, so one sub-table per (k, x) covers every exchanger; it is
 	// cut from the generated table of a representative node.
@@ -231,7 +275,7 @@ func NewFabricNetwork(f Fabric, cfg Config) (*Network, error) {
 	}
 	if tor, ok := f.(*Torus); ok {
 		n.tor = tor
-		n.addr = packedAddrs(tor.Dims)
+		n.addr, n.stride = packedAddrs(tor.Dims), strides(tor.Dims)
 		if !cfg.HalfDuplex {
 			// Ports 1+4k+{0,1} (+ VC0, VC1) share a wire, as do 1+4k+{2,3}.
 			n.localWire = make([]uint64, tor.Ports(0))
@@ -244,6 +288,18 @@ func NewFabricNetwork(f Fabric, cfg Config) (*Network, error) {
 	}
 	n.gen = f
 	return n, nil
+}
+
+// strides returns the node-id step of each coordinate: node ids count the
+// coordinates up like an odometer, dimension 0 fastest.
+func strides(dims []int) []int32 {
+	st := make([]int32, len(dims))
+	v := int32(1)
+	for k, d := range dims {
+		st[k] = v
+		v *= int32(d)
+	}
+	return st
 }
 
 // packedAddrs returns every node's packed coordinates (hw.Flit's DstAddr),
@@ -299,6 +355,7 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 
 	n.occ = make([]uint64, S)
 	n.slots = bigmem.Make[slot](n, nfifo*cfg.BufferDepth)
+	n.data = bigmem.MakeSparse[uint64](n, nfifo*cfg.BufferDepth)
 	nout := p + N
 	n.out = bigmem.Make[outState](n, nout)
 	for i := range n.out {
@@ -351,20 +408,20 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 // Elements is the number of schedulable elements (switches + endpoints).
 func (n *Network) Elements() int { return n.switches + n.nodes }
 
-// route computes the output port of switch sw for a head flit at the
+// route computes the output port of switch sw for the head flit b at the
 // front of input port in.
-func (n *Network) route(sw, in int, f *hw.Flit) int {
+func (n *Network) route(sw, in int, b *flitBody) int {
 	if n.exc != nil {
 		if m := n.exc[sw]; m != nil {
-			if p, ok := m[f.Dst]; ok {
+			if p, ok := m[n.dstNode(b)]; ok {
 				return int(p)
 			}
 		}
 	}
 	if n.gen != nil {
-		return n.gen.Next(sw, in, int(f.Dst))
+		return n.gen.Next(sw, in, int(n.dstNode(b)))
 	}
-	dst := f.DstAddr()
+	dst := b.addr()
 	if n.tor != nil {
 		return n.tor.NextAddr(in, n.addr[sw], dst)
 	}
@@ -384,13 +441,76 @@ func (n *Network) route(sw, in int, f *hw.Flit) int {
 	return 0
 }
 
-func (n *Network) front(f int32) *slot {
-	return &n.slots[uint32(f)*n.B+uint32(n.fifo[f].head)]
+// addr is a body's packed destination address (0 without bodyAddr).
+func (b *flitBody) addr() uint64 { return uint64(b.dstHi)<<32 | uint64(b.dstLo) }
+
+// dstNode is a body's destination node id.
+func (n *Network) dstNode(b *flitBody) int32 {
+	if b.flags&bodyAddr == 0 {
+		return int32(b.dstLo)
+	}
+	const m = 1<<hw.CoordField - 1
+	a := b.addr()
+	var v int32
+	for k := len(n.stride) - 1; k >= 0; k-- {
+		v += int32(a>>(hw.CoordField*k)&m) * n.stride[k]
+	}
+	return v
 }
+
+// packFlit packs fl into a body and the payload the body's bodyData flag
+// says it carries. A head flit on a fabric with addresses keeps its packed
+// destination (whose node is its Dst: Inject and the fault flipper keep
+// them in step); any other flit keeps its Dst, and has no address.
+func (n *Network) packFlit(fl *hw.Flit) (b flitBody, data uint64) {
+	b.flags = fl.Flags & flitMarks
+	if fl.Head() && n.addr != nil {
+		a := fl.DstAddr()
+		b.dstLo, b.dstHi = uint32(a), uint8(a>>32)
+		b.flags |= bodyAddr
+	} else {
+		b.dstLo = uint32(fl.Dst)
+	}
+	b.srcLo, b.srcHi = uint16(fl.Src), uint8(uint32(fl.Src)>>16)
+	b.gate, b.crc = fl.Gate, fl.CRC
+	if fl.Data != 0 {
+		b.flags |= bodyData
+	}
+	return b, fl.Data
+}
+
+// unpackFlit is the flit in slot i.
+func (n *Network) unpackFlit(i uint32) hw.Flit {
+	b := &n.slots[i].body
+	fl := hw.Flit{Dst: n.dstNode(b), Src: int32(uint32(b.srcLo) | uint32(b.srcHi)<<16),
+		Gate: b.gate, CRC: b.crc, Flags: b.flags & flitMarks}
+	if b.flags&bodyAddr != 0 {
+		fl.SetDstAddr(b.addr())
+	}
+	if b.flags&bodyData != 0 {
+		fl.Data = n.data[i]
+	}
+	return fl
+}
+
+// frontIdx is the slot index of FIFO f's front.
+func (n *Network) frontIdx(f int32) uint32 {
+	return uint32(f)*n.B + uint32(n.fifo[f].head)
+}
+
+func (n *Network) front(f int32) *slot { return &n.slots[n.frontIdx(f)] }
 
 // held reports whether slot s holds a flit (as the FIFO's reader sees it:
 // the push publishes the flit with this store).
-func held(s *slot) bool { return atomic.LoadInt32(&s.free) == takenRel }
+func held(s *slot) bool {
+	w := atomic.LoadInt32(&s.when)
+	return w >= heldMin && w != deadRel
+}
+
+// readyBy reports whether held slot s's flit is seen by cycle tRel
+// (relative). Its reader reads when without an atomic load: it saw the
+// slot held (or its occupancy bit, set after the mark) before.
+func readyBy(s *slot, tRel int32) bool { return s.when <= tRel+heldOff }
 
 // pushes is the number of flits ever pushed into FIFO f: those popped and
 // those it holds (the taken slots from its head on). Between cycles only
@@ -427,7 +547,7 @@ func (n *Network) hasCredit(o int32, t int64) bool {
 	if oi.nextFree <= tRel {
 		return true
 	}
-	oi.nextFree = atomic.LoadInt32(&n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].free)
+	oi.nextFree = atomic.LoadInt32(&n.slots[uint32(oi.down)*n.B+uint32(oi.sendIdx)].when)
 	return oi.nextFree <= tRel
 }
 
@@ -438,13 +558,14 @@ func (n *Network) hasCredit(o int32, t int64) bool {
 // FIFO slot the flit goes to: both advance once per flit.
 //
 // Concurrency (several workers share a cycle): only the upstream writes
-// the slot's flit and ready cycle and marks it taken; only the downstream
-// frees it and writes the FIFO record. The taken mark is stored (atomically)
-// after the flit, so a reader that sees it sees the flit; the occupancy bit
-// is set after the mark. The push never touches the FIFO's record: the
-// channel latency is the output's (latOf) and the port is in the output's
-// record (outState.dst).
-func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
+// the slot's flit and marks it held; only the downstream frees it and
+// writes the FIFO record. The held mark (with the ready cycle) is stored
+// atomically after the flit, so a reader that sees it sees the flit; the
+// occupancy bit is set after the mark. The push never touches the FIFO's
+// record: the channel latency is the output's (latOf) and the port is in
+// the output's record (outState.dst). data is the flit's payload, kept
+// when b says it has one (bodyData).
+func (n *Network) push(o, f int32, sw int32, b flitBody, data uint64, t int64) int64 {
 	oi := &n.out[o]
 	i := uint32(oi.sendIdx)
 	if i+1 == n.B {
@@ -452,11 +573,14 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 	} else {
 		oi.sendIdx = uint8(i + 1)
 	}
-	s := &n.slots[uint32(f)*n.B+i]
-	s.f = fl
+	si := uint32(f)*n.B + i
+	s := &n.slots[si]
+	s.body = b
+	if b.flags&bodyData != 0 {
+		n.data[si] = data
+	}
 	ready := t + n.latOf(o, f)
-	s.ready = n.rel(ready)
-	atomic.StoreInt32(&s.free, takenRel)
+	atomic.StoreInt32(&s.when, n.rel(ready)+heldOff)
 	// The next slot's free cycle is read when the output next asks for
 	// credit (hasCredit), not here: that line is the engine's prefetch's
 	// (prefetchDown) by then, while here it would be a miss per hop. The
@@ -473,7 +597,7 @@ func (n *Network) push(o, f int32, sw int32, fl hw.Flit, t int64) int64 {
 // its credit to the upstream, visible from cycle t + L.
 func (n *Network) pop(f int32, sw int32, t int64) {
 	q := &n.fifo[f]
-	atomic.StoreInt32(&n.front(f).free, n.rel(t+int64(q.lat)))
+	atomic.StoreInt32(&n.front(f).when, n.rel(t+int64(q.lat)))
 	if h := uint32(q.head) + 1; h == n.B {
 		q.head = 0
 	} else {
@@ -508,16 +632,27 @@ func (n *Network) canSend(o int32, p int, sent uint64, t int64) bool {
 	return n.used == nil || n.wire[o] < 0 || n.used[n.wire[o]] != t
 }
 
-// send moves the front flit of input FIFO in to output o in cycle t.
-func (n *Network) send(sw, in, o int32, t int64) hw.Flit {
-	fl := n.front(in).f
-	n.pop(in, sw, t)
+// send moves the front flit of input FIFO in to output o in cycle t and
+// reports whether it was a tail. The flit moves packed: only an output with
+// a fault armed unpacks it.
+func (n *Network) send(sw, in, o int32, t int64) (tail bool) {
+	fi := n.frontIdx(in)
+	b := n.slots[fi].body
+	var data uint64
+	if b.flags&bodyData != 0 {
+		data = n.data[fi]
+	}
 	var delay int64
 	if n.faults != nil && n.isFault(o) {
+		fl := n.unpackFlit(fi)
+		n.pop(in, sw, t)
 		var gone bool
 		if fl, gone, delay = n.faultySend(o, fl, t); gone {
-			return fl
+			return fl.Tail()
 		}
+		b, data = n.packFlit(&fl)
+	} else {
+		n.pop(in, sw, t)
 	}
 	d := n.out[o].down
 	wake := n.out[o].wakeEl()
@@ -525,12 +660,12 @@ func (n *Network) send(sw, in, o int32, t int64) hw.Flit {
 	if d >= n.rxBase {
 		dsw = -1
 	}
-	ready := n.push(o, d, dsw, fl, t+delay)
+	ready := n.push(o, d, dsw, b, data, t+delay)
 	if n.used != nil && n.wire[o] >= 0 {
 		n.used[n.wire[o]] = t
 	}
 	n.Wake(wake, ready)
-	return fl
+	return b.flags&hw.FlitTail != 0
 }
 
 // EvalSwitch runs switch sw for cycle t, as docs/microarchitecture.md
@@ -553,7 +688,7 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		i := bits.TrailingZeros64(occ)
 		in := base + int32(i)
 		s := n.front(in)
-		if s.ready > tRel {
+		if !readyBy(s, tRel) {
 			continue
 		}
 		// A head flit requests its route. Without faults a head is never
@@ -561,12 +696,12 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		// with faults looks (the input's record is another cache line):
 		// there, an owned input forwards its front flit, whatever it is,
 		// until a tail passes (after a lost tail, the next packet's head).
-		if s.f.Head() && (n.faults == nil || n.out[in].inOwned < 0) {
+		if s.body.flags&hw.FlitHead != 0 && (n.faults == nil || n.out[in].inOwned < 0) {
 			var o int
 			if rt := n.fifo[in].rt; rt != 0 {
 				o = int(rt) - 1
 			} else {
-				o = n.route(sw, i, &s.f)
+				o = n.route(sw, i, &s.body)
 			}
 			reqs[o] |= 1 << uint(i)
 			touched |= 1 << uint(o)
@@ -580,7 +715,7 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		held |= 1 << uint(op)
 		if n.canSend(o, op, sent, t) {
 			sent |= 1 << uint(op)
-			if fl := n.send(sw32, in, o, t); fl.Tail() {
+			if n.send(sw32, in, o, t) {
 				n.out[o].owner, n.out[in].inOwned = -1, -1
 			}
 		}
@@ -605,12 +740,12 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		}
 		in := base + int32(g)
 		n.out[o].rr = uint8((g + 1) % P)
-		if fl := n.send(sw32, in, o, t); !fl.Tail() {
+		if !n.send(sw32, in, o, t) {
 			n.out[o].owner, n.out[in].inOwned = int8(g), int8(oi)
 		}
 	}
 	for occ := atomic.LoadUint64(&n.occ[sw]); occ != 0; occ &= occ - 1 {
-		if n.front(base+int32(bits.TrailingZeros64(occ))).ready <= tRel+1 {
+		if readyBy(n.front(base+int32(bits.TrailingZeros64(occ))), tRel+1) {
 			return true
 		}
 	}
@@ -637,17 +772,18 @@ func (n *Network) Inject(node int, fl hw.Flit, t int64) {
 		}
 	}
 	sw := n.out[o].wakeEl()
-	ready := n.push(o, n.out[o].down, sw, fl, t+delay)
+	b, data := n.packFlit(&fl)
+	ready := n.push(o, n.out[o].down, sw, b, data, t+delay)
 	n.Wake(sw, ready)
 }
 
 // RxFront returns the ready front flit of node's ejection FIFO in cycle t.
 func (n *Network) RxFront(node int, t int64) (hw.Flit, bool) {
-	s := n.front(n.rxBase + int32(node))
-	if !held(s) || s.ready > n.rel(t) {
+	i := n.frontIdx(n.rxBase + int32(node))
+	if s := &n.slots[i]; !held(s) || !readyBy(s, n.rel(t)) {
 		return hw.Flit{}, false
 	}
-	return s.f, true
+	return n.unpackFlit(i), true
 }
 
 // RxPop pops node's ejection FIFO in cycle t (credit back to the exchanger).
@@ -656,7 +792,7 @@ func (n *Network) RxPop(node int, t int64) { n.pop(n.rxBase+int32(node), -1, t) 
 // RxPending reports whether node's ejection FIFO holds a flit ready by cycle t.
 func (n *Network) RxPending(node int, t int64) bool {
 	s := n.front(n.rxBase + int32(node))
-	return held(s) && s.ready <= n.rel(t)
+	return held(s) && readyBy(s, n.rel(t))
 }
 
 // Epoch is the cycle the slots' relative cycles count from (Rebase moves
@@ -678,14 +814,17 @@ func (n *Network) Rebase(t int64) {
 	}
 	shift := func(r int32) int32 { return int32(max(int64(r)-d, relFloor)) }
 	for i := range n.slots {
-		s := &n.slots[i]
-		s.ready = shift(s.ready)
-		if s.free != takenRel && s.free != deadRel {
-			s.free = shift(s.free)
+		switch s := &n.slots[i]; {
+		case s.when < heldMin:
+			s.when = shift(s.when)
+		case s.when != deadRel:
+			s.when = shift(s.when-heldOff) + heldOff
 		}
 	}
 	for i := range n.out {
-		if o := &n.out[i]; o.nextFree != takenRel && o.nextFree != deadRel {
+		// A cached held mark stays above every current cycle, and is read
+		// again before it is believed free.
+		if o := &n.out[i]; o.nextFree < heldMin {
 			o.nextFree = shift(o.nextFree)
 		}
 	}
@@ -807,12 +946,12 @@ func (n *Network) PrefetchSwitch(sw int, stage int) {
 			n.prefetchFront(in)
 			continue
 		}
-		if !s.f.Head() || n.gen != nil || n.faults != nil {
+		if s.body.flags&hw.FlitHead == 0 || n.gen != nil || n.faults != nil {
 			continue
 		}
 		q := &n.fifo[in]
 		if q.rt == 0 {
-			q.rt = uint8(n.route(sw, i, &s.f) + 1)
+			q.rt = uint8(n.route(sw, i, &s.body) + 1)
 		}
 		oi := &n.out[base+int32(q.rt)-1]
 		if stage == 2 {

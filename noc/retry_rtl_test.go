@@ -130,7 +130,7 @@ func linkVectors(c linkCase) (_ []byte, delivered, retried int, _ error) {
 			accepted++
 			cy[t].send, cy[t].flit = true, uint32(accepted)
 			if n.pushes(down) != pushed {
-				ready := int64(n.slots[uint32(down)*n.B+uint32(idx)].ready) + n.epoch
+				ready := int64(n.slots[uint32(down)*n.B+uint32(idx)].when-heldOff) + n.epoch
 				if ready-1 < linkCycles {
 					cy[ready-1].push, cy[ready-1].pflit = true, uint32(accepted)
 				}

@@ -21,7 +21,14 @@ const hugeThreshold = 64 << 20
 // (the garbage collector never scans it: T holds no pointers). Small slices
 // come from the Go heap.
 // The mapping is released when owner becomes unreachable.
-func Make[T any, O any](owner *O, n int) []T {
+func Make[T any, O any](owner *O, n int) []T { return alloc[T](owner, n, true) }
+
+// MakeSparse is Make for an array a run may touch little of, or none: its
+// pages are not faulted in ahead (nor advised for huge pages), so only
+// the pages written take memory.
+func MakeSparse[T any, O any](owner *O, n int) []T { return alloc[T](owner, n, false) }
+
+func alloc[T any, O any](owner *O, n int, dense bool) []T {
 	var zero T
 	size := n * int(unsafe.Sizeof(zero))
 	if size < hugeThreshold {
@@ -31,8 +38,10 @@ func Make[T any, O any](owner *O, n int) []T {
 	if err != nil {
 		return make([]T, n)
 	}
-	_ = unix.Madvise(mem, unix.MADV_HUGEPAGE)
-	touch(mem)
+	if dense {
+		_ = unix.Madvise(mem, unix.MADV_HUGEPAGE)
+		touch(mem)
+	}
 	runtime.AddCleanup(owner, func(m []byte) { _ = unix.Munmap(m) }, mem)
 	return unsafe.Slice((*T)(unsafe.Pointer(&mem[0])), n)
 }
