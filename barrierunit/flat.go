@@ -2,6 +2,7 @@ package barrierunit
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/hxbar/hxbar/hw"
 )
@@ -42,6 +43,21 @@ func Flatten(s *Schedule) (*FlatTable, error) {
 // buildFlat makes two passes over the routes (count, then fill) so that a
 // generator can stream them without a route list.
 func buildFlat(ranks, gates int, each func(func(Route) bool)) (*FlatTable, error) {
+	return buildFlatParts(ranks, gates, []routePart{{each: each}})
+}
+
+// routePart is a part of a route list: its routes (each) and the index of
+// its first route in the whole list (base, for errors).
+type routePart struct {
+	each func(func(Route) bool)
+	base int
+}
+
+// buildFlatParts is buildFlat for a route list in parts, walked
+// concurrently in each pass: the parts must leave disjoint sets of gates
+// (so they write disjoint entries), in gate order (so the routes stay in
+// schedule order within an entry, and entries in entry order).
+func buildFlatParts(ranks, gates int, parts []routePart) (*FlatTable, error) {
 	if ranks < 1 || gates < 0 {
 		return nil, fmt.Errorf("invalid schedule: ranks %d, gates %d", ranks, gates)
 	}
@@ -54,30 +70,34 @@ func buildFlat(ranks, gates int, each func(func(Route) bool)) (*FlatTable, error
 	}
 	// Counting sort of the remote routes by (from_rank, from_gate), keeping
 	// schedule order within a group. OutEnd holds the counts until the prefix sum.
-	var err error
-	i := 0
-	each(func(r Route) bool {
-		if r.FromRank < 0 || r.FromRank >= ranks || r.ToRank < 0 || r.ToRank >= ranks ||
-			r.FromGate < 1 || r.FromGate > gates || r.ToGate != r.FromGate+1 {
-			err = fmt.Errorf("routes[%d]: not a valid route of a %d-rank, %d-gate schedule", i, ranks, gates)
-			return false
-		}
-		i++
-		to := r.ToRank*st + r.ToGate
-		if r.FromRank == r.ToRank {
-			f.Self[to] = true
+	errs := make([]error, len(parts))
+	inParts(parts, func(k int, pt routePart) {
+		i := pt.base
+		pt.each(func(r Route) bool {
+			if r.FromRank < 0 || r.FromRank >= ranks || r.ToRank < 0 || r.ToRank >= ranks ||
+				r.FromGate < 1 || r.FromGate > gates || r.ToGate != r.FromGate+1 {
+				errs[k] = fmt.Errorf("routes[%d]: not a valid route of a %d-rank, %d-gate schedule", i, ranks, gates)
+				return false
+			}
+			i++
+			to := r.ToRank*st + r.ToGate
+			if r.FromRank == r.ToRank {
+				f.Self[to] = true
+				return true
+			}
+			if f.Need[to] == hw.MaxNeed {
+				errs[k] = fmt.Errorf("routes[%d]: more than %d routes arrive at rank %d gate %d", i-1, hw.MaxNeed, r.ToRank, r.ToGate)
+				return false
+			}
+			f.Need[to]++
+			f.OutEnd[r.FromRank*st+r.FromGate]++
 			return true
-		}
-		if f.Need[to] == hw.MaxNeed {
-			err = fmt.Errorf("routes[%d]: more than %d routes arrive at rank %d gate %d", i-1, hw.MaxNeed, r.ToRank, r.ToGate)
-			return false
-		}
-		f.Need[to]++
-		f.OutEnd[r.FromRank*st+r.FromGate]++
-		return true
+		})
 	})
-	if err != nil {
-		return nil, err
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	var sum int32
 	for k := 0; k < n; k++ {
@@ -86,13 +106,29 @@ func buildFlat(ranks, gates int, each func(func(Route) bool)) (*FlatTable, error
 		sum += c
 	}
 	f.OutDst = make([]int32, sum)
-	each(func(r Route) bool {
-		if r.FromRank != r.ToRank {
-			k := r.FromRank*st + r.FromGate
-			f.OutDst[f.OutEnd[k]] = int32(r.ToRank)
-			f.OutEnd[k]++
-		}
-		return true
+	inParts(parts, func(_ int, pt routePart) {
+		pt.each(func(r Route) bool {
+			if r.FromRank != r.ToRank {
+				k := r.FromRank*st + r.FromGate
+				f.OutDst[f.OutEnd[k]] = int32(r.ToRank)
+				f.OutEnd[k]++
+			}
+			return true
+		})
 	})
 	return f, nil
+}
+
+// inParts runs do for every part, on a goroutine each when there are
+// several, and waits for them.
+func inParts(parts []routePart, do func(k int, pt routePart)) {
+	if len(parts) == 1 {
+		do(0, parts[0])
+		return
+	}
+	var wg sync.WaitGroup
+	for k, pt := range parts {
+		wg.Go(func() { do(k, pt) })
+	}
+	wg.Wait()
 }

@@ -87,7 +87,26 @@ func (p plan) dist(k int) int {
 
 // each calls yield for every route in the canonical order: by from_gate,
 // from_rank, then to_rank. It stops early when yield returns false.
-func (p plan) each(yield func(Route) bool) {
+func (p plan) each(yield func(Route) bool) { p.eachGates(1, p.g+1, yield) }
+
+// gateRoutes is the number of routes leaving gate g.
+func (p plan) gateRoutes(g int) int {
+	switch {
+	case p.r == 1:
+		return 1
+	case p.algo == hw.AlgoDissemination:
+		return 2 * p.r
+	case p.off == 1 && g == 1:
+		return p.r
+	case p.off == 1 && g == p.g:
+		return p.r
+	default:
+		return 2 * p.nb
+	}
+}
+
+// eachGates yields the routes leaving gates lo..hi-1, in each's order.
+func (p plan) eachGates(lo, hi int, yield func(Route) bool) {
 	pair := func(r, g, s int) bool { // self route and the route to s, sorted by to_rank
 		self := Route{FromRank: r, FromGate: g, ToRank: r, ToGate: g + 1}
 		other := Route{FromRank: r, FromGate: g, ToRank: s, ToGate: g + 1, Distance: abs(r - s)}
@@ -97,11 +116,13 @@ func (p plan) each(yield func(Route) bool) {
 		return yield(self) && yield(other)
 	}
 	if p.r == 1 {
-		yield(Route{FromGate: 1, ToGate: 2})
+		if lo <= 1 && 1 < hi {
+			yield(Route{FromGate: 1, ToGate: 2})
+		}
 		return
 	}
 	if p.algo == hw.AlgoDissemination {
-		for g := 1; g <= p.g; g++ {
+		for g := lo; g < hi; g++ {
 			d := 1 << (p.g - g) // near-last order: 2^(G-1), ..., 2, 1
 			for r := 0; r < p.r; r++ {
 				if !pair(r, g, (r+d)%p.r) {
@@ -111,7 +132,7 @@ func (p plan) each(yield func(Route) bool) {
 		}
 		return
 	}
-	for g := 1; g <= p.g; g++ {
+	for g := lo; g < hi; g++ {
 		switch {
 		case p.off == 1 && g == 1:
 			// Each extra rank NB+i hands its operand to rank i and takes no
@@ -191,8 +212,25 @@ func GenerateFlat(algo hw.Algorithm, ranks int) (*FlatTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buildFlat(p.r, p.g, p.each)
+	if p.count() < parallelRoutes {
+		return buildFlat(p.r, p.g, p.each)
+	}
+	// Two halves of the gates, filled concurrently: their table entries
+	// are disjoint (a route writes its own gate's and the next gate's).
+	mid := p.g/2 + 1
+	base := 0
+	for g := 1; g < mid; g++ {
+		base += p.gateRoutes(g)
+	}
+	return buildFlatParts(p.r, p.g, []routePart{
+		{each: func(y func(Route) bool) { p.eachGates(1, mid, y) }},
+		{each: func(y func(Route) bool) { p.eachGates(mid, p.g+1, y) }, base: base},
+	})
 }
+
+// parallelRoutes is the route count from which GenerateFlat fills the table
+// on two goroutines (a variable for the tests, which run both ways).
+var parallelRoutes = 1 << 20
 
 // MaxRanksFor is the largest rank count Generate accepts for algo (a route
 // list of at most MaxRoutes routes); 0 for an unknown algo.

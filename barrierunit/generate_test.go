@@ -331,25 +331,32 @@ func checkDistanceOrder(t *testing.T, s *Schedule) {
 	}
 }
 
+// TestGenerateFlatMatchesFlatten: GenerateFlat, which streams the routes
+// (in two concurrent halves of the gates past parallelRoutes routes: here
+// both ways at every size), builds the table Flatten builds from the route
+// list.
 func TestGenerateFlatMatchesFlatten(t *testing.T) {
 	sizes := []int{}
 	for R := 1; R <= 70; R++ {
 		sizes = append(sizes, R)
 	}
 	sizes = append(sizes, 255, 256, 257, 1000, 1024, 4097)
-	for _, algo := range hw.Algorithms {
-		for _, R := range sizes {
-			s := mustGenerate(t, algo, R)
-			want, err := Flatten(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := GenerateFlat(algo, R)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s R=%d: GenerateFlat differs from Flatten(Generate)", algo, R)
+	defer func(p int) { parallelRoutes = p }(parallelRoutes)
+	for _, parallelRoutes = range []int{1 << 20, 0} {
+		for _, algo := range hw.Algorithms {
+			for _, R := range sizes {
+				s := mustGenerate(t, algo, R)
+				want, err := Flatten(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := GenerateFlat(algo, R)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s R=%d (parallel from %d routes): GenerateFlat differs from Flatten(Generate)", algo, R, parallelRoutes)
+				}
 			}
 		}
 	}

@@ -282,7 +282,6 @@ func NewFabricNetwork(f Fabric, cfg Config) (*Network, error) {
 			for p := 1; p < len(n.localWire); p++ {
 				n.localWire[p] = 3 << (1 + (p-1)&^1)
 			}
-			n.used, n.wire = nil, nil
 		}
 		return n, nil
 	}
@@ -362,7 +361,14 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 		n.out[i].owner, n.out[i].inOwned = -1, -1
 	}
 	n.netBits = make([]uint64, (nout+63)/64)
-	if f.Wires(cfg.HalfDuplex) > 0 {
+	// A torus in full duplex checks its shared wires within a switch
+	// (localWire, set by NewFabricNetwork): no per-wire array.
+	_, tor := f.(*Torus)
+	wires := f.Wires(cfg.HalfDuplex)
+	if tor && !cfg.HalfDuplex {
+		wires = 0
+	}
+	if wires > 0 {
 		n.wire = make([]int32, nout)
 		for i := range n.wire {
 			n.wire[i] = -1
@@ -396,7 +402,7 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 			}
 		}
 	}
-	if w := f.Wires(cfg.HalfDuplex); w > 0 {
+	if w := wires; w > 0 {
 		n.used = make([]int64, w)
 		for i := range n.used {
 			n.used[i] = -1
