@@ -78,8 +78,8 @@ func TestReleaseRearms(t *testing.T) {
 	if u.Release[0] != 1 || u.Result[0] != 7 {
 		t.Fatalf("release %d result %d", u.Release[0], u.Result[0])
 	}
-	if u.gate[2].rxacc != OpSum.Identity() {
-		t.Fatalf("received value not cleared: %x", u.gate[2].rxacc)
+	if u.rxacc[2] != OpSum.Identity() {
+		t.Fatalf("received value not cleared: %x", u.rxacc[2])
 	}
 	// Episode 2, same tables and op: the unit is RELEASED (cur = G+1) and
 	// takes the arrival.
@@ -100,8 +100,8 @@ func TestReleaseRearms(t *testing.T) {
 	if err := u.NextEpisode(tab, OpMax, 64, nil, []int64{10}, []uint64{3}); err != nil {
 		t.Fatal(err)
 	}
-	if u.rank[0].cur != 0 || u.gate[2].rxacc != OpMax.Identity() {
-		t.Fatalf("after a CTRL write: cur %d rxacc %x", u.rank[0].cur, u.gate[2].rxacc)
+	if u.rank[0].cur != 0 || u.rxacc[2] != OpMax.Identity() {
+		t.Fatalf("after a CTRL write: cur %d rxacc %x", u.rank[0].cur, u.rxacc[2])
 	}
 	for c := int64(8); c < 12; c++ {
 		u.Eval(0, c, p, 0)

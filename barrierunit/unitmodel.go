@@ -123,6 +123,9 @@ type Units struct {
 	gates        int
 	rank         []rankState
 	gate         []gateState // (r, g) at r*(gates+2)+g
+	// rxacc is the value received at (r, g) (same index as gate), read and
+	// written only under an op with a payload: a barrier leaves it untouched.
+	rxacc []uint64
 
 	// Check, when set, makes the units compute and check the packets'
 	// check code (docs/reliability.md, "Detection": CRC); Detect, the
@@ -244,11 +247,13 @@ func (u *Units) SetCtrl(r int, en bool, op Op, data bool, gates int) error {
 		c.npay = (64 + int(u.flitWidth) - 1) / int(u.flitWidth)
 	}
 	u.ctrl[r] = c
-	st := u.gates + 2
-	gs := u.gate[r*st : (r+1)*st]
-	id := op.Identity()
-	for g := range gs {
-		gs[g].rxacc = id
+	if op.HasPayload() {
+		st := u.gates + 2
+		ra := u.rxacc[r*st : (r+1)*st]
+		id := op.Identity()
+		for g := range ra {
+			ra[g] = id
+		}
 	}
 	return nil
 }
@@ -270,21 +275,22 @@ type rankState struct {
 	rxCRC    uint8 // check code of the packet being received (Check set)
 }
 
-// gateState is one gate's table entry and receive registers: 16 bytes (a
-// gate's first route is where the entry before ends, so it is not kept).
+// gateState is one gate's table entry and receive count: 8 bytes (a
+// gate's first route is where the entry before ends, so it is not kept;
+// the received value of an op with a payload is in Units.rxacc).
 type gateState struct {
-	rxacc  uint64
 	outEnd int32 // one past the gate's last route; its first is the entry before's outEnd
 	need   uint8
 	rxcnt  uint8
 	self   bool
+	_      uint8
 }
 
-// A gateState is 16 bytes, the size docs/performance.md's memory figures
+// A gateState is 8 bytes, the size docs/performance.md's memory figures
 // assume (the build fails otherwise).
 const (
-	_ = uint(16 - unsafe.Sizeof(gateState{}))
-	_ = uint(unsafe.Sizeof(gateState{}) - 16)
+	_ = uint(8 - unsafe.Sizeof(gateState{}))
+	_ = uint(unsafe.Sizeof(gateState{}) - 8)
 )
 
 // NewUnits builds the barrier units for a gate table.
@@ -297,6 +303,7 @@ func NewUnits(tab *FlatTable, op Op, flitWidth int, nodeOf []int32, arrive []int
 	}
 	u.rank = bigmem.Make[rankState](u, R)
 	u.gate = bigmem.Make[gateState](u, R*tab.Stride())
+	u.rxacc = bigmem.MakeSparse[uint64](u, R*tab.Stride())
 	if op.HasPayload() {
 		u.payloadFlits = (64 + flitWidth - 1) / flitWidth
 	}
@@ -315,16 +322,22 @@ func NewUnits(tab *FlatTable, op Op, flitWidth int, nodeOf []int32, arrive []int
 }
 
 // loadGates fills every (rank, gate) record from u.Tab: table entry, no
-// signal received, the op's identity as received value.
+// signal received, and for an op with a payload its identity as received
+// value (a barrier never reads rxacc, whose pages are then never touched).
 func (u *Units) loadGates() {
 	tab := u.Tab
-	id := u.Op.Identity()
+	if u.Op.HasPayload() {
+		id := u.Op.Identity()
+		for i := range u.rxacc {
+			u.rxacc[i] = id
+		}
+	}
 	for i := range u.gate {
 		if i > 0 && tab.OutStart[i] != tab.OutEnd[i-1] || i == 0 && tab.OutStart[0] != 0 {
 			// Only a table built by hand can break it (buildFlat keeps it).
 			panic(fmt.Sprintf("barrierunit: FlatTable entry %d: routes not stored in entry order (OutStart %d, the entry before ends at %d)", i, tab.OutStart[i], tab.OutEnd[max(i-1, 0)]))
 		}
-		u.gate[i] = gateState{rxacc: id, outEnd: tab.OutEnd[i], need: tab.Need[i], self: tab.Self[i]}
+		u.gate[i] = gateState{outEnd: tab.OutEnd[i], need: tab.Need[i], self: tab.Self[i]}
 	}
 }
 
@@ -352,9 +365,9 @@ func (u *Units) NextEpisode(tab *FlatTable, op Op, flitWidth int, d *DataTable, 
 		}
 		u.Tab, u.Op, u.gates = tab, op, tab.Gates
 		if n := tab.Ranks * tab.Stride(); n <= cap(u.gate) {
-			u.gate = u.gate[:n]
+			u.gate, u.rxacc = u.gate[:n], u.rxacc[:n]
 		} else {
-			u.gate = bigmem.Make[gateState](u, n)
+			u.gate, u.rxacc = bigmem.Make[gateState](u, n), bigmem.MakeSparse[uint64](u, n)
 		}
 		u.loadGates()
 	}
@@ -392,12 +405,18 @@ func (u *Units) NextEpisode(tab *FlatTable, op Op, flitWidth int, d *DataTable, 
 	return nil
 }
 
-// rearm clears rank r's received counts and values at its release: the
-// unit takes the next episode's arrival and signals from a clean slate.
-func (u *Units) rearm(gs []gateState, op Op) {
-	id := op.Identity()
+// rearm clears a rank's received counts (gs) and values (ra) at its
+// release: the unit takes the next episode's arrival and signals from a
+// clean slate. Only an op with a payload reads the values.
+func (u *Units) rearm(gs []gateState, ra []uint64, op Op) {
 	for g := range gs {
-		gs[g].rxcnt, gs[g].rxacc = 0, id
+		gs[g].rxcnt = 0
+	}
+	if op.HasPayload() {
+		id := op.Identity()
+		for g := range ra {
+			ra[g] = id
+		}
 	}
 }
 
@@ -467,6 +486,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 	G := u.gates // the table's gate count (the layout of gs)
 	rs := &u.rank[r]
 	gs := u.gate[r*(G+2) : (r+1)*(G+2)]
+	ra := u.rxacc[r*(G+2) : (r+1)*(G+2)]
 	node := int(rs.node)
 	op, data, npay, Gr := u.Op, u.Data != nil, u.payloadFlits, G
 	if u.ctrl != nil {
@@ -509,7 +529,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 	case !sending && gs[c+1].rxcnt == gs[c+1].need:
 		g := c + 1
 		if op.HasPayload() {
-			v := gs[g].rxacc
+			v := ra[g]
 			if gs[g].self {
 				v = op.Apply(rs.acc, v)
 			}
@@ -626,7 +646,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 			gr := &gs[gate]
 			gr.rxcnt++
 			if op.HasPayload() {
-				gr.rxacc = op.Apply(gr.rxacc, rs.rxVal)
+				ra[gate] = op.Apply(ra[gate], rs.rxVal)
 			}
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRecv, Gate: gate, Rank: src, Value: rs.rxVal})
 		}
@@ -640,7 +660,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 		changed = true
 	}
 	if released {
-		u.rearm(gs, op) // after the receive part: a count received in this cycle is cleared too
+		u.rearm(gs, ra, op) // after the receive part: a count received in this cycle is cleared too
 	}
 	if changed && u.Progress != nil {
 		u.Progress[r] = t
@@ -746,7 +766,7 @@ func (u *Units) Prefetch(r int, stage int) int32 {
 	}
 	i := r*(u.gates+2) + c
 	if stage == 1 {
-		prefetch.Lines(unsafe.Pointer(&u.gate[i]), 2*unsafe.Sizeof(gateState{}), 3)
+		prefetch.Lines(unsafe.Pointer(&u.gate[i]), 2*unsafe.Sizeof(gateState{}), 2)
 		// The route entry stage 2 reads: an array of 4 bytes per route,
 		// read at random (its load was 8 % of the million-rank run's CPU
 		// time before it was asked for here).
