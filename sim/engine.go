@@ -87,6 +87,9 @@ type engine struct {
 	// their evaluation (pfStages times each, stage 0 furthest ahead: see
 	// run), to bring their state into the caches.
 	prefetch func(e int32, stage int, t int64)
+	// list holds, per worker, the elements of the bitmap words it walks
+	// with prefetching (runPrefetch).
+	list [][]int32
 
 	// parallel phase state
 	next   atomic.Int64 // next block to take, over both ranges
@@ -98,7 +101,8 @@ type engine struct {
 }
 
 func newEngine(elements, linkLatency int, class1, class1End int32, eval func(int32, int64, int) bool) *engine {
-	e := &engine{class1: class1, class1E: class1End, n: int32(elements), eval: eval, workers: 1, block: blockWords}
+	e := &engine{class1: class1, class1E: class1End, n: int32(elements), eval: eval, workers: 1, block: blockWords,
+		list: make([][]int32, hw.MaxWorkers)}
 	size := wheelFor(linkLatency)
 	e.slots, e.busy, e.mask = make([][]uint64, size), make([]atomic.Bool, size), int64(size-1)
 	words := (elements + 63) / 64
@@ -289,34 +293,6 @@ const (
 	pfDist   = 2
 )
 
-// cursor walks the elements of [lo, hi) scheduled in a bitmap, ahead of
-// the evaluation that clears them.
-type cursor struct {
-	bm     []uint64
-	wi     int32
-	last   int32
-	lo, hi int32
-	word   uint64
-}
-
-func (c *cursor) init(bm []uint64, lo, hi int32) {
-	*c = cursor{bm: bm, wi: lo>>6 - 1, last: (hi - 1) >> 6, lo: lo, hi: hi}
-}
-
-// next returns the next scheduled element, or -1 past the last.
-func (c *cursor) next() int32 {
-	for c.word == 0 {
-		if c.wi >= c.last {
-			return -1
-		}
-		c.wi++
-		c.word = inRange(atomic.LoadUint64(&c.bm[c.wi]), c.wi<<6, c.lo, c.hi)
-	}
-	b := bits.TrailingZeros64(c.word)
-	c.word &= c.word - 1
-	return c.wi<<6 + int32(b)
-}
-
 // run evaluates the elements of [lo, hi) scheduled for cycle t, as worker w.
 // Two workers never share a bitmap word here: blocks are word-aligned except
 // at the range ends, where the word is split by mask and updated atomically.
@@ -349,40 +325,45 @@ func (e *engine) run(t int64, lo, hi int32, w int) {
 }
 
 // runPrefetch is run with the prefetch stages: the same evaluations in the
-// same order, with cursors running ahead of them. The cursors read the
-// bitmap words before the evaluation clears them (they are ahead), and
-// only the evaluation clears bits, so the order and the set of evaluated
-// elements are run's.
+// same order. The scheduled elements of up to e.block bitmap words at a
+// time are listed first (their bits cleared: only an evaluation of this
+// cycle would clear them, and its wakes are for later cycles), so that
+// each stage reads its element from the list instead of walking the
+// bitmap again.
 func (e *engine) runPrefetch(t int64, lo, hi int32, w int) {
 	bm := e.slots[t&e.mask]
-	var cur [pfStages]cursor
-	for j := range cur {
-		cur[j].init(bm, lo, hi)
-		for range (pfStages - j) * pfDist {
-			el := cur[j].next()
-			if el < 0 {
-				break
-			}
-			e.prefetch(el, j, t)
-		}
+	if len(e.list[w]) < int(e.block)*64 {
+		e.list[w] = make([]int32, e.block*64)
 	}
-	for wi := lo >> 6; wi <= (hi-1)>>6; wi++ {
-		word := atomic.LoadUint64(&bm[wi])
-		if word == 0 {
-			continue
+	list := e.list[w]
+	for wlo := lo >> 6; wlo <= (hi-1)>>6; wlo += e.block {
+		n := 0
+		for wi := wlo; wi <= min(wlo+e.block-1, (hi-1)>>6); wi++ {
+			word := atomic.LoadUint64(&bm[wi])
+			if word == 0 {
+				continue
+			}
+			base := wi << 6
+			if word = inRange(word, base, lo, hi); word == 0 {
+				continue
+			}
+			atomic.AndUint64(&bm[wi], ^word)
+			for ; word != 0; word &= word - 1 {
+				list[n] = base + int32(bits.TrailingZeros64(word))
+				n++
+			}
 		}
-		base := wi << 6
-		if word = inRange(word, base, lo, hi); word == 0 {
-			continue
+		for j := range pfStages {
+			for k := range min(n, (pfStages-j)*pfDist) {
+				e.prefetch(list[k], j, t)
+			}
 		}
-		atomic.AndUint64(&bm[wi], ^word)
-		for ; word != 0; word &= word - 1 {
-			for j := range cur {
-				if el := cur[j].next(); el >= 0 {
-					e.prefetch(el, j, t)
+		for i, el := range list[:n] {
+			for j := range pfStages {
+				if k := i + (pfStages-j)*pfDist; k < n {
+					e.prefetch(list[k], j, t)
 				}
 			}
-			el := base + int32(bits.TrailingZeros64(word))
 			if e.eval(el, t, w) {
 				e.wake(el, t+1)
 			}
