@@ -202,7 +202,7 @@ func (u *Units) sendData(r, c int, rs *rankState, node int, t int64, p Port, w i
 		}
 	}
 	ws.flits++
-	p.Inject(node, f, t)
+	p.Inject(node, f, t, w)
 }
 
 // recvData takes one flit off rank r's ejection FIFO: a head names the

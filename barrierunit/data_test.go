@@ -41,7 +41,7 @@ type loopback struct {
 }
 
 func (l *loopback) CanInject(int, int64) bool { return true }
-func (l *loopback) Inject(node int, f hw.Flit, t int64) {
+func (l *loopback) Inject(node int, f hw.Flit, t int64, _ int) {
 	if l.tamper != nil {
 		l.tamper(&f)
 	}

@@ -13,11 +13,11 @@ type fakePort struct {
 	sent []hw.Flit
 }
 
-func (p *fakePort) CanInject(int, int64) bool              { return true }
-func (p *fakePort) Inject(_ int, f hw.Flit, _ int64)       { p.sent = append(p.sent, f) }
-func (p *fakePort) RxPending(_ int, t int64) bool          { _, ok := p.rx[t]; return ok }
-func (p *fakePort) RxPop(_ int, t int64)                   { delete(p.rx, t) }
-func (p *fakePort) RxFront(_ int, t int64) (hw.Flit, bool) { f, ok := p.rx[t]; return f, ok }
+func (p *fakePort) CanInject(int, int64) bool               { return true }
+func (p *fakePort) Inject(_ int, f hw.Flit, _ int64, _ int) { p.sent = append(p.sent, f) }
+func (p *fakePort) RxPending(_ int, t int64) bool           { _, ok := p.rx[t]; return ok }
+func (p *fakePort) RxPop(_ int, t int64)                    { delete(p.rx, t) }
+func (p *fakePort) RxFront(_ int, t int64) (hw.Flit, bool)  { f, ok := p.rx[t]; return f, ok }
 
 // TestTailInTheReleaseCycleIsOver: a tail popped in the cycle the unit
 // passes its gate (here: releases) is for a gate the unit has passed, so

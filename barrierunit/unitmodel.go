@@ -15,7 +15,7 @@ import (
 // into its exchanger and the ejection FIFO out of it.
 type Port interface {
 	CanInject(node int, t int64) bool
-	Inject(node int, f hw.Flit, t int64)
+	Inject(node int, f hw.Flit, t int64, w int)
 	RxFront(node int, t int64) (hw.Flit, bool)
 	RxPop(node int, t int64)
 	RxPending(node int, t int64) bool
@@ -589,7 +589,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 		} else {
 			rs.sendFlit++
 		}
-		p.Inject(node, f, t)
+		p.Inject(node, f, t, w)
 		changed = true
 	}
 

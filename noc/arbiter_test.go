@@ -28,12 +28,12 @@ func grantOrder(t *testing.T, srcs []int, count, flits int) (order []int32, cycl
 	want := len(srcs) * count * flits
 	for c := int64(0); c < 1000 && len(order) < want; c++ {
 		for s := 0; s < tp.Switches; s++ {
-			n.EvalSwitch(s, c)
+			n.EvalSwitch(s, c, 0)
 		}
 		for _, s := range srcs {
 			if left[s] > 0 && n.CanInject(s, c) {
 				i := flits - 1 - (left[s]-1)%flits // flit index within its packet
-				n.Inject(s, hw.Flit{Dst: 0, Src: int32(s), Flags: hw.FlitFlags(i == 0, i == flits-1)}, c)
+				n.Inject(s, hw.Flit{Dst: 0, Src: int32(s), Flags: hw.FlitFlags(i == 0, i == flits-1)}, c, 0)
 				left[s]--
 			}
 		}

@@ -379,13 +379,13 @@ func drive(t testing.TB, n *Network, pkts []tpkt, maxCycles int64) driveResult {
 	for c = 0; c < maxCycles && res.delivered < len(pkts); c++ {
 		moved := false
 		for s := 0; s < n.switches; s++ {
-			n.EvalSwitch(s, c)
+			n.EvalSwitch(s, c, 0)
 		}
 		for v := 0; v < N; v++ {
 			if q := queue[v]; len(q) > 0 && n.CanInject(v, c) {
 				p := pkts[q[0]]
 				i := sent[v]
-				n.Inject(v, hw.Flit{Dst: int32(p.dst), Src: int32(v), Data: uint64(q[0])<<16 | uint64(i), Flags: hw.FlitFlags(i == 0, i == p.flits-1)}, c)
+				n.Inject(v, hw.Flit{Dst: int32(p.dst), Src: int32(v), Data: uint64(q[0])<<16 | uint64(i), Flags: hw.FlitFlags(i == 0, i == p.flits-1)}, c, 0)
 				moved = true
 				if sent[v]++; sent[v] == p.flits {
 					queue[v], sent[v] = q[1:], 0
@@ -588,13 +588,13 @@ func TestFabricNetworkElementsAndInject(t *testing.T) {
 		t.Fatalf("elements %d", n.Elements())
 	}
 	var woke []int32
-	n.Wake = func(e int32, at int64) { woke = append(woke, e) }
-	n.Inject(13, hw.Flit{Dst: 2, Flags: hw.FlitHead | hw.FlitTail}, 0)
+	n.Wake = func(_ int, e int32, at int64) { woke = append(woke, e) }
+	n.Inject(13, hw.Flit{Dst: 2, Flags: hw.FlitHead | hw.FlitTail}, 0, 0)
 	if sw, _ := ft.Attach(13); len(woke) != 1 || woke[0] != int32(sw) {
 		t.Fatalf("inject woke %v, want leaf %d", woke, sw)
 	}
 	// Leaf 3 sends it up (port k + a_0 = 4+2), to level 1.
-	n.EvalSwitch(3, 1)
+	n.EvalSwitch(3, 1, 0)
 	if n.OutputFlits(3, 6) != 1 || n.FlitHops() != 1 {
 		t.Fatalf("leaf 3 outputs: %d, hops %d", n.OutputFlits(3, 6), n.FlitHops())
 	}

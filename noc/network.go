@@ -228,8 +228,9 @@ type Network struct {
 	// crossing is recorded); nil until SetFaults or Record.
 	faultBits []uint64
 
-	// Wake asks the engine to evaluate element e in cycle at.
-	Wake func(e int32, at int64)
+	// Wake asks the engine to evaluate element e in cycle at; w is the
+	// worker asking (EvalSwitch's and Inject's w).
+	Wake func(w int, e int32, at int64)
 
 	// epoch is the cycle the slots' relative cycles count from, and
 	// rebaseAfter how far the current cycle may run ahead of it (Rebase).
@@ -337,7 +338,7 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 	if S+N >= maxElements {
 		return nil, fmt.Errorf("network of %d switches and %d nodes: too many elements for the cycle model (allowed: fewer than %d in all)", S, N, maxElements)
 	}
-	n := &Network{F: f, cfg: cfg, B: uint32(cfg.BufferDepth), switches: S, nodes: N, Wake: func(int32, int64) {}, rebaseAfter: rebaseAfter}
+	n := &Network{F: f, cfg: cfg, B: uint32(cfg.BufferDepth), switches: S, nodes: N, Wake: func(int, int32, int64) {}, rebaseAfter: rebaseAfter}
 	n.portBase = make([]int32, S+1)
 	p := 0
 	for s := 0; s < S; s++ {
@@ -641,7 +642,7 @@ func (n *Network) canSend(o int32, p int, sent uint64, t int64) bool {
 // send moves the front flit of input FIFO in to output o in cycle t and
 // reports whether it was a tail. The flit moves packed: only an output with
 // a fault armed unpacks it.
-func (n *Network) send(sw, in, o int32, t int64) (tail bool) {
+func (n *Network) send(sw, in, o int32, t int64, w int) (tail bool) {
 	fi := n.frontIdx(in)
 	b := n.slots[fi].body
 	var data uint64
@@ -670,13 +671,14 @@ func (n *Network) send(sw, in, o int32, t int64) (tail bool) {
 	if n.used != nil && n.wire[o] >= 0 {
 		n.used[n.wire[o]] = t
 	}
-	n.Wake(wake, ready)
+	n.Wake(w, wake, ready)
 	return b.flags&hw.FlitTail != 0
 }
 
 // EvalSwitch runs switch sw for cycle t, as docs/microarchitecture.md
-// specifies, and reports whether it has work in cycle t+1.
-func (n *Network) EvalSwitch(sw int, t int64) bool {
+// specifies, and reports whether it has work in cycle t+1; w is the
+// evaluating worker (0..hw.MaxWorkers-1), passed on to Wake.
+func (n *Network) EvalSwitch(sw int, t int64, w int) bool {
 	base := n.portBase[sw]
 	P := int(n.portBase[sw+1] - base)
 	// reqs[o]: the inputs whose head flit requests output port o. Port
@@ -721,7 +723,7 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		held |= 1 << uint(op)
 		if n.canSend(o, op, sent, t) {
 			sent |= 1 << uint(op)
-			if n.send(sw32, in, o, t) {
+			if n.send(sw32, in, o, t, w) {
 				n.out[o].owner, n.out[in].inOwned = -1, -1
 			}
 		}
@@ -746,7 +748,7 @@ func (n *Network) EvalSwitch(sw int, t int64) bool {
 		}
 		in := base + int32(g)
 		n.out[o].rr = uint8((g + 1) % P)
-		if !n.send(sw32, in, o, t) {
+		if !n.send(sw32, in, o, t, w) {
 			n.out[o].owner, n.out[in].inOwned = int8(g), int8(oi)
 		}
 	}
@@ -764,8 +766,8 @@ func (n *Network) CanInject(node int, t int64) bool {
 }
 
 // Inject sends a flit from node's endpoint into its attach switch (the
-// exchanger for the hyper-crossbar) in cycle t.
-func (n *Network) Inject(node int, fl hw.Flit, t int64) {
+// exchanger for the hyper-crossbar) in cycle t, as worker w.
+func (n *Network) Inject(node int, fl hw.Flit, t int64, w int) {
 	if fl.Head() && n.addr != nil {
 		fl.SetDstAddr(n.addr[fl.Dst])
 	}
@@ -780,7 +782,7 @@ func (n *Network) Inject(node int, fl hw.Flit, t int64) {
 	sw := n.out[o].wakeEl()
 	b, data := n.packFlit(&fl)
 	ready := n.push(o, n.out[o].down, sw, b, data, t+delay)
-	n.Wake(sw, ready)
+	n.Wake(w, sw, ready)
 }
 
 // RxFront returns the ready front flit of node's ejection FIFO in cycle t.

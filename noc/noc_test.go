@@ -126,11 +126,11 @@ func (h *harness) run(cycles int64, inject map[int64][][2]int) map[int][]int64 {
 			queue[pd[0]] = append(queue[pd[0]], hw.Flit{Dst: int32(pd[1]), Src: int32(pd[0]), Flags: hw.FlitHead | hw.FlitTail})
 		}
 		for s := 0; s < h.n.T.Switches; s++ {
-			h.n.EvalSwitch(s, t)
+			h.n.EvalSwitch(s, t, 0)
 		}
 		for v := 0; v < h.n.T.Nodes; v++ {
 			if q := queue[v]; len(q) > 0 && h.n.CanInject(v, t) {
-				h.n.Inject(v, q[0], t)
+				h.n.Inject(v, q[0], t, 0)
 				queue[v] = q[1:]
 			}
 			if _, ok := h.n.RxFront(v, t); ok {
@@ -239,12 +239,12 @@ func TestOneFlitPerChannelPerCycle(t *testing.T) {
 		prev := make([]uint32, len(n.fifo))
 		for c := int64(0); c < 2000 && delivered < 6*tp.Nodes; c++ {
 			for s := 0; s < tp.Switches; s++ {
-				n.EvalSwitch(s, c)
+				n.EvalSwitch(s, c, 0)
 			}
 			for v := 0; v < tp.Nodes; v++ {
 				if q := queue[v]; len(q) > 0 && n.CanInject(v, c) {
 					f := hw.Flit{Dst: int32(q[0].dst), Flags: hw.FlitFlags(q[0].left == 3, q[0].left == 1)}
-					n.Inject(v, f, c)
+					n.Inject(v, f, c, 0)
 					if q[0].left--; q[0].left == 0 {
 						queue[v] = q[1:]
 					}

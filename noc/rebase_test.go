@@ -85,11 +85,11 @@ func rebasePhase(t *testing.T, n *Network, start int64) []int64 {
 		tc := start + c
 		n.Rebase(tc)
 		for s := 0; s < n.T.Switches; s++ {
-			n.EvalSwitch(s, tc)
+			n.EvalSwitch(s, tc, 0)
 		}
 		for v := 0; v < n.T.Nodes; v++ {
 			if q := queue[v]; len(q) > 0 && n.CanInject(v, tc) {
-				n.Inject(v, q[0], tc)
+				n.Inject(v, q[0], tc, 0)
 				queue[v] = q[1:]
 			}
 			if _, ok := n.RxFront(v, tc); ok {

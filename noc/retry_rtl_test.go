@@ -114,13 +114,13 @@ func linkVectors(c linkCase) (_ []byte, delivered, retried int, _ error) {
 		sent, popped, pushed := n.fifo[n.portBase[0]].popped, n.fifo[down].popped, n.pushes(down)
 		idx := n.out[o].sendIdx
 		for s := 0; s < n.switches; s++ {
-			n.EvalSwitch(s, t)
+			n.EvalSwitch(s, t, 0)
 		}
 		if left == 0 && r.IntN(3) != 0 {
 			left = 4
 		}
 		if left > 0 && n.CanInject(0, t) {
-			n.Inject(0, hw.Flit{Dst: 1, Flags: hw.FlitFlags(left == 4, left == 1)}, t)
+			n.Inject(0, hw.Flit{Dst: 1, Flags: hw.FlitFlags(left == 4, left == 1)}, t, 0)
 			left--
 		}
 		if n.RxPending(1, t) && r.IntN(2) == 0 {

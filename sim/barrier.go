@@ -221,7 +221,7 @@ func (s *System) rankAt(node int) int32 {
 
 func (s *System) eval(e int32, t int64, w int) bool {
 	if int(e) < s.switches {
-		return s.Net.EvalSwitch(int(e), t)
+		return s.Net.EvalSwitch(int(e), t, w)
 	}
 	r := s.rankAt(int(e) - s.switches)
 	if r < 0 {
@@ -424,13 +424,13 @@ func (s *System) Run(opt Options) (*Result, error) {
 			return res, err
 		}
 		for next < R && u.Arrive[order[next]] == t {
-			s.eng.wake(int32(s.switches+u.Node(int(order[next]))), t)
+			s.eng.wake(0, int32(s.switches+u.Node(int(order[next]))), t)
 			s.wd.arrived(t)
 			next++
 		}
 		if s.exhaustive {
 			for e := 0; e < s.Net.Elements(); e++ {
-				s.eng.wake(int32(e), t)
+				s.eng.wake(0, int32(e), t)
 			}
 		}
 		if load != nil {

@@ -59,10 +59,12 @@ const prefetchElements = 1 << 14
 const blockWords = 64
 
 // engine is the timing wheel shared by the barrier and traffic runs.
-// Elements are dense integer ids. Each wheel slot is a bitmap of the elements
-// to evaluate in that cycle: waking is an atomic bit set (duplicates are
-// free), and a cycle walks its elements in id order, so memory is swept in
-// order rather than at random.
+// Elements are dense integer ids. Each worker has its own wheel, whose
+// slots are bitmaps of the elements it woke for that cycle: waking is a
+// plain bit set in the worker's own memory (duplicates are free; no
+// locked instruction, no line shared between cores). A cycle merges the
+// workers' slots into one bitmap (cur) and walks its elements in id order,
+// so memory is swept in order rather than at random.
 //
 // Elements in [class1, class1End) (the crossbars) form class 1, the rest
 // class 0. In half-duplex mode the side with priority in a cycle must be
@@ -70,9 +72,11 @@ const blockWords = 64
 // class the order does not matter (docs/microarchitecture.md, "Why order
 // does not matter"), which is what lets several workers share a class.
 type engine struct {
-	slots   [][]uint64    // wheel: one bitmap per cycle mod len(slots)
-	busy    []atomic.Bool // slot has (or had) a bit set
-	mask    int64         // len(slots) - 1
+	wheel [][][]uint64 // [worker][cycle mod size]: the elements the worker woke
+	busy  [][]bool     // [worker][cycle mod size]: the worker set a bit there
+	cur   []uint64     // the elements of the cycle being walked (read only while it is)
+	words int          // bitmap words
+	mask  int64        // wheel size - 1
 	class1  int32
 	class1E int32
 	n       int32
@@ -103,16 +107,29 @@ type engine struct {
 func newEngine(elements, linkLatency int, class1, class1End int32, eval func(int32, int64, int) bool) *engine {
 	e := &engine{class1: class1, class1E: class1End, n: int32(elements), eval: eval, workers: 1, block: blockWords,
 		list: make([][]int32, hw.MaxWorkers)}
-	size := wheelFor(linkLatency)
-	e.slots, e.busy, e.mask = make([][]uint64, size), make([]atomic.Bool, size), int64(size-1)
-	words := (elements + 63) / 64
-	for i := range e.slots {
-		e.slots[i] = make([]uint64, words)
-	}
+	e.mask = int64(wheelFor(linkLatency) - 1)
+	e.words = (elements + 63) / 64
+	e.cur = make([]uint64, e.words)
 	if elements >= parallelElements {
 		e.workers = min(runtime.GOMAXPROCS(0), hw.MaxWorkers)
 	}
+	e.wheels()
 	return e
+}
+
+// wheels gives every worker its wheel (the count may have been raised
+// since the last call); called where no worker runs.
+func (e *engine) wheels() {
+	for len(e.wheel) < e.workers {
+		w := make([][]uint64, e.mask+1)
+		for i := range w {
+			w[i] = make([]uint64, e.words)
+		}
+		e.wheel = append(e.wheel, w)
+		// A line of its own (the flags are read at every wake): another
+		// worker's flags next to them would bounce between the cores.
+		e.busy = append(e.busy, make([]bool, max(e.mask+1, 64))[:e.mask+1])
+	}
 }
 
 // newFabricEngine builds the engine for a network's elements (switches,
@@ -133,23 +150,23 @@ func newFabricEngine(f noc.Fabric, half bool, linkLatency, elements int, eval fu
 	return e
 }
 
-func (e *engine) wake(el int32, at int64) {
+// wake schedules element el for cycle at, as worker w (the run loops,
+// between cycles, are worker 0).
+func (e *engine) wake(w int, el int32, at int64) {
 	s := at & e.mask
-	w := &e.slots[s][el>>6]
-	m := uint64(1) << (el & 63)
-	if atomic.LoadUint64(w)&m == 0 {
-		atomic.OrUint64(w, m)
-	}
-	if !e.busy[s].Load() {
-		e.busy[s].Store(true)
+	e.wheel[w][s][el>>6] |= 1 << (el & 63)
+	if b := e.busy[w]; !b[s] {
+		b[s] = true
 	}
 }
 
 // pending reports whether any cycle has elements scheduled.
 func (e *engine) pending() bool {
-	for i := range e.busy {
-		if e.busy[i].Load() {
-			return true
+	for _, b := range e.busy {
+		for _, x := range b {
+			if x {
+				return true
+			}
 		}
 	}
 	return false
@@ -158,11 +175,28 @@ func (e *engine) pending() bool {
 // step evaluates every element scheduled for cycle t.
 func (e *engine) step(t int64) {
 	s := t & e.mask
-	if !e.busy[s].Load() {
+	// Merge the workers' slots for t into cur, clearing them. Wakes made
+	// while cur is walked are for later cycles.
+	merged := false
+	for w, b := range e.busy {
+		if !b[s] {
+			continue
+		}
+		b[s] = false
+		src := e.wheel[w][s]
+		if merged {
+			for i, x := range src {
+				e.cur[i] |= x
+			}
+		} else {
+			copy(e.cur, src)
+			merged = true
+		}
+		clear(src)
+	}
+	if !merged {
 		return
 	}
-	// Wakes made while this slot is walked are for later cycles.
-	e.busy[s].Store(false)
 	if t&1 == 0 {
 		e.phase(t, 0, e.class1, e.class1E, e.n)
 		e.phase(t, e.class1, e.class1E, 0, 0)
@@ -203,6 +237,7 @@ func (e *engine) parallel(t int64, ranges [2][2]int32) {
 		return
 	}
 	if e.start == nil {
+		e.wheels()
 		e.start = make([]chan struct{}, e.workers)
 		for w := range e.start {
 			e.start[w] = make(chan struct{})
@@ -264,20 +299,16 @@ func (e *engine) runDown(t int64, lo, hi int32) {
 	if lo >= hi {
 		return
 	}
-	bm := e.slots[t&e.mask]
+	bm := e.cur
 	for wi := (hi - 1) >> 6; wi >= lo>>6; wi-- {
 		base := wi << 6
 		word := inRange(bm[wi], base, lo, hi)
-		if word == 0 {
-			continue
-		}
-		bm[wi] &^= word
 		for word != 0 {
 			b := 63 - bits.LeadingZeros64(word)
 			word &^= 1 << b
 			el := base + int32(b)
 			if e.eval(el, t, 0) {
-				e.wake(el, t+1)
+				e.wake(0, el, t+1)
 			}
 		}
 	}
@@ -294,8 +325,8 @@ const (
 )
 
 // run evaluates the elements of [lo, hi) scheduled for cycle t, as worker w.
-// Two workers never share a bitmap word here: blocks are word-aligned except
-// at the range ends, where the word is split by mask and updated atomically.
+// cur is only read while a cycle is walked: workers may share a word at
+// the range ends, each keeping its own bits (inRange).
 func (e *engine) run(t int64, lo, hi int32, w int) {
 	if lo >= hi {
 		return
@@ -304,21 +335,17 @@ func (e *engine) run(t int64, lo, hi int32, w int) {
 		e.runPrefetch(t, lo, hi, w)
 		return
 	}
-	bm := e.slots[t&e.mask]
+	bm := e.cur
 	for wi := lo >> 6; wi <= (hi-1)>>6; wi++ {
-		word := atomic.LoadUint64(&bm[wi])
+		word := bm[wi]
 		if word == 0 {
 			continue
 		}
 		base := wi << 6
-		if word = inRange(word, base, lo, hi); word == 0 {
-			continue
-		}
-		atomic.AndUint64(&bm[wi], ^word)
-		for ; word != 0; word &= word - 1 {
+		for word = inRange(word, base, lo, hi); word != 0; word &= word - 1 {
 			el := base + int32(bits.TrailingZeros64(word))
 			if e.eval(el, t, w) {
-				e.wake(el, t+1)
+				e.wake(w, el, t+1)
 			}
 		}
 	}
@@ -326,12 +353,10 @@ func (e *engine) run(t int64, lo, hi int32, w int) {
 
 // runPrefetch is run with the prefetch stages: the same evaluations in the
 // same order. The scheduled elements of up to e.block bitmap words at a
-// time are listed first (their bits cleared: only an evaluation of this
-// cycle would clear them, and its wakes are for later cycles), so that
-// each stage reads its element from the list instead of walking the
-// bitmap again.
+// time are listed first, so that each stage reads its element from the
+// list instead of walking the bitmap again.
 func (e *engine) runPrefetch(t int64, lo, hi int32, w int) {
-	bm := e.slots[t&e.mask]
+	bm := e.cur
 	if len(e.list[w]) < int(e.block)*64 {
 		e.list[w] = make([]int32, e.block*64)
 	}
@@ -339,16 +364,12 @@ func (e *engine) runPrefetch(t int64, lo, hi int32, w int) {
 	for wlo := lo >> 6; wlo <= (hi-1)>>6; wlo += e.block {
 		n := 0
 		for wi := wlo; wi <= min(wlo+e.block-1, (hi-1)>>6); wi++ {
-			word := atomic.LoadUint64(&bm[wi])
+			word := bm[wi]
 			if word == 0 {
 				continue
 			}
 			base := wi << 6
-			if word = inRange(word, base, lo, hi); word == 0 {
-				continue
-			}
-			atomic.AndUint64(&bm[wi], ^word)
-			for ; word != 0; word &= word - 1 {
+			for word = inRange(word, base, lo, hi); word != 0; word &= word - 1 {
 				list[n] = base + int32(bits.TrailingZeros64(word))
 				n++
 			}
@@ -365,7 +386,7 @@ func (e *engine) runPrefetch(t int64, lo, hi int32, w int) {
 				}
 			}
 			if e.eval(el, t, w) {
-				e.wake(el, t+1)
+				e.wake(w, el, t+1)
 			}
 		}
 	}

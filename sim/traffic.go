@@ -256,7 +256,7 @@ func (r *trafficRun) enqueue(src, dst int, t int64) {
 		r.createdFlits += uint64(r.cfg.PacketFlits)
 		r.outstanding++
 	}
-	r.eng.wake(int32(r.fab.NumSwitches()+src), t)
+	r.eng.wake(0, int32(r.fab.NumSwitches()+src), t)
 }
 
 // eval runs a switch, or a traffic endpoint: inject one flit per cycle from
@@ -264,7 +264,7 @@ func (r *trafficRun) enqueue(src, dst int, t int64) {
 func (r *trafficRun) eval(e int32, t int64, w int) bool {
 	sw := r.fab.NumSwitches()
 	if int(e) < sw {
-		return r.net.EvalSwitch(int(e), t)
+		return r.net.EvalSwitch(int(e), t, w)
 	}
 	node := int(e) - sw
 	busy := false
@@ -276,7 +276,7 @@ func (r *trafficRun) eval(e int32, t int64, w int) bool {
 			if k == 0 {
 				f.Data = uint64(r.qBorn[node][h])
 			}
-			r.net.Inject(node, f, t)
+			r.net.Inject(node, f, t, w)
 			if f.Tail() {
 				r.qHead[node]++
 				r.flit[node] = 0
