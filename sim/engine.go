@@ -72,11 +72,11 @@ const blockWords = 64
 // class the order does not matter (docs/microarchitecture.md, "Why order
 // does not matter"), which is what lets several workers share a class.
 type engine struct {
-	wheel [][][]uint64 // [worker][cycle mod size]: the elements the worker woke
-	busy  [][]bool     // [worker][cycle mod size]: the worker set a bit there
-	cur   []uint64     // the elements of the cycle being walked (read only while it is)
-	words int          // bitmap words
-	mask  int64        // wheel size - 1
+	wheel   [][][]uint64 // [worker][cycle mod size]: the elements the worker woke
+	busy    [][]bool     // [worker][cycle mod size]: the worker set a bit there
+	cur     []uint64     // the elements of the cycle being walked (read only while it is)
+	words   int          // bitmap words
+	mask    int64        // wheel size - 1
 	class1  int32
 	class1E int32
 	n       int32
