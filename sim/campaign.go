@@ -101,6 +101,20 @@ func signature(trace []byte) []string {
 	return sig
 }
 
+// campaignReference builds the fault-free run a campaign draws its faults
+// from, on one worker: the faults are drawn by index from the crossings in
+// the order they were recorded, which is the order of evaluation, the same
+// from run to run only on one worker (a system from parallelElements
+// elements on shares its cycles among workers otherwise).
+func campaignReference(sys hw.System) (*System, error) {
+	ref, err := Build(sys, nil)
+	if err != nil {
+		return nil, err
+	}
+	ref.eng.workers = 1
+	return ref, nil
+}
+
 // RunCampaign runs opt.Runs runs of sys, each with one random fault, and
 // classifies each against the fault-free run. Flips, drops and dead
 // channels are placed on a flit crossing of the fault-free run (a channel
@@ -121,7 +135,7 @@ func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 		}
 	}
 	// The fault-free run, recording every flit crossing.
-	ref, err := Build(sys, nil)
+	ref, err := campaignReference(sys)
 	if err != nil {
 		return nil, err
 	}

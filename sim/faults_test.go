@@ -153,6 +153,32 @@ func mustFabric(t *testing.T, sys hw.System) noc.Fabric {
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
+// TestCampaignReferenceOneWorker: a campaign's fault-free run, whose
+// crossings the faults are drawn from in recorded order, runs on one
+// worker even on a system large enough to share its cycles (where the
+// order would change from run to run).
+func TestCampaignReferenceOneWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 131,072-node system")
+	}
+	sys := hw.Default()
+	sys.Dims, sys.Ranks = []int{64, 64, 32}, 0
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.eng.workers < 2 {
+		t.Skipf("%d workers here: nothing to prove", s.eng.workers)
+	}
+	ref, err := campaignReference(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.eng.workers != 1 {
+		t.Fatalf("the reference run has %d workers (a system of %d elements)", ref.eng.workers, ref.eng.n)
+	}
+}
+
 // A campaign is deterministic and its counts add up.
 func TestCampaign(t *testing.T) {
 	sys := hw.Default()
