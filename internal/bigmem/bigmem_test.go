@@ -4,12 +4,20 @@ import "testing"
 
 // TestMake: a small slice and a mapped one (past hugeThreshold) both have
 // n zeroed elements that keep what is written into them, the first and
-// last included; the mapped one touched on every core first.
+// last included; the mapped one touched on every core first (Make) or
+// left to fault in where it is written (MakeSparse).
 func TestMake(t *testing.T) {
 	type rec struct{ a, b uint64 }
 	owner := new(int)
-	for _, n := range []int{1, 1000, hugeThreshold/16 + 3} {
-		s := Make[rec](owner, n)
+	for _, n := range []int{1, 1000, hugeThreshold/16 + 3, -(hugeThreshold/16 + 5)} {
+		// A negative n asks MakeSparse for -n elements.
+		var s []rec
+		if n < 0 {
+			n = -n
+			s = MakeSparse[rec](owner, n)
+		} else {
+			s = Make[rec](owner, n)
+		}
 		if len(s) != n {
 			t.Fatalf("n %d: len %d", n, len(s))
 		}
