@@ -160,6 +160,9 @@ type Units struct {
 	// ctrl, when set, holds the control registers of units that differ
 	// from the system's (SetCtrl).
 	ctrl []unitCtrl
+	// PreStepBefore enables Eval's taking a gate step a cycle ahead for
+	// steps in cycles below it (the run's max_cycles); 0 disables it.
+	PreStepBefore int64
 }
 
 // unitCtrl is a unit's CTRL register when it is not the system's.
@@ -273,6 +276,9 @@ type rankState struct {
 	err      uint8 // error code, 0: none (the unit is in ERROR otherwise)
 	sendCRC  uint8 // check code of the packet being sent (Check set)
 	rxCRC    uint8 // check code of the packet being received (Check set)
+	// pre is 1 + the parity of the cycle whose gate step an evaluation
+	// already took (see Eval's end), 0 for none.
+	pre uint8
 }
 
 // gateState is one gate's table entry and receive count: 8 bytes (a
@@ -477,11 +483,14 @@ func (u *Units) emit(w int, e Event) {
 }
 
 // Eval runs rank r's unit for cycle t (gate, send, receive: all read the
-// state at the start of the cycle) and reports whether it has work in t+1.
+// state at the start of the cycle) and returns in how many cycles it has
+// work again: 1 (t+1), 2 (t+2: it took the step of t+1 ahead, see
+// PreStepBefore and docs/microarchitecture.md, "A gate step taken a cycle
+// ahead") or 0 (none until a flit or its arrival wakes it).
 // w is the evaluating worker (0..MaxWorkers-1); units of different ranks
 // may be evaluated concurrently. The error paths are those of
 // docs/microarchitecture.md, "Error paths".
-func (u *Units) Eval(r int, t int64, p Port, w int) bool {
+func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	ws := &u.stats[w]
 	G := u.gates // the table's gate count (the layout of gs)
 	rs := &u.rank[r]
@@ -492,7 +501,10 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 	if u.ctrl != nil {
 		if m := &u.ctrl[r]; m.set {
 			if m.off {
-				return u.evalOff(&rs.err, node, t, p, w)
+				if u.evalOff(&rs.err, node, t, p, w) {
+					return 1
+				}
+				return 0
 			}
 			op, data, npay, Gr = m.op, m.data, m.npay, m.gates
 		}
@@ -502,11 +514,20 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 	changed := false
 	waiting := !failed && c >= 1 && c <= Gr
 	sending := waiting && rs.sendIdx < gs[c].outEnd
+	// This cycle's gate step was taken ahead (pre): the state at the start
+	// of the cycle is the one before it, which was not sending.
+	pre := false
+	if rs.pre != 0 {
+		pre = int64(rs.pre-1) == t&1
+		rs.pre = 0
+		sending = sending && !pre
+	}
 
 	// 1. Gate (nothing in ERROR).
 	released := false
 	curNx := c
 	switch {
+	case pre:
 	case failed:
 	case c == 0 || c == Gr+1: // idle, or released: re-armed for the next episode
 		if u.Arrive[r] == t {
@@ -538,7 +559,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 		rs.cur, curNx = uint8(g), g
 		rs.sendIdx = gs[g-1].outEnd // gate g's first route
 		rs.sendFlit = 0
-		ws.gateDone[g] = t
+		ws.gateDone[g] = max(ws.gateDone[g], t) // a step taken ahead may have set t+1
 		changed = true
 		if g == Gr+1 {
 			released = true
@@ -551,7 +572,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 	}
 	// The gate check finds more signals than the gate needs: OVER.
 	var e UnitError
-	if waiting && gs[c+1].rxcnt > gs[c+1].need {
+	if waiting && !pre && gs[c+1].rxcnt > gs[c+1].need {
 		e = UnitError{Code: ErrOver, Gate: uint8(c + 1)}
 	}
 
@@ -670,15 +691,45 @@ func (u *Units) Eval(r int, t int64, p Port, w int) bool {
 	// in the state read below, so a unit that only changed (a flit sent,
 	// popped, a gate passed) is not evaluated again for nothing.
 	if p.RxPending(node, t+1) {
-		return true
+		return 1
 	}
 	c = int(rs.cur)
 	if rs.err != 0 || c < 1 || c > Gr {
-		return false
+		return 0
 	}
 	// Still sending (blocked on a credit), or the next gate can pass (or
 	// has too many signals).
-	return rs.sendIdx < gs[c].outEnd || gs[c+1].rxcnt >= gs[c+1].need
+	if rs.sendIdx < gs[c].outEnd {
+		return 1
+	}
+	if gs[c+1].rxcnt != gs[c+1].need || c+1 > Gr || t+1 >= u.PreStepBefore || data || u.ctrl != nil {
+		if gs[c+1].rxcnt >= gs[c+1].need {
+			return 1
+		}
+		return 0
+	}
+	// Only the gate step is left for t+1 (no flit ready, nothing to
+	// send, and nothing else changes the unit's state by then): take it
+	// now, stamped t+1, and come back at t+2. A flit that still reaches
+	// the unit for t+1 evaluates it then, with pre set.
+	g := c + 1
+	if op.HasPayload() {
+		v := ra[g]
+		if gs[g].self {
+			v = op.Apply(rs.acc, v)
+		}
+		rs.acc = v
+	}
+	rs.cur = uint8(g)
+	rs.sendIdx = gs[g-1].outEnd
+	rs.sendFlit = 0
+	ws.gateDone[g] = max(ws.gateDone[g], t+1)
+	u.emit(w, Event{Cycle: t + 1, Node: int32(node), Kind: EvGate, Gate: uint8(g), Value: rs.acc})
+	if u.Progress != nil {
+		u.Progress[r] = t + 1
+	}
+	rs.pre = 1 + uint8((t+1)&1)
+	return 2
 }
 
 // rxCtx is what the receive part of a data unit needs of the cycle's gate

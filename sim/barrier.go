@@ -57,6 +57,7 @@ type System struct {
 	eng        *engine
 	events     []barrierunit.Event
 	wevents    [hw.MaxWorkers][]barrierunit.Event // per worker, merged after each cycle
+	later      []barrierunit.Event                // events of the next cycle, emitted ahead (see Run)
 	exhaustive bool                               // evaluate every element every cycle (the reference for tests)
 	epResults  []EpisodeResult                    // the episodes of the run so far
 	releases   [][]int64                          // every rank's release cycle in each finished episode but the last
@@ -219,15 +220,15 @@ func (s *System) rankAt(node int) int32 {
 	return s.rankOfNode[node]
 }
 
-func (s *System) eval(e int32, t int64, w int) bool {
+func (s *System) eval(e int32, t int64, w int) int {
 	if int(e) < s.switches {
-		return s.Net.EvalSwitch(int(e), t, w)
+		return b2i(s.Net.EvalSwitch(int(e), t, w))
 	}
 	r := s.rankAt(int(e) - s.switches)
 	if r < 0 {
 		// A node without a rank: it runs only when a flit reaches it,
 		// which it pops (NORANK, docs/microarchitecture.md "Error paths").
-		return s.Units.EvalNoRank(int(e)-s.switches, t, s.Net, w)
+		return b2i(s.Units.EvalNoRank(int(e)-s.switches, t, s.Net, w))
 	}
 	return s.Units.Eval(int(r), t, s.Net, w)
 }
@@ -396,6 +397,9 @@ func (s *System) Run(opt Options) (*Result, error) {
 		t = u.Arrive[order[0]]
 	}
 	defer s.eng.close()
+	// A unit may take a gate step a cycle ahead (Units.Eval), never past
+	// the last cycle run; its event waits in later.
+	u.PreStepBefore, s.later = s.Sys.MaxCycles, s.later[:0]
 	var line []byte
 	lastReport := time.Now()
 	// Episodes (docs/microarchitecture.md, "Episodes"): when every rank of
@@ -440,8 +444,27 @@ func (s *System) Run(opt Options) (*Result, error) {
 		s.eng.step(t)
 		s.checkWatchdog(t)
 		u.Collect()
+		// A unit that took its next cycle's gate step ahead (Units.Eval)
+		// emitted that step's event in this one: it waits in later for
+		// its cycle, which is run (the unit is woken after it).
+		n := 0
+		for _, e := range s.later {
+			if e.Cycle <= t {
+				s.events = append(s.events, e)
+			} else {
+				s.later[n] = e
+				n++
+			}
+		}
+		s.later = s.later[:n]
 		for w := range s.wevents {
-			s.events = append(s.events, s.wevents[w]...)
+			for _, e := range s.wevents[w] {
+				if e.Cycle > t {
+					s.later = append(s.later, e)
+				} else {
+					s.events = append(s.events, e)
+				}
+			}
 			s.wevents[w] = s.wevents[w][:0]
 		}
 		if len(s.events) > 0 {

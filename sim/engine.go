@@ -86,7 +86,9 @@ type engine struct {
 	// (single worker only): half-duplex torus and fat-tree wires go to the
 	// lower switch id in even cycles and to the higher one in odd cycles.
 	alternate bool
-	eval      func(e int32, t int64, w int) bool
+	// eval evaluates element e in cycle t as worker w and returns in how
+	// many cycles it has work again (0: none: something else wakes it).
+	eval func(e int32, t int64, w int) int
 	// prefetch, when set, is called for the elements of a cycle ahead of
 	// their evaluation (pfStages times each, stage 0 furthest ahead: see
 	// run), to bring their state into the caches.
@@ -104,7 +106,7 @@ type engine struct {
 	done   sync.WaitGroup
 }
 
-func newEngine(elements, linkLatency int, class1, class1End int32, eval func(int32, int64, int) bool) *engine {
+func newEngine(elements, linkLatency int, class1, class1End int32, eval func(int32, int64, int) int) *engine {
 	e := &engine{class1: class1, class1E: class1End, n: int32(elements), eval: eval, workers: 1, block: blockWords,
 		list: make([][]int32, hw.MaxWorkers)}
 	e.mask = int64(wheelFor(linkLatency) - 1)
@@ -138,7 +140,7 @@ func (e *engine) wheels() {
 // and with half duplex (where two switches may want one wire in a cycle)
 // runs on one worker alternating the walk order, so the lower switch id
 // wins a contended wire in even cycles and the higher one in odd cycles.
-func newFabricEngine(f noc.Fabric, half bool, linkLatency, elements int, eval func(int32, int64, int) bool) *engine {
+func newFabricEngine(f noc.Fabric, half bool, linkLatency, elements int, eval func(int32, int64, int) int) *engine {
 	S := int32(f.NumSwitches())
 	if _, ok := f.(*noc.Topology); ok {
 		return newEngine(elements, linkLatency, int32(f.NumNodes()), S, eval)
@@ -307,8 +309,8 @@ func (e *engine) runDown(t int64, lo, hi int32) {
 			b := 63 - bits.LeadingZeros64(word)
 			word &^= 1 << b
 			el := base + int32(b)
-			if e.eval(el, t, 0) {
-				e.wake(0, el, t+1)
+			if d := e.eval(el, t, 0); d != 0 {
+				e.wake(0, el, t+int64(d))
 			}
 		}
 	}
@@ -344,8 +346,8 @@ func (e *engine) run(t int64, lo, hi int32, w int) {
 		base := wi << 6
 		for word = inRange(word, base, lo, hi); word != 0; word &= word - 1 {
 			el := base + int32(bits.TrailingZeros64(word))
-			if e.eval(el, t, w) {
-				e.wake(w, el, t+1)
+			if d := e.eval(el, t, w); d != 0 {
+				e.wake(w, el, t+int64(d))
 			}
 		}
 	}
@@ -385,8 +387,8 @@ func (e *engine) runPrefetch(t int64, lo, hi int32, w int) {
 					e.prefetch(list[k], j, t)
 				}
 			}
-			if e.eval(el, t, w) {
-				e.wake(w, el, t+1)
+			if d := e.eval(el, t, w); d != 0 {
+				e.wake(w, el, t+int64(d))
 			}
 		}
 	}

@@ -261,7 +261,10 @@ func (r *trafficRun) enqueue(src, dst int, t int64) {
 
 // eval runs a switch, or a traffic endpoint: inject one flit per cycle from
 // the source queue, eject one flit per cycle.
-func (r *trafficRun) eval(e int32, t int64, w int) bool {
+func (r *trafficRun) eval(e int32, t int64, w int) int { return b2i(r.evalBool(e, t, w)) }
+
+// evalBool is eval's body: whether element e has work in cycle t+1.
+func (r *trafficRun) evalBool(e int32, t int64, w int) bool {
 	sw := r.fab.NumSwitches()
 	if int(e) < sw {
 		return r.net.EvalSwitch(int(e), t, w)
