@@ -549,16 +549,8 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 		}
 	case !sending && gs[c+1].rxcnt == gs[c+1].need:
 		g := c + 1
-		if op.HasPayload() {
-			v := ra[g]
-			if gs[g].self {
-				v = op.Apply(rs.acc, v)
-			}
-			rs.acc = v
-		}
-		rs.cur, curNx = uint8(g), g
-		rs.sendIdx = gs[g-1].outEnd // gate g's first route
-		rs.sendFlit = 0
+		passGate(rs, gs, ra, op, g)
+		curNx = g
 		ws.gateDone[g] = max(ws.gateDone[g], t) // a step taken ahead may have set t+1
 		changed = true
 		if g == Gr+1 {
@@ -713,6 +705,20 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	// now, stamped t+1, and come back at t+2. A flit that still reaches
 	// the unit for t+1 evaluates it then, with pre set.
 	g := c + 1
+	passGate(rs, gs, ra, op, g)
+	ws.gateDone[g] = max(ws.gateDone[g], t+1)
+	u.emit(w, Event{Cycle: t + 1, Node: int32(node), Kind: EvGate, Gate: uint8(g), Value: rs.acc})
+	if u.Progress != nil {
+		u.Progress[r] = t + 1
+	}
+	rs.pre = 1 + uint8((t+1)&1)
+	return 2
+}
+
+// passGate moves a unit (rs, its gate records gs and received values ra)
+// through gate g: the carried value takes in what g received (under op),
+// and the send pointer goes to g's first route.
+func passGate(rs *rankState, gs []gateState, ra []uint64, op Op, g int) {
 	if op.HasPayload() {
 		v := ra[g]
 		if gs[g].self {
@@ -721,15 +727,8 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 		rs.acc = v
 	}
 	rs.cur = uint8(g)
-	rs.sendIdx = gs[g-1].outEnd
+	rs.sendIdx = gs[g-1].outEnd // gate g's first route
 	rs.sendFlit = 0
-	ws.gateDone[g] = max(ws.gateDone[g], t+1)
-	u.emit(w, Event{Cycle: t + 1, Node: int32(node), Kind: EvGate, Gate: uint8(g), Value: rs.acc})
-	if u.Progress != nil {
-		u.Progress[r] = t + 1
-	}
-	rs.pre = 1 + uint8((t+1)&1)
-	return 2
 }
 
 // rxCtx is what the receive part of a data unit needs of the cycle's gate
