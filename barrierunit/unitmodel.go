@@ -691,20 +691,19 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	}
 	// Still sending (blocked on a credit), or the next gate can pass (or
 	// has too many signals).
-	if rs.sendIdx < gs[c].outEnd {
+	g := c + 1
+	switch {
+	case rs.sendIdx < gs[c].outEnd:
+		return 1
+	case gs[g].rxcnt < gs[g].need:
+		return 0
+	case gs[g].rxcnt > gs[g].need || g > Gr || t+1 >= u.PreStepBefore || data || u.ctrl != nil:
 		return 1
 	}
-	if gs[c+1].rxcnt != gs[c+1].need || c+1 > Gr || t+1 >= u.PreStepBefore || data || u.ctrl != nil {
-		if gs[c+1].rxcnt >= gs[c+1].need {
-			return 1
-		}
-		return 0
-	}
-	// Only the gate step is left for t+1 (no flit ready, nothing to
+	// Only gate g's step is left for t+1 (no flit ready, nothing to
 	// send, and nothing else changes the unit's state by then): take it
 	// now, stamped t+1, and come back at t+2. A flit that still reaches
 	// the unit for t+1 evaluates it then, with pre set.
-	g := c + 1
 	passGate(rs, gs, ra, op, g)
 	ws.gateDone[g] = max(ws.gateDone[g], t+1)
 	u.emit(w, Event{Cycle: t + 1, Node: int32(node), Kind: EvGate, Gate: uint8(g), Value: rs.acc})

@@ -94,11 +94,10 @@ type fifoState struct {
 // Network.netBits, Network.faultBits), and the flits it has sent are its
 // downstream FIFO's push count (sentBy).
 type outState struct {
-	// nextFree caches the free cycle of the slot the next flit goes to
-	// (relative to the epoch, as slot.free), read when the output asks
-	// for credit: only the upstream ever makes a slot "taken", so a cached
-	// cycle <= t stays true and the remote slot is read again only when it
-	// said no.
+	// nextFree caches slot.when of the slot the next flit goes to, read
+	// when the output asks for credit: only the upstream ever marks a slot
+	// held, so a cached free cycle <= t stays true and the remote slot is
+	// read again only when it said no.
 	nextFree int32
 	down     int32 // downstream FIFO
 	// dst is the element to wake when a flit is sent, times 64, plus the
@@ -388,8 +387,8 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 				n.out[p+np].down = o // the endpoint's injection output feeds this port's input
 				n.out[p+np].dst = uint32(s)<<6 | uint32(q)
 				n.out[o].dst = uint32(S+np) << 6
-				n.fifo[n.rxBase+int32(np)].lat = 1
-				n.fifo[o].lat = 1 // injection FIFO
+				n.fifo[n.rxBase+int32(np)].lat = uint8(n.latOf(o, n.rxBase+int32(np)))
+				n.fifo[o].lat = uint8(n.latOf(int32(p+np), o)) // injection FIFO
 				continue
 			}
 			n.out[o].down = n.portBase[ns] + int32(np)
@@ -397,14 +396,14 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 				n.netBits[o/64] |= 1 << (o % 64)
 			}
 			n.out[o].dst = uint32(ns)<<6 | uint32(np)
-			n.fifo[n.out[o].down].lat = uint8(cfg.LinkLatency)
+			n.fifo[n.out[o].down].lat = uint8(n.latOf(o, n.out[o].down))
 			if n.wire != nil {
 				n.wire[o] = int32(f.Wire(s, q, cfg.HalfDuplex))
 			}
 		}
 	}
-	if w := wires; w > 0 {
-		n.used = make([]int64, w)
+	if wires > 0 {
+		n.used = make([]int64, wires)
 		for i := range n.used {
 			n.used[i] = -1
 		}
@@ -520,7 +519,7 @@ func held(s *slot) bool {
 func readyBy(s *slot, tRel int32) bool { return s.when <= tRel+heldOff }
 
 // pushes is the number of flits ever pushed into FIFO f: those popped and
-// those it holds (the taken slots from its head on). Between cycles only
+// those it holds (the held slots from its head on). Between cycles only
 // (statistics and tests).
 func (n *Network) pushes(f int32) uint32 {
 	q := &n.fifo[f]
@@ -536,7 +535,9 @@ func (n *Network) pushes(f int32) uint32 {
 
 // latOf is the latency of the channel output o drives into FIFO d: 1 for
 // an endpoint's injection and ejection channels, the link latency for a
-// channel between switches (as newNetwork sets fifoState.lat).
+// channel between switches. newNetwork sets fifoState.lat (the reader's
+// copy, for the pop) from it; the push uses it so as not to read the
+// downstream's record.
 func (n *Network) latOf(o, d int32) int64 {
 	if o >= n.rxBase || d >= n.rxBase {
 		return 1
@@ -649,17 +650,16 @@ func (n *Network) send(sw, in, o int32, t int64, w int) (tail bool) {
 	if b.flags&bodyData != 0 {
 		data = n.data[fi]
 	}
+	// The pop frees the slot from t+L on: its body stays as it is in t.
+	n.pop(in, sw, t)
 	var delay int64
 	if n.faults != nil && n.isFault(o) {
 		fl := n.unpackFlit(fi)
-		n.pop(in, sw, t)
 		var gone bool
 		if fl, gone, delay = n.faultySend(o, fl, t); gone {
 			return fl.Tail()
 		}
 		b, data = n.packFlit(&fl)
-	} else {
-		n.pop(in, sw, t)
 	}
 	d := n.out[o].down
 	wake := n.out[o].wakeEl()
@@ -804,7 +804,7 @@ func (n *Network) RxPending(node int, t int64) bool {
 }
 
 // Epoch is the cycle the slots' relative cycles count from (Rebase moves
-// it): a run past 2^29 cycles has moved it.
+// it): a run past 2^28 cycles has moved it.
 func (n *Network) Epoch() int64 { return n.epoch }
 
 // rel is cycle t relative to the epoch (Rebase keeps it within int32).
@@ -813,8 +813,8 @@ func (n *Network) rel(t int64) int32 { return int32(t - n.epoch) }
 // Rebase must be called before the evaluations of every cycle t the
 // network is run in (the engine's drivers do): once t is rebaseAfter
 // cycles past the epoch, it moves the epoch to t and the slots' relative
-// cycles with it. It runs once per half a billion cycles, or after a jump
-// over idle cycles that long.
+// cycles with it. It runs once per 2^28 cycles (a quarter of a billion),
+// or after a jump over idle cycles that long.
 func (n *Network) Rebase(t int64) {
 	d := t - n.epoch
 	if d < n.rebaseAfter {
@@ -995,11 +995,8 @@ func (n *Network) prefetchDown(oi *outState) {
 	}
 	// Every one of these lines is written by the push (the occupancy word
 	// by a locked OR): asked for in exclusive state.
-	s := unsafe.Pointer(&n.slots[uint32(d)*n.B+uint32(oi.sendIdx)])
-	prefetch.W(s)
-	if e := unsafe.Add(s, unsafe.Sizeof(slot{})-1); uintptr(e)/prefetch.Line != uintptr(s)/prefetch.Line {
-		prefetch.W(e)
-	}
+	// A slot is 16 bytes at a multiple of 16: one line.
+	prefetch.W(unsafe.Pointer(&n.slots[uint32(d)*n.B+uint32(oi.sendIdx)]))
 	if d < n.rxBase {
 		prefetch.W(unsafe.Pointer(&n.occ[oi.wakeEl()]))
 	}
