@@ -30,9 +30,11 @@
 // docs/microarchitecture.md, with no cycle added. A write to the word being
 // read is bypassed into the output (the word read is the new one).
 //
-// The per-gate receive state (count, combined value) is a RAM too, tagged
-// with the parity of the episode that wrote it; the release flips the
-// unit's parity, which clears every gate at once. A tail is counted by a
+// The per-gate receive state (count, combined value) is a RAM too, and
+// beside it one valid flip-flop per gate: an entry whose bit is 0 reads as
+// empty (count 0, the op's identity). The release clears every bit at
+// once, so no count outlives its episode, whatever gates the next
+// episodes use (docs/microarchitecture.md, "Receive state"). A tail is counted by a
 // read-modify-write over two cycles (read at the pop, write one cycle
 // later); the pending write is forwarded to the gate check, so a received
 // signal still counts for the check from the cycle after its pop.
@@ -99,7 +101,7 @@ module hx_barrier_unit #(
     localparam integer GW   = $clog2(GDEP);                   // its index width (GDEP >= 3)
     localparam integer RTW  = (NRT < 2) ? 1 : $clog2(NRT);
     localparam integer ILW  = (NIL < 2) ? 1 : $clog2(NIL);
-    localparam integer XW   = 1 + 8 + 64;                     // receive RAM word {tag, count, value}
+    localparam integer XW   = 8 + 64;                         // receive RAM word {count, value}
     localparam [5:0] MAXG6  = MAXG[5:0];
     // Address fields: coordinate k in BKk bits at SHk (as hx_switch).
     localparam BK0 = (NDIM < 1) ? 0 : (K0 <= 2) ? 1 : $clog2(K0);
@@ -134,7 +136,7 @@ module hx_barrier_unit #(
     reg  [FIW-1:0] fi;         // flit index within the packet (0 = head)
     reg  [15:0]    cw_start;   // gate word of cur: its first route ...
     reg  [15:0]    cw_count;   // ... and its route count
-    reg            ep;         // episode parity: the tag of live receive entries
+    reg  [GDEP-1:0] xv;        // receive entry g belongs to this episode
 
     wire [5:0] gend    = ng + 6'd1;                          // end gate G+1
     wire       failed  = (err_code != 8'd0);
@@ -407,19 +409,21 @@ module hx_barrier_unit #(
     reg  [XW-1:0] xmem [0:GDEP-1];
     reg  [XW-1:0] xa_q, xb_q, xw_q;
     reg           xa_byp, xb_byp;
+    reg  [GW-1:0] xa_a;              // the gate xa_q was read for
     reg           p1_v;              // a tail popped last cycle is being counted
     reg  [5:0]    p1_g;
     reg  [63:0]   p1_val;
-    reg           p1_tag;
     wire [XW-1:0] xa = xa_byp ? xw_q : xa_q;      // entry of gate cur+1
     wire [XW-1:0] xb = xb_byp ? xw_q : xb_q;      // entry of gate p1_g
-    wire [7:0]    xb_cnt = (xb[XW-1] == p1_tag) ? xb[71:64] : 8'd0;
+    wire          xa_ok = xv[xa_a];               // valid bits hold the writes up to
+    wire          xb_ok = xv[p1_g[GW-1:0]];       // the last edge, as xa and xb do
+    wire [7:0]    xb_cnt = xb_ok ? xb[71:64] : 8'd0;
     wire [63:0]   rx_comb;
     hx_alu alu_recv (.op(opx), .a((xb_cnt == 8'd0) ? ident : xb[63:0]), .b(p1_val), .y(rx_comb));
-    wire [XW-1:0] x_new = {p1_tag, xb_cnt + 8'd1, rx_comb};
+    wire [XW-1:0] x_new = {xb_cnt + 8'd1, rx_comb};
     wire          x_we  = p1_v || w_g;
     wire [GW-1:0] x_wa  = p1_v ? p1_g[GW-1:0] : widx[GW-1:0];
-    wire [XW-1:0] x_wd  = p1_v ? x_new : {ep, 8'd0, 64'd0};
+    wire [XW-1:0] x_wd  = p1_v ? x_new : {8'd0, 64'd0};
     wire [GW-1:0] xa_ra = ga_nx[GW-1:0];
     wire [GW-1:0] xb_ra = pkt_gate[GW-1:0];
     always @(posedge clk) begin
@@ -427,14 +431,26 @@ module hx_barrier_unit #(
             xmem[x_wa] <= x_wd;
         xa_q   <= xmem[xa_ra];
         xb_q   <= xmem[xb_ra];
+        xa_a   <= xa_ra;
         xa_byp <= x_we && x_wa == xa_ra;
         xb_byp <= x_we && x_wa == xb_ra;
         xw_q   <= x_wd;
     end
+    // Valid bits: a count written sets its gate's bit, a gate-word write
+    // (when the port is free) clears it, and a release clears them all,
+    // winning over a count written in the same edge (that count belongs to
+    // the episode the release ends).
+    always @(posedge clk) begin
+        if (rst || rel_now)
+            xv <= {GDEP{1'b0}};
+        else if (p1_v)
+            xv[p1_g[GW-1:0]] <= 1'b1;
+        else if (w_g)
+            xv[widx[GW-1:0]] <= 1'b0;
+    end
     // Gate cur+1's receive state: the count in flight this cycle (p1)
     // first, then the RAM; entries of another episode read as empty.
-    wire          fwd   = p1_v && p1_g == gnext && p1_tag == ep;
-    wire          xa_ok = xa[XW-1] == ep;
+    wire          fwd   = p1_v && p1_g == gnext;
     assign cnt_n = fwd ? x_new[71:64] : xa_ok ? xa[71:64] : 8'd0;
     assign val_n = (cnt_n == 8'd0) ? ident : fwd ? x_new[63:0] : xa[63:0];
 
@@ -718,7 +734,6 @@ module hx_barrier_unit #(
             fi       <= FZERO;
             cw_start <= 16'd0;
             cw_count <= 16'd0;
-            ep       <= 1'b0;
             rx_src   <= {RB{1'b0}};
             rx_gate  <= 6'd0;
             rx_val   <= 64'd0;
@@ -727,7 +742,6 @@ module hx_barrier_unit #(
             p1_v     <= 1'b0;
             p1_g     <= 6'd0;
             p1_val   <= 64'd0;
-            p1_tag   <= 1'b0;
         end else begin
             // configuration
             if (w_lo)
@@ -775,8 +789,6 @@ module hx_barrier_unit #(
                 cw_start <= gw[15:0];
                 cw_count <= gw[31:16];
             end
-            if (rel_now)
-                ep <= !ep;
             // send (never in a cycle with do_arrive or do_pass)
             ri <= ri_nx;
             if (do_arrive || do_pass) begin
@@ -800,10 +812,9 @@ module hx_barrier_unit #(
                 end
                 rx_open <= !rx_tail;
             end
-            p1_v   <= count_it;
+            p1_v   <= count_it && !rel_now;   // a count the release clears is not written
             p1_g   <= pkt_gate;
             p1_val <= pkt_val;
-            p1_tag <= ep;
         end
     end
 
