@@ -3,6 +3,8 @@ package sim
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -198,6 +200,63 @@ func TestCampaign(t *testing.T) {
 	for k, c := range a.ByKind {
 		if c.Silent+c.Reported+c.Recovered < c.Runs {
 			t.Errorf("%s: a run in no class: %+v", k, c)
+		}
+	}
+}
+
+// TestCampaignPerRun: with several faults per run, every run carries
+// as many faults of its kind as its count says (kinds and counts crossed,
+// not in lockstep), by_count adds up to the runs, a stuck run names
+// distinct ranks, and the campaign is deterministic.
+func TestCampaignPerRun(t *testing.T) {
+	sys := hw.Default()
+	sys.Op, sys.Watchdog = hw.OpSum, 500
+	kinds := []string{hw.FaultFlip, hw.FaultDrop, hw.FaultStuck}
+	opt := CampaignOptions{Runs: 36, Seed: 3, Kinds: kinds, PerRun: []int{1, 2, 4}, Keep: true}
+	a, err := RunCampaign(sys, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := RunCampaign(sys, opt)
+	if a.CampaignCounts != b.CampaignCounts || !slices.EqualFunc(a.Detail, b.Detail, func(x, y CampaignRun) bool { return x.Spec == y.Spec }) {
+		t.Fatal("not deterministic")
+	}
+	pairs := map[string]int{}
+	for i, r := range a.Detail {
+		specs := strings.Fields(r.Spec)
+		kind, n := kinds[i%3], opt.PerRun[i/3%3]
+		if len(specs) != n {
+			t.Fatalf("run %d: %d faults (%s), want %d", i, len(specs), r.Spec, n)
+		}
+		seen := map[string]bool{}
+		for _, spec := range specs {
+			f, err := hw.ParseFault(spec)
+			if err != nil || f.Kind != kind {
+				t.Fatalf("run %d: fault %s, want kind %s", i, spec, kind)
+			}
+			if kind == hw.FaultStuck && seen[spec] {
+				t.Fatalf("run %d: %s twice", i, spec)
+			}
+			seen[spec] = true
+		}
+		pairs[fmt.Sprint(kind, n)]++
+	}
+	if len(pairs) != 9 {
+		t.Errorf("kind and count pairs %v: want all 9", pairs)
+	}
+	total := 0
+	for k, c := range a.ByCount {
+		total += c.Runs
+		if c.Runs != 12 {
+			t.Errorf("by_count[%s] has %d runs, want 12", k, c.Runs)
+		}
+	}
+	if total != a.Runs || len(a.ByCount) != 3 {
+		t.Errorf("by_count %v adds up to %d runs of %d", a.ByCount, total, a.Runs)
+	}
+	for _, bad := range [][]int{{0}, {5}} {
+		if _, err := RunCampaign(sys, CampaignOptions{Runs: 1, PerRun: bad}); err == nil {
+			t.Errorf("faults per run %v accepted", bad)
 		}
 	}
 }
