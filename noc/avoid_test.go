@@ -6,9 +6,11 @@ import (
 )
 
 // For every single dead network channel of a 4x4 and an 8x8 hyper-crossbar
-// the exceptions route every pair around it, proved deadlock-free.
+// (the pivot column) and of 2x3x2 and 2x2x2 (shortest live next hops in
+// tie-break orders) the exceptions route every pair around it, proved
+// deadlock-free.
 func TestAvoidEverySingleDeadChannel(t *testing.T) {
-	for _, dims := range [][]int{{4, 4}, {8, 8}, {2, 3}, {3, 5}} {
+	for _, dims := range [][]int{{4, 4}, {8, 8}, {2, 3}, {3, 5}, {2, 3, 2}, {2, 2, 2}} {
 		topo, err := NewTopology(dims)
 		if err != nil {
 			t.Fatal(err)
