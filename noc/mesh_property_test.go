@@ -139,6 +139,27 @@ func TestCheckByDimension(t *testing.T) {
 		if !byDim.Minimal || !byDim.Acyclic || byDim.MaxHops != all.MaxHops {
 			t.Fatalf("%v %v: by dimension %+v, all pairs %+v", c.dims, c.wrap, byDim, all)
 		}
+		// The report sums each distinct line's figures once, and the
+		// sampled pairs.
+		want := CheckReport{Pairs: 2000}
+		seen := map[string]bool{}
+		for k, d := range c.dims {
+			line, _ := NewTorusWrap([]int{d}, []bool{tor.Wrap[k]})
+			if seen[fabricName(line)] {
+				continue
+			}
+			seen[fabricName(line)] = true
+			r, err := CheckFabric(line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.Pairs += r.Pairs
+			want.Channels += r.Channels
+			want.Dependencies += r.Dependencies
+		}
+		if byDim.Pairs != want.Pairs || byDim.Channels != want.Channels || byDim.Dependencies != want.Dependencies {
+			t.Fatalf("%v %v: by dimension %+v, want pairs, channels and dependencies of %+v", c.dims, c.wrap, byDim, want)
+		}
 	}
 	tofu, _ := NewTorusWrap([]int{24, 23, 24, 2, 3, 2}, []bool{true, true, true, false, true, false})
 	rep, err := CheckByDimension(tofu, 5000, 1)
