@@ -103,7 +103,8 @@ func TestNetworkConfigLimits(t *testing.T) {
 }
 
 // TestSetFaultsRefusesChannelsOutOfRange: a fault's channel is an output
-// of the network, 0..outputs-1; either side is refused with the range.
+// of the network, 0..outputs-1, both ends accepted; either side is
+// refused with the range.
 func TestSetFaultsRefusesChannelsOutOfRange(t *testing.T) {
 	tp, _ := NewTopology([]int{2, 2})
 	n, err := NewNetwork(tp, Config{BufferDepth: 1, LinkLatency: 1})
@@ -111,8 +112,10 @@ func TestSetFaultsRefusesChannelsOutOfRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := len(n.out) - 1
-	if err := n.SetFaults([]LinkFault{{Kind: LinkDead, Channel: last}}, nil); err != nil {
-		t.Fatalf("channel %d: %v", last, err)
+	for _, c := range []int{0, last} {
+		if err := n.SetFaults([]LinkFault{{Kind: LinkDead, Channel: c}}, nil); err != nil {
+			t.Fatalf("channel %d: %v", c, err)
+		}
 	}
 	for _, c := range []int{-1, last + 1} {
 		err := n.SetFaults([]LinkFault{{Kind: LinkDead, Channel: c}}, nil)
