@@ -20,7 +20,8 @@
 // timeout; property tests with rapid's seed fixed to -seed, so that a run
 // can be repeated).
 // A failing run or a timeout kills the mutant; a passing one survived. It
-// prints killed/survived per package and every survivor with its position.
+// prints killed/survived per package and every survivor with its position
+// (file:line:column, the column telling two operators of a line apart).
 // The exit status is 0 whatever the score (it is a measurement), 1 on an
 // error; a package whose unmutated tests fail gets no score (its output is
 // printed and the other packages still run) and makes the status 1.
@@ -59,15 +60,15 @@ var swap = map[token.Token]token.Token{
 
 // mutant is one textual replacement in one file.
 type mutant struct {
-	file     string // relative to the repository root
-	line     int
-	off, end int // byte span replaced
-	repl     string
-	desc     string
+	file      string // relative to the repository root
+	line, col int
+	off, end  int // byte span replaced
+	repl      string
+	desc      string
 }
 
 func (m mutant) String() string {
-	return fmt.Sprintf("%s:%d %s", m.file, m.line, m.desc)
+	return fmt.Sprintf("%s:%d:%d %s", m.file, m.line, m.col, m.desc)
 }
 
 func main() {
@@ -281,7 +282,7 @@ func sites(dir, root string) ([]mutant, error) {
 		})
 		add := func(pos, end token.Pos, repl, desc string) {
 			p := fset.Position(pos)
-			ms = append(ms, mutant{file: rel, line: p.Line, off: p.Offset, end: fset.Position(end).Offset, repl: repl, desc: desc})
+			ms = append(ms, mutant{file: rel, line: p.Line, col: p.Column, off: p.Offset, end: fset.Position(end).Offset, repl: repl, desc: desc})
 		}
 		ast.Inspect(f, func(nd ast.Node) bool {
 			switch x := nd.(type) {
