@@ -1,9 +1,11 @@
 package hw
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -296,4 +298,34 @@ func weightFour(c Code, n int) (int, int) {
 		}
 	}
 	return -1, -1
+}
+
+// crc_bits takes 0 or 32, and a data message longer than the packet
+// code's guarantee is refused with the largest item_flits allowed.
+func TestCRCBitsValidation(t *testing.T) {
+	s := Default()
+	s.CRCBits = 8
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "crc_bits") || !strings.Contains(err.Error(), "0 (no check code) or 32") {
+		t.Fatalf("crc_bits 8: %v", err)
+	}
+	s = Default()
+	s.Dims, s.Collective, s.FlitWidth = []int{64, 64}, CollAllGather, 128
+	s.Ranks, s.Items, s.ItemFlits = 4096, 4096, 4096
+	err := s.Validate()
+	most := (PacketCodeMaxBits/130 - 1) / 4096
+	if err == nil || !strings.Contains(err.Error(), "item_flits") || !strings.Contains(err.Error(), fmt.Sprintf("1..%d ", most)) {
+		t.Fatalf("a %d-bit message: %v", s.MaxPacketBits(), err)
+	}
+	s.ItemFlits = int(most)
+	if err := s.Validate(); err != nil || s.MaxPacketBits() > PacketCodeMaxBits {
+		t.Fatalf("item_flits %d (%d bits): %v", most, s.MaxPacketBits(), err)
+	}
+	s.ItemFlits++
+	if s.Validate() == nil {
+		t.Fatalf("item_flits %d (%d bits) accepted", s.ItemFlits, s.MaxPacketBits())
+	}
+	s.CRCBits = 0
+	if err := s.Validate(); err != nil {
+		t.Fatalf("crc_bits 0: %v", err)
+	}
 }
