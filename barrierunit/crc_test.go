@@ -1,6 +1,7 @@
 package barrierunit
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -100,6 +101,69 @@ func TestCheckCodeSingleBits(t *testing.T) {
 		for _, f := range []uint8{0, hw.FlitHead | hw.FlitTail, hw.FlitHead} {
 			if got := c.Payload(c.Head(0, hd, 5, 6, 33, 0), f, pay); got == ref {
 				t.Errorf("fw %d: payload marks %#x not caught", fw, f)
+			}
+		}
+	}
+}
+
+// Every 2-bit error of the longest reduction packets (flit widths 16, 64,
+// 128: 5, 2 and 2 flits), control and code bits included, is caught by
+// the model's encoder: the single-bit syndromes are nonzero and pairwise
+// distinct, which by linearity is every pair.
+func TestCheckCodeTwoBitPackets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, fw := range []int{16, 64, 128} {
+		c := NewCheckCode([]uint64{0}, 1, 1, fw)
+		type word struct {
+			flags  uint8
+			lo, hi uint64
+		}
+		n := 1 + (64+fw-1)/fw
+		pkt := make([]word, n)
+		for i := range pkt {
+			pkt[i] = word{hw.FlitFlags(i == 0, i == n-1), rng.Uint64(), rng.Uint64()}
+			if fw < 64 {
+				pkt[i].lo &= 1<<fw - 1
+			}
+			if fw <= 64 {
+				pkt[i].hi = 0
+			}
+		}
+		code := func(p []word) uint32 {
+			var crc uint32
+			for _, w := range p {
+				crc = c.word(crc, w.flags, w.lo, w.hi)
+			}
+			return crc
+		}
+		ref := code(pkt)
+		seen := map[uint32]string{}
+		add := func(s uint32, what string) {
+			if s == 0 {
+				t.Fatalf("fw %d: %s alone goes unnoticed", fw, what)
+			}
+			if o, ok := seen[s]; ok {
+				t.Fatalf("fw %d: %s and %s together go unnoticed", fw, o, what)
+			}
+			seen[s] = what
+		}
+		for j := range hw.PacketCodeBits {
+			add(1<<j, fmt.Sprintf("code bit %d", j))
+		}
+		for i := range pkt {
+			for b := range fw + 2 {
+				q := append([]word(nil), pkt...)
+				switch {
+				case b == fw:
+					q[i].flags ^= hw.FlitTail
+				case b == fw+1:
+					q[i].flags ^= hw.FlitHead
+				case b < 64:
+					q[i].lo ^= 1 << b
+				default:
+					q[i].hi ^= 1 << (b - 64)
+				}
+				add(code(q)^ref, fmt.Sprintf("flit %d bit %d", i, b))
 			}
 		}
 	}
