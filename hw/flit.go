@@ -31,8 +31,8 @@ type Flit struct {
 	// network at injection (the RTL's packed address, here with a fixed
 	// CoordField bits per dimension): coordinate k is bits
 	// CoordField*k .. CoordField*k+CoordField-1 of DstHi<<32 | DstLo.
-	// Split in two so that a flit stays 24 bytes; read and set them with
-	// DstAddr and SetDstAddr.
+	// Split in two so that the packed fields share the last word; read
+	// and set them with DstAddr and SetDstAddr.
 	DstLo uint32
 	// CRC is the packet's check code (crc_bits 32), in sideband bits of
 	// the tail flit (docs/reliability.md); 0 on other flits.
