@@ -67,7 +67,8 @@ func TestCheckCodeConstants(t *testing.T) {
 }
 
 // The RTL computes the model's codes: Icarus runs hx_barrier_unit's crcf
-// (flit width 128, so the wire word is 130 bits) and hx_link_crc over the
+// (flit width 128, so the wire word is 130 bits) and the XOR rows of its
+// CRC_MAT that the unit's logic uses, and hx_link_crc over the
 // longest link word the limits allow (170 bits) on random inputs, and each
 // result must be what hw.PacketCode and hw.LinkCode give.
 func TestCheckCodeRTLMatchesGo(t *testing.T) {
@@ -88,9 +89,9 @@ func TestCheckCodeRTLMatchesGo(t *testing.T) {
 	}
 	dir := t.TempDir()
 	tb := fmt.Sprintf(`module crc_tb;
-    reg [31:0] c, want; reg [%[1]d:0] d; reg [%[2]d:0] ld; reg [15:0] lwant;
+    reg [31:0] c, want, mg; reg [%[1]d:0] d; reg [%[2]d:0] ld; reg [15:0] lwant;
     wire [15:0] lc;
-    integer fd, k, bad, got;
+    integer fd, k, bad, got, j;
     hx_barrier_unit #(.FW(%[3]d), .CB(32)) u ();
     hx_link_crc #(.N(%[4]d)) l (.d(ld), .c(lc));
     initial begin
@@ -99,13 +100,16 @@ func TestCheckCodeRTLMatchesGo(t *testing.T) {
             got = $fscanf(fd, "%%h %%h %%h %%h %%h\n", c, d, want, ld, lwant);
             #1;
             if (u.crcf(c, d) !== want) begin bad = bad + 1; $display("FAIL packet %%0d: %%h", k, u.crcf(c, d)); end
+            for (j = 0; j < 32; j = j + 1)
+                mg[j] = ^({c, d} & (u.CRC_MAT >> (j * %[6]d)));
+            if (mg !== want) begin bad = bad + 1; $display("FAIL packet matrix %%0d: %%h", k, mg); end
             if (lc !== lwant) begin bad = bad + 1; $display("FAIL link %%0d: %%h", k, lc); end
         end
         $display("crc_tb: %%0d vectors, %%0d bad", k, bad);
         $finish;
     end
 endmodule
-`, fw+1, lw-1, fw, lw, n)
+`, fw+1, lw-1, fw, lw, n, 32+fw+2)
 	for name, s := range map[string]string{"crc_tb.v": tb, "vec.txt": vec.String()} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
 			t.Fatal(err)

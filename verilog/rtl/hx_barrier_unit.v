@@ -301,8 +301,35 @@ module hx_barrier_unit #(
         end
     endfunction
 
+    // The code is linear in {c, d}: bit j is the XOR of the bits that row
+    // j of CRC_MAT selects, a constant computed from crcf, so synthesis
+    // builds a balanced XOR tree (crcf's loop would be a chain FW+2 deep).
+    localparam integer CIN = 32 + FW + 2;      // {c, d}
+    function [32*CIN-1:0] crc_mat;
+        /* verilator lint_off UNUSED */
+        input integer unused;                  // a constant function takes an input
+        /* verilator lint_on UNUSED */
+        integer            b, j;
+        reg [31:0]         col;
+        reg [32*CIN-1:0]   m;
+        begin
+            m = {(32*CIN){1'b0}};
+            for (b = 0; b < CIN; b = b + 1) begin
+                if (b >= FW + 2)
+                    col = crcf(32'd1 << (b - FW - 2), {(FW+2){1'b0}});
+                else
+                    col = crcf(32'd0, {{(FW+1){1'b0}}, 1'b1} << b);
+                for (j = 0; j < 32; j = j + 1)
+                    m[j*CIN + b] = col[j];
+            end
+            crc_mat = m;
+        end
+    endfunction
+    localparam [32*CIN-1:0] CRC_MAT = crc_mat(0);
+
     reg  [31:0] s_crc;             // code of the packet being sent, flits so far
-    wire [31:0] s_crc_n = crcf(is_head_tx ? 32'd0 : s_crc, {is_head_tx, is_tail_tx, tx_data});
+    wire [31:0] s_crc_n;           // with this flit (g_crc below)
+    wire [CIN-1:0] s_crc_in = {is_head_tx ? 32'd0 : s_crc, is_head_tx, is_tail_tx, tx_data};
 
     assign inj_valid = do_send;
     generate
@@ -337,7 +364,15 @@ module hx_barrier_unit #(
     wire [FW-1:0] rx_d     = ej_front[FW-1:0];
     // The check code, recomputed over the flits popped (from 0 at a head).
     reg  [31:0]   r_crc;
-    wire [31:0]   r_crc_n  = crcf(rx_head ? 32'd0 : r_crc, {rx_head, rx_tail, rx_d});
+    wire [31:0]   r_crc_n;
+    wire [CIN-1:0] r_crc_in = {rx_head ? 32'd0 : r_crc, rx_head, rx_tail, rx_d};
+    genvar gc;
+    generate
+        for (gc = 0; gc < 32; gc = gc + 1) begin : g_crc
+            assign s_crc_n[gc] = ^(s_crc_in & CRC_MAT[gc*CIN +: CIN]);
+            assign r_crc_n[gc] = ^(r_crc_in & CRC_MAT[gc*CIN +: CIN]);
+        end
+    endgenerate
     wire          crc_bad;         // a tail whose code differs
     generate
         if (CB != 0) begin : g_rx_crc
