@@ -23,7 +23,7 @@ var FaultKinds = []string{FaultFlip, FaultDrop, FaultDead, FaultStuck}
 const FaultAllowed = "flip:CHANNEL@CYCLE:BIT, drop:CHANNEL@CYCLE, dead:CHANNEL@CYCLE or stuck:RANK; CHANNEL as hxbar check --channels lists it"
 
 // CRCAllowed describes crc_bits, for messages.
-const CRCAllowed = "0 (no check code) or 8 (CRC-8 in sideband bits of the tail flit)"
+const CRCAllowed = "0 (no check code) or 32 (CRC-32C in sideband bits of the tail flit)"
 
 // AvoidAllowed describes the avoid key, for messages.
 const AvoidAllowed = "a list of channel names as hxbar check --channels lists them, or []"

@@ -26,8 +26,8 @@ func TestParseFault(t *testing.T) {
 		}
 	}
 	s := Default()
-	s.Faults = []string{"stuck:3", "flip:n0.d0.up@5:72"}
-	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "faults[1]") || !strings.Contains(err.Error(), "0..71") {
+	s.Faults = []string{"stuck:3", "flip:n0.d0.up@5:96"}
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "faults[1]") || !strings.Contains(err.Error(), "0..95") {
 		t.Errorf("bit past flit_width: %v", err)
 	}
 	s.Faults = []string{"stuck:16"}

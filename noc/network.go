@@ -40,10 +40,11 @@ type slot struct {
 	body flitBody
 }
 
-// flitBody is a flit packed into 12 bytes (hw.Flit is 24): the payload
+// flitBody is a flit packed into 12 bytes (hw.Flit is 32): the payload
 // (Data) is kept apart, in Network.data, for the flits that carry one, and
 // a head flit on a fabric with coordinate addresses keeps its packed
-// destination, from which its node id follows (Network.dstNode).
+// destination, from which its node id follows (Network.dstNode), and a
+// tail's check code is kept apart too, in Network.codes (bodyCode).
 // packFlit and unpackFlit convert; a switch moves bodies without
 // unpacking them.
 type flitBody struct {
@@ -52,13 +53,13 @@ type flitBody struct {
 	srcHi uint8  // Src, bits 16..23 (ranks and nodes are below 2^24)
 	dstHi uint8  // bodyAddr: the packed address, bits 32..39
 	gate  uint8
-	crc   uint8
-	flags uint8 // hw.FlitHead | hw.FlitTail | bodyAddr | bodyData
-	_     uint8
+	flags uint8 // hw.FlitHead | hw.FlitTail | bodyCode | bodyAddr | bodyData
+	_     [2]uint8
 }
 
 // flitBody.flags bits beside the flit's own head and tail marks.
 const (
+	bodyCode  uint8 = 1 << 5 // the flit's CRC is in Network.codes at the slot's index (CRC != 0)
 	bodyAddr  uint8 = 1 << 6 // dstLo, dstHi: the packed destination (a head flit on a fabric with addresses)
 	bodyData  uint8 = 1 << 7 // the flit's Data is in Network.data at the slot's index (Data != 0)
 	flitMarks       = hw.FlitHead | hw.FlitTail
@@ -189,7 +190,10 @@ type Network struct {
 	// a barrier's flits have none, so its pages are only faulted in by
 	// runs that carry data.
 	data []uint64
-	out  []outState // per output: switch ports, then one injection output per node
+	// codes holds, per slot, the check code of a flit that has one
+	// (bodyCode); nil until KeepCodes, so fault-free runs pay nothing.
+	codes []uint32
+	out   []outState // per output: switch ports, then one injection output per node
 
 	used []int64 // per wire: last cycle a flit crossed it
 	// wire is each output's shared wire (-1: none), when a shared-wire
@@ -468,7 +472,7 @@ func (n *Network) dstNode(b *flitBody) int32 {
 // says it carries. A head flit on a fabric with addresses keeps its packed
 // destination (whose node is its Dst: Inject and the fault flipper keep
 // them in step); any other flit keeps its Dst, and has no address.
-func (n *Network) packFlit(fl *hw.Flit) (b flitBody, data uint64) {
+func (n *Network) packFlit(fl *hw.Flit) (b flitBody, data uint64, code uint32) {
 	b.flags = fl.Flags & flitMarks
 	if fl.Head() && n.addr != nil {
 		a := fl.DstAddr()
@@ -478,18 +482,32 @@ func (n *Network) packFlit(fl *hw.Flit) (b flitBody, data uint64) {
 		b.dstLo = uint32(fl.Dst)
 	}
 	b.srcLo, b.srcHi = uint16(fl.Src), uint8(uint32(fl.Src)>>16)
-	b.gate, b.crc = fl.Gate, fl.CRC
+	b.gate = fl.Gate
 	if fl.Data != 0 {
 		b.flags |= bodyData
 	}
-	return b, fl.Data
+	if fl.CRC != 0 {
+		b.flags |= bodyCode
+	}
+	return b, fl.Data, fl.CRC
+}
+
+// KeepCodes makes the network carry flits' check codes (hw.Flit.CRC):
+// a run whose units compute them calls it before the first cycle.
+func (n *Network) KeepCodes() {
+	if n.codes == nil {
+		n.codes = make([]uint32, len(n.slots))
+	}
 }
 
 // unpackFlit is the flit in slot i.
 func (n *Network) unpackFlit(i uint32) hw.Flit {
 	b := &n.slots[i].body
 	fl := hw.Flit{Dst: n.dstNode(b), Src: int32(uint32(b.srcLo) | uint32(b.srcHi)<<16),
-		Gate: b.gate, CRC: b.crc, Flags: b.flags & flitMarks}
+		Gate: b.gate, Flags: b.flags & flitMarks}
+	if b.flags&bodyCode != 0 {
+		fl.CRC = n.codes[i]
+	}
 	if b.flags&bodyAddr != 0 {
 		fl.SetDstAddr(b.addr())
 	}
@@ -573,7 +591,7 @@ func (n *Network) hasCredit(o int32, t int64) bool {
 // record: the channel latency is the output's (latOf) and the port is in
 // the output's record (outState.dst). data is the flit's payload, kept
 // when b says it has one (bodyData).
-func (n *Network) push(o, f int32, sw int32, b flitBody, data uint64, t int64) int64 {
+func (n *Network) push(o, f int32, sw int32, b flitBody, data uint64, code uint32, t int64) int64 {
 	oi := &n.out[o]
 	i := uint32(oi.sendIdx)
 	if i+1 == n.B {
@@ -586,6 +604,9 @@ func (n *Network) push(o, f int32, sw int32, b flitBody, data uint64, t int64) i
 	s.body = b
 	if b.flags&bodyData != 0 {
 		n.data[si] = data
+	}
+	if b.flags&bodyCode != 0 {
+		n.codes[si] = code // KeepCodes was called: only then do flits carry one
 	}
 	ready := t + n.latOf(o, f)
 	atomic.StoreInt32(&s.when, n.rel(ready)+heldOff)
@@ -650,6 +671,10 @@ func (n *Network) send(sw, in, o int32, t int64, w int) (tail bool) {
 	if b.flags&bodyData != 0 {
 		data = n.data[fi]
 	}
+	var code uint32
+	if b.flags&bodyCode != 0 {
+		code = n.codes[fi]
+	}
 	// The pop frees the slot from t+L on: its body stays as it is in t.
 	n.pop(in, sw, t)
 	var delay int64
@@ -659,7 +684,7 @@ func (n *Network) send(sw, in, o int32, t int64, w int) (tail bool) {
 		if fl, gone, delay = n.faultySend(o, fl, t); gone {
 			return fl.Tail()
 		}
-		b, data = n.packFlit(&fl)
+		b, data, code = n.packFlit(&fl)
 	}
 	d := n.out[o].down
 	wake := n.out[o].wakeEl()
@@ -667,7 +692,7 @@ func (n *Network) send(sw, in, o int32, t int64, w int) (tail bool) {
 	if d >= n.rxBase {
 		dsw = -1
 	}
-	ready := n.push(o, d, dsw, b, data, t+delay)
+	ready := n.push(o, d, dsw, b, data, code, t+delay)
 	if n.used != nil && n.wire[o] >= 0 {
 		n.used[n.wire[o]] = t
 	}
@@ -780,8 +805,8 @@ func (n *Network) Inject(node int, fl hw.Flit, t int64, w int) {
 		}
 	}
 	sw := n.out[o].wakeEl()
-	b, data := n.packFlit(&fl)
-	ready := n.push(o, n.out[o].down, sw, b, data, t+delay)
+	b, data, code := n.packFlit(&fl)
+	ready := n.push(o, n.out[o].down, sw, b, data, code, t+delay)
 	n.Wake(w, sw, ready)
 }
 

@@ -53,8 +53,9 @@ func (s *System) armFaults() error {
 		s.linkSpecs = append(s.linkSpecs, f.String())
 	}
 	s.Units.Detect = true
-	if s.Sys.CRCBits == 8 {
+	if s.Sys.CRCBits != 0 {
 		s.Units.Check = s.checkCode()
+		s.Net.KeepCodes()
 	}
 	if len(links) == 0 {
 		return nil

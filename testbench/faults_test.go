@@ -366,7 +366,7 @@ var faultMutants = []struct {
 	file, run      string
 }{
 	{"crc check disabled",
-		"assign crc_bad = rx_tail && (ej_front[FW +: 8] != r_crc_n);", "assign crc_bad = 1'b0;", barrierunit.ErrCRC, "", ""},
+		"assign crc_bad = rx_tail && (ej_front[FW +: CB] != r_crc_n[CB-1:0]);", "assign crc_bad = 1'b0;", barrierunit.ErrCRC, "", ""},
 	{"watchdog compare one cycle late",
 		"{1'b0, idle} + 33'd1 >= {1'b0, wdog}", "{1'b0, idle} >= {1'b0, wdog}", barrierunit.ErrTimeout, "", ""},
 	{"watchdog compare one cycle early",

@@ -39,7 +39,7 @@ module hx_switch #(
     parameter integer K2    = 0,
     parameter integer K3    = 0,
     parameter integer XDIM  = 0,         // crossbar only: its dimension
-    parameter integer CB    = 0,         // check-code sideband bits of a flit (0 or 8)
+    parameter integer CB    = 0,         // check-code sideband bits of a flit (0 or 32)
     parameter integer E     = 0          // routing exception entries (CAM), 0..1024; 0: none
 ) (
     input                 clk,

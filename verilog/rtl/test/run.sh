@@ -190,20 +190,20 @@ lint_one() {
 }
 lint_one hx_fifo
 lint_one hx_fifo -GB=1 -GW=18
-lint_one hx_fifo -GB=64 -GW=130
+lint_one hx_fifo -GB=64 -GW=162
 lint_one hx_credit -GB=1
 lint_one hx_credit -GB=64
 lint_one hx_chan -GL=1
 lint_one hx_chan -GL=2
-lint_one hx_chan -GL=64 -GW=130
+lint_one hx_chan -GL=64 -GW=186
 lint_one hx_link_crc -GN=1
-lint_one hx_link_crc -GN=139
+lint_one hx_link_crc -GN=170
 lint_one hx_link_tx -GR=1 -GW=18
 lint_one hx_link_tx -GL=2 -GR=5
-lint_one hx_link_tx -GL=64 -GR=255 -GW=130
+lint_one hx_link_tx -GL=64 -GR=255 -GW=162
 lint_one hx_link_rx -GR=1 -GW=18
 lint_one hx_link_rx -GL=2 -GR=5
-lint_one hx_link_rx -GL=64 -GR=255 -GW=130
+lint_one hx_link_rx -GL=64 -GR=255 -GW=162
 lint_one hx_alu
 lint_one hx_switch
 lint_one hx_switch -GP=5 -GNDIM=4 -GK0=64 -GK1=3 -GK2=5 -GK3=2 -GFW=128 -GB=64
@@ -226,14 +226,14 @@ lint_one hx_barrier_unit -GDATA=1 -GMAXG=1 -GNRT=1 -GNIL=1
 lint_one hx_barrier_unit -GDATA=1 -GFW=128 -GMAXG=62 -GNRT=236 -GNIL=4700 -GAB=16 -GRB=16 -GB=64
 lint_one hx_barrier_unit -GDATA=1 -GFW=16 -GMAXG=3 -GNRT=3 -GNIL=12 -GAB=2 -GRB=3 -GB=1
 lint_one hx_barrier_unit -GDATA=1 -GFW=24 -GMAXG=4 -GNRT=4 -GNIL=5 -GAB=3 -GRB=2
-# with the check code (CB = 8: crc_bits 8, docs/reliability.md)
-lint_one hx_barrier_unit -GCB=8
-lint_one hx_barrier_unit -GCB=8 -GFW=16 -GMAXG=3 -GNRT=3 -GAB=2 -GRB=3 -GB=1
-lint_one hx_barrier_unit -GCB=8 -GDATA=1 -GFW=128 -GMAXG=62 -GNRT=236 -GNIL=4700 -GAB=16 -GRB=16 -GB=64
-lint_one hx_barrier_unit -GCB=8 -GDATA=1 -GFW=24 -GMAXG=4 -GNRT=4 -GNIL=5 -GAB=3 -GRB=2
-lint_one hx_switch -GCB=8
-lint_one hx_switch -GCB=8 -GP=3 -GMODE=1 -GNDIM=2 -GK0=4 -GK1=3 -GXDIM=1 -GFW=16
-lint_one hx_chan -GL=3 -GW=74
+# with the check code (CB = 32: crc_bits 32, docs/reliability.md)
+lint_one hx_barrier_unit -GCB=32
+lint_one hx_barrier_unit -GCB=32 -GFW=16 -GMAXG=3 -GNRT=3 -GAB=2 -GRB=3 -GB=1
+lint_one hx_barrier_unit -GCB=32 -GDATA=1 -GFW=128 -GMAXG=62 -GNRT=236 -GNIL=4700 -GAB=16 -GRB=16 -GB=64
+lint_one hx_barrier_unit -GCB=32 -GDATA=1 -GFW=24 -GMAXG=4 -GNRT=4 -GNIL=5 -GAB=3 -GRB=2
+lint_one hx_switch -GCB=32
+lint_one hx_switch -GCB=32 -GP=3 -GMODE=1 -GNDIM=2 -GK0=4 -GK1=3 -GXDIM=1 -GFW=16
+lint_one hx_chan -GL=3 -GW=98
 
 echo "== link-level retry (hx_link_tb: the model's vectors, then mutants that must fail them)"
 # link_run DIR: run every vector file of link/ against the link layer in
