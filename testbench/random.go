@@ -74,7 +74,7 @@ func drawSystem(rng *rand.Rand, seed uint64) hw.System {
 	for s.FlitWidth < s.HeaderBits() {
 		s.FlitWidth *= 2
 	}
-	s.CRCBits = []int{0, 8, 8}[rng.IntN(3)]
+	s.CRCBits = []int{0, hw.PacketCodeBits, hw.PacketCodeBits}[rng.IntN(3)]
 	s.Seed, s.Skew = rng.Uint64N(1<<32), rng.IntN(80)
 	s.MaxCycles = 200_000
 	if rng.IntN(4) == 0 {
@@ -317,9 +317,9 @@ func shrinkSteps(sys hw.System) []hw.System {
 // randomFeatures counts what a sample of random designs covers, so a run
 // can say what it looked at and a test can hold the generator to it.
 type randomFeatures struct {
-	designs, episodes, multi, gatesChange, retry, watchdog, avoid, crc8, partial, placed int
-	dims                                                                                 [4]int
-	collectives, ops, faultKinds, faultCounts                                            map[string]int
+	designs, episodes, multi, gatesChange, retry, watchdog, avoid, crcOn, partial, placed int
+	dims                                                                                  [4]int
+	collectives, ops, faultKinds, faultCounts                                             map[string]int
 }
 
 func (f *randomFeatures) add(sys hw.System) {
@@ -338,7 +338,7 @@ func (f *randomFeatures) add(sys hw.System) {
 	count(sys.LinkRetry > 0, &f.retry)
 	count(sys.Watchdog > 0, &f.watchdog)
 	count(len(sys.Avoid) > 0, &f.avoid)
-	count(sys.CRCBits == 8, &f.crc8)
+	count(sys.CRCBits == hw.PacketCodeBits, &f.crcOn)
 	count(sys.Ranks > 0, &f.partial)
 	count(len(sys.Placement) > 0, &f.placed)
 	if s, err := sim.Build(sys, nil); err == nil {
@@ -374,8 +374,8 @@ func (f *randomFeatures) missing() []string {
 	need(f.retry, "link retry")
 	need(f.watchdog, "a watchdog")
 	need(f.avoid, "avoided channels")
-	need(f.crc8, "crc_bits 8")
-	need(f.designs-f.crc8, "crc_bits 0")
+	need(f.crcOn, "a check code")
+	need(f.designs-f.crcOn, "crc_bits 0")
 	need(f.partial, "fewer ranks than nodes")
 	need(f.placed, "a placement")
 	for d := 1; d <= 3; d++ {
@@ -397,6 +397,6 @@ func (f *randomFeatures) missing() []string {
 }
 
 func (f *randomFeatures) String() string {
-	return fmt.Sprintf("%d episodes; %d multi-episode (%d with changing gate counts); dims 1/2/3: %d/%d/%d; collectives %v; ops %v; faults per run %v, by kind %v; retry %d, watchdog %d, avoid %d, crc8 %d, partial ranks %d, placed %d",
-		f.episodes, f.multi, f.gatesChange, f.dims[1], f.dims[2], f.dims[3], f.collectives, f.ops, f.faultCounts, f.faultKinds, f.retry, f.watchdog, f.avoid, f.crc8, f.partial, f.placed)
+	return fmt.Sprintf("%d episodes; %d multi-episode (%d with changing gate counts); dims 1/2/3: %d/%d/%d; collectives %v; ops %v; faults per run %v, by kind %v; retry %d, watchdog %d, avoid %d, check code %d, partial ranks %d, placed %d",
+		f.episodes, f.multi, f.gatesChange, f.dims[1], f.dims[2], f.dims[3], f.collectives, f.ops, f.faultCounts, f.faultKinds, f.retry, f.watchdog, f.avoid, f.crcOn, f.partial, f.placed)
 }
