@@ -61,8 +61,13 @@ func NewCheckCode(addrOf []uint64, ab, rb, fw int) *CheckCode {
 // Head feeds a head flit (destination node, source rank, gate, and upper,
 // the bits above the header) into crc.
 func (c *CheckCode) Head(crc uint8, dst int32, src int32, gate uint8, upper uint64) uint8 {
+	return c.head(crc, c.AddrOf[dst], src, gate, upper)
+}
+
+// head is Head for the head flit with address a (as the wire carries it).
+func (c *CheckCode) head(crc uint8, a uint64, src int32, gate uint8, upper uint64) uint8 {
 	h := c.AB + c.RB + 6
-	lo := c.AddrOf[dst] | uint64(uint32(src))<<c.AB | uint64(gate)<<(c.AB+c.RB)
+	lo := a | uint64(uint32(src))<<c.AB | uint64(gate)<<(c.AB+c.RB)
 	var hi uint64
 	if h < 64 {
 		lo |= upper << h
@@ -88,17 +93,26 @@ func (c *CheckCode) Payload(crc uint8, data uint64) uint8 {
 // Send feeds flit f, about to be sent by unit rs, into its packet's code.
 func (c *CheckCode) Send(rs *rankState, f *hw.Flit) {
 	if f.Head() {
-		rs.sendCRC = c.Head(0, f.Dst, f.Src, f.Gate, f.Data)
+		rs.sendCRC = c.head(0, c.addr(f), f.Src, f.Gate, f.Data)
 	} else {
 		rs.sendCRC = c.Payload(rs.sendCRC, f.Data)
 	}
+}
+
+// addr is head flit f's address on the wire: its node's, or, for a head
+// whose address names no node (a flipped bit), the one it carries.
+func (c *CheckCode) addr(f *hw.Flit) uint64 {
+	if f.Dst == hw.NoNode {
+		return f.DstAddr()
+	}
+	return c.AddrOf[f.Dst]
 }
 
 // Recv feeds flit f, popped by unit rs, into the code of the packet being
 // received and, at the tail, reports whether the code it carries differs.
 func (c *CheckCode) Recv(rs *rankState, f *hw.Flit) bool {
 	if f.Head() {
-		rs.rxCRC = c.Head(0, f.Dst, f.Src, f.Gate, f.Data)
+		rs.rxCRC = c.head(0, c.addr(f), f.Src, f.Gate, f.Data)
 	} else {
 		rs.rxCRC = c.Payload(rs.rxCRC, f.Data)
 	}

@@ -55,6 +55,8 @@ type faultState struct {
 	last  []int64
 	// Retried counts the flits resent.
 	Retried int
+	// dropLog: every change of a switch's illegal-flit counts (illegal.go).
+	dropLog []DropChange
 }
 
 // SetFaults arms link faults on the network (before the run). flip
@@ -150,6 +152,7 @@ func (n *Network) faultState() *faultState {
 	if n.faults == nil {
 		n.faults = &faultState{byOut: map[int32][]int{}}
 		n.faultBits = make([]uint64, (len(n.out)+63)/64)
+		n.armIllegal()
 	}
 	return n.faults
 }
