@@ -78,6 +78,27 @@ func (s *System) flipper() func(fl *hw.Flit, bit int) bool {
 	}
 }
 
+// SwitchDrops is one switch's illegal-flit counts (Result.Dropped):
+// switch numbers as noc numbers them (hyper-crossbar: the exchanger of
+// node v is switch v, the crossbars follow; the number hx_top's fabric
+// port selects), the counts exact (the DROPS register saturates each at
+// 255).
+type SwitchDrops struct {
+	Switch int `json:"switch"`
+	noc.DropCounts
+}
+
+// dropResults lists the switches that met illegal flits.
+func (s *System) dropResults() []SwitchDrops {
+	var out []SwitchDrops
+	for sw := range s.Fabric.NumSwitches() {
+		if d := s.Net.Drops(sw); d.Any() {
+			out = append(out, SwitchDrops{Switch: sw, DropCounts: d})
+		}
+	}
+	return out
+}
+
 // faultResults reports the armed faults and what they hit.
 func (s *System) faultResults() []FaultResult {
 	var out []FaultResult
