@@ -167,3 +167,9 @@ func (w *Wire) setData(fl *Flit, head bool, lo, hi uint64) {
 	fl.Gate = uint8(field(lo, hi, w.ab+w.rb, GateBits))
 	fl.Data = field(lo, hi, w.hdr, 64)
 }
+
+// TailBit is the wire bit of the tail mark: FW + CB.
+func (w *Wire) TailBit() int { return w.tailBit }
+
+// HeadBit is the wire bit of the head mark: FW + CB + 1.
+func (w *Wire) HeadBit() int { return w.headBit }
