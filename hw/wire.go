@@ -173,3 +173,13 @@ func (w *Wire) TailBit() int { return w.tailBit }
 
 // HeadBit is the wire bit of the head mark: FW + CB + 1.
 func (w *Wire) HeadBit() int { return w.headBit }
+
+// CutTail makes head fl the cut tail a switch sends to end the packet
+// open at its input (docs/microarchitecture.md, "Illegal flits"): the
+// same wire bits with the head bit 0 and the tail bit 1, so its data is
+// the head's header.
+func (w *Wire) CutTail(fl *Flit) {
+	lo, hi := w.data(fl)
+	w.setData(fl, false, lo, hi)
+	fl.SetTail(true)
+}

@@ -57,6 +57,9 @@ type faultState struct {
 	Retried int
 	// dropLog: every change of a switch's illegal-flit counts (illegal.go).
 	dropLog []DropChange
+	// cutTail makes a head the cut tail that ends its input's open packet
+	// (SetCutTail).
+	cutTail func(fl *hw.Flit)
 }
 
 // SetFaults arms link faults on the network (before the run). flip

@@ -140,17 +140,30 @@ func (n *Network) screen(sw int, in int32, s *slot, t int64) int {
 	return flitGone
 }
 
-// cutTail is the flit a switch sends to end a cut packet: a tail with all
-// data and check-code bits 0 (its receiver's length or check-code test
-// reports the packet).
-var cutTail = flitBody{flags: hw.FlitTail}
-
 // cut ends the packet input in holds on output o in cycle t: the output
-// sends cutTail (the input's front head stays), and neither holds the
-// other from cycle t+1 on.
+// sends the cut tail of the input's front head (which stays), and neither
+// holds the other from cycle t+1 on.
 func (n *Network) cut(sw, in, o int32, t int64, w int) {
 	n.drops[sw].Cut++
 	n.logDrop(int(sw), t)
 	n.out[o].owner, n.out[in].inOwned = -1, -1
-	n.emit(o, cutTail, 0, t, w)
+	n.send(sw, in, o, t, w, true)
+}
+
+// SetCutTail sets how a head becomes the cut tail a switch sends to end
+// an open packet: the head's wire bits with the head bit 0 and the tail
+// bit 1 (hw.Wire.CutTail; the RTL only changes the two marks), so its
+// data is the head's header. Without it (a network without a wire
+// format), a cut tail is a tail flit whose data and check code are 0.
+func (n *Network) SetCutTail(f func(fl *hw.Flit)) { n.faultState().cutTail = f }
+
+// cutTail is the cut tail of head body b (payload data).
+func (n *Network) cutTail(b *flitBody, data uint64) (flitBody, uint64) {
+	f := n.faults.cutTail
+	if f == nil {
+		return flitBody{flags: hw.FlitTail}, 0
+	}
+	fl := n.unpackBody(b, data)
+	f(&fl)
+	return n.packFlit(&fl)
 }

@@ -665,21 +665,21 @@ func (n *Network) canSend(o int32, p int, sent uint64, t int64) bool {
 // send moves the front flit of input FIFO in to output o in cycle t and
 // reports whether it was a tail. The flit moves packed: only an output with
 // a fault armed unpacks it.
-func (n *Network) send(sw, in, o int32, t int64, w int) (tail bool) {
+//
+// cut sends the front head's cut tail instead (illegal.go): the head stays.
+func (n *Network) send(sw, in, o int32, t int64, w int, cut bool) (tail bool) {
 	fi := n.frontIdx(in)
 	b := n.slots[fi].body
 	var data uint64
 	if b.flags&bodyData != 0 {
 		data = n.data[fi]
 	}
-	// The pop frees the slot from t+L on: its body stays as it is in t.
-	n.pop(in, sw, t)
-	return n.emit(o, b, data, t, w)
-}
-
-// emit sends flit body b with payload data on output o in cycle t (the
-// output half of send) and reports whether it was a tail.
-func (n *Network) emit(o int32, b flitBody, data uint64, t int64, w int) (tail bool) {
+	if cut {
+		b, data = n.cutTail(&b, data)
+	} else {
+		// The pop frees the slot from t+L on: its body stays as it is in t.
+		n.pop(in, sw, t)
+	}
 	var delay int64
 	if n.faults != nil && n.isFault(o) {
 		fl := n.unpackBody(&b, data)
@@ -766,7 +766,7 @@ func (n *Network) EvalSwitch(sw int, t int64, w int) bool {
 		held |= 1 << uint(op)
 		if n.canSend(o, op, sent, t) {
 			sent |= 1 << uint(op)
-			if n.send(sw32, in, o, t, w) {
+			if n.send(sw32, in, o, t, w, false) {
 				n.out[o].owner, n.out[in].inOwned = -1, -1
 			}
 		}
@@ -791,7 +791,7 @@ func (n *Network) EvalSwitch(sw int, t int64, w int) bool {
 		}
 		in := base + int32(g)
 		n.out[o].rr = uint8((g + 1) % P)
-		if !n.send(sw32, in, o, t, w) {
+		if !n.send(sw32, in, o, t, w, false) {
 			n.out[o].owner, n.out[in].inOwned = int8(g), int8(oi)
 		}
 	}

@@ -62,6 +62,7 @@ func (s *System) armFaults() error {
 	if s.Sys.LinkRetry > 0 {
 		s.Net.SetRetry()
 	}
+	s.Net.SetCutTail(s.Sys.Wire().CutTail)
 	return s.Net.SetFaults(links, s.flipper())
 }
 

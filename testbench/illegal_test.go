@@ -33,14 +33,15 @@ type illegalRun struct {
 }
 
 // illegalRuns finds, on the fault-free run of a 3x3 sum (every rank on
-// its node, watchdog 200), a head a node injects for a rank whose node
-// has coordinate 0 of 1 or 2 (so that flipping one of its address bits
-// makes it 3) and whose payload flit crosses the injection channel in
-// the next cycle, and flips: that address bit (an out-of-grid head), the
-// head's head bit (its payload flit an orphan), the payload's head bit (a
-// head inside the packet).
+// its node, flit width 32: two payload flits a packet, watchdog 200), a
+// head a node injects for a rank whose node has coordinate 0 of 1 or 2 (so
+// that flipping one of its address bits makes it 3) and whose first
+// payload flit crosses the injection channel in the next cycle, and flips:
+// that address bit (an out-of-grid head), the head's head bit (its payload
+// flits orphans), the first payload's head bit (a head inside the packet:
+// the switch cuts the packet after its head, one payload flit short).
 func illegalRuns(t *testing.T) []illegalRun {
-	base := system(t, "ill-3x3-sum", []int{3, 3}, 9, "butterfly", "sum", 1, 2, 64)
+	base := system(t, "ill-3x3-sum", []int{3, 3}, 9, "butterfly", "sum", 1, 2, 32)
 	base.Watchdog = 200
 	cr, trace := crossings(t, base)
 	evs, err := ParseTrace(trace)
@@ -90,9 +91,9 @@ func illegalRuns(t *testing.T) []illegalRun {
 		}
 		return []illegalRun{
 			mk("out-of-grid", fmt.Sprintf("flip:%s@%d:%d", inj, e.Cycle, bit),
-				func(d noc.DropCounts) bool { return d == noc.DropCounts{OutOfGrid: 1, Flits: 2} }, "1 out-of-grid head, 2 flits"),
+				func(d noc.DropCounts) bool { return d == noc.DropCounts{OutOfGrid: 1, Flits: 3} }, "1 out-of-grid head, 3 flits"),
 			mk("orphan", fmt.Sprintf("flip:%s@%d:%d", inj, e.Cycle, headBit),
-				func(d noc.DropCounts) bool { return d == noc.DropCounts{Orphan: 2, Flits: 2} }, "2 orphans, 2 flits"),
+				func(d noc.DropCounts) bool { return d == noc.DropCounts{Orphan: 3, Flits: 3} }, "3 orphans, 3 flits"),
 			mk("head-in-packet", fmt.Sprintf("flip:%s@%d:%d", inj, e.Cycle+1, headBit),
 				func(d noc.DropCounts) bool { return d.Cut == 1 }, "1 cut"),
 		}
@@ -153,11 +154,11 @@ var illegalMutants = []struct {
 	{"no cut", "hx_switch.v",
 		"wire          cut   = own_v && own_rdy && flit[W-1];", "wire          cut   = 1'b0;", "head-in-packet"},
 	{"out-of-grid heads not counted", "hx_switch.v",
-		"n_oog  = n_oog  + {15'd0, ev_oog[dq]};", "n_oog  = n_oog;", "out-of-grid"},
+		"n_oog  = n_oog  + {{(CW-1){1'b0}}, ev_oog[dq]};", "n_oog  = n_oog;", "out-of-grid"},
 	{"orphans not counted", "hx_switch.v",
-		"n_orph = n_orph + {15'd0, ev_orph[dq]};", "n_orph = n_orph;", "orphan"},
+		"n_orph = n_orph + {{(CW-1){1'b0}}, ev_orph[dq]};", "n_orph = n_orph;", "orphan"},
 	{"cuts not counted", "hx_switch.v",
-		"{15'd0, snd[dq] & cut_o[dq]}", "15'd0", "head-in-packet"},
+		"{{(CW-1){1'b0}}, snd[dq] & cut_o[dq]}", "{CW{1'b0}}", "head-in-packet"},
 	{"dropping ignores the tail", "hx_switch.v",
 		"dv <= hd ? (oog && !tl) : (dv && !tl);", "dv <= hd ? oog : dv;", "out-of-grid"},
 	{"assertions left on", "tb.v",

@@ -32,7 +32,7 @@
 // make them): an input owning no output drops a head whose address names
 // no node (and the rest of its packet, up to its tail) and any payload or
 // tail flit; an input owning an output whose front is a head ends its
-// packet with a cut tail ({0, 1, 0...}) on that output. DROPS (0x000C)
+// packet with a cut tail (that head with the marks {0, 1}) on that output. DROPS (0x000C)
 // counts them; the simulation-only assertions (achk) stop a fault-free
 // testbench that meets one.
 `timescale 1ns / 1ps
@@ -553,11 +553,12 @@ module hx_switch #(
             wire [W-1:0]  flit    = mt[(W+1)*(2*NT-2) +: W];
             wire          own_rdy = mt[(W+1)*(2*NT-2) + W];   // fvalid[own] when owned
             wire          tail  = flit[W-2];
-            // A head at the owner's front: the output sends a cut tail
-            // instead, the head stays, and the output is free from the
-            // next cycle (the head then requests as any other).
+            // A head at the owner's front: the output sends its cut tail
+            // instead (the head's bits, head mark 0, tail mark 1: zeroing
+            // the data too would cost about 300 cells a port), the head
+            // stays, and the output is free from the next cycle (the head
+            // then requests as any other).
             wire          cut   = own_v && own_rdy && flit[W-1];
-            localparam [W-1:0] CUTF = {1'b0, 1'b1, {(W-2){1'b0}}};
             // Owned: the owner's next flit goes as soon as it is ready
             // (s = own when owned). Free: a grant needs a requester; both
             // need a credit, and with no credit nothing changes (rr included).
@@ -571,7 +572,7 @@ module hx_switch #(
             end
             assign owns[P*o +: P] = ooh;
             assign out_valid[o] = snd[o];
-            assign out_flit[W*o +: W] = cut ? CUTF : flit;
+            assign out_flit[W*o +: W] = {flit[W-1] & !cut, flit[W-2] | cut, flit[W-3:0]};
             assign cut_o[o] = cut;
 
             always @(posedge clk) begin
@@ -611,26 +612,29 @@ module hx_switch #(
     // (any value) clears them at the edge ending its access cycle; the
     // events of that cycle count from 0.
     // ------------------------------------------------------------------
-    reg [15:0] n_oog, n_orph, n_cut, n_fl;
+    // Events of the cycle: at most P per counter (2P cuts: an input's and
+    // an output's), in CW bits.
+    localparam integer CW = $clog2(2 * P + 1);
+    reg [CW-1:0] n_oog, n_orph, n_cut, n_fl;
     integer dq;
     always @* begin
-        n_oog = 16'd0; n_orph = 16'd0; n_cut = 16'd0; n_fl = 16'd0;
+        n_oog = {CW{1'b0}}; n_orph = {CW{1'b0}}; n_cut = {CW{1'b0}}; n_fl = {CW{1'b0}};
         for (dq = 0; dq < P; dq = dq + 1) begin
-            n_oog  = n_oog  + {15'd0, ev_oog[dq]};
-            n_orph = n_orph + {15'd0, ev_orph[dq]};
-            n_fl   = n_fl   + {15'd0, ev_dis[dq]};
-            n_cut  = n_cut  + {15'd0, ev_cuti[dq]} + {15'd0, snd[dq] & cut_o[dq]};
+            n_oog  = n_oog  + {{(CW-1){1'b0}}, ev_oog[dq]};
+            n_orph = n_orph + {{(CW-1){1'b0}}, ev_orph[dq]};
+            n_fl   = n_fl   + {{(CW-1){1'b0}}, ev_dis[dq]};
+            n_cut  = n_cut  + {{(CW-1){1'b0}}, ev_cuti[dq]} + {{(CW-1){1'b0}}, snd[dq] & cut_o[dq]};
         end
     end
     wire clr = access && pwrite && a_drop;
     function [7:0] sat;        // (c, or 0 when cleared) + n, at most 255
-        input [7:0]  c;
-        input        cl;
-        input [15:0] n;
-        reg   [15:0] v;
+        input [7:0]    c;
+        input          cl;
+        input [CW-1:0] n;
+        reg   [CW+8:0] v;
         begin
-            v   = (cl ? 16'd0 : {8'd0, c}) + n;
-            sat = (v > 16'd255) ? 8'hFF : v[7:0];
+            v   = {{(CW+1){1'b0}}, (cl ? 8'd0 : c)} + {9'd0, n};
+            sat = (v > 255) ? 8'hFF : v[7:0];
         end
     endfunction
     reg [7:0] d_oog, d_orph, d_cut, d_fl;

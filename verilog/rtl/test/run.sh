@@ -345,7 +345,7 @@ dropmutant() {   # dropmutant NAME SED-EXPRESSION
 dropmutant oog_kept   's/assign ev_dis\[i\]  = idle \&\& (!hd || oog);/assign ev_dis[i]  = idle \&\& !hd;/'
 dropmutant orphan_kept 's/assign ev_dis\[i\]  = idle \&\& (!hd || oog);/assign ev_dis[i]  = idle \&\& oog;/'
 dropmutant no_cut     's/wire          cut   = own_v \&\& own_rdy \&\& flit\[W-1\];/wire          cut   = 1'"'"'b0;/'
-dropmutant no_sat     's/sat = (v > 16'"'"'d255) ? 8'"'"'hFF : v\[7:0\];/sat = v[7:0];/'
+dropmutant no_sat     's/sat = (v > 255) ? 8'"'"'hFF : v\[7:0\];/sat = v[7:0];/'
 dropmutant no_clear   's/wire clr = access \&\& pwrite \&\& a_drop;/wire clr = 1'"'"'b0;/'
 
 echo "== switch routing exception CAM (cam_tb)"

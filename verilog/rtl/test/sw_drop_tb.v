@@ -5,7 +5,7 @@
 // out-of-grid head and the rest of its packet, and orphan payload and tail
 // flits, are popped (a credit back for each) and never sent; that a head
 // at an input whose packet is open makes the output send a cut tail
-// ({0, 1, 0...}) and then the head; that DROPS counts each, reads through
+// (that head with the marks {0, 1}) and then the head; that DROPS counts each, reads through
 // APB, saturates at 255 and clears on a write; and that the input goes on
 // with the next head every time. The assertions (achk) are off: the
 // behaviour is what is checked. Prints "sw_drop_tb: PASS" or stops with
@@ -153,7 +153,7 @@ module sw_drop_tb;
         expect_cred(0, 4);
         expect_sent(2, fl(1'b1, 1'b0, NODE));
         expect_sent(3, fl(1'b0, 1'b0, 16'h5555));
-        expect_sent(4, {1'b0, 1'b1, {FW{1'b0}}});
+        expect_sent(4, fl(1'b0, 1'b1, NODE));     // the cut tail: the head, marks {0, 1}
         expect_sent(5, fl(1'b1, 1'b0, NODE));
         expect_sent(6, fl(1'b0, 1'b1, 16'h6666));
 
