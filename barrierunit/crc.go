@@ -49,8 +49,13 @@ func (c *CheckCode) word(crc uint32, flags uint8, lo, hi uint64) uint32 {
 // Head feeds a head flit (destination node, source rank, gate, upper: the
 // bits above the header; flags: its head and tail marks) into crc.
 func (c *CheckCode) Head(crc uint32, flags uint8, dst int32, src int32, gate uint8, upper uint64) uint32 {
+	return c.head(crc, flags, c.AddrOf[dst], src, gate, upper)
+}
+
+// head is Head for the head flit with address a (as the wire carries it).
+func (c *CheckCode) head(crc uint32, flags uint8, a uint64, src int32, gate uint8, upper uint64) uint32 {
 	h := c.AB + c.RB + hw.GateBits
-	lo := c.AddrOf[dst] | uint64(uint32(src))<<c.AB | uint64(gate)<<(c.AB+c.RB)
+	lo := a | uint64(uint32(src))<<c.AB | uint64(gate)<<(c.AB+c.RB)
 	var hi uint64
 	if h < 64 {
 		lo |= upper << h
@@ -77,7 +82,7 @@ func (c *CheckCode) Payload(crc uint32, flags uint8, data uint64) uint32 {
 // flit feeds f into crc, from 0 at a head.
 func (c *CheckCode) flit(crc uint32, f *hw.Flit) uint32 {
 	if f.Head() {
-		return c.Head(0, f.Flags, f.Dst, f.Src, f.Gate, f.Data)
+		return c.head(0, f.Flags, c.addr(f), f.Src, f.Gate, f.Data)
 	}
 	return c.Payload(crc, f.Flags, f.Data)
 }
@@ -89,6 +94,15 @@ func (c *CheckCode) Send(rs *rankState, f *hw.Flit) {
 	if f.Tail() {
 		f.CRC = c.send[rs.node]
 	}
+}
+
+// addr is head flit f's address on the wire: its node's, or, for a head
+// whose address names no node (a flipped bit), the one it carries.
+func (c *CheckCode) addr(f *hw.Flit) uint64 {
+	if f.Dst == hw.NoNode {
+		return f.DstAddr()
+	}
+	return c.AddrOf[f.Dst]
 }
 
 // Recv feeds flit f, popped by unit rs, into the code of the packet being

@@ -34,7 +34,7 @@ type Fault struct {
 	Kind    string
 	Channel string // flip, drop, dead
 	Cycle   int64  // flip, drop, dead
-	Bit     int    // flip: bit of the flit: 0..flit_width-1 data, then the crc_bits sideband bits
+	Bit     int    // flip: bit of the flit on the wire (Wire): data, check code, tail, head
 	Rank    int    // stuck
 }
 
@@ -118,8 +118,8 @@ func (s *System) validateFaults() error {
 			return &FieldError{Field: field, Value: showString(spec), Allowed: FaultAllowed}
 		}
 		switch {
-		case f.Kind == FaultFlip && f.Bit >= s.FlitWidth+s.CRCBits:
-			return &FieldError{Field: field, Value: showString(spec), Allowed: fmt.Sprintf("a bit 0..%d (flit_width %d data bits, then crc_bits %d sideband bits)", s.FlitWidth+s.CRCBits-1, s.FlitWidth, s.CRCBits)}
+		case f.Kind == FaultFlip && f.Bit >= s.Wire().Bits():
+			return &FieldError{Field: field, Value: showString(spec), Allowed: s.Wire().BitsAllowed()}
 		case f.Kind == FaultStuck && f.Rank >= s.NumRanks():
 			return &FieldError{Field: field, Value: showString(spec), Allowed: fmt.Sprintf("a rank 0..%d", s.NumRanks()-1)}
 		}

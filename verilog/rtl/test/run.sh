@@ -25,6 +25,8 @@
 # mutant of it (an off-by-one in the resend pointer, in the NAK's cycle, in
 # the replay count or in the receiver's sequence check) must fail them; the
 # switch's configuration port is checked on its own (sw_apb_tb.v), its
+# illegal-flit drops and DROPS register too (sw_drop_tb.v, and mutants of
+# the drop logic must fail it), its
 # routing exception CAM too (cam_tb.v, and yosys with E = 3), and the
 # loader's table checks are exercised with broken tables (missing, bad magic,
 # bad count, bad checksum, bad entry or gate count, a word missing or one too
@@ -314,6 +316,37 @@ else
         fail "sw_apb_tb (exit $rc)"; sed 's/^/     /' "$WORK/sw_apb.out" | head
     fi
 fi
+
+echo "== switch illegal flits and DROPS (sw_drop_tb)"
+# Out-of-grid heads and their packets, orphans, a head inside a packet (a
+# cut tail), a credit back for every dropped flit, DROPS read, cleared and
+# saturated through APB; then each mutant of the drop logic must fail it.
+swdrop() {   # swdrop SWITCH_SOURCE NAME -> 0 when sw_drop_tb passes
+    iverilog -g2005 -Wall -o "$WORK/sw_drop_$2.vvp" "$HERE/sw_drop_tb.v" \
+        "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$1" >"$WORK/sw_drop_$2.iv" 2>&1 && [ ! -s "$WORK/sw_drop_$2.iv" ] &&
+        (cd "$WORK" && vvp -n "$WORK/sw_drop_$2.vvp") >"$WORK/sw_drop_$2.out" 2>&1 &&
+        [ "$(cat "$WORK/sw_drop_$2.out")" = "sw_drop_tb: PASS" ]
+}
+if swdrop "$RTL/hx_switch.v" pristine; then
+    pass "sw_drop_tb: hx_switch illegal flits and DROPS"
+else
+    fail "sw_drop_tb"; cat "$WORK/sw_drop_pristine.iv" "$WORK/sw_drop_pristine.out" 2>/dev/null | sed 's/^/     /' | head
+fi
+dropmutant() {   # dropmutant NAME SED-EXPRESSION
+    sed "$2" "$RTL/hx_switch.v" >"$WORK/hx_switch_$1.v"
+    if cmp -s "$RTL/hx_switch.v" "$WORK/hx_switch_$1.v"; then
+        fail "sw_drop_tb mutant $1: the edit matches nothing (update it)"
+    elif swdrop "$WORK/hx_switch_$1.v" "$1"; then
+        fail "sw_drop_tb mutant $1 passes"
+    else
+        pass "sw_drop_tb mutant $1 caught"
+    fi
+}
+dropmutant oog_kept   's/assign ev_dis\[i\]  = idle \&\& (!hd || oog);/assign ev_dis[i]  = idle \&\& !hd;/'
+dropmutant orphan_kept 's/assign ev_dis\[i\]  = idle \&\& (!hd || oog);/assign ev_dis[i]  = idle \&\& oog;/'
+dropmutant no_cut     's/wire          cut   = own_v \&\& own_rdy \&\& flit\[W-1\];/wire          cut   = 1'"'"'b0;/'
+dropmutant no_sat     's/sat = (v > 255) ? 8'"'"'hFF : v\[7:0\];/sat = v[7:0];/'
+dropmutant no_clear   's/wire clr = access \&\& pwrite \&\& a_drop;/wire clr = 1'"'"'b0;/'
 
 echo "== switch routing exception CAM (cam_tb)"
 # EXC, reset values, read back, refused writes, a hit winning over the
