@@ -214,7 +214,7 @@ func drawOneFault(rng *rand.Rand, sys *hw.System, names []string, cr []noc.Cross
 	switch kind {
 	case hw.FaultFlip:
 		for {
-			b := rng.IntN(sys.FlitWidth + sys.CRCBits)
+			b := rng.IntN(sys.Wire().Bits()) // data, code, tail and head bits
 			if rtlFlipBit(sys, b) == "" {
 				return fmt.Sprintf("flip:%s@%d:%d", name, c.Cycle, b)
 			}
