@@ -61,37 +61,45 @@ func TestSetCtrlLimits(t *testing.T) {
 // unit that has arrived and is not released (Waiting); not for one that
 // has not arrived, nor again for one in ERROR, nor for a released one.
 func TestTimeoutRaisesOnlyForAWaitingUnit(t *testing.T) {
-	tab, err := GenerateFlat(hw.AlgoButterfly, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Rank 0 arrives in cycle 0, the others never: rank 0 waits at gate 2.
-	u := NewUnits(tab, OpBarrier, 64, []int32{0, 1, 2, 3}, []int64{0, -1, -1, -1}, make([]uint64, 4))
-	p := &fakePort{rx: map[int64]hw.Flit{}}
-	for c := int64(0); c < 5; c++ {
-		u.Eval(0, c, p, 0)
+	// Rank 0 arrives in cycle 0, the others never: rank 0 passes gate 1
+	// and waits for gate 2, of 2 gates (R = 4) or the end gate (R = 2).
+	for _, R := range []int{4, 2} {
+		tab, err := GenerateFlat(hw.AlgoButterfly, R)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodeOf, arrive := make([]int32, R), make([]int64, R)
+		for r := range R {
+			nodeOf[r], arrive[r] = int32(r), -1
+		}
+		arrive[0] = 0
+		u := NewUnits(tab, OpBarrier, 64, nodeOf, arrive, make([]uint64, R))
+		p := &fakePort{rx: map[int64]hw.Flit{}}
+		for c := int64(0); c < 5; c++ {
+			u.Eval(0, c, p, 0)
+			u.Collect()
+		}
+		if u.Waiting(1) || u.Timeout(1, 5, 0) {
+			t.Errorf("R=%d: a rank that has not arrived is waiting, or timed out", R)
+		}
+		if !u.Waiting(0) || !u.Timeout(0, 5, 1) {
+			t.Fatalf("R=%d: a waiting rank is not waiting, or did not time out", R)
+		}
 		u.Collect()
-	}
-	if u.Waiting(1) || u.Timeout(1, 5, 0) {
-		t.Error("a rank that has not arrived is waiting, or timed out")
-	}
-	if !u.Waiting(0) || !u.Timeout(0, 5, 1) {
-		t.Fatal("a waiting rank is not waiting, or did not time out")
-	}
-	u.Collect()
-	want := UnitError{Cycle: 5, Node: 0, Rank: 0, Code: ErrTimeout, Gate: 2, From: 1}
-	if len(u.Errors) != 1 || u.Errors[0] != want {
-		t.Fatalf("errors %+v, want %+v", u.Errors, want)
-	}
-	if u.Waiting(0) || u.Timeout(0, 6, 1) {
-		t.Error("a rank in ERROR is waiting, or timed out again")
+		want := UnitError{Cycle: 5, Node: 0, Rank: 0, Code: ErrTimeout, Gate: 2, From: 1}
+		if len(u.Errors) != 1 || u.Errors[0] != want {
+			t.Fatalf("R=%d: errors %+v, want %+v", R, u.Errors, want)
+		}
+		if u.Waiting(0) || u.Timeout(0, 6, 1) {
+			t.Errorf("R=%d: a rank in ERROR is waiting, or timed out again", R)
+		}
 	}
 	// Two ranks over a 1-cycle network: both released.
 	two, err := GenerateFlat(hw.AlgoButterfly, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u = NewUnits(two, OpBarrier, 64, []int32{0, 1}, []int64{0, 0}, make([]uint64, 2))
+	u := NewUnits(two, OpBarrier, 64, []int32{0, 1}, []int64{0, 0}, make([]uint64, 2))
 	net := &delayNet{spread: 1, rx: make([][]delayed, 2)}
 	for c := int64(0); c < 10; c++ {
 		for r := range 2 {
