@@ -110,6 +110,17 @@ func TestTimeoutRaisesOnlyForAWaitingUnit(t *testing.T) {
 	if u.Released != 2 || u.Waiting(0) || u.Timeout(0, 10, 1) || len(u.Errors) != 0 {
 		t.Errorf("%d released; released rank 0 waiting %v; errors after its Timeout: %v", u.Released, u.Waiting(0), u.Errors)
 	}
+	// A unit whose CTRL has 0 gates is released in its arrival cycle 0,
+	// at gate 1 (below the table's gates): only its release says so.
+	u = NewUnits(two, OpBarrier, 64, []int32{0, 1}, []int64{0, -1}, make([]uint64, 2))
+	if err := u.SetCtrl(0, true, OpBarrier, false, 0); err != nil {
+		t.Fatal(err)
+	}
+	u.Eval(0, 0, net, 0)
+	u.Collect()
+	if u.Release[0] != 0 || u.Waiting(0) || u.Timeout(0, 1, 1) {
+		t.Errorf("CTRL gates 0: released in %d, waiting %v, errors %v", u.Release[0], u.Waiting(0), u.Errors)
+	}
 }
 
 // TestSetCtrlOpReduces: a CTRL op other than the system's (every rank's
