@@ -37,18 +37,31 @@ func linkCases() []linkCase {
 	for _, c := range []struct{ L, B, R int }{{1, 2, 2}, {1, 4, 5}, {2, 4, 4}, {2, 2, 3}, {4, 8, 8}, {4, 4, 6}} {
 		r := rand.New(rand.NewPCG(uint64(c.L*100+c.B*10+c.R), 7))
 		var fs []LinkFault
+		used := map[int64]bool{} // one fault per cycle (the testbench's)
+		add := func(f LinkFault) {
+			if !used[f.Cycle] {
+				used[f.Cycle] = true
+				fs = append(fs, f)
+			}
+		}
 		// Flips and drops: single ones, and bursts that hit a resend or
-		// the flits behind a voided one.
+		// the flits behind a voided one; ACK flips and credit drops, alone
+		// or deferring a drop's NAK.
 		for cy := int64(20); cy < linkCycles-60; cy += int64(10 + r.IntN(30)) {
-			k := LinkFlip
-			if r.IntN(2) == 0 {
-				k = LinkDrop
+			// Forward (flip, drop) and reverse (ackflip, creditdrop).
+			k := []uint8{LinkFlip, LinkDrop, LinkAckFlip, LinkCreditDrop}[r.IntN(4)]
+			if k == LinkAckFlip || k == LinkCreditDrop {
+				add(LinkFault{Kind: k, Cycle: cy})
+				if r.IntN(3) == 0 { // a forward fault whose NAK it defers
+					add(LinkFault{Kind: LinkDrop, Cycle: cy - int64(RetryLatency(c.L)) + 1 - int64(r.IntN(2))})
+				}
+				continue
 			}
 			// A bit of the wire: flit, sequence number or check code.
 			lw := linkW + bits.Len(uint(c.R)) + 8
-			fs = append(fs, LinkFault{Kind: k, Cycle: cy, Bit: r.IntN(lw)})
+			add(LinkFault{Kind: k, Cycle: cy, Bit: r.IntN(lw)})
 			if r.IntN(4) == 0 { // a second fault on the resend or behind it
-				fs = append(fs, LinkFault{Kind: LinkFlip, Cycle: cy + int64(r.IntN(2*c.L+2)) + 1, Bit: r.IntN(linkW)})
+				add(LinkFault{Kind: LinkFlip, Cycle: cy + int64(r.IntN(2*c.L+2)) + 1, Bit: r.IntN(linkW)})
 			}
 		}
 		cs = append(cs, linkCase{L: c.L, B: c.B, R: c.R, Seed: uint64(len(cs) + 1), Faults: fs})
@@ -79,7 +92,7 @@ func linkVectors(c linkCase) (_ []byte, delivered, retried int, _ error) {
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	n, err := NewNetwork(tp, Config{BufferDepth: c.B, LinkLatency: c.L})
+	n, err := NewNetwork(tp, Config{BufferDepth: c.B, LinkLatency: c.L, Retry: true})
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -102,7 +115,10 @@ func linkVectors(c linkCase) (_ []byte, delivered, retried int, _ error) {
 	}
 	cy := make([]cyc, linkCycles)
 	for _, f := range fs {
-		cy[f.Cycle].kind = []int{1, 2, 3}[f.Kind]
+		if cy[f.Cycle].kind != 0 {
+			return nil, 0, 0, fmt.Errorf("two faults in cycle %d (the testbench takes one)", f.Cycle)
+		}
+		cy[f.Cycle].kind = []int{1, 2, 3, 4, 5}[f.Kind]
 		cy[f.Cycle].bit = f.Bit
 	}
 	left := 0 // flits of node 0's current packet still to inject

@@ -198,12 +198,15 @@ lint_one hx_chan -GL=2
 lint_one hx_chan -GL=64 -GW=130
 lint_one hx_link_crc -GN=1
 lint_one hx_link_crc -GN=139
-lint_one hx_link_tx -GR=1 -GW=18
+lint_one hx_link_tx -GR=1 -GB=1 -GW=18
 lint_one hx_link_tx -GL=2 -GR=5
-lint_one hx_link_tx -GL=64 -GR=255 -GW=130
-lint_one hx_link_rx -GR=1 -GW=18
+lint_one hx_link_tx -GL=3 -GR=2 -GB=8
+lint_one hx_link_tx -GL=64 -GR=255 -GB=64 -GW=130
+lint_one hx_link_rx -GR=1 -GB=1 -GW=18
 lint_one hx_link_rx -GL=2 -GR=5
-lint_one hx_link_rx -GL=64 -GR=255 -GW=130
+lint_one hx_link_rx -GL=64 -GR=255 -GB=64 -GW=130
+lint_one hx_chan -GL=1 -GC=4
+lint_one hx_chan -GL=3 -GC=9
 lint_one hx_alu
 lint_one hx_switch
 lint_one hx_switch -GP=5 -GNDIM=4 -GK0=64 -GK1=3 -GK2=5 -GK3=2 -GFW=128 -GB=64
@@ -248,7 +251,7 @@ link_run() {
         r=$(echo "$base" | sed -E 's/^link_l([0-9]+)_b([0-9]+)_r([0-9]+).*/\3/')
         if ! iverilog -g2005 -Wall -o "$WORK/link.vvp" -DTB_W=18 -DTB_L="$l" -DTB_B="$b" -DTB_R="$r" -DTB_N=400 \
                 "$HERE/hx_link_tb.v" "$rtl/hx_link_tx.v" "$rtl/hx_link_rx.v" "$rtl/hx_link_crc.v" \
-                "$RTL/hx_chan.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" >"$WORK/link.iv" 2>&1 || [ -s "$WORK/link.iv" ]; then
+                "$rtl/hx_chan.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" >"$WORK/link.iv" 2>&1 || [ -s "$WORK/link.iv" ]; then
             echo "$base: iverilog: $(head -1 "$WORK/link.iv")"; bad=$((bad + 1)); continue
         fi
         vvp -n "$WORK/link.vvp" +stim="$f" >"$WORK/link.out" 2>&1
@@ -269,7 +272,7 @@ fi
 for top in hx_link_tx hx_link_rx; do
     mkdir -p "$WORK/ys"
     (cd "$WORK/ys" && yosys -q -l "$WORK/$top.ys" -p "read_verilog $RTL/hx_link_tx.v $RTL/hx_link_rx.v $RTL/hx_link_crc.v; \
-        hierarchy -top $top -chparam W 66 -chparam L 2 -chparam R 5; synth -top $top; check -assert; stat" >/dev/null 2>&1)
+        hierarchy -top $top -chparam W 66 -chparam L 2 -chparam R 5 -chparam B 4; synth -top $top; check -assert; stat" >/dev/null 2>&1)
     rc=$?
     if [ $rc -ne 0 ] || grep -qE '^(Warning|ERROR):' "$WORK/$top.ys"; then
         fail "$top: yosys synth/check -assert (exit $rc)"; grep -E '^(Warning|ERROR):' "$WORK/$top.ys" | head -5 | sed 's/^/     /'
@@ -281,7 +284,7 @@ done
 mutant() {
     local name=$1 file=$2 expr=$3 m="$WORK/mut_$1"
     rm -rf "$m"; mkdir -p "$m"
-    cp "$RTL/hx_link_tx.v" "$RTL/hx_link_rx.v" "$RTL/hx_link_crc.v" "$m/"
+    cp "$RTL/hx_link_tx.v" "$RTL/hx_link_rx.v" "$RTL/hx_link_crc.v" "$RTL/hx_chan.v" "$m/"
     sed -i "$expr" "$m/$file"
     if cmp -s "$m/$file" "$RTL/$file"; then
         fail "mutant $name: the edit did not apply"; return
@@ -293,10 +296,18 @@ mutant() {
         pass "mutant $name killed: $(echo "$out" | grep -v ': hx_link_tb: PASS' | head -1)"
     fi
 }
-mutant resend_pointer hx_link_tx.v 's/sp   <= ap;/sp   <= (ap == LAST) ? PZERO : ap + PONE;/'
+mutant resend_pointer hx_link_tx.v 's/sp   <= adv(ap, k);/sp   <= adv(ap, k + ONE);/'
 mutant nak_cycle      hx_link_tx.v 's/localparam integer HL = 2 \* L - 1;/localparam integer HL = 2 * L;/'
-mutant replay_count   hx_link_tx.v 's/bl   <= occ + (in_valid ? ONE : ZERO);/bl   <= occ;/'
+mutant replay_count   hx_link_tx.v 's/bl   <= occn;/bl   <= occ;/'
 mutant rx_sequence    hx_link_rx.v 's/in_flit\[W +: SB\] == eseq;/in_flit[W +: SB] == eseq + ONE;/'
+# The reverse path: a damaged ACK word taken as a NAK (the old missing-ACK
+# rule), an ACK word without its parity check, a credit word without its
+# parity check, and credits counted as pulses (one given per update: a
+# damaged word loses a credit for good).
+mutant ack_as_nak     hx_link_tx.v 's/wire          nak     = aok \&\& aw != nneed;/wire          nak     = (aok \&\& aw != nneed) || (due \&\& !aok);/'
+mutant ack_parity     hx_link_tx.v 's/wire          aok     = !(^ack) \&\& ka <= occ;/wire          aok     = ka <= occ;/'
+mutant credit_parity  hx_link_tx.v 's/wire \[SB-1:0\] cur     = !(^crd_in) ? cw : clast;/wire [SB-1:0] cur     = cw;/'
+mutant credit_pulse   hx_link_tx.v 's/gcnt  <= gcnt + (give ? ONE : ZERO);/gcnt  <= cur;/'
 
 echo "== switch configuration port (sw_apb_tb)"
 # ID, CAPS, reset values, write timing, read back, every refused transfer,
