@@ -181,7 +181,7 @@ type Network struct {
 	// epLat, netLat: the latency of an endpoint's channels and of a
 	// channel between switches (latOf).
 	epLat, netLat int64
-	B   uint32
+	B             uint32
 
 	switches, nodes int
 	// gen routes every head flit through the fabric's routing function;

@@ -127,11 +127,19 @@ func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 	}
 	kinds := opt.Kinds
 	if len(kinds) == 0 {
-		kinds = hw.FaultKinds
+		// Every kind the system can meet: an ackflip needs link retry.
+		for _, k := range hw.FaultKinds {
+			if k != hw.FaultAckFlip || sys.LinkRetry > 0 {
+				kinds = append(kinds, k)
+			}
+		}
 	}
 	for _, k := range kinds {
 		if !slices.Contains(hw.FaultKinds, k) {
 			return nil, fmt.Errorf("invalid kind %q (allowed: %s)", k, strings.Join(hw.FaultKinds, ", "))
+		}
+		if k == hw.FaultAckFlip && sys.LinkRetry == 0 {
+			return nil, fmt.Errorf("invalid kind %q: an ackflip needs link_retry > 0 (without link-level retry there is no ACK)", k)
 		}
 	}
 	// The fault-free run, recording every flit crossing.
@@ -139,8 +147,14 @@ func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cross []noc.Crossing
-	ref.Net.Record(func(c noc.Crossing) { cross = append(cross, c) })
+	var cross, credits []noc.Crossing // flit crossings, credit returns
+	ref.Net.Record(func(c noc.Crossing) {
+		if c.Credit {
+			credits = append(credits, c)
+		} else {
+			cross = append(cross, c)
+		}
+	})
 	var tr bytes.Buffer
 	res0, err := ref.Run(Options{Trace: &tr})
 	if err != nil {
@@ -168,10 +182,15 @@ func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 			spec = fmt.Sprintf("stuck:%d", rng.IntN(R))
 		} else {
 			c := cross[rng.IntN(len(cross))]
+			if kind == hw.FaultCreditDrop && len(credits) > 0 {
+				c = credits[rng.IntN(len(credits))]
+			}
 			name := idx.Name(int(c.Channel))
 			switch kind {
 			case hw.FaultFlip:
 				spec = fmt.Sprintf("flip:%s@%d:%d", name, c.Cycle, rng.IntN(sys.FlitWidth))
+			case hw.FaultAckFlip: // the ACK word of the crossing
+				spec = fmt.Sprintf("ackflip:%s@%d", name, c.Cycle+int64(c.Lat)-1)
 			default:
 				spec = fmt.Sprintf("%s:%s@%d", kind, name, c.Cycle)
 			}
