@@ -28,16 +28,17 @@
 // with its parity, as the channel returns it; crd_out, one credit per cycle
 // to the output's hx_credit): a damaged word is ignored and the next one
 // repairs it, so no credit is lost for good. A credit given to the output
-// also frees the entry of its flit (it was popped downstream), and a credit
-// is held back while the output's credits could overfill the buffer: a
-// full buffer stops the output in hardware. With R >= B the hold never
-// binds (every entry held is a credit the output lacks).
+// also frees the entry of its flit (it was popped downstream), whatever
+// became of its ACK. So the output's credits never exceed the buffer's
+// free entries (its counter starts at min(R, B): B in a system, where
+// R >= B), and a full buffer stops the output in hardware: it has no
+// credit. The overflow check below is an assertion of that.
 `timescale 1ns / 1ps
 module hx_link_tx #(
     parameter integer W = 8,     // flit width (FW+2, or more with sideband)
     parameter integer L = 2,     // channel latency, >= 2 (docs/reliability.md)
     parameter integer R = 4,     // replay buffer entries, >= B in a system
-    parameter integer B = 4      // downstream FIFO depth: the output's credits
+    parameter integer B = 4      // downstream FIFO depth
 ) (
     input                                   clk,
     input                                   rst,        // synchronous, active high
@@ -59,7 +60,6 @@ module hx_link_tx #(
     localparam integer PW = (R <= 2) ? 1 : $clog2(R);
     localparam integer HL = 2 * L - 1;          // ACK due HL cycles after the send cycle
     localparam [SB:0]    RR    = R[SB:0];
-    localparam [SB-1:0]  BB    = B[SB-1:0];
     localparam [SB-1:0]  ZERO  = 0;
     localparam [SB-1:0]  ONE   = 1;
     localparam [PW-1:0]  PZERO = 0;
@@ -74,7 +74,6 @@ module hx_link_tx #(
     reg [SB-1:0] need;           // flits due so far (sequence number past the last)
     reg [SB-1:0] gcnt;           // credits given to the output (pop count)
     reg [SB-1:0] clast;          // the last undamaged credit word's count
-    reg [SB-1:0] oc;             // the output's credits (its hx_credit's count)
     reg [HL-1:0] hist;           // hist[j]: a flit was sent j+1 cycles ago
 
     // (p + n) mod R for a buffer pointer p and a count n <= R.
@@ -101,13 +100,11 @@ module hx_link_tx #(
     // The credit word, and the credit given this cycle.
     wire [SB-1:0] cw      = crd_in[SB-1:0];
     wire [SB-1:0] cur     = !(^crd_in) ? cw : clast;
-    wire [SB-1:0] kc      = gcnt + ONE - aseq;  // entries freed if one more credit is given
+    wire          give    = (cur != gcnt);
+    wire [SB-1:0] kc      = gcnt + ONE - aseq;  // entries the credit given frees
     wire [SB-1:0] kav     = aok ? ka : ZERO;
-    wire [SB-1:0] kcv     = (kc <= occ) ? kc : ZERO;
-    wire [SB-1:0] kg      = (kcv > kav) ? kcv : kav;
-    wire          room    = {1'b0, oc} + {1'b0, occ} - {1'b0, kg} + {{SB{1'b0}}, 1'b1} <= RR;
-    wire          give    = (cur != gcnt) && room;
-    wire [SB-1:0] k       = (give && kcv > kav) ? kcv : kav;   // entries freed
+    wire [SB-1:0] kcv     = (give && kc <= occ) ? kc : ZERO;
+    wire [SB-1:0] k       = (kcv > kav) ? kcv : kav;   // entries freed
     wire [SB-1:0] occn    = occ + (in_valid ? ONE : ZERO) - k;
     wire [7:0]    chk;
     wire [HL-1:0] hnext;         // hist shifted by one cycle, this cycle's send in
@@ -138,7 +135,6 @@ module hx_link_tx #(
             need  <= ZERO;
             gcnt  <= ZERO;
             clast <= ZERO;
-            oc    <= BB;
             hist  <= {HL{1'b0}};
         end else begin
             if (in_valid) begin
@@ -150,7 +146,6 @@ module hx_link_tx #(
             occ   <= occn;
             gcnt  <= gcnt + (give ? ONE : ZERO);
             clast <= cur;
-            oc    <= oc - (in_valid ? ONE : ZERO) + (give ? ONE : ZERO);
             if (nak) begin
                 // Go back to the first flit the receiver lacks; what was
                 // sent since (this cycle's send included) is void.
@@ -171,8 +166,7 @@ module hx_link_tx #(
     end
 
 `ifndef SYNTHESIS
-    // Assertions only: the hardware holds credits back (room) so that the
-    // output never sends into a full buffer.
+    // Assertion only: the output has no credit while the buffer is full.
     always @(posedge clk) begin
         if (!rst) begin
             if (in_valid && {1'b0, occ} - {1'b0, k} == RR)
