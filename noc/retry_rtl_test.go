@@ -272,34 +272,47 @@ func TestLinkRetryRTLVectors(t *testing.T) {
 }
 
 // The model's go-back-N timing on one channel, by hand: a 4-flit packet
-// sent in cycles 0..3 on a channel of latency L; a drop at the crossing of
-// flit 1 (cycle 1) voids it and the flits sent after it until the missing
-// ACK (cycle 1+2L-1); flit 1 crosses again in 1+2L and is ready in 1+3L,
-// the others follow one per cycle; flit 0 is untouched.
+// sent in cycles 0..3 on a channel of link latency L (L' = max(L, 2) with
+// retry); a drop at the crossing of flit 1 (cycle 1) voids it and the
+// flits sent after it until the NAK (the ACK word read in 1+2L'-1); flit 1
+// crosses again in 1+2L' and is ready in 1+3L', the others follow one per
+// cycle; flit 0 is untouched. An ackflip on the word that carries the NAK
+// (sent in 1+L'-1) defers all of it by one cycle; one on flit 0's word
+// changes nothing.
 func TestRetryResendCycle(t *testing.T) {
 	for _, L := range []int{1, 2, 4} {
-		tp, _ := NewTopology([]int{2})
-		n, err := NewNetwork(tp, Config{BufferDepth: 8, LinkLatency: L})
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := n.portBase[0] + 1
-		n.SetRetry()
-		if err := n.SetFaults([]LinkFault{{Kind: LinkDrop, Channel: int(o), Cycle: 1}}, nil); err != nil {
-			t.Fatal(err)
-		}
-		var ready []int64
-		for i := range 4 {
-			_, gone, delay := n.faultySend(o, hw.Flit{Flags: hw.FlitFlags(i == 0, i == 3)}, int64(i))
-			if gone {
-				t.Fatalf("L=%d: flit %d lost", L, i)
+		l := int64(RetryLatency(L))
+		for _, c := range []struct {
+			acks  []int64 // ackflip cycles
+			extra int64
+		}{{nil, 0}, {[]int64{l}, 1}, {[]int64{l, l + 1}, 2}, {[]int64{l - 1}, 0}} {
+			tp, _ := NewTopology([]int{2})
+			n, err := NewNetwork(tp, Config{BufferDepth: 8, LinkLatency: L, Retry: true})
+			if err != nil {
+				t.Fatal(err)
 			}
-			ready = append(ready, int64(i)+delay+int64(L))
-		}
-		l := int64(L)
-		want := []int64{l, 1 + 3*l, 2 + 3*l, 3 + 3*l}
-		if !slices.Equal(ready, want) || n.Retried() != 1 {
-			t.Errorf("L=%d: ready %v, want %v; resent %d", L, ready, want, n.Retried())
+			o := n.portBase[0] + 1
+			n.SetRetry()
+			fs := []LinkFault{{Kind: LinkDrop, Channel: int(o), Cycle: 1}}
+			for _, u := range c.acks {
+				fs = append(fs, LinkFault{Kind: LinkAckFlip, Channel: int(o), Cycle: u})
+			}
+			if err := n.SetFaults(fs, nil); err != nil {
+				t.Fatal(err)
+			}
+			var ready []int64
+			for i := range 4 {
+				_, gone, delay := n.faultySend(o, hw.Flit{Flags: hw.FlitFlags(i == 0, i == 3)}, int64(i))
+				if gone {
+					t.Fatalf("L=%d: flit %d lost", L, i)
+				}
+				ready = append(ready, int64(i)+delay+l)
+			}
+			e := c.extra
+			want := []int64{l, 1 + 3*l + e, 2 + 3*l + e, 3 + 3*l + e}
+			if !slices.Equal(ready, want) || n.Retried() != 1 {
+				t.Errorf("L=%d ackflips %v: ready %v, want %v; resent %d", L, c.acks, ready, want, n.Retried())
+			}
 		}
 	}
 }
@@ -420,4 +433,57 @@ func replayLinkRTL(t *testing.T, cases []linkCase) {
 			t.Errorf("L=%d B=%d R=%d %+v: the RTL differs from the model: %v\n%s", c.L, c.B, c.R, c.Faults, err, out)
 		}
 	}
+}
+
+// The credit path's timing by hand (docs/reliability.md, "Link-level
+// retry", "Timing", and "Lost credits"): the ejection FIFO of node 1
+// popped in cycles 10, 11, 12 and 14 with a creditdrop in 10. With retry
+// (channel latency L' = 2) the credit of 10 counts from 13 instead of 12,
+// those popped right behind it one cycle late each (14, 15), the one of 14
+// on time (16). Without retry (latency 1) the credit of 10 is lost for
+// good: each later pop frees the slot before its own (the output runs
+// with one credit fewer), and its own waits, dead.
+func TestCreditDropCycle(t *testing.T) {
+	for _, retry := range []bool{true, false} {
+		tp, _ := NewTopology([]int{2})
+		n, err := NewNetwork(tp, Config{BufferDepth: 4, LinkLatency: 1, Retry: retry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := n.rxBase + 1
+		o := n.upOut(f)
+		if retry {
+			n.SetRetry()
+		}
+		if err := n.SetFaults([]LinkFault{{Kind: LinkCreditDrop, Channel: int(o), Cycle: 10}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []int64{10, 11, 12, 14} {
+			n.pop(f, -1, c)
+		}
+		var got []int32
+		for i := range uint32(n.B) {
+			got = append(got, n.slots[uint32(f)*n.B+i].when)
+		}
+		want := []int32{13, 14, 15, 16}
+		if !retry {
+			want = []int32{12, 13, 15, deadRel}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("retry %v: slots free from %v, want %v", retry, got, want)
+		}
+		if fs := n.LinkFaults(); fs[0].Hits != 1 || fs[0].First != 10 {
+			t.Errorf("retry %v: hits %d first %d, want 1, 10", retry, fs[0].Hits, fs[0].First)
+		}
+	}
+}
+
+// upOut is the output feeding FIFO f.
+func (n *Network) upOut(f int32) int32 {
+	for o := range n.out {
+		if n.out[o].down == f {
+			return int32(o)
+		}
+	}
+	return -1
 }
