@@ -14,13 +14,16 @@ const (
 	FaultDrop  = "drop"  // drop:CHANNEL@CYCLE      the flit crossing CHANNEL in CYCLE lost
 	FaultDead  = "dead"  // dead:CHANNEL@CYCLE      CHANNEL carries nothing from CYCLE on
 	FaultStuck = "stuck" // stuck:RANK              the rank never arrives
+	// Reverse-path faults (docs/reliability.md, "Link-level retry").
+	FaultAckFlip    = "ackflip"    // ackflip:CHANNEL@CYCLE    the ACK word CHANNEL's receiving link sends in CYCLE damaged (link_retry > 0)
+	FaultCreditDrop = "creditdrop" // creditdrop:CHANNEL@CYCLE the credit CHANNEL's downstream returns in CYCLE lost
 )
 
 // FaultKinds lists the fault kinds in documentation order.
-var FaultKinds = []string{FaultFlip, FaultDrop, FaultDead, FaultStuck}
+var FaultKinds = []string{FaultFlip, FaultDrop, FaultDead, FaultStuck, FaultAckFlip, FaultCreditDrop}
 
 // FaultAllowed describes a fault spec, for messages.
-const FaultAllowed = "flip:CHANNEL@CYCLE:BIT, drop:CHANNEL@CYCLE, dead:CHANNEL@CYCLE or stuck:RANK; CHANNEL as hxbar check --channels lists it"
+const FaultAllowed = "flip:CHANNEL@CYCLE:BIT, drop:CHANNEL@CYCLE, dead:CHANNEL@CYCLE, stuck:RANK, ackflip:CHANNEL@CYCLE (with link_retry) or creditdrop:CHANNEL@CYCLE; CHANNEL as hxbar check --channels lists it"
 
 // CRCAllowed describes crc_bits, for messages.
 const CRCAllowed = "0 (no check code) or 32 (CRC-32C in sideband bits of the tail flit)"
@@ -69,7 +72,7 @@ func ParseFault(spec string) (Fault, error) {
 		}
 		f.Rank = r
 		return f, nil
-	case FaultFlip, FaultDrop, FaultDead:
+	case FaultFlip, FaultDrop, FaultDead, FaultAckFlip, FaultCreditDrop:
 	default:
 		return bad(fmt.Sprintf("unknown kind %s", showString(kind)))
 	}
@@ -120,6 +123,8 @@ func (s *System) validateFaults() error {
 		switch {
 		case f.Kind == FaultFlip && f.Bit >= s.Wire().Bits():
 			return &FieldError{Field: field, Value: showString(spec), Allowed: s.Wire().BitsAllowed()}
+		case f.Kind == FaultAckFlip && s.LinkRetry == 0:
+			return &FieldError{Field: field, Value: showString(spec), Allowed: "an ackflip only with link_retry > 0 (without link-level retry there is no ACK to flip)"}
 		case f.Kind == FaultStuck && f.Rank >= s.NumRanks():
 			return &FieldError{Field: field, Value: showString(spec), Allowed: fmt.Sprintf("a rank 0..%d", s.NumRanks()-1)}
 		}

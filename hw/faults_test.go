@@ -14,16 +14,40 @@ func TestParseFault(t *testing.T) {
 		{"drop:n0.eject@0", Fault{Kind: FaultDrop, Channel: "n0.eject", Cycle: 0}},
 		{"dead:n3.d0+.vc1@12", Fault{Kind: FaultDead, Channel: "n3.d0+.vc1", Cycle: 12}},
 		{"stuck:7", Fault{Kind: FaultStuck, Rank: 7}},
+		{"ackflip:n1.d0.down@9", Fault{Kind: FaultAckFlip, Channel: "n1.d0.down", Cycle: 9}},
+		{"creditdrop:n2.inject@30", Fault{Kind: FaultCreditDrop, Channel: "n2.inject", Cycle: 30}},
 	} {
 		got, err := ParseFault(c.spec)
 		if err != nil || got != c.want || got.String() != c.spec {
 			t.Errorf("ParseFault(%q) = %+v, %v", c.spec, got, err)
 		}
 	}
-	for _, bad := range []string{"", "flip", "flip:n0@1", "flip:n0@x:1", "drop:@3", "dead:n0.d0.up", "stuck:-1", "melt:n0@1", "drop:n0@-4"} {
-		if _, err := ParseFault(bad); err == nil {
+	for _, bad := range []string{"", "flip", "flip:n0@1", "flip:n0@x:1", "drop:@3", "dead:n0.d0.up", "stuck:-1", "melt:n0@1", "drop:n0@-4",
+		"ackflip:n0.eject", "ackflip:@4", "ackflip:n0.eject@x", "creditdrop:n0.eject@-1", "creditdrop:n0.eject"} {
+		_, err := ParseFault(bad)
+		if err == nil {
 			t.Errorf("ParseFault(%q): no error", bad)
+			continue
 		}
+		// One line naming the spec and the allowed forms.
+		if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "ackflip:CHANNEL@CYCLE") {
+			t.Errorf("ParseFault(%q): %q", bad, msg)
+		}
+	}
+	// An ackflip needs link-level retry: the entry and the reason named.
+	s0 := Default()
+	s0.Faults = []string{"stuck:1", "ackflip:n0.d0.up@5"}
+	if err := s0.Validate(); err == nil || !strings.Contains(err.Error(), "faults[1]") || !strings.Contains(err.Error(), "link_retry") {
+		t.Errorf("ackflip without link_retry: %v", err)
+	}
+	s0.LinkRetry, s0.BufferDepth = 4, 4
+	if err := s0.Validate(); err != nil {
+		t.Errorf("ackflip with link_retry: %v", err)
+	}
+	s0.LinkRetry = 0
+	s0.Faults = []string{"creditdrop:n0.d0.up@5"}
+	if err := s0.Validate(); err != nil {
+		t.Errorf("creditdrop without link_retry: %v", err)
 	}
 	s := Default()
 	// Bits 0..63 data, 64..95 check code, 96 tail, 97 head (hw.Wire).

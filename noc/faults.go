@@ -14,6 +14,13 @@ const (
 	LinkFlip uint8 = iota // one bit of the flit crossing the channel in Cycle inverted
 	LinkDrop              // the flit crossing the channel in Cycle lost; its credit is kept
 	LinkDead              // from Cycle on every flit is swallowed and its credit never returns
+	// LinkAckFlip: the ACK word the receiving link sends in Cycle is
+	// damaged (link-level retry only): the sender ignores it.
+	LinkAckFlip
+	// LinkCreditDrop: the credit the downstream returns in Cycle (its pop)
+	// is lost; with link-level retry its credit word is damaged and the
+	// next one repairs it.
+	LinkCreditDrop
 )
 
 // LinkFault is a fault on one channel (Channel.ID).
@@ -29,11 +36,15 @@ type LinkFault struct {
 	First int64
 }
 
-// Crossing is one flit crossing one channel, as a recorder sees it.
+// Crossing is one flit crossing one channel, or with Credit one credit
+// returned on it (the downstream's pop), as a recorder sees it. Lat is the
+// channel's latency (with link-level retry, RetryLatency of the link's).
 type Crossing struct {
 	Channel int32
 	Cycle   int64
 	Head    bool
+	Credit  bool
+	Lat     int32
 }
 
 // faultState is the slow path of a network with faults: only outputs with
@@ -60,6 +71,17 @@ type faultState struct {
 	// cutTail makes a head the cut tail that ends its input's open packet
 	// (SetCutTail).
 	cutTail func(fl *hw.Flit)
+	// upOf maps a FIFO to the output feeding it, for the credit faults
+	// and the recorder (nil when neither is armed); byDown lists the
+	// credit drops per FIFO; acks the ACK flips per output (retry only).
+	upOf   map[int32]int32
+	byDown map[int32][]int
+	acks   map[int32][]int
+	// lastGive is, per FIFO with credit drops and retry, the cycle the
+	// sender's link last gave its output a credit; lost counts, without
+	// retry, the credits lost for good.
+	lastGive map[int32]int64
+	lost     map[int32]uint32
 }
 
 // SetFaults arms link faults on the network (before the run). flip
@@ -71,27 +93,65 @@ func (n *Network) SetFaults(fs []LinkFault, flip func(fl *hw.Flit, bit int) bool
 		if f.Channel < 0 || f.Channel >= len(n.out) {
 			return fmt.Errorf("fault on channel %d: the network has channels 0..%d", f.Channel, len(n.out)-1)
 		}
+		o := int32(f.Channel)
+		if f.Kind == LinkAckFlip && !st.retry {
+			return fmt.Errorf("ackflip on channel %d: the ACK exists only with link-level retry (link_retry > 0)", f.Channel)
+		}
+		if n.out[o].down < 0 {
+			return fmt.Errorf("fault on channel %d: the output drives no channel", f.Channel)
+		}
 		f.Hits, f.First = 0, -1
 		st.Faults = append(st.Faults, f)
-		o := int32(f.Channel)
-		st.byOut[o] = append(st.byOut[o], len(st.Faults)-1)
-		n.faultBits[o/64] |= 1 << (o % 64)
+		i := len(st.Faults) - 1
+		switch f.Kind {
+		case LinkAckFlip:
+			// The output takes the slow path, which counts the hits.
+			st.acks[o] = append(st.acks[o], i)
+			n.faultBits[o/64] |= 1 << (o % 64)
+		case LinkCreditDrop:
+			n.upIndex()
+			d := n.out[o].down
+			st.byDown[d] = append(st.byDown[d], i)
+		default:
+			st.byOut[o] = append(st.byOut[o], i)
+			n.faultBits[o/64] |= 1 << (o % 64)
+		}
 	}
 	return nil
 }
 
+// upIndex maps every FIFO to the output feeding it (the credit path's
+// faults and the recorder find a pop's channel by it).
+func (n *Network) upIndex() {
+	st := n.faults
+	if st.upOf != nil {
+		return
+	}
+	st.upOf = map[int32]int32{}
+	for o := range n.out {
+		if d := n.out[o].down; d >= 0 {
+			st.upOf[d] = int32(o)
+		}
+	}
+}
+
 // SetRetry turns link-level retry on (docs/reliability.md, "Link-level
-// retry"; the RTL is hx_link_tx / hx_link_rx): go-back-N over each channel.
-// A flit crosses the wire at the first cycle c >= its send cycle after the
-// previous flit's final crossing; a flip or a drop at c voids it, and the
-// sender learns it from the missing ACK in cycle c+2L-1 and resends it in
-// c+2L (L the channel's latency), unharmed; the flits behind it follow one
-// per cycle. It reaches the downstream FIFO L cycles after its final
-// crossing. Credits are unchanged: the output sends while it has credits
-// (the replay buffer, at least buffer_depth flits, never fills first), and
-// a credit returns when the downstream pops the flit. A dead channel holds
-// its first flit from its cycle on, and every flit behind it, with their
-// credits.
+// retry"; the RTL is hx_link_tx / hx_link_rx) on a network built with
+// Config.Retry, before SetFaults: go-back-N over each channel, with a
+// cumulative ACK. A flit crosses the wire at the first cycle c >= its send
+// cycle after the previous flit's final crossing; a flip or a drop at c
+// voids it, and the sender learns it from the ACK word it reads in cycle
+// d, the first from c+2L-1 on that is undamaged (the receiver sent it in
+// d-L; an ackflip there damages it), and resends it in d+1 (L the
+// channel's latency), unharmed; the flits behind it follow one per cycle.
+// It reaches the downstream FIFO L cycles after its final crossing. A
+// damaged ACK word delays nothing else. Credits: a credit word damaged by
+// a creditdrop in cycle u (read by the sender's link in u+L-1) is
+// ignored; each credit is given to the output in the first cycle from
+// pop+L-1 on whose word is undamaged, one per cycle (creditGive); the
+// replay buffer, at least buffer_depth flits, never stops the output. A
+// dead channel holds its first flit from its cycle on, and every flit
+// behind it, with their credits.
 func (n *Network) SetRetry() {
 	st := n.faultState()
 	st.retry = true
@@ -105,13 +165,14 @@ func (n *Network) SetRetry() {
 // cycle with link-level retry and the armed faults: the channel's latency
 // L plus 2L per flip or drop armed on it (each voids at most one of the
 // channel's final crossings, and an output sends at most one flit per
-// cycle, so a queue behind a resend adds nothing). 0 without retry.
+// cycle, so a queue behind a resend adds nothing), plus one per ACK flip.
+// 0 without retry.
 func (n *Network) RetryHorizon() int64 {
 	st := n.faults
 	if st == nil || !st.retry {
 		return 0
 	}
-	var h int64
+	h := n.netLat
 	for o, is := range st.byOut {
 		k := int64(0)
 		for _, i := range is {
@@ -120,7 +181,8 @@ func (n *Network) RetryHorizon() int64 {
 			}
 		}
 		lat := int64(n.fifo[n.out[o].down].lat)
-		h = max(h, lat+2*lat*k)
+		// Each ACK flip defers one resend by a cycle.
+		h = max(h, lat+2*lat*k+int64(len(st.acks[o])))
 	}
 	return h
 }
@@ -138,6 +200,7 @@ func (n *Network) Retried() int {
 func (n *Network) Record(rec func(Crossing)) {
 	st := n.faultState()
 	st.record = rec
+	n.upIndex()
 	for o := range n.out {
 		n.faultBits[o/64] |= 1 << (o % 64)
 	}
@@ -153,7 +216,8 @@ func (n *Network) LinkFaults() []LinkFault {
 
 func (n *Network) faultState() *faultState {
 	if n.faults == nil {
-		n.faults = &faultState{byOut: map[int32][]int{}}
+		n.faults = &faultState{byOut: map[int32][]int{}, byDown: map[int32][]int{}, acks: map[int32][]int{},
+			lastGive: map[int32]int64{}, lost: map[int32]uint32{}}
 		n.faultBits = make([]uint64, (len(n.out)+63)/64)
 		n.armIllegal()
 	}
@@ -174,7 +238,7 @@ func (n *Network) applyFault(o int32, fl *hw.Flit, t int64) int {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.record != nil {
-		st.record(Crossing{Channel: o, Cycle: t, Head: fl.Head()})
+		st.record(Crossing{Channel: o, Cycle: t, Head: fl.Head(), Lat: int32(n.fifo[n.out[o].down].lat)})
 	}
 	res := passFlit
 	for _, i := range st.byOut[o] {
@@ -261,9 +325,10 @@ func (n *Network) faultySend(o int32, fl hw.Flit, t int64) (_ hw.Flit, gone bool
 // sender of hx_link_tx, one flit at a time. The flit goes onto the wire
 // in cycle c, the first cycle from t after the previous flit's final
 // crossing; a flip or drop there makes the receiver discard it, and the
-// missing ACK (due in c+2L-1) resends it in c+2L. Crossings of flits the
-// receiver discards anyway (sent behind a voided one before the resend)
-// are not looked at: a fault there changes nothing.
+// first undamaged ACK word from c+2L-1 on (nakCycle) resends it in the
+// cycle after. Crossings of flits the receiver discards anyway (sent
+// behind a voided one before the resend) are not looked at: a fault there
+// changes nothing.
 func (n *Network) retrySend(o int32, f *hw.Flit, t int64) (_ hw.Flit, gone bool, delay int64) {
 	st := n.faults
 	if st.last[o] == taken { // behind a flit a dead channel holds
@@ -276,6 +341,7 @@ func (n *Network) retrySend(o int32, f *hw.Flit, t int64) (_ hw.Flit, gone bool,
 		switch n.applyFault(o, f, c) {
 		case passFlit:
 			st.last[o] = c
+			n.ackFlipAt(o, c+lat-1) // the word that acknowledges it
 			return *f, false, c - t
 		case swallowFlit:
 			st.last[o] = taken
@@ -283,6 +349,124 @@ func (n *Network) retrySend(o int32, f *hw.Flit, t int64) (_ hw.Flit, gone bool,
 			return *f, true, 0
 		}
 		st.Retried++
-		c += 2 * lat
+		c = n.nakCycle(o, c+2*lat-1, lat) + 1
 	}
+}
+
+// nakCycle is the cycle from d on in which output o's link reads an
+// undamaged ACK word (the receiver sent it L cycles before; an ackflip in
+// that cycle damages it) and so learns of a loss.
+func (n *Network) nakCycle(o int32, d, lat int64) int64 {
+	for n.ackFlipAt(o, d-lat) {
+		d++
+	}
+	return d
+}
+
+// ackFlipAt reports whether an ackflip damages the ACK word output o's
+// receiving link sends in cycle u, and counts it as a hit: the word
+// acknowledged a flit or would have told of a loss.
+func (n *Network) ackFlipAt(o int32, u int64) bool {
+	st := n.faults
+	hit := false
+	for _, i := range st.acks[o] {
+		if f := &st.Faults[i]; f.Cycle == u {
+			if f.Hits == 0 {
+				f.First = u
+			}
+			f.Hits++
+			hit = true
+		}
+	}
+	return hit
+}
+
+// creditPop runs the credit path of FIFO f's channel for its pop in cycle
+// t (Network.pop's slow path) and reports whether it stored the popped
+// slot's free cycle itself. Without link-level retry a creditdrop loses
+// the credit for good: the output runs with one credit fewer, i.e. each
+// later credit frees the slot the lost one would have (the ring's oldest
+// unfreed slot), and the popped slot waits, marked dead, for a later one.
+// With retry the credit is given in creditGive.
+func (n *Network) creditPop(f int32, t int64) bool {
+	st := n.faults
+	if st.upOf == nil {
+		return false
+	}
+	o, ok := st.upOf[f]
+	if !ok {
+		return false
+	}
+	lat := int64(n.fifo[f].lat)
+	st.mu.Lock() // a big system's workers may share a cycle
+	defer st.mu.Unlock()
+	if st.record != nil {
+		st.record(Crossing{Channel: o, Cycle: t, Credit: true, Lat: int32(lat)})
+	}
+	is := st.byDown[f]
+	if len(is) == 0 {
+		return false
+	}
+	front := n.front(f)
+	if st.retry {
+		atomic.StoreInt32(&front.when, n.rel(n.creditGive(f, t, lat)+1))
+		return true
+	}
+	drop := false
+	for _, i := range is {
+		if fl := &st.Faults[i]; fl.Cycle == t {
+			if fl.Hits == 0 {
+				fl.First = t
+			}
+			fl.Hits++
+			drop = true
+		}
+	}
+	m := st.lost[f]
+	switch {
+	case drop:
+		st.lost[f] = m + 1
+		atomic.StoreInt32(&front.when, deadRel)
+	case m > 0 && m < n.B:
+		q := &n.fifo[f]
+		s := (uint32(q.head) + n.B - m) % n.B
+		atomic.StoreInt32(&n.slots[uint32(f)*n.B+s].when, n.rel(t+lat))
+		atomic.StoreInt32(&front.when, deadRel)
+	case m >= n.B: // every credit lost: the output never sends again
+		atomic.StoreInt32(&front.when, deadRel)
+	default:
+		return false
+	}
+	return true
+}
+
+// creditGive is the cycle in which the sender's link gives the output the
+// credit of FIFO f's pop in cycle t (link-level retry, hx_link_tx): the
+// first cycle from t+L-1 on whose credit word (sent by the receiver L-1
+// cycles before) is undamaged, and after the previous credit's, one
+// credit per cycle.
+func (n *Network) creditGive(f int32, t, lat int64) int64 {
+	st := n.faults
+	g := t + lat - 1
+	for {
+		hit := false
+		for _, i := range st.byDown[f] {
+			if fl := &st.Faults[i]; fl.Cycle == g-lat+1 {
+				if fl.Hits == 0 {
+					fl.First = fl.Cycle
+				}
+				fl.Hits++
+				hit = true
+			}
+		}
+		if !hit {
+			break
+		}
+		g++
+	}
+	if last, ok := st.lastGive[f]; ok && g <= last {
+		g = last + 1
+	}
+	st.lastGive[f] = g
+	return g
 }

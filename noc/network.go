@@ -17,7 +17,15 @@ type Config struct {
 	BufferDepth int  // flits per input FIFO
 	LinkLatency int  // cycles on exchanger <-> crossbar channels
 	HalfDuplex  bool // exchanger/crossbar port pairs share one wire
+	// Retry: link-level retry wraps every channel (docs/reliability.md,
+	// "Link-level retry"); a channel then takes RetryLatency cycles.
+	Retry bool
 }
+
+// RetryLatency is the latency of a channel of latency l with link-level
+// retry: at least 2, so that the receiver's check reads a register (a
+// 1-cycle link gets one stage: docs/reliability.md).
+func RetryLatency(l int) int { return max(l, 2) }
 
 // slot is one FIFO entry: 16 bytes, so that a FIFO of depth 4 is one cache
 // line. when says, in one 32-bit cycle relative to Network.epoch (atomic:
@@ -175,7 +183,10 @@ type Network struct {
 	T   *Topology // the hyper-crossbar, or nil for another fabric
 	F   Fabric    // the fabric (T when it is the hyper-crossbar)
 	cfg Config
-	B   uint32
+	// epLat, netLat: the latency of an endpoint's channels and of a
+	// channel between switches (latOf).
+	epLat, netLat int64
+	B             uint32
 
 	switches, nodes int
 	// gen routes every head flit through the fabric's routing function;
@@ -352,6 +363,10 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 		return nil, fmt.Errorf("network of %d switches and %d nodes: too many elements for the cycle model (allowed: fewer than %d in all)", S, N, maxElements)
 	}
 	n := &Network{F: f, cfg: cfg, B: uint32(cfg.BufferDepth), switches: S, nodes: N, Wake: func(int, int32, int64) {}, rebaseAfter: rebaseAfter}
+	n.epLat, n.netLat = 1, int64(cfg.LinkLatency)
+	if cfg.Retry {
+		n.epLat, n.netLat = int64(RetryLatency(1)), int64(RetryLatency(cfg.LinkLatency))
+	}
 	n.portBase = make([]int32, S+1)
 	p := 0
 	for s := 0; s < S; s++ {
@@ -576,14 +591,15 @@ func (n *Network) pushes(f int32) uint32 {
 
 // latOf is the latency of the channel output o drives into FIFO d: 1 for
 // an endpoint's injection and ejection channels, the link latency for a
-// channel between switches. newNetwork sets fifoState.lat (the reader's
+// channel between switches (with link-level retry, RetryLatency of
+// those). newNetwork sets fifoState.lat (the reader's
 // copy, for the pop) from it; the push uses it so as not to read the
 // downstream's record.
 func (n *Network) latOf(o, d int32) int64 {
 	if o >= n.rxBase || d >= n.rxBase {
-		return 1
+		return n.epLat
 	}
-	return int64(n.cfg.LinkLatency)
+	return n.netLat
 }
 
 // hasCredit reports whether output o may send a flit in cycle t: the slot
@@ -649,7 +665,9 @@ func (n *Network) push(o, f int32, sw int32, b flitBody, data uint64, code uint3
 // its credit to the upstream, visible from cycle t + L.
 func (n *Network) pop(f int32, sw int32, t int64) {
 	q := &n.fifo[f]
-	atomic.StoreInt32(&n.front(f).when, n.rel(t+int64(q.lat)))
+	if n.faults == nil || !n.creditPop(f, t) {
+		atomic.StoreInt32(&n.front(f).when, n.rel(t+int64(q.lat)))
+	}
 	if h := uint32(q.head) + 1; h == n.B {
 		q.head = 0
 	} else {

@@ -128,7 +128,7 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 		netDone = make(chan error, 1)
 		go func() {
 			var err error
-			net, err = noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == hw.DuplexHalf})
+			net, err = noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == hw.DuplexHalf, Retry: sys.LinkRetry > 0})
 			netDone <- err
 		}()
 	}})
@@ -180,6 +180,9 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 	// L cycles after it is sent, or with link-level retry a resent flit's,
 	// 2L more per flip or drop on its channel (noc.Network.RetryHorizon).
 	horizon := sys.LinkLatency
+	if sys.LinkRetry > 0 {
+		horizon = noc.RetryLatency(horizon)
+	}
 	if h := net.RetryHorizon(); h > int64(horizon) {
 		if h > maxWheel-2 {
 			return nil, fmt.Errorf("invalid faults: with link_retry, the flips and drops on one channel may delay a flit by %d cycles, past the model's %d-cycle horizon (fewer faults per channel, or a lower link_latency)", h, maxWheel-2)

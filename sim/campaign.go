@@ -141,15 +141,15 @@ func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 	if len(sys.Faults) > 0 {
 		return nil, &hw.FieldError{Field: "faults", Value: fmt.Sprintf("%d entries", len(sys.Faults)), Allowed: "[] for a campaign (it injects its own)"}
 	}
-	kinds, perRun, err := campaignPlan(opt)
+	kinds, perRun, err := campaignPlan(sys, opt)
 	if err != nil {
 		return nil, err
 	}
-	ref, cross, res0, want, err := campaignBaseline(sys)
+	ref, cross, credits, res0, want, err := campaignBaseline(sys)
 	if err != nil {
 		return nil, err
 	}
-	d := &faultDraw{sys: sys, cross: cross, idx: noc.NewChannelIndex(ref.Fabric)}
+	d := &faultDraw{sys: sys, cross: cross, credits: credits, idx: noc.NewChannelIndex(ref.Fabric)}
 	// A faulty run that has not completed by then never will: stop it.
 	fsys := sys
 	fsys.MaxCycles = min(sys.MaxCycles, 10*res0.Cycles+1000)
@@ -191,14 +191,22 @@ func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 
 // campaignPlan checks a campaign's kinds and faults per run, with their
 // defaults.
-func campaignPlan(opt CampaignOptions) (kinds []string, perRun []int, err error) {
+func campaignPlan(sys hw.System, opt CampaignOptions) (kinds []string, perRun []int, err error) {
 	kinds = opt.Kinds
 	if len(kinds) == 0 {
-		kinds = hw.FaultKinds
+		// Every kind the system can meet: an ackflip needs link retry.
+		for _, k := range hw.FaultKinds {
+			if k != hw.FaultAckFlip || sys.LinkRetry > 0 {
+				kinds = append(kinds, k)
+			}
+		}
 	}
 	for _, k := range kinds {
 		if !slices.Contains(hw.FaultKinds, k) {
 			return nil, nil, fmt.Errorf("invalid kind %q (allowed: %s)", k, strings.Join(hw.FaultKinds, ", "))
+		}
+		if k == hw.FaultAckFlip && sys.LinkRetry == 0 {
+			return nil, nil, fmt.Errorf("invalid kind %q: an ackflip needs link_retry > 0 (without link-level retry there is no ACK)", k)
 		}
 	}
 	perRun = opt.PerRun
@@ -214,34 +222,45 @@ func campaignPlan(opt CampaignOptions) (kinds []string, perRun []int, err error)
 }
 
 // campaignBaseline runs sys fault-free, recording every flit crossing
-// (sorted by cycle, then channel), and returns the system, the
-// crossings, the result and the run's signature.
-func campaignBaseline(sys hw.System) (*System, []noc.Crossing, *Result, []string, error) {
+// and every credit return (each sorted by cycle, then channel), and
+// returns the system, the crossings, the credit returns, the result and
+// the run's signature.
+func campaignBaseline(sys hw.System) (*System, []noc.Crossing, []noc.Crossing, *Result, []string, error) {
 	ref, err := campaignReference(sys)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, nil, nil, err
 	}
-	var cross []noc.Crossing
-	ref.Net.Record(func(c noc.Crossing) { cross = append(cross, c) })
+	var cross, credits []noc.Crossing
+	ref.Net.Record(func(c noc.Crossing) {
+		if c.Credit {
+			credits = append(credits, c)
+		} else {
+			cross = append(cross, c)
+		}
+	})
 	var tr bytes.Buffer
 	res0, err := ref.Run(Options{Trace: &tr})
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("the fault-free run: %w", err)
+		return nil, nil, nil, nil, nil, fmt.Errorf("the fault-free run: %w", err)
 	}
-	slices.SortFunc(cross, func(a, b noc.Crossing) int {
+	byCycle := func(a, b noc.Crossing) int {
 		if a.Cycle != b.Cycle {
 			return cmp.Compare(a.Cycle, b.Cycle)
 		}
 		return cmp.Compare(a.Channel, b.Channel)
-	})
-	return ref, cross, res0, signature(tr.Bytes()), nil
+	}
+	slices.SortFunc(cross, byCycle)
+	slices.SortFunc(credits, byCycle)
+	return ref, cross, credits, res0, signature(tr.Bytes()), nil
 }
 
-// faultDraw draws a campaign run's faults.
+// faultDraw draws a campaign run's faults: flips, drops, dead channels
+// and ACK flips on flit crossings, credit drops on credit returns.
 type faultDraw struct {
-	sys   hw.System
-	cross []noc.Crossing
-	idx   *noc.ChannelIndex
+	sys     hw.System
+	cross   []noc.Crossing
+	credits []noc.Crossing
+	idx     *noc.ChannelIndex
 }
 
 // draw draws n faults of kind (a stuck rank when the run has no traffic)
@@ -258,10 +277,15 @@ func (d *faultDraw) draw(rng *rand.Rand, kind string, n int) (string, []string) 
 	specs := make([]string, n)
 	for j := range specs {
 		c := d.cross[rng.IntN(len(d.cross))]
+		if kind == hw.FaultCreditDrop && len(d.credits) > 0 {
+			c = d.credits[rng.IntN(len(d.credits))]
+		}
 		name := d.idx.Name(int(c.Channel))
 		switch kind {
 		case hw.FaultFlip:
 			specs[j] = fmt.Sprintf("flip:%s@%d:%d", name, c.Cycle, rng.IntN(d.sys.FlitWidth))
+		case hw.FaultAckFlip: // the ACK word of the crossing
+			specs[j] = fmt.Sprintf("ackflip:%s@%d", name, c.Cycle+int64(c.Lat)-1)
 		default:
 			specs[j] = fmt.Sprintf("%s:%s@%d", kind, name, c.Cycle)
 		}

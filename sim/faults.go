@@ -48,6 +48,10 @@ func (s *System) armFaults() error {
 			lf.Kind = noc.LinkDrop
 		case hw.FaultDead:
 			lf.Kind = noc.LinkDead
+		case hw.FaultAckFlip:
+			lf.Kind = noc.LinkAckFlip
+		case hw.FaultCreditDrop:
+			lf.Kind = noc.LinkCreditDrop
 		}
 		links = append(links, lf)
 		s.linkSpecs = append(s.linkSpecs, f.String())

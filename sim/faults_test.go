@@ -23,7 +23,11 @@ func faultTrace(t *testing.T, sys hw.System, rec bool) (*Result, string, []noc.C
 	}
 	var cross []noc.Crossing
 	if rec {
-		s.Net.Record(func(c noc.Crossing) { cross = append(cross, c) })
+		s.Net.Record(func(c noc.Crossing) {
+			if !c.Credit { // flit crossings only
+				cross = append(cross, c)
+			}
+		})
 	}
 	var tr bytes.Buffer
 	res, err := s.Run(Options{Trace: &tr})

@@ -81,6 +81,11 @@ func channelInstances(s *design.Design) map[int]chanInst {
 //     flip's bit is the same bit), the receiving link discards the
 //     damaged or missing flit and the sender resends it with its credit;
 //   - dead:C@T: valid forced to 0 from cycle T on, no credit back;
+//   - ackflip:C@T: bit 0 of the ACK word C's receiving link (<inst>_rx)
+//     sends in cycle T inverted (fi_ackflip, link_retry only);
+//   - creditdrop:C@T: the credit C's downstream returns in cycle T lost
+//     (fi_ckill: the pulse forced to 0, or with link-level retry bit 0 of
+//     the credit word inverted);
 //   - stuck:R: nothing here (scenario.hex has no arrival for the rank).
 //
 // With faults the units' simulation-only payload check is off: the
@@ -160,6 +165,13 @@ func faultInjection(s *design.Design) (injection, error) {
 			d.WriteString("            end\n")
 		case hw.FaultDead:
 			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) %s.fi_kill = 1'b1;\n", f.Cycle, ch)
+		case hw.FaultAckFlip, hw.FaultCreditDrop:
+			reg := ch + ".fi_ckill"
+			if f.Kind == hw.FaultAckFlip {
+				reg = ch + "_rx.fi_ackflip"
+			}
+			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) %s = 1'b1;\n", f.Cycle, reg)
+			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) %s = 1'b0;\n", f.Cycle+1, reg)
 		}
 	}
 	m.WriteString("\n    // Faults are injected: the units' simulation-only payload checks and\n")

@@ -100,7 +100,11 @@ func crossings(t testing.TB, sys hw.System) ([]noc.Crossing, []byte) {
 		t.Fatal(err)
 	}
 	var cr []noc.Crossing
-	s.Net.Record(func(c noc.Crossing) { cr = append(cr, c) })
+	s.Net.Record(func(c noc.Crossing) {
+		if !c.Credit { // flits only; creditCrossings has the credits
+			cr = append(cr, c)
+		}
+	})
 	var tr bytes.Buffer
 	if _, err := s.Run(sim.Options{Trace: &tr}); err != nil {
 		t.Fatalf("%s: fault-free run: %v", sys.Name, err)
@@ -127,6 +131,10 @@ func drawFault(rng *rand.Rand, sys *hw.System, names []string, cr []noc.Crossing
 		}
 	case "drop":
 		return fmt.Sprintf("drop:%s@%d", name, c.Cycle)
+	case "ackflip": // the ACK word of the crossing (sent as it arrives)
+		return fmt.Sprintf("ackflip:%s@%d", name, c.Cycle+int64(c.Lat)-1)
+	case "creditdrop": // cr holds credit returns (creditCrossings)
+		return fmt.Sprintf("creditdrop:%s@%d", name, c.Cycle)
 	}
 	return fmt.Sprintf("dead:%s@%d", name, c.Cycle)
 }

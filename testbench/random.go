@@ -167,11 +167,12 @@ func buildsForRTL(sys hw.System) bool {
 }
 
 // faultKindsDrawn are the fault kinds the generator draws, in the order
-// of hw.FaultKinds.
-var faultKindsDrawn = []string{hw.FaultFlip, hw.FaultDrop, hw.FaultDead, hw.FaultStuck}
+// of hw.FaultKinds (an ackflip only with link retry).
+var faultKindsDrawn = []string{hw.FaultFlip, hw.FaultDrop, hw.FaultDead, hw.FaultStuck, hw.FaultAckFlip, hw.FaultCreditDrop}
 
 // drawFaults adds 1-3 faults to sys, each on a crossing of the fault-free
-// run (so that it hits traffic), and a watchdog when there is none (a
+// run (so that it hits traffic; a creditdrop on a credit return, an
+// ackflip on the ACK word of a crossing), and a watchdog when there is none (a
 // fault must end in an error the model and the RTL both report, not in a
 // hang). It reports false when the faulty run cannot be compared (the
 // model does not finish).
@@ -180,8 +181,14 @@ func drawFaults(rng *rand.Rand, sys hw.System) (hw.System, bool) {
 	if err != nil {
 		return sys, false
 	}
-	var cr []noc.Crossing
-	s.Net.Record(func(c noc.Crossing) { cr = append(cr, c) })
+	var cr, credits []noc.Crossing // flit crossings, credit returns
+	s.Net.Record(func(c noc.Crossing) {
+		if c.Credit {
+			credits = append(credits, c)
+		} else {
+			cr = append(cr, c)
+		}
+	})
 	if _, _, err := Trace(s); err != nil || len(cr) == 0 {
 		return sys, false
 	}
@@ -189,10 +196,20 @@ func drawFaults(rng *rand.Rand, sys hw.System) (hw.System, bool) {
 	for _, c := range noc.Channels(s.Fabric) {
 		names = append(names, c.Name)
 	}
+	var kinds []string // every kind the system can meet
+	for _, k := range faultKindsDrawn {
+		if (k != hw.FaultAckFlip || sys.LinkRetry > 0) && (k != hw.FaultCreditDrop || len(credits) > 0) {
+			kinds = append(kinds, k)
+		}
+	}
 	k := 1 + rng.IntN(3)
 	for range k {
-		kind := faultKindsDrawn[rng.IntN(len(faultKindsDrawn))]
-		sys.Faults = append(sys.Faults, drawOneFault(rng, &sys, names, cr, kind))
+		kind := kinds[rng.IntN(len(kinds))]
+		on := cr
+		if kind == hw.FaultCreditDrop {
+			on = credits
+		}
+		sys.Faults = append(sys.Faults, drawOneFault(rng, &sys, names, on, kind))
 	}
 	if sys.Watchdog == 0 {
 		sys.Watchdog = int64(200 + rng.IntN(800))
@@ -203,8 +220,9 @@ func drawFaults(rng *rand.Rand, sys hw.System) (hw.System, bool) {
 	return sys, true
 }
 
-// drawOneFault draws a fault of kind on crossing traffic; a flip's bit
-// among those the RTL testbench injects as the model does.
+// drawOneFault draws a fault of kind on crossing traffic (cr: credit
+// returns for a creditdrop, flit crossings otherwise); a flip's bit among
+// those the RTL testbench injects as the model does.
 func drawOneFault(rng *rand.Rand, sys *hw.System, names []string, cr []noc.Crossing, kind string) string {
 	if kind == hw.FaultStuck {
 		return fmt.Sprintf("stuck:%d", rng.IntN(sys.NumRanks()))
@@ -221,6 +239,10 @@ func drawOneFault(rng *rand.Rand, sys *hw.System, names []string, cr []noc.Cross
 		}
 	case hw.FaultDrop:
 		return fmt.Sprintf("drop:%s@%d", name, c.Cycle)
+	case hw.FaultAckFlip: // the ACK word of the crossing, sent as it arrives
+		return fmt.Sprintf("ackflip:%s@%d", name, c.Cycle+int64(c.Lat)-1)
+	case hw.FaultCreditDrop:
+		return fmt.Sprintf("creditdrop:%s@%d", name, c.Cycle)
 	}
 	return fmt.Sprintf("dead:%s@%d", name, c.Cycle)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -158,5 +159,135 @@ func TestScenarioStuckRank(t *testing.T) {
 	}
 	if arrivals != 15 {
 		t.Errorf("%d ranks arrive, want 15", arrivals)
+	}
+}
+
+// creditCrossings runs sys fault-free and records every credit returned
+// (each downstream pop), as a creditdrop draws them.
+func creditCrossings(t *testing.T, sys hw.System) []noc.Crossing {
+	t.Helper()
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cr []noc.Crossing
+	s.Net.Record(func(c noc.Crossing) {
+		if c.Credit {
+			cr = append(cr, c)
+		}
+	})
+	if _, err := s.Run(sim.Options{}); err != nil {
+		t.Fatalf("%s: fault-free run: %v", sys.Name, err)
+	}
+	return cr
+}
+
+// TestReverseFaultsCosim: faults on the reverse path, co-simulated under
+// Icarus (docs/reliability.md, "Link-level retry"). With link-level retry
+// an ackflip (on the ACK word of a drawn crossing), a creditdrop (on a
+// drawn credit return), and a drop whose NAK an ackflip defers (both on
+// one crossing: the resend waits a cycle) all recover: the run completes
+// with no error and every rank's result is the fault-free one. Without
+// retry a creditdrop loses the credit for good: the run still completes
+// with buffer_depth 2, or the watchdog reports the channel with 1. Each
+// fault hits (Hits > 0), and Icarus prints the model's trace cycle for
+// cycle.
+func TestReverseFaultsCosim(t *testing.T) {
+	needTools(t, Icarus)
+	t.Parallel()
+	mk := func(name string, lat, buf, lr int) hw.System {
+		s := system(t, name, []int{4, 4}, 16, "butterfly", "sum", lat, buf, 64)
+		s.LinkRetry, s.Watchdog = lr, 150
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	designs := []struct {
+		sys   hw.System
+		kinds []string
+	}{
+		{mk("rv-L1-B2-R2", 1, 2, 2), []string{"ackflip", "creditdrop", "drop+ackflip", "drop+ackflip"}},
+		{mk("rv-L2-B4-R4", 2, 4, 4), []string{"ackflip", "creditdrop", "drop+ackflip"}},
+		{mk("rv-L3-B2-R3", 3, 2, 3), []string{"drop+ackflip"}},
+		{mk("rv-noretry-L1-B2", 1, 2, 0), []string{"creditdrop"}},
+		{mk("rv-noretry-L2-B1", 2, 1, 0), []string{"creditdrop"}},
+	}
+	rng := rand.New(rand.NewPCG(2026, 20))
+	var runs []faultRun
+	for _, d := range designs {
+		flits, _ := crossings(t, d.sys)
+		credits := creditCrossings(t, d.sys)
+		s0, _, refRes, err := RunModel(d.sys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, c := range noc.Channels(s0.Fabric) {
+			names = append(names, c.Name)
+		}
+		for i, kind := range d.kinds {
+			sys := d.sys
+			switch kind {
+			case "creditdrop":
+				// On a channel that carries a flit later: the credit is
+				// needed again.
+				var used []noc.Crossing
+				for _, c := range credits {
+					if slices.ContainsFunc(flits, func(f noc.Crossing) bool { return f.Channel == c.Channel && f.Cycle > c.Cycle }) {
+						used = append(used, c)
+					}
+				}
+				sys.Faults = []string{drawFault(rng, &sys, names, used, kind)}
+			case "drop+ackflip":
+				c := flits[rng.IntN(len(flits))]
+				one := []noc.Crossing{c}
+				sys.Faults = []string{drawFault(rng, &sys, names, one, "drop"), drawFault(rng, &sys, names, one, "ackflip")}
+			default:
+				sys.Faults = []string{drawFault(rng, &sys, names, flits, kind)}
+			}
+			sys.MaxCycles = 4000
+			if err := sys.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			s, err := sim.Build(sys, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			trace, res, err := Trace(s)
+			if err != nil {
+				t.Fatalf("%s %v: %v", sys.Name, sys.Faults, err)
+			}
+			for _, f := range res.Faults {
+				if f.Hits < 1 {
+					t.Fatalf("%s %v: %s hit nothing: the draw is not on traffic", sys.Name, sys.Faults, f.Spec)
+				}
+			}
+			lostForGood := sys.LinkRetry == 0 && sys.BufferDepth == 1
+			switch {
+			case lostForGood:
+				if len(res.Errors) == 0 {
+					t.Fatalf("%s %v: the only credit lost, no error reported", sys.Name, sys.Faults)
+				}
+			case len(res.Errors) > 0 || !res.Complete:
+				t.Fatalf("%s %v: did not recover: %+v", sys.Name, sys.Faults, res.Errors)
+			default:
+				for j, n := range res.Nodes {
+					if n.Result != refRes.Nodes[j].Result {
+						t.Fatalf("%s %v: rank %d result %s, fault-free %s", sys.Name, sys.Faults, n.Rank, n.Result, refRes.Nodes[j].Result)
+					}
+				}
+			}
+			if kind == "drop+ackflip" && s.Net.Retried() == 0 {
+				t.Fatalf("%s %v: no flit resent", sys.Name, sys.Faults)
+			}
+			runs = append(runs, faultRun{name: fmt.Sprintf("%s-%d-%s", sys.Name, i, kind), kind: kind, sys: sys, s: s, trace: trace, errs: res.Errors})
+		}
+	}
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
+			t.Parallel()
+			cosimFaultRun(t, r)
+		})
 	}
 }

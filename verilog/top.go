@@ -73,7 +73,9 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 		p("    localparam integer LR   = %d;   // link-level retry: replay buffer entries per link direction\n", sys.LinkRetry)
 		p("    localparam integer CW   = %d;   // link check code bits (hw.LinkCode)\n", hw.LinkCode.Width)
 		p("    localparam [CW-1:0] CPOLY = %d'h%04X;   // its polynomial\n", hw.LinkCode.Width, hw.LinkCode.Poly)
-		p("    localparam integer LW   = W + $clog2(LR + 1) + CW;   // on the wire: {chk[CW-1:0], seq, flit}\n")
+		p("    localparam integer LS   = $clog2((LR > B ? LR : B) + 1);   // link sequence number bits\n")
+		p("    localparam integer LW   = W + LS + CW;   // on the wire: {chk[CW-1:0], seq, flit}\n")
+		p("    localparam integer LL   = (L < 2) ? 2 : L;   // a retrying link's latency (its check reads a register)\n")
 	}
 	for k := 0; k < 4; k++ {
 		p("    localparam integer K%d   = %d;\n", k, k4[k])
@@ -206,7 +208,9 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 // output's counter). With link-level retry (R > 0, docs/reliability.md)
 // hx_link_tx name_tx and hx_link_rx name_rx wrap it, so that the wire, the
 // hx_chan's in_valid / in_flit where a testbench injects faults, carries
-// {chk, seq, flit}, and the ACK returns beside the credit.
+// {chk, seq, flit}, its credit path the receiver's credit word, and the
+// ACK word returns beside it; the channel takes max(lat, 2) cycles (2 for
+// "1", LL for "L").
 func channel(p func(string, ...any), R int, name, lat, inV, inF, outV, outF, crdIn, crdOut string) {
 	if R == 0 {
 		p("    hx_chan #(.W(W), .L(%s)) %s (\n", lat, name)
@@ -217,21 +221,29 @@ func channel(p func(string, ...any), R int, name, lat, inV, inF, outV, outF, crd
 		p("    );\n")
 		return
 	}
-	p("    wire          %s_tv, %s_rv, %s_ack;\n", name, name, name)
+	if lat == "1" {
+		lat = "2"
+	} else {
+		lat = "LL"
+	}
+	p("    wire          %s_tv, %s_rv;\n", name, name)
 	p("    wire [LW-1:0] %s_tf, %s_rf;\n", name, name)
-	p("    hx_link_tx #(.W(W), .L(%s), .R(LR), .CW(CW), .CPOLY(CPOLY)) %s_tx (\n", lat, name)
+	p("    wire [LS:0]   %s_ack, %s_cw, %s_cr;\n", name, name, name)
+	p("    hx_link_tx #(.W(W), .L(%s), .R(LR), .B(B), .CW(CW), .CPOLY(CPOLY)) %s_tx (\n", lat, name)
 	p("        .clk(clk), .rst(rst), .in_valid(%s), .in_flit(%s),\n", inV, inF)
-	p("        .out_valid(%s_tv), .out_flit(%s_tf), .ack(%s_ack)\n", name, name, name)
+	p("        .out_valid(%s_tv), .out_flit(%s_tf), .ack(%s_ack),\n", name, name, name)
+	p("        .crd_in(%s_cr), .crd_out(%s)\n", name, crdOut)
 	p("    );\n")
-	p("    hx_chan #(.W(LW), .L(%s)) %s (\n", lat, name)
+	p("    hx_chan #(.W(LW), .L(%s), .C(LS + 1)) %s (\n", lat, name)
 	p("        .clk(clk), .rst(rst),\n")
 	p("        .in_valid(%s_tv), .in_flit(%s_tf),\n", name, name)
 	p("        .out_valid(%s_rv), .out_flit(%s_rf),\n", name, name)
-	p("        .crd_in(%s), .crd_out(%s)\n", crdIn, crdOut)
+	p("        .crd_in(%s_cw), .crd_out(%s_cr)\n", name, name)
 	p("    );\n")
-	p("    hx_link_rx #(.W(W), .L(%s), .R(LR), .CW(CW), .CPOLY(CPOLY)) %s_rx (\n", lat, name)
+	p("    hx_link_rx #(.W(W), .L(%s), .R(LR), .B(B), .CW(CW), .CPOLY(CPOLY)) %s_rx (\n", lat, name)
 	p("        .clk(clk), .rst(rst), .in_valid(%s_rv), .in_flit(%s_rf),\n", name, name)
-	p("        .out_valid(%s), .out_flit(%s), .ack(%s_ack)\n", outV, outF, name)
+	p("        .out_valid(%s), .out_flit(%s), .ack(%s_ack),\n", outV, outF, name)
+	p("        .pop(%s), .crd(%s_cw)\n", crdIn, name)
 	p("    );\n")
 }
 

@@ -2,69 +2,112 @@
 // "Link-level retry"), between an output (switch out_* or unit inj_*) and
 // the hx_chan of the link direction.
 //
-// Go-back-N. Every flit the output sends is appended to a replay buffer of R
-// entries with the link's next sequence number (SB bits); the wire carries
-// {chk[CW-1:0], seq[SB-1:0], flit[W-1:0]}, chk the CW-bit CRC of {seq,
-// flit} (hx_link_crc, polynomial CPOLY: hw.LinkCode). With nothing to resend the flit goes onto the wire in the
-// cycle the output sends it (cut-through: no cycle added); otherwise the
-// buffer is sent in order, one entry per cycle, and a new flit waits behind.
+// Go-back-N with a cumulative ACK. Every flit the output sends is appended
+// to a replay buffer of R entries with the link's next sequence number (SB
+// bits); the wire carries {chk[CW-1:0], seq[SB-1:0], flit[W-1:0]}, chk the
+// CW-bit CRC of {seq, flit} (hx_link_crc, polynomial CPOLY: hw.LinkCode).
+// With nothing to resend the flit goes onto the wire in the cycle the output sends it (cut-through: no cycle
+// added); otherwise the buffer is sent in order, one entry per cycle, and a
+// new flit waits behind.
 //
-// The receiver (hx_link_rx) acknowledges each flit it accepts; the ACK of a
-// flit put on the wire in cycle c reaches this side in cycle c + 2L - 1
-// (the link's L - 1 stages each way plus the receiver's ACK register).
-// hist remembers which cycles sent a flit; a flit whose ACK is due and
-// absent was lost or damaged (the NAK is the missing ACK): every flit sent
-// since is void (the receiver discards it: wrong sequence number), and the
-// buffer is resent from that flit in the next cycle. An ACK frees the oldest
-// entry.
+// The receiver (hx_link_rx) returns, every cycle, an ACK word {parity,
+// count}: the number of flits it has accepted, mod 2^SB, even parity over
+// the word. The word the sender reads in cycle d counts the flits the
+// receiver accepted up to cycle d - L, i.e. every flit put on the wire up
+// to cycle d - (2L - 1): hist remembers which cycles sent a flit, need
+// counts the flits due so far. In a cycle whose word is undamaged, the
+// word frees the entries it counts, and a count short of need means a due
+// flit was lost or damaged: every flit sent since is void (the receiver
+// discards it: wrong sequence number) and the buffer is resent from the
+// first unaccepted flit in the next cycle. A damaged word (parity) is
+// ignored: the next undamaged one says the same and more, so a lost or
+// damaged ACK costs nothing unless a flit was lost too, whose resend it
+// defers by a cycle.
 //
-// Credits are untouched: the output's credit counter counts the downstream
-// FIFO as before. R >= B suffices: a flit's ACK never comes after its
-// credit, so the buffer never holds more flits than the output has credits
-// (a simulation check below).
+// Credits pass through here (crd_in, the receiver's cumulative pop count
+// with its parity, as the channel returns it; crd_out, one credit per cycle
+// to the output's hx_credit): a damaged word is ignored and the next one
+// repairs it, so no credit is lost for good. A credit given to the output
+// also frees the entry of its flit (it was popped downstream), whatever
+// became of its ACK. So the output's credits never exceed the buffer's
+// free entries (its counter starts at min(R, B): B in a system, where
+// R >= B), and a full buffer stops the output in hardware: it has no
+// credit. The overflow check below is an assertion of that.
 `timescale 1ns / 1ps
 module hx_link_tx #(
     parameter integer W = 8,     // flit width (FW+2, or more with sideband)
-    parameter integer L = 1,     // link latency, >= 1
-    parameter integer R = 4,     // replay buffer entries, >= the downstream FIFO depth
+    parameter integer L = 2,     // channel latency, >= 2 (docs/reliability.md)
+    parameter integer R = 4,     // replay buffer entries, >= B in a system
+    parameter integer B = 4,     // downstream FIFO depth
     parameter integer CW = 16,   // check code bits (hw.LinkCodeBits)
     parameter [CW-1:0] CPOLY = 16'h5935   // its polynomial (hw.LinkCode)
 ) (
-    input                           clk,
-    input                           rst,        // synchronous, active high
+    input                                   clk,
+    input                                   rst,        // synchronous, active high
     // from the output
-    input                           in_valid,
-    input  [W-1:0]                  in_flit,
+    input                                   in_valid,
+    input  [W-1:0]                          in_flit,
     // onto the wire (hx_chan in_valid / in_flit)
-    output                          out_valid,
-    output [W+$clog2(R+1)+CW-1:0]   out_flit,
-    // from the receiver, L cycles after it accepted a flit
-    input                           ack
+    output                                  out_valid,
+    output [W+$clog2((R > B ? R : B)+1)+CW-1:0] out_flit,
+    // from the receiver: the ACK word {parity, count}, L cycles after it
+    input  [$clog2((R > B ? R : B)+1):0]    ack,
+    // from the channel's credit path: the credit word {parity, pops}
+    input  [$clog2((R > B ? R : B)+1):0]    crd_in,
+    // to the output's credit counter (hx_credit give)
+    output                                  crd_out
 );
-    localparam integer SB = $clog2(R + 1);      // sequence number bits: 2^SB > R
+    localparam integer SB = $clog2((R > B ? R : B) + 1);   // 2^SB > R, B
     localparam integer EW = W + SB;             // entry: {seq, flit}
     localparam integer PW = (R <= 2) ? 1 : $clog2(R);
     localparam integer HL = 2 * L - 1;          // ACK due HL cycles after the send cycle
-    localparam integer LASTI = R - 1;
-    localparam [PW-1:0] LAST  = LASTI[PW-1:0];
-    localparam [PW-1:0] PZERO = 0;
-    localparam [PW-1:0] PONE  = 1;
-    localparam [SB-1:0] ZERO  = 0;
-    localparam [SB-1:0] ONE   = 1;
+    localparam [SB:0]    RR    = R[SB:0];
+    localparam [SB-1:0]  ZERO  = 0;
+    localparam [SB-1:0]  ONE   = 1;
+    localparam [PW-1:0]  PZERO = 0;
+    localparam [SB+PW:0] RS    = R[SB+PW:0];
 
     reg [EW-1:0] mem [0:R-1];
     reg [PW-1:0] ap, sp, tp;     // oldest unacknowledged, next to send, next free
+    reg [SB-1:0] aseq;           // sequence number of the entry at ap
     reg [SB-1:0] tseq;           // sequence number of the next new flit
     reg [SB-1:0] occ;            // entries held (ap .. tp)
     reg [SB-1:0] bl;             // entries still to send (sp .. tp)
+    reg [SB-1:0] need;           // flits due so far (sequence number past the last)
+    reg [SB-1:0] gcnt;           // credits given to the output (pop count)
+    reg [SB-1:0] clast;          // the last undamaged credit word's count
     reg [HL-1:0] hist;           // hist[j]: a flit was sent j+1 cycles ago
+
+    // (p + n) mod R for a buffer pointer p and a count n <= R.
+    function [PW-1:0] adv(input [PW-1:0] p, input [SB-1:0] n);
+        reg [SB+PW:0] s;
+        begin
+            s = {{SB+1{1'b0}}, p} + {{PW+1{1'b0}}, n};
+            if (s >= RS)
+                s = s - RS;
+            adv = s[PW-1:0];
+        end
+    endfunction
 
     wire          backlog = (bl != ZERO);
     wire          send    = backlog || in_valid;
     wire [EW-1:0] ent     = backlog ? mem[sp] : {tseq, in_flit};
     wire          due     = hist[HL-1];
-    wire          okack   = due && ack;
-    wire          nak     = due && !ack;
+    wire [SB-1:0] nneed   = need + (due ? ONE : ZERO);
+    // The ACK word: undamaged when its parity holds and it names held flits.
+    wire [SB-1:0] aw      = ack[SB-1:0];
+    wire [SB-1:0] ka      = aw - aseq;
+    wire          aok     = !(^ack) && ka <= occ;
+    wire          nak     = aok && aw != nneed;
+    // The credit word, and the credit given this cycle.
+    wire [SB-1:0] cw      = crd_in[SB-1:0];
+    wire [SB-1:0] cur     = !(^crd_in) ? cw : clast;
+    wire          give    = (cur != gcnt);
+    wire [SB-1:0] kc      = gcnt + ONE - aseq;  // entries the credit given frees
+    wire [SB-1:0] kav     = aok ? ka : ZERO;
+    wire [SB-1:0] kcv     = (give && kc <= occ) ? kc : ZERO;
+    wire [SB-1:0] k       = (kcv > kav) ? kcv : kav;   // entries freed
+    wire [SB-1:0] occn    = occ + (in_valid ? ONE : ZERO) - k;
     wire [CW-1:0] chk;
     wire [HL-1:0] hnext;         // hist shifted by one cycle, this cycle's send in
 
@@ -80,34 +123,43 @@ module hx_link_tx #(
 
     assign out_valid = send;
     assign out_flit  = {chk, ent};
+    assign crd_out   = give;
 
     always @(posedge clk) begin
         if (rst) begin
-            ap   <= PZERO;
-            sp   <= PZERO;
-            tp   <= PZERO;
-            tseq <= ZERO;
-            occ  <= ZERO;
-            bl   <= ZERO;
-            hist <= {HL{1'b0}};
+            ap    <= PZERO;
+            sp    <= PZERO;
+            tp    <= PZERO;
+            aseq  <= ZERO;
+            tseq  <= ZERO;
+            occ   <= ZERO;
+            bl    <= ZERO;
+            need  <= ZERO;
+            gcnt  <= ZERO;
+            clast <= ZERO;
+            hist  <= {HL{1'b0}};
         end else begin
             if (in_valid) begin
-                tp   <= (tp == LAST) ? PZERO : tp + PONE;
+                tp   <= adv(tp, ONE);
                 tseq <= tseq + ONE;
             end
-            if (okack)
-                ap <= (ap == LAST) ? PZERO : ap + PONE;
-            occ <= occ + (in_valid ? ONE : ZERO) - (okack ? ONE : ZERO);
+            ap    <= adv(ap, k);
+            aseq  <= aseq + k;
+            occ   <= occn;
+            gcnt  <= gcnt + (give ? ONE : ZERO);
+            clast <= cur;
             if (nak) begin
-                // Go back to the oldest unacknowledged flit; what was sent
-                // since (this cycle's send included) is void.
-                sp   <= ap;
-                bl   <= occ + (in_valid ? ONE : ZERO);
+                // Go back to the first flit the receiver lacks; what was
+                // sent since (this cycle's send included) is void.
+                sp   <= adv(ap, k);
+                bl   <= occn;
+                need <= aw;
                 hist <= {HL{1'b0}};
             end else begin
                 if (send)
-                    sp <= (sp == LAST) ? PZERO : sp + PONE;
+                    sp <= adv(sp, ONE);
                 bl   <= bl + (in_valid ? ONE : ZERO) - (send ? ONE : ZERO);
+                need <= nneed;
                 hist <= hnext;
             end
         end
@@ -116,13 +168,11 @@ module hx_link_tx #(
     end
 
 `ifndef SYNTHESIS
-    localparam [SB-1:0] FULL = R[SB-1:0];
+    // Assertion only: the output has no credit while the buffer is full.
     always @(posedge clk) begin
         if (!rst) begin
-            if (in_valid && !okack && occ == FULL)
-                $fatal(1, "%m: replay buffer overflow (R below the credits of the output)");
-            if (ack && !due)
-                $fatal(1, "%m: ACK without a flit due");
+            if (in_valid && {1'b0, occ} - {1'b0, k} == RR)
+                $fatal(1, "%m: replay buffer overflow (the output sent without room)");
         end
     end
 `endif

@@ -7,13 +7,18 @@
 // The stimulus file (+stim=FILE, written by noc's TestLinkRetryRTLVectors
 // from a one-link run of noc.Network) has 8 hex words per cycle:
 //   0 the output sends a flit          1 its flit (the model's k-th flit: k+1)
-//   2 the downstream pops its FIFO     3 fault on the wire: 0 none, 1 flip,
-//                                        2 drop, 3 dead from this cycle on
+//   2 the downstream pops its FIFO     3 fault: 0 none, 1 flip, 2 drop,
+//                                        3 dead from this cycle on, 4 ackflip
+//                                        (the ACK word sent this cycle), 5
+//                                        creditdrop (the credit word)
 //   4 the flipped bit of ch.in_flit    5 the model pushes a flit into the FIFO
 //   6 that flit                        7 the model's credit: the output may send
 // Faults are injected as the system testbench does: by forcing the hx_chan
 // instance's in_valid / in_flit in the fault's cycle (a flip forces the
-// flit the sender drives, with the bit inverted). Every cycle the FIFO
+// flit the sender drives, with the bit inverted; an ackflip sets the
+// receiver's fi_ackflip, a creditdrop the channel's fi_ckill, for the
+// cycle). TB_L is the link latency: a retrying link is instantiated with
+// max(TB_L, 2) (docs/reliability.md). Every cycle the FIFO
 // push, its flit and the credit counter's ok must equal the model's, and the
 // library's own checks (pop from empty, send without credit, replay buffer
 // overflow) stop the run. Prints "hx_link_tb: PASS ..." or FAIL lines.
@@ -24,7 +29,9 @@ module hx_link_tb;
     localparam integer R  = `TB_R;
     localparam integer B  = `TB_B;
     localparam integer N  = `TB_N;
-    localparam integer LW = W + $clog2(R + 1) + 16;   // + hw.LinkCodeBits (hx_link_tx CW)
+    localparam integer LE = (L < 2) ? 2 : L;   // the channel's latency
+    localparam integer SB = $clog2((R > B ? R : B) + 1);
+    localparam integer LW = W + SB + 16;   // + hw.LinkCodeBits (hx_link_tx CW)
 
     reg clk = 1'b0, rst = 1'b1;
     always #5 clk = ~clk;
@@ -33,17 +40,18 @@ module hx_link_tb;
     reg           up_valid = 1'b0, pop = 1'b0;
     reg  [W-1:0]  up_flit = {W{1'b0}};
     reg  [LW-1:0] fv = {LW{1'b0}};   // the flipped flit the wire is forced to
-    wire          up_ok, crd_up, tx_valid, w_valid, push, fne, ack;
+    wire          up_ok, crd_up, tx_valid, w_valid, push, fne;
+    wire [SB:0]   ack, crd_w, crd_r;
     wire [LW-1:0] tx_flit, w_flit;
     wire [W-1:0]  push_flit, fdout;
 
     hx_credit #(.B(B)) cr (.clk(clk), .rst(rst), .take(up_valid), .give(crd_up), .ok(up_ok));
-    hx_link_tx #(.W(W), .L(L), .R(R)) tx (.clk(clk), .rst(rst), .in_valid(up_valid), .in_flit(up_flit),
-        .out_valid(tx_valid), .out_flit(tx_flit), .ack(ack));
-    hx_chan #(.W(LW), .L(L)) ch (.clk(clk), .rst(rst), .in_valid(tx_valid), .in_flit(tx_flit),
-        .out_valid(w_valid), .out_flit(w_flit), .crd_in(pop), .crd_out(crd_up));
-    hx_link_rx #(.W(W), .L(L), .R(R)) rx (.clk(clk), .rst(rst), .in_valid(w_valid), .in_flit(w_flit),
-        .out_valid(push), .out_flit(push_flit), .ack(ack));
+    hx_link_tx #(.W(W), .L(LE), .R(R), .B(B)) tx (.clk(clk), .rst(rst), .in_valid(up_valid), .in_flit(up_flit),
+        .out_valid(tx_valid), .out_flit(tx_flit), .ack(ack), .crd_in(crd_r), .crd_out(crd_up));
+    hx_chan #(.W(LW), .L(LE), .C(SB + 1)) ch (.clk(clk), .rst(rst), .in_valid(tx_valid), .in_flit(tx_flit),
+        .out_valid(w_valid), .out_flit(w_flit), .crd_in(crd_w), .crd_out(crd_r));
+    hx_link_rx #(.W(W), .L(LE), .R(R), .B(B)) rx (.clk(clk), .rst(rst), .in_valid(w_valid), .in_flit(w_flit),
+        .out_valid(push), .out_flit(push_flit), .ack(ack), .pop(pop), .crd(crd_w));
     hx_fifo #(.W(W), .B(B)) fifo (.clk(clk), .rst(rst), .push(push), .din(push_flit), .pop(pop),
         .dout(fdout), .nempty(fne));
 
@@ -70,6 +78,8 @@ module hx_link_tb;
                 release ch.in_valid;
                 release ch.in_flit;
             end
+            rx.fi_ackflip = 1'b0;
+            ch.fi_ckill   = 1'b0;
             case (stim[k+3])
                 32'd1: begin
                     // Icarus evaluates a forced expression once: force the
@@ -82,6 +92,8 @@ module hx_link_tb;
                     force ch.in_valid = 1'b0;
                     dead = 1'b1;
                 end
+                32'd4: rx.fi_ackflip = 1'b1;
+                32'd5: ch.fi_ckill = 1'b1;
                 default: ;
             endcase
             @(posedge clk);

@@ -19,11 +19,14 @@
 #   4. yosys, in a directory without any table file: read_verilog, synth -top
 #      <top>, check -assert: any warning fails.
 # Then every module is linted on its own over a spread of parameters, the
-# link-level retry layer (hx_link_tx + hx_chan + hx_link_rx) replays the Go
-# model's vectors (link/*.hex, written by noc's TestLinkRetryRTLVectors:
-# flips, drops and a dead channel at L = 1, 2, 4) cycle by cycle, and each
-# mutant of it (an off-by-one in the resend pointer, in the NAK's cycle, in
-# the replay count or in the receiver's sequence check) must fail them; the
+# link-level retry layer (hx_link_tx + hx_chan + hx_link_rx) runs a directed
+# stress bench (hx_link_stress_tb.v) and replays the Go model's vectors
+# (link/*.hex, written by noc's TestLinkRetryRTLVectors: flips, drops, ACK
+# flips, credit drops and a dead channel at L = 1, 2, 4) cycle by cycle,
+# and each mutant of it (an off-by-one in the resend pointer, in the NAK's
+# cycle, in the replay count or in the receiver's sequence check; a damaged
+# ACK taken as a NAK, the ACK's or the credit's parity unchecked, credits
+# as pulses, a credit that frees no entry) must fail one of them; the
 # switch's configuration port is checked on its own (sw_apb_tb.v), its
 # illegal-flit drops and DROPS register too (sw_drop_tb.v, and mutants of
 # the drop logic must fail it), its
@@ -200,12 +203,15 @@ lint_one hx_chan -GL=2
 lint_one hx_chan -GL=64 -GW=186
 lint_one hx_link_crc -GN=1
 lint_one hx_link_crc -GN=170
-lint_one hx_link_tx -GR=1 -GW=18
+lint_one hx_link_tx -GR=1 -GB=1 -GW=18
 lint_one hx_link_tx -GL=2 -GR=5
-lint_one hx_link_tx -GL=64 -GR=255 -GW=162
-lint_one hx_link_rx -GR=1 -GW=18
+lint_one hx_link_tx -GL=3 -GR=2 -GB=8
+lint_one hx_link_tx -GL=64 -GR=255 -GB=64 -GW=162
+lint_one hx_link_rx -GR=1 -GB=1 -GW=18
 lint_one hx_link_rx -GL=2 -GR=5
-lint_one hx_link_rx -GL=64 -GR=255 -GW=162
+lint_one hx_link_rx -GL=64 -GR=255 -GB=64 -GW=162
+lint_one hx_chan -GL=1 -GC=4
+lint_one hx_chan -GL=3 -GC=9
 lint_one hx_alu
 lint_one hx_switch
 lint_one hx_switch -GP=5 -GNDIM=4 -GK0=64 -GK1=3 -GK2=5 -GK3=2 -GFW=128 -GB=64
@@ -250,7 +256,7 @@ link_run() {
         r=$(echo "$base" | sed -E 's/^link_l([0-9]+)_b([0-9]+)_r([0-9]+).*/\3/')
         if ! iverilog -g2005 -Wall -o "$WORK/link.vvp" -DTB_W=18 -DTB_L="$l" -DTB_B="$b" -DTB_R="$r" -DTB_N=400 \
                 "$HERE/hx_link_tb.v" "$rtl/hx_link_tx.v" "$rtl/hx_link_rx.v" "$rtl/hx_link_crc.v" \
-                "$RTL/hx_chan.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" >"$WORK/link.iv" 2>&1 || [ -s "$WORK/link.iv" ]; then
+                "$rtl/hx_chan.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" >"$WORK/link.iv" 2>&1 || [ -s "$WORK/link.iv" ]; then
             echo "$base: iverilog: $(head -1 "$WORK/link.iv")"; bad=$((bad + 1)); continue
         fi
         vvp -n "$WORK/link.vvp" +stim="$f" >"$WORK/link.out" 2>&1
@@ -262,6 +268,41 @@ link_run() {
     done
     return $bad
 }
+# stress_run DIR: the directed stress bench (hx_link_stress_tb.v, 20,000
+# cycles, self-checking: every flit delivered once and in order, delivery
+# going on to the end) with an ACK flip at cycle 1000 (L = 1, the issue's
+# reproduction), every fault kind once, two ACK flips in a row over a
+# drop's NAK, a replay buffer smaller than the FIFO (R < B: the output is
+# stopped by the buffer), and the ACK path down for 50 cycles (credits free
+# the buffer meanwhile); returns the number of runs that failed.
+stress_run() {
+    local rtl=$1 cfg bad=0
+    for cfg in "1 2 2 +ackflip=1000" \
+               "1 5 4 +ackflip=1000 +drop=3000 +flip=5000 +creditdrop=7000" \
+               "2 4 4 +drop=998 +ackflip=1000 +ackflip2=1001 +creditdrop=1500" \
+               "4 8 8 +ackflip=1000 +ackflip2=1001 +creditdrop=1200 +flip=4000" \
+               "2 2 8 +ackflip=1000 +drop=2000 +creditdrop=3000" \
+               "1 2 2 +ackflip=1000 +acks=50" "3 3 3 +ackflip=1000 +acks=50 +drop=1020"; do
+        set -- $cfg
+        if ! iverilog -g2005 -Wall -o "$WORK/stress.vvp" -DTB_L="$1" -DTB_R="$2" -DTB_B="$3" -DTB_N=20000 \
+                "$HERE/hx_link_stress_tb.v" "$rtl/hx_link_tx.v" "$rtl/hx_link_rx.v" "$rtl/hx_link_crc.v" \
+                "$rtl/hx_chan.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" >"$WORK/stress.iv" 2>&1 || [ -s "$WORK/stress.iv" ]; then
+            echo "stress $cfg: iverilog: $(head -1 "$WORK/stress.iv")"; bad=$((bad + 1)); continue
+        fi
+        vvp -n "$WORK/stress.vvp" "${@:4}" >"$WORK/stress.out" 2>&1
+        if [ $? -eq 0 ] && grep -q "^hx_link_stress_tb: PASS" "$WORK/stress.out" && ! grep -qE 'FAIL|FATAL|ERROR' "$WORK/stress.out"; then
+            echo "stress ${*:4}: $(grep '^hx_link_stress_tb: PASS' "$WORK/stress.out")"
+        else
+            echo "stress ${*:4}: $(grep -m1 -E 'FAIL|FATAL|ERROR' "$WORK/stress.out")"; bad=$((bad + 1))
+        fi
+    done
+    return $bad
+}
+if out=$(stress_run "$RTL"); then
+    echo "$out" | sed 's/^/ok   /'
+else
+    echo "$out" | sed 's/^/     /'; fail "hx_link_stress_tb: the link lost, duplicated or stopped"
+fi
 if out=$(link_run "$RTL"); then
     echo "$out" | sed 's/^/ok   /'
 else
@@ -271,7 +312,7 @@ fi
 for top in hx_link_tx hx_link_rx; do
     mkdir -p "$WORK/ys"
     (cd "$WORK/ys" && yosys -q -l "$WORK/$top.ys" -p "read_verilog $RTL/hx_link_tx.v $RTL/hx_link_rx.v $RTL/hx_link_crc.v; \
-        hierarchy -top $top -chparam W 66 -chparam L 2 -chparam R 5; synth -top $top; check -assert; stat" >/dev/null 2>&1)
+        hierarchy -top $top -chparam W 66 -chparam L 2 -chparam R 5 -chparam B 4; synth -top $top; check -assert; stat" >/dev/null 2>&1)
     rc=$?
     if [ $rc -ne 0 ] || grep -qE '^(Warning|ERROR):' "$WORK/$top.ys"; then
         fail "$top: yosys synth/check -assert (exit $rc)"; grep -E '^(Warning|ERROR):' "$WORK/$top.ys" | head -5 | sed 's/^/     /'
@@ -283,22 +324,33 @@ done
 mutant() {
     local name=$1 file=$2 expr=$3 m="$WORK/mut_$1"
     rm -rf "$m"; mkdir -p "$m"
-    cp "$RTL/hx_link_tx.v" "$RTL/hx_link_rx.v" "$RTL/hx_link_crc.v" "$m/"
+    cp "$RTL/hx_link_tx.v" "$RTL/hx_link_rx.v" "$RTL/hx_link_crc.v" "$RTL/hx_chan.v" "$m/"
     sed -i "$expr" "$m/$file"
     if cmp -s "$m/$file" "$RTL/$file"; then
         fail "mutant $name: the edit did not apply"; return
     fi
     local out
-    if out=$(link_run "$m"); then
-        fail "mutant $name survived (every vector file passed)"
+    if out=$(link_run "$m") && out=$(stress_run "$m"); then
+        fail "mutant $name survived (every vector file and stress run passed)"
     else
-        pass "mutant $name killed: $(echo "$out" | grep -v ': hx_link_tb: PASS' | head -1)"
+        pass "mutant $name killed: $(echo "$out" | grep -v ': hx_link_tb: PASS\|: hx_link_stress_tb: PASS' | head -1)"
     fi
 }
-mutant resend_pointer hx_link_tx.v 's/sp   <= ap;/sp   <= (ap == LAST) ? PZERO : ap + PONE;/'
+mutant resend_pointer hx_link_tx.v 's/sp   <= adv(ap, k);/sp   <= adv(ap, k + ONE);/'
 mutant nak_cycle      hx_link_tx.v 's/localparam integer HL = 2 \* L - 1;/localparam integer HL = 2 * L;/'
-mutant replay_count   hx_link_tx.v 's/bl   <= occ + (in_valid ? ONE : ZERO);/bl   <= occ;/'
+mutant replay_count   hx_link_tx.v 's/bl   <= occn;/bl   <= occ;/'
 mutant rx_sequence    hx_link_rx.v 's/in_flit\[W +: SB\] == eseq;/in_flit[W +: SB] == eseq + ONE;/'
+# The reverse path: a damaged ACK word taken as a NAK (the old missing-ACK
+# rule), an ACK word without its parity check, a credit word without its
+# parity check, and credits counted as pulses (one given per update: a
+# damaged word loses a credit for good).
+mutant ack_as_nak     hx_link_tx.v 's/wire          nak     = aok \&\& aw != nneed;/wire          nak     = (aok \&\& aw != nneed) || (due \&\& !aok);/'
+mutant ack_parity     hx_link_tx.v 's/wire          aok     = !(^ack) \&\& ka <= occ;/wire          aok     = ka <= occ;/'
+mutant credit_parity  hx_link_tx.v 's/wire \[SB-1:0\] cur     = !(^crd_in) ? cw : clast;/wire [SB-1:0] cur     = cw;/'
+mutant credit_pulse   hx_link_tx.v 's/gcnt  <= gcnt + (give ? ONE : ZERO);/gcnt  <= cur;/'
+# A credit that does not free its flit's entry: two damaged ACK words in a
+# row then let the output send into a full buffer.
+mutant credit_free    hx_link_tx.v 's/wire \[SB-1:0\] kcv     = (give \&\& kc <= occ) ? kc : ZERO;/wire [SB-1:0] kcv     = ZERO;/'
 
 echo "== switch configuration port (sw_apb_tb)"
 # ID, CAPS, reset values, write timing, read back, every refused transfer,
