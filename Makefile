@@ -8,7 +8,7 @@ GO      ?= go
 BIN     := ./hxbar
 FUZZTIME ?= 10s
 
-.PHONY: all build run pictures test deps vet unit race fuzz rtl slurm sweep-demo bench experiments area mutate clean faults
+.PHONY: all build run pictures test deps vet unit race fuzz rtl slurm sweep-demo bench experiments area mutate clean faults cosim-random
 
 all: build
 
@@ -104,6 +104,16 @@ sweep-demo: build deps
 
 test: deps vet fuzz rtl race unit slurm
 	@echo "make test: all passed"
+
+# Random co-simulation (docs/testing.md): N designs drawn from seeds
+# SEED..SEED+N-1 (testbench.RandomDesign: sizes, episode lists, ops,
+# latency, buffers, retry, avoid, crc, watchdog, faults), each co-simulated
+# under Icarus against the model; a failure is shrunk and its system files
+# are written to COSIM_OUT. 'make test' runs seeds 1..30 (TestCosimRandom).
+N ?= 200
+COSIM_OUT ?= /tmp/hxbar-cosimrand
+cosim-random: deps
+	$(GO) run ./tools/cosimrand -n $(N) -seed $(SEED) -j 2 -out $(COSIM_OUT)
 
 # Mutation testing (minutes, not part of 'make test'): MUTANTS operator
 # mutations per package, sampled with SEED, each run against the package's

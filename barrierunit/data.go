@@ -197,9 +197,6 @@ func (u *Units) sendData(r, c int, rs *rankState, node int, t int64, p Port, w i
 	}
 	if u.Check != nil {
 		u.Check.Send(rs, &f)
-		if f.Tail() {
-			f.CRC = rs.sendCRC
-		}
 	}
 	ws.flits++
 	p.Inject(node, f, t, w)

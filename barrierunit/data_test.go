@@ -64,6 +64,13 @@ func (l *loopback) RxPending(node int, t int64) bool { _, ok := l.RxFront(node, 
 // items 0 and 2 to rank 1, which sends item 1 back) and returns the units.
 func runPair(t *testing.T, tamper func(f *hw.Flit), edit func(d *DataTable)) *Units {
 	t.Helper()
+	return runPairDetect(t, tamper, edit, false)
+}
+
+// runPairDetect is runPair with the data mode's length checks (Detect: SEQ)
+// on or off.
+func runPairDetect(t *testing.T, tamper func(f *hw.Flit), edit func(d *DataTable), detect bool) *Units {
+	t.Helper()
 	msgs := []Message{{From: 0, To: 1, Gate: 1, Items: []int32{0, 2}}, {From: 1, To: 0, Gate: 1, Items: []int32{1}}}
 	tab, d, err := BuildData(2, 1, 3, []int32{0, 1, 0}, msgs)
 	if err != nil {
@@ -76,6 +83,7 @@ func runPair(t *testing.T, tamper func(f *hw.Flit), edit func(d *DataTable)) *Un
 	if err := u.SetData(d); err != nil {
 		t.Fatal(err)
 	}
+	u.Detect = detect
 	p := &loopback{q: map[int][]hw.Flit{}, due: map[int][]int64{}, tamper: tamper}
 	for c := int64(0); c < 40; c++ {
 		for r := 0; r < 2; r++ {
@@ -142,6 +150,28 @@ func TestDataUnitsShortMessage(t *testing.T) {
 	}
 	if u.Released != 0 {
 		t.Errorf("%d released", u.Released)
+	}
+}
+
+// TestDataUnitsRaiseSeq: with Detect, a tail before the last expected
+// flit of a message is the hardware error SEQ (docs/reliability.md,
+// "Detection"), named with the message's gate and source; without it
+// the same flits raise no SEQ.
+func TestDataUnitsRaiseSeq(t *testing.T) {
+	early := func(f *hw.Flit) { f.SetTail(f.Tail() || !f.Head()) }
+	u := runPairDetect(t, early, nil, true)
+	if len(u.Errors) != 2 || u.Released != 0 {
+		t.Fatalf("unit errors %v, %d released", u.Errors, u.Released)
+	}
+	for _, e := range u.Errors {
+		if e.Code != ErrSeq || e.Gate != 2 || e.From != 1-e.Rank {
+			t.Errorf("error %v (%+v), want SEQ at gate 2 from rank %d", e, e, 1-e.Rank)
+		}
+	}
+	for _, e := range runPairDetect(t, early, nil, false).Errors {
+		if e.Code == ErrSeq {
+			t.Errorf("without Detect: %v", e)
+		}
 	}
 }
 

@@ -274,8 +274,6 @@ type rankState struct {
 	rxFlit   uint8
 	rxOpen   bool  // a head was popped, its tail not yet
 	err      uint8 // error code, 0: none (the unit is in ERROR otherwise)
-	sendCRC  uint8 // check code of the packet being sent (Check set)
-	rxCRC    uint8 // check code of the packet being received (Check set)
 	// pre is 1 + the parity of the cycle whose gate step an evaluation
 	// already took (see Eval's end), 0 for none.
 	pre uint8
@@ -588,19 +586,16 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 				f.Data &= 1<<u.flitWidth - 1
 			}
 		}
-		if u.Check != nil {
-			u.Check.Send(rs, &f)
-		}
 		ws.flits++
 		if int(k) == npay {
 			f.SetTail(true)
-			if u.Check != nil {
-				f.CRC = rs.sendCRC
-			}
 			rs.sendIdx++
 			rs.sendFlit = 0
 		} else {
 			rs.sendFlit++
+		}
+		if u.Check != nil {
+			u.Check.Send(rs, &f) // after the marks: the code covers them
 		}
 		p.Inject(node, f, t, w)
 		changed = true

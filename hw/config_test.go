@@ -262,7 +262,7 @@ func genSystem(t *rapid.T) System {
 		BufferDepth: rapid.IntRange(1, MaxBufferDepth).Draw(t, "buffer_depth"),
 		Duplex:      rapid.SampledFrom(DuplexModes).Draw(t, "duplex"),
 		MaxCycles:   rapid.Int64Range(1, MaxMaxCycles).Draw(t, "max_cycles"),
-		CRCBits:     rapid.SampledFrom([]int{0, 8}).Draw(t, "crc_bits"),
+		CRCBits:     rapid.SampledFrom([]int{0, PacketCodeBits}).Draw(t, "crc_bits"),
 		Watchdog:    rapid.Int64Range(0, MaxMaxCycles).Draw(t, "watchdog"),
 		Repeat:      rapid.IntRange(1, MaxEpisodes).Draw(t, "repeat"),
 	}

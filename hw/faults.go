@@ -23,7 +23,7 @@ var FaultKinds = []string{FaultFlip, FaultDrop, FaultDead, FaultStuck}
 const FaultAllowed = "flip:CHANNEL@CYCLE:BIT, drop:CHANNEL@CYCLE, dead:CHANNEL@CYCLE or stuck:RANK; CHANNEL as hxbar check --channels lists it"
 
 // CRCAllowed describes crc_bits, for messages.
-const CRCAllowed = "0 (no check code) or 8 (CRC-8 in sideband bits of the tail flit)"
+const CRCAllowed = "0 (no check code) or 32 (CRC-32C in sideband bits of the tail flit)"
 
 // AvoidAllowed describes the avoid key, for messages.
 const AvoidAllowed = "a list of channel names as hxbar check --channels lists them, or []"
@@ -34,7 +34,7 @@ type Fault struct {
 	Kind    string
 	Channel string // flip, drop, dead
 	Cycle   int64  // flip, drop, dead
-	Bit     int    // flip: bit of the flit: 0..flit_width-1 data, then the crc_bits sideband bits
+	Bit     int    // flip: bit of the flit on the wire (Wire): data, check code, tail, head
 	Rank    int    // stuck
 }
 
@@ -118,8 +118,8 @@ func (s *System) validateFaults() error {
 			return &FieldError{Field: field, Value: showString(spec), Allowed: FaultAllowed}
 		}
 		switch {
-		case f.Kind == FaultFlip && f.Bit >= s.FlitWidth+s.CRCBits:
-			return &FieldError{Field: field, Value: showString(spec), Allowed: fmt.Sprintf("a bit 0..%d (flit_width %d data bits, then crc_bits %d sideband bits)", s.FlitWidth+s.CRCBits-1, s.FlitWidth, s.CRCBits)}
+		case f.Kind == FaultFlip && f.Bit >= s.Wire().Bits():
+			return &FieldError{Field: field, Value: showString(spec), Allowed: s.Wire().BitsAllowed()}
 		case f.Kind == FaultStuck && f.Rank >= s.NumRanks():
 			return &FieldError{Field: field, Value: showString(spec), Allowed: fmt.Sprintf("a rank 0..%d", s.NumRanks()-1)}
 		}

@@ -26,9 +26,15 @@ func TestParseFault(t *testing.T) {
 		}
 	}
 	s := Default()
-	s.Faults = []string{"stuck:3", "flip:n0.d0.up@5:72"}
-	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "faults[1]") || !strings.Contains(err.Error(), "0..71") {
-		t.Errorf("bit past flit_width: %v", err)
+	// Bits 0..63 data, 64..95 check code, 96 tail, 97 head (hw.Wire).
+	s.Faults = []string{"stuck:3", "flip:n0.d0.up@5:96", "flip:n0.d0.up@5:97"}
+	if err := s.Validate(); err != nil {
+		t.Errorf("tail and head bits: %v", err)
+	}
+	s.Faults = []string{"stuck:3", "flip:n0.d0.up@5:98"}
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "faults[1]") || !strings.Contains(err.Error(), "0..97") ||
+		!strings.Contains(err.Error(), "96 tail, 97 head") {
+		t.Errorf("bit past the head bit: %v", err)
 	}
 	s.Faults = []string{"stuck:16"}
 	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "0..15") {

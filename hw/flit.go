@@ -6,22 +6,22 @@ package hw
 // head fields unpacked and uses node ids, which map one-to-one onto the
 // packed coordinate addresses.
 //
-// A Flit is 24 bytes with no padding (hw/flit_test.go). The network model
+// A Flit is 32 bytes (hw/flit_test.go): the 32-bit packet check code
+// grew it from 24 (docs/reliability.md, "Detection"). The network model
 // keeps millions of them in its FIFOs packed into 12 bytes (noc's
 // flitBody: the payload apart, a head's node id implied by its packed
-// address):
+// address, the check code apart and only in runs that compute it):
 //
 //	bytes  0..7   Data
 //	bytes  8..11  Dst
 //	bytes 12..15  Src
 //	bytes 16..19  DstLo  destination coordinates, bits 0..31
-//	byte  20      DstHi  destination coordinates, bits 32..39 (MaxDims*CoordField = 36 used)
-//	byte  21      Gate   (GateBits = 6 used)
-//	byte  22      CRC    the tail's check code
-//	byte  23      Flags  FlitHead | FlitTail (2 bits used)
+//	bytes 20..23  CRC    the tail's check code
+//	byte  24      DstHi  destination coordinates, bits 32..39 (MaxDims*CoordField = 36 used)
+//	byte  25      Gate   (GateBits = 6 used)
+//	byte  26      Flags  FlitHead | FlitTail (2 bits used)
 //
-// The head and tail marks share the Flags byte so that the check code gets
-// a byte of its own: read them with Head and Tail, set them with SetHead
+// Read the head and tail marks with Head and Tail, set them with SetHead
 // and SetTail (or Flags: FlitFlags(head, tail) in a composite literal).
 type Flit struct {
 	Data uint64 // payload chunk; for a traffic head flit, its creation cycle
@@ -31,14 +31,14 @@ type Flit struct {
 	// network at injection (the RTL's packed address, here with a fixed
 	// CoordField bits per dimension): coordinate k is bits
 	// CoordField*k .. CoordField*k+CoordField-1 of DstHi<<32 | DstLo.
-	// Split in two so that a flit stays 24 bytes; read and set them with
-	// DstAddr and SetDstAddr.
+	// Split in two so that the packed fields share the last word; read
+	// and set them with DstAddr and SetDstAddr.
 	DstLo uint32
+	// CRC is the packet's check code (crc_bits 32), in sideband bits of
+	// the tail flit (docs/reliability.md); 0 on other flits.
+	CRC   uint32
 	DstHi uint8
 	Gate  uint8 // gate the signal is delivered to
-	// CRC is the packet's check code (crc_bits 8), in sideband bits of the
-	// tail flit (docs/reliability.md); 0 on other flits.
-	CRC uint8
 	// Flags holds the head (FlitHead) and tail (FlitTail) marks; the other
 	// bits are 0.
 	Flags uint8

@@ -179,7 +179,8 @@ type System struct {
 	// channels, docs/reliability.md). Empty: the generated tables.
 	Avoid []string `yaml:"avoid" json:"avoid,omitempty"`
 	// CRCBits is the width of the check code each packet carries as
-	// sideband bits of its tail flit (docs/reliability.md): 0 (none) or 8.
+	// sideband bits of its tail flit (docs/reliability.md): 0 (none) or 32
+	// (CRC-32C, PacketCode).
 	CRCBits int `yaml:"crc_bits" json:"crc_bits"`
 	// Watchdog is the cycles a unit waiting at a gate may go without
 	// progress before it raises TIMEOUT; 0: no watchdog.
@@ -210,7 +211,7 @@ func Default() System {
 		Duplex:      DuplexFull,
 		MaxCycles:   1_000_000,
 		Repeat:      1,
-		CRCBits:     8,
+		CRCBits:     PacketCodeBits,
 	}
 }
 
@@ -389,7 +390,7 @@ func (s *System) Validate() error {
 	if err := s.validateFaults(); err != nil {
 		return err
 	}
-	if s.CRCBits != 0 && s.CRCBits != 8 {
+	if s.CRCBits != 0 && s.CRCBits != PacketCodeBits {
 		return &FieldError{Field: "crc_bits", Value: s.CRCBits, Allowed: CRCAllowed}
 	}
 	if err := inRange("watchdog", s.Watchdog, 0, MaxMaxCycles); err != nil {
@@ -612,5 +613,29 @@ func (s *System) validateCollective() error {
 			}
 		}
 	}
-	return nil
+	return s.validatePacketBits()
+}
+
+// MaxPacketBits is the length in wire bits of the system's longest packet,
+// control bits included ({head, tail, data}: flit_width+2 bits a flit;
+// the check code apart): a reduction's head and ceil(64/flit_width)
+// payload flits, or a data message of 1 + items x item_flits flits.
+func (s *System) MaxPacketBits() int64 {
+	flits := int64(1 + (64+s.FlitWidth-1)/s.FlitWidth)
+	if s.IsData() {
+		flits = 1 + int64(s.NumItems())*int64(s.ItemFlits)
+	}
+	return flits * int64(s.FlitWidth+2)
+}
+
+// validatePacketBits refuses a data message longer than the packet check
+// code's guarantee covers (docs/reliability.md, "Detection"). Only data
+// collectives come near: 4096 items of 4096 flits of 130 bits are about
+// 2^31 bits.
+func (s *System) validatePacketBits() error {
+	if s.CRCBits == 0 || s.MaxPacketBits() <= PacketCodeMaxBits {
+		return nil
+	}
+	most := (PacketCodeMaxBits/int64(s.FlitWidth+2) - 1) / int64(s.NumItems())
+	return &FieldError{Field: "item_flits", Value: s.ItemFlits, Allowed: fmt.Sprintf("1..%d with %d items and flit_width %d: a message of 1 + items x item_flits flits of flit_width+2 bits must stay within the %d bits the crc_bits %d code guarantees (or crc_bits 0)", most, s.NumItems(), s.FlitWidth, int64(PacketCodeMaxBits), s.CRCBits)}
 }

@@ -6,9 +6,11 @@ import (
 )
 
 // For every single dead network channel of a 4x4 and an 8x8 hyper-crossbar
-// the exceptions route every pair around it, proved deadlock-free.
+// (the pivot column) and of 2x3x2 and 2x2x2 (shortest live next hops in
+// tie-break orders) the exceptions route every pair around it, proved
+// deadlock-free.
 func TestAvoidEverySingleDeadChannel(t *testing.T) {
-	for _, dims := range [][]int{{4, 4}, {8, 8}, {2, 3}, {3, 5}} {
+	for _, dims := range [][]int{{4, 4}, {8, 8}, {2, 3}, {3, 5}, {2, 3, 2}, {2, 2, 2}} {
 		topo, err := NewTopology(dims)
 		if err != nil {
 			t.Fatal(err)
@@ -24,6 +26,12 @@ func TestAvoidEverySingleDeadChannel(t *testing.T) {
 			}
 			if !rep.Acyclic || rep.Pairs != topo.Nodes*topo.Nodes || a.Entries == 0 {
 				t.Fatalf("%v: avoid %s: %+v, %d exceptions", dims, c.Name, rep, a.Entries)
+			}
+			// A node whose dim-0 up link is dead goes through dim 1 first:
+			// the fewest crossbars of any path without the dead link (a
+			// path over it would take fewer), so the routes are minimal.
+			if strings.HasSuffix(c.Name, ".d0.up") && !rep.Minimal {
+				t.Fatalf("%v: avoid %s: not minimal without the dead channel: %+v", dims, c.Name, rep)
 			}
 			worst = max(worst, a.MaxEntries)
 		}
@@ -131,5 +139,58 @@ func TestAvoidTorus(t *testing.T) {
 		} else if !ring && (err == nil || !strings.Contains(err.Error(), "mesh line")) {
 			t.Fatalf("4x3 ring x mesh: avoid %s: %v, want the mesh line's error", c.Name, err)
 		}
+	}
+}
+
+// TestSetAvoidKeepsTrafficOffTheChannel: on a torus and a fat tree network
+// SetAvoid takes the fabric's exceptions, and all-to-all traffic (drive
+// checks every packet) then leaves alone a channel it uses without them;
+// a hyper-crossbar network refuses a fabric's routing.
+func TestSetAvoidKeepsTrafficOffTheChannel(t *testing.T) {
+	for _, f := range []Fabric{mustFabric(t, "torus", 4, 3), mustFabric(t, "fattree", 4, 4)} {
+		pkts := allToAll(f.NumNodes(), 3)
+		n, err := NewFabricNetwork(f, Config{BufferDepth: 2, LinkLatency: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res := drive(t, n, pkts, 100_000); !res.drained {
+			t.Fatalf("%s: %d of %d packets delivered", fabricName(f), res.delivered, len(pkts))
+		}
+		dead := -1 // the first network channel the traffic uses
+		for _, c := range Channels(f) {
+			if c.Kind == ChanNetwork && n.sentBy(int32(c.ID)) > 0 {
+				dead = c.ID
+				break
+			}
+		}
+		if dead < 0 {
+			t.Fatalf("%s: no network channel carried a flit", fabricName(f))
+		}
+		a, _, err := AvoidChannels(f, []int{dead})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err = NewFabricNetwork(f, Config{BufferDepth: 2, LinkLatency: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.SetAvoid(a); err != nil {
+			t.Fatalf("%s: %v", fabricName(f), err)
+		}
+		if res := drive(t, n, pkts, 100_000); !res.drained {
+			t.Fatalf("%s avoiding %d: %d of %d packets delivered", fabricName(f), dead, res.delivered, len(pkts))
+		}
+		if k := n.sentBy(int32(dead)); k != 0 {
+			t.Fatalf("%s: the avoided channel %d carried %d flits", fabricName(f), dead, k)
+		}
+	}
+	topo, _ := NewTopology([]int{4, 3})
+	n, err := NewNetwork(topo, Config{BufferDepth: 2, LinkLatency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Avoid{Except: make([]map[int32]uint8, n.switches), fabric: mustFabric(t, "torus", 4, 3)}
+	if err := n.SetAvoid(a); err == nil || !strings.Contains(err.Error(), "hyper-crossbar") {
+		t.Fatalf("a torus's routing on a hyper-crossbar network: %v", err)
 	}
 }

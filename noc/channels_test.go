@@ -53,4 +53,8 @@ func TestChannelNames(t *testing.T) {
 	if _, err := NewChannelIndex(t4).Parse("N5.D1.UP"); err == nil || !strings.Contains(err.Error(), "did you mean n5.d1.up") {
 		t.Errorf("Parse case: %v", err)
 	}
+	// Two edits away is still near (up to 2, or a quarter of the name).
+	if _, err := NewChannelIndex(t4).Parse("n5.d1.dn"); err == nil || !strings.Contains(err.Error(), "n5.d1.down") {
+		t.Errorf("Parse two edits: %v", err)
+	}
 }

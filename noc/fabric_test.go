@@ -350,6 +350,14 @@ type driveResult struct {
 // maxCycles, or after 2000 cycles without any flit moving (deadlock).
 func drive(t testing.TB, n *Network, pkts []tpkt, maxCycles int64) driveResult {
 	t.Helper()
+	return driveWith(t, n, pkts, maxCycles, false)
+}
+
+// driveWith is drive; with prefetch it runs every prefetch stage of a
+// switch (PrefetchSwitch) before the switch's evaluation, as the engine
+// does for large networks.
+func driveWith(t testing.TB, n *Network, pkts []tpkt, maxCycles int64, prefetch bool) driveResult {
+	t.Helper()
 	N := n.nodes
 	queue := make([][]int, N) // packet ids per source
 	for id, p := range pkts {
@@ -379,6 +387,9 @@ func drive(t testing.TB, n *Network, pkts []tpkt, maxCycles int64) driveResult {
 	for c = 0; c < maxCycles && res.delivered < len(pkts); c++ {
 		moved := false
 		for s := 0; s < n.switches; s++ {
+			for stage := 0; prefetch && stage < 4; stage++ {
+				n.PrefetchSwitch(s, stage)
+			}
 			n.EvalSwitch(s, c, 0)
 		}
 		for v := 0; v < N; v++ {

@@ -102,6 +102,29 @@ func TestNetworkConfigLimits(t *testing.T) {
 	}
 }
 
+// TestSetFaultsRefusesChannelsOutOfRange: a fault's channel is an output
+// of the network, 0..outputs-1, both ends accepted; either side is
+// refused with the range.
+func TestSetFaultsRefusesChannelsOutOfRange(t *testing.T) {
+	tp, _ := NewTopology([]int{2, 2})
+	n, err := NewNetwork(tp, Config{BufferDepth: 1, LinkLatency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := len(n.out) - 1
+	for _, c := range []int{0, last} {
+		if err := n.SetFaults([]LinkFault{{Kind: LinkDead, Channel: c}}, nil); err != nil {
+			t.Fatalf("channel %d: %v", c, err)
+		}
+	}
+	for _, c := range []int{-1, last + 1} {
+		err := n.SetFaults([]LinkFault{{Kind: LinkDead, Channel: c}}, nil)
+		if want := fmt.Sprintf("fault on channel %d: the network has channels 0..%d", c, last); err == nil || err.Error() != want {
+			t.Errorf("channel %d: %v, want %q", c, err, want)
+		}
+	}
+}
+
 // TestFatTreeOutputsGoUpAndDown: ports 0..k-1 of a fat-tree switch go down
 // (to level l-1, or to a node at level 0), ports k..2k-1 go up to level l+1
 // (docs/networks.md), and DescribeOutput says which.

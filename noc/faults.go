@@ -55,6 +55,11 @@ type faultState struct {
 	last  []int64
 	// Retried counts the flits resent.
 	Retried int
+	// dropLog: every change of a switch's illegal-flit counts (illegal.go).
+	dropLog []DropChange
+	// cutTail makes a head the cut tail that ends its input's open packet
+	// (SetCutTail).
+	cutTail func(fl *hw.Flit)
 }
 
 // SetFaults arms link faults on the network (before the run). flip
@@ -150,6 +155,7 @@ func (n *Network) faultState() *faultState {
 	if n.faults == nil {
 		n.faults = &faultState{byOut: map[int32][]int{}}
 		n.faultBits = make([]uint64, (len(n.out)+63)/64)
+		n.armIllegal()
 	}
 	return n.faults
 }

@@ -93,7 +93,8 @@ func TestHyperXbarProperties(t *testing.T) {
 }
 
 // TestPackedAddrs: the network's per-node table of packed addresses is
-// FlitAddr for every node.
+// FlitAddr for every node; Addr (the RTL's address) holds coordinate k in
+// CoordBits[k] bits above those of the lower dimensions, and nothing above.
 func TestPackedAddrs(t *testing.T) {
 	for _, dims := range [][]int{{2}, {5, 3}, {2, 3, 2, 2, 3, 2}, {64, 3, 7}} {
 		tp, _ := NewTopology(dims)
@@ -101,6 +102,16 @@ func TestPackedAddrs(t *testing.T) {
 		for v := range a {
 			if a[v] != tp.FlitAddr(v) {
 				t.Fatalf("dims %v node %d: %x, want %x", dims, v, a[v], tp.FlitAddr(v))
+			}
+			addr, shift := tp.Addr(v), 0
+			for k := range dims {
+				if c := int(addr >> shift & (1<<tp.CoordBits[k] - 1)); c != tp.Coord(v, k) {
+					t.Fatalf("dims %v node %d: Addr %#x holds coordinate %d = %d, want %d", dims, v, addr, k, c, tp.Coord(v, k))
+				}
+				shift += tp.CoordBits[k]
+			}
+			if addr>>shift != 0 {
+				t.Fatalf("dims %v node %d: Addr %#x has bits above its %d coordinate bits", dims, v, addr, shift)
 			}
 		}
 	}
@@ -127,6 +138,27 @@ func TestCheckByDimension(t *testing.T) {
 		}
 		if !byDim.Minimal || !byDim.Acyclic || byDim.MaxHops != all.MaxHops {
 			t.Fatalf("%v %v: by dimension %+v, all pairs %+v", c.dims, c.wrap, byDim, all)
+		}
+		// The report sums each distinct line's figures once, and the
+		// sampled pairs.
+		want := CheckReport{Pairs: 2000}
+		seen := map[string]bool{}
+		for k, d := range c.dims {
+			line, _ := NewTorusWrap([]int{d}, []bool{tor.Wrap[k]})
+			if seen[fabricName(line)] {
+				continue
+			}
+			seen[fabricName(line)] = true
+			r, err := CheckFabric(line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.Pairs += r.Pairs
+			want.Channels += r.Channels
+			want.Dependencies += r.Dependencies
+		}
+		if byDim.Pairs != want.Pairs || byDim.Channels != want.Channels || byDim.Dependencies != want.Dependencies {
+			t.Fatalf("%v %v: by dimension %+v, want pairs, channels and dependencies of %+v", c.dims, c.wrap, byDim, want)
 		}
 	}
 	tofu, _ := NewTorusWrap([]int{24, 23, 24, 2, 3, 2}, []bool{true, true, true, false, true, false})

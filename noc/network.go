@@ -40,10 +40,11 @@ type slot struct {
 	body flitBody
 }
 
-// flitBody is a flit packed into 12 bytes (hw.Flit is 24): the payload
+// flitBody is a flit packed into 12 bytes (hw.Flit is 32): the payload
 // (Data) is kept apart, in Network.data, for the flits that carry one, and
 // a head flit on a fabric with coordinate addresses keeps its packed
-// destination, from which its node id follows (Network.dstNode).
+// destination, from which its node id follows (Network.dstNode), and a
+// tail's check code is kept apart too, in Network.codes (bodyCode).
 // packFlit and unpackFlit convert; a switch moves bodies without
 // unpacking them.
 type flitBody struct {
@@ -52,16 +53,20 @@ type flitBody struct {
 	srcHi uint8  // Src, bits 16..23 (ranks and nodes are below 2^24)
 	dstHi uint8  // bodyAddr: the packed address, bits 32..39
 	gate  uint8
-	crc   uint8
-	flags uint8 // hw.FlitHead | hw.FlitTail | bodyAddr | bodyData
-	_     uint8
+	flags uint8 // hw.FlitHead | hw.FlitTail | bodyNoNode | bodyCode | bodyAddr | bodyData
+	_     [2]uint8
 }
 
 // flitBody.flags bits beside the flit's own head and tail marks.
 const (
-	bodyAddr  uint8 = 1 << 6 // dstLo, dstHi: the packed destination (a head flit on a fabric with addresses)
-	bodyData  uint8 = 1 << 7 // the flit's Data is in Network.data at the slot's index (Data != 0)
-	flitMarks       = hw.FlitHead | hw.FlitTail
+	// bodyNoNode: a head flit whose address names no node (hw.NoNode; a
+	// flipped bit): dstLo, dstHi hold the address as the wire carries it,
+	// with bodyAddr, and the next switch drops it (illegal.go).
+	bodyNoNode uint8 = 1 << 4
+	bodyCode   uint8 = 1 << 5 // the flit's CRC is in Network.codes at the slot's index (CRC != 0)
+	bodyAddr   uint8 = 1 << 6 // dstLo, dstHi: the packed destination (a head flit on a fabric with addresses)
+	bodyData   uint8 = 1 << 7 // the flit's Data is in Network.data at the slot's index (Data != 0)
+	flitMarks        = hw.FlitHead | hw.FlitTail
 )
 
 // maxSrc bounds a flit's Src, which a body keeps in 24 bits.
@@ -189,7 +194,10 @@ type Network struct {
 	// a barrier's flits have none, so its pages are only faulted in by
 	// runs that carry data.
 	data []uint64
-	out  []outState // per output: switch ports, then one injection output per node
+	// codes holds, per slot, the check code of a flit that has one
+	// (bodyCode); nil until KeepCodes, so fault-free runs pay nothing.
+	codes []uint32
+	out   []outState // per output: switch ports, then one injection output per node
 
 	used []int64 // per wire: last cycle a flit crossed it
 	// wire is each output's shared wire (-1: none), when a shared-wire
@@ -226,6 +234,12 @@ type Network struct {
 	// faultBits has bit o set when a fault is armed on output o (or every
 	// crossing is recorded); nil until SetFaults or Record.
 	faultBits []uint64
+	// drops counts, per switch, the illegal flits its inputs met, and
+	// discarding[f] says switch input FIFO f is dropping the rest of a
+	// packet whose head named no node (illegal.go); nil without faults,
+	// where no flit is illegal.
+	drops      []DropCounts
+	discarding []bool
 
 	// Wake asks the engine to evaluate element e in cycle at; w is the
 	// worker asking (EvalSwitch's and Inject's w).
@@ -468,33 +482,60 @@ func (n *Network) dstNode(b *flitBody) int32 {
 // says it carries. A head flit on a fabric with addresses keeps its packed
 // destination (whose node is its Dst: Inject and the fault flipper keep
 // them in step); any other flit keeps its Dst, and has no address.
-func (n *Network) packFlit(fl *hw.Flit) (b flitBody, data uint64) {
+func (n *Network) packFlit(fl *hw.Flit) (b flitBody, data uint64, code uint32) {
 	b.flags = fl.Flags & flitMarks
-	if fl.Head() && n.addr != nil {
+	if fl.Head() && (n.addr != nil || fl.Dst == hw.NoNode) {
 		a := fl.DstAddr()
 		b.dstLo, b.dstHi = uint32(a), uint8(a>>32)
 		b.flags |= bodyAddr
+		if fl.Dst == hw.NoNode {
+			b.flags |= bodyNoNode
+		}
 	} else {
 		b.dstLo = uint32(fl.Dst)
 	}
 	b.srcLo, b.srcHi = uint16(fl.Src), uint8(uint32(fl.Src)>>16)
-	b.gate, b.crc = fl.Gate, fl.CRC
+	b.gate = fl.Gate
 	if fl.Data != 0 {
 		b.flags |= bodyData
 	}
-	return b, fl.Data
+	if fl.CRC != 0 {
+		b.flags |= bodyCode
+	}
+	return b, fl.Data, fl.CRC
+}
+
+// KeepCodes makes the network carry flits' check codes (hw.Flit.CRC):
+// a run whose units compute them calls it before the first cycle.
+func (n *Network) KeepCodes() {
+	if n.codes == nil {
+		n.codes = make([]uint32, len(n.slots))
+	}
 }
 
 // unpackFlit is the flit in slot i.
 func (n *Network) unpackFlit(i uint32) hw.Flit {
 	b := &n.slots[i].body
+	var data uint64
+	if b.flags&bodyData != 0 {
+		data = n.data[i]
+	}
+	var code uint32
+	if b.flags&bodyCode != 0 {
+		code = n.codes[i]
+	}
+	return n.unpackBody(b, data, code)
+}
+
+// unpackBody is the flit of body b with payload data and check code.
+func (n *Network) unpackBody(b *flitBody, data uint64, code uint32) hw.Flit {
 	fl := hw.Flit{Dst: n.dstNode(b), Src: int32(uint32(b.srcLo) | uint32(b.srcHi)<<16),
-		Gate: b.gate, CRC: b.crc, Flags: b.flags & flitMarks}
+		Gate: b.gate, CRC: code, Flags: b.flags & flitMarks, Data: data}
 	if b.flags&bodyAddr != 0 {
 		fl.SetDstAddr(b.addr())
-	}
-	if b.flags&bodyData != 0 {
-		fl.Data = n.data[i]
+		if b.flags&bodyNoNode != 0 {
+			fl.Dst = hw.NoNode
+		}
 	}
 	return fl
 }
@@ -573,7 +614,7 @@ func (n *Network) hasCredit(o int32, t int64) bool {
 // record: the channel latency is the output's (latOf) and the port is in
 // the output's record (outState.dst). data is the flit's payload, kept
 // when b says it has one (bodyData).
-func (n *Network) push(o, f int32, sw int32, b flitBody, data uint64, t int64) int64 {
+func (n *Network) push(o, f int32, sw int32, b flitBody, data uint64, code uint32, t int64) int64 {
 	oi := &n.out[o]
 	i := uint32(oi.sendIdx)
 	if i+1 == n.B {
@@ -586,6 +627,9 @@ func (n *Network) push(o, f int32, sw int32, b flitBody, data uint64, t int64) i
 	s.body = b
 	if b.flags&bodyData != 0 {
 		n.data[si] = data
+	}
+	if b.flags&bodyCode != 0 {
+		n.codes[si] = code // KeepCodes was called: only then do flits carry one
 	}
 	ready := t + n.latOf(o, f)
 	atomic.StoreInt32(&s.when, n.rel(ready)+heldOff)
@@ -643,23 +687,33 @@ func (n *Network) canSend(o int32, p int, sent uint64, t int64) bool {
 // send moves the front flit of input FIFO in to output o in cycle t and
 // reports whether it was a tail. The flit moves packed: only an output with
 // a fault armed unpacks it.
-func (n *Network) send(sw, in, o int32, t int64, w int) (tail bool) {
+//
+// cut sends the front head's cut tail instead (illegal.go): the head stays.
+func (n *Network) send(sw, in, o int32, t int64, w int, cut bool) (tail bool) {
 	fi := n.frontIdx(in)
 	b := n.slots[fi].body
 	var data uint64
 	if b.flags&bodyData != 0 {
 		data = n.data[fi]
 	}
-	// The pop frees the slot from t+L on: its body stays as it is in t.
-	n.pop(in, sw, t)
+	var code uint32
+	if b.flags&bodyCode != 0 {
+		code = n.codes[fi]
+	}
+	if cut {
+		b, data, code = n.cutTail(&b, data, code)
+	} else {
+		// The pop frees the slot from t+L on: its body stays as it is in t.
+		n.pop(in, sw, t)
+	}
 	var delay int64
 	if n.faults != nil && n.isFault(o) {
-		fl := n.unpackFlit(fi)
+		fl := n.unpackBody(&b, data, code)
 		var gone bool
 		if fl, gone, delay = n.faultySend(o, fl, t); gone {
 			return fl.Tail()
 		}
-		b, data = n.packFlit(&fl)
+		b, data, code = n.packFlit(&fl)
 	}
 	d := n.out[o].down
 	wake := n.out[o].wakeEl()
@@ -667,7 +721,7 @@ func (n *Network) send(sw, in, o int32, t int64, w int) (tail bool) {
 	if d >= n.rxBase {
 		dsw = -1
 	}
-	ready := n.push(o, d, dsw, b, data, t+delay)
+	ready := n.push(o, d, dsw, b, data, code, t+delay)
 	if n.used != nil && n.wire[o] >= 0 {
 		n.used[n.wire[o]] = t
 	}
@@ -699,12 +753,27 @@ func (n *Network) EvalSwitch(sw int, t int64, w int) bool {
 		if !readyBy(s, tRel) {
 			continue
 		}
-		// A head flit requests its route. Without faults a head is never
-		// at the front of an input that owns an output, so only a network
-		// with faults looks (the input's record is another cache line):
-		// there, an owned input forwards its front flit, whatever it is,
-		// until a tail passes (after a lost tail, the next packet's head).
-		if s.body.flags&hw.FlitHead != 0 && (n.faults == nil || n.out[in].inOwned < 0) {
+		// Without faults no flit is illegal (a head never at the front of
+		// an input that owns an output, a payload flit never at one that
+		// owns none), so only a network with faults screens its inputs
+		// (illegal.go; the input's record is another cache line).
+		if n.faults != nil {
+			switch n.screen(sw, in, s, t) {
+			case flitGone:
+				continue
+			case flitCut:
+				op := int(n.out[in].inOwned)
+				o := base + int32(op)
+				held |= 1 << uint(op)
+				if n.canSend(o, op, sent, t) {
+					sent |= 1 << uint(op)
+					n.cut(sw32, in, o, t, w)
+				}
+				continue
+			}
+		}
+		// A head flit requests its route.
+		if s.body.flags&hw.FlitHead != 0 {
 			var o int
 			if rt := n.fifo[in].rt; rt != 0 {
 				o = int(rt) - 1
@@ -717,13 +786,13 @@ func (n *Network) EvalSwitch(sw int, t int64, w int) bool {
 		}
 		op := int(n.out[in].inOwned)
 		if op < 0 {
-			continue // a payload flit of no packet (its head was lost): it blocks
+			continue // a payload flit of no packet: screen drops it (faults only)
 		}
 		o := base + int32(op)
 		held |= 1 << uint(op)
 		if n.canSend(o, op, sent, t) {
 			sent |= 1 << uint(op)
-			if n.send(sw32, in, o, t, w) {
+			if n.send(sw32, in, o, t, w, false) {
 				n.out[o].owner, n.out[in].inOwned = -1, -1
 			}
 		}
@@ -748,7 +817,7 @@ func (n *Network) EvalSwitch(sw int, t int64, w int) bool {
 		}
 		in := base + int32(g)
 		n.out[o].rr = uint8((g + 1) % P)
-		if !n.send(sw32, in, o, t, w) {
+		if !n.send(sw32, in, o, t, w, false) {
 			n.out[o].owner, n.out[in].inOwned = int8(g), int8(oi)
 		}
 	}
@@ -768,7 +837,7 @@ func (n *Network) CanInject(node int, t int64) bool {
 // Inject sends a flit from node's endpoint into its attach switch (the
 // exchanger for the hyper-crossbar) in cycle t, as worker w.
 func (n *Network) Inject(node int, fl hw.Flit, t int64, w int) {
-	if fl.Head() && n.addr != nil {
+	if fl.Head() && n.addr != nil && fl.Dst != hw.NoNode {
 		fl.SetDstAddr(n.addr[fl.Dst])
 	}
 	o := n.rxBase + int32(node)
@@ -780,8 +849,8 @@ func (n *Network) Inject(node int, fl hw.Flit, t int64, w int) {
 		}
 	}
 	sw := n.out[o].wakeEl()
-	b, data := n.packFlit(&fl)
-	ready := n.push(o, n.out[o].down, sw, b, data, t+delay)
+	b, data, code := n.packFlit(&fl)
+	ready := n.push(o, n.out[o].down, sw, b, data, code, t+delay)
 	n.Wake(w, sw, ready)
 }
 

@@ -147,15 +147,19 @@ func TestZeroLoadLatency(t *testing.T) {
 		h := newHarness(t, []int{4, 4}, Config{BufferDepth: 4, LinkLatency: L})
 		// 0 -> 1 crosses one crossbar: inject (t), exchanger (+1),
 		// crossbar (+L), exchanger (+L), ejection FIFO (+1).
-		got := h.run(40, map[int64][][2]int{0: {{0, 1}}, 1: {{2, 13}}})
+		got := h.run(40, map[int64][][2]int{0: {{0, 1}}, 1: {{2, 13}}, 20: {{5, 0}}})
 		if want := int64(0 + 1 + L + L + 1); len(got[1]) != 1 || got[1][0] != want {
 			t.Fatalf("L=%d: 1-crossbar packet popped at %v, want [%d]", L, got[1], want)
 		}
 		if want := int64(1 + 1 + 4*L + 1); len(got[13]) != 1 || got[13][0] != want {
 			t.Fatalf("L=%d: 2-crossbar packet popped at %v, want [%d]", L, got[13], want)
 		}
-		if h.n.FlitHops() != 2+4 {
-			t.Fatalf("L=%d: flit hops %d, want 6", L, h.n.FlitHops())
+		// Into node 0, whose ejection FIFO is the first endpoint FIFO.
+		if want := int64(20 + 1 + 4*L + 1); len(got[0]) != 1 || got[0][0] != want {
+			t.Fatalf("L=%d: 2-crossbar packet to node 0 popped at %v, want [%d]", L, got[0], want)
+		}
+		if h.n.FlitHops() != 2+4+4 {
+			t.Fatalf("L=%d: flit hops %d, want 10", L, h.n.FlitHops())
 		}
 	}
 }

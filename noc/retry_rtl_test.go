@@ -45,7 +45,7 @@ func linkCases() []linkCase {
 				k = LinkDrop
 			}
 			// A bit of the wire: flit, sequence number or check code.
-			lw := linkW + bits.Len(uint(c.R)) + 8
+			lw := linkW + bits.Len(uint(c.R)) + hw.LinkCodeBits
 			fs = append(fs, LinkFault{Kind: k, Cycle: cy, Bit: r.IntN(lw)})
 			if r.IntN(4) == 0 { // a second fault on the resend or behind it
 				fs = append(fs, LinkFault{Kind: LinkFlip, Cycle: cy + int64(r.IntN(2*c.L+2)) + 1, Bit: r.IntN(linkW)})

@@ -34,13 +34,14 @@ func TestFlitPacking(t *testing.T) {
 		if err != nil {
 			rt.Fatal(err)
 		}
+		n.KeepCodes()
 		for range 20 {
 			head := rapid.Bool().Draw(rt, "head")
 			fl := hw.Flit{
 				Dst:   int32(rapid.IntRange(0, f.NumNodes()-1).Draw(rt, "dst")),
 				Src:   int32(rapid.IntRange(0, maxSrc-1).Draw(rt, "src")),
 				Gate:  rapid.Uint8().Draw(rt, "gate"),
-				CRC:   rapid.Uint8().Draw(rt, "crc"),
+				CRC:   rapid.Uint32().Draw(rt, "crc"),
 				Flags: hw.FlitFlags(head, rapid.Bool().Draw(rt, "tail")),
 			}
 			if rapid.Bool().Draw(rt, "data") {
@@ -50,10 +51,13 @@ func TestFlitPacking(t *testing.T) {
 				fl.SetDstAddr(n.addr[fl.Dst])
 			}
 			i := uint32(rapid.IntRange(0, len(n.slots)-1).Draw(rt, "slot"))
-			b, data := n.packFlit(&fl)
+			b, data, code := n.packFlit(&fl)
 			n.slots[i].body = b
 			if b.flags&bodyData != 0 {
 				n.data[i] = data
+			}
+			if b.flags&bodyCode != 0 {
+				n.codes[i] = code
 			}
 			if got := n.unpackFlit(i); got != fl {
 				rt.Fatalf("%s %v: packed %+v, unpacked %+v", topo, dims, fl, got)

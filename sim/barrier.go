@@ -260,6 +260,10 @@ type Result struct {
 	Episodes []EpisodeResult `json:"episodes"`
 	// Faults lists the injected faults and what each hit (none: omitted).
 	Faults []FaultResult `json:"faults,omitempty"`
+	// Dropped lists the switches that met illegal flits (docs/
+	// microarchitecture.md, "Illegal flits"), by switch number; none:
+	// omitted.
+	Dropped []SwitchDrops `json:"dropped,omitempty"`
 	// Errors are the units' errors (docs/microarchitecture.md, "Error
 	// paths"), by cycle then node; a run with one is not complete.
 	Errors []ErrorResult `json:"errors,omitempty"`
@@ -610,6 +614,7 @@ func (s *System) result(t int64) *Result {
 	}
 	if len(s.Sys.Faults) > 0 {
 		res.Faults = s.faultResults()
+		res.Dropped = s.dropResults()
 	}
 	return res
 }

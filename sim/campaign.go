@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -56,6 +57,9 @@ type KindCounts struct {
 type CampaignResult struct {
 	CampaignCounts
 	ByKind map[string]*KindCounts `json:"by_kind"`
+	// ByCount are the outcomes per number of faults injected into a run
+	// (CampaignOptions.PerRun), keyed "1".."4".
+	ByCount map[string]*CampaignCounts `json:"by_count"`
 	// Cycles is the fault-free run's.
 	Cycles int64 `json:"-"`
 	// Runs of the campaign, when kept (CampaignOptions.Keep).
@@ -64,7 +68,7 @@ type CampaignResult struct {
 
 // CampaignRun is one run of a campaign.
 type CampaignRun struct {
-	Spec                                  string
+	Spec                                  string // the run's faults, separated by spaces
 	Hit                                   bool
 	Detected, Recovered, Reported, Silent bool
 	Rerouted                              bool // dead: the run with --avoid recovered
@@ -79,8 +83,17 @@ type CampaignOptions struct {
 	Runs  int
 	Seed  uint64
 	Kinds []string // fault kinds, taken in turn (hw.FaultKinds when empty)
-	Keep  bool     // keep every run's outcome in Detail
+	// PerRun are the numbers of faults injected into one run, taken in
+	// turn after each round of the kinds (run i has kind Kinds[i mod k]
+	// and PerRun[(i / k) mod len] faults, k = len(Kinds); [1] when
+	// empty), each 1..MaxFaultsPerRun. The faults of a run are of the
+	// run's kind.
+	PerRun []int
+	Keep   bool // keep every run's outcome in Detail
 }
+
+// MaxFaultsPerRun bounds CampaignOptions.PerRun.
+const MaxFaultsPerRun = 4
 
 // signature is what a run's results are compared on: the release of every
 // rank with its value, and every received message (source, gate, value),
@@ -115,117 +128,199 @@ func campaignReference(sys hw.System) (*System, error) {
 	return ref, nil
 }
 
-// RunCampaign runs opt.Runs runs of sys, each with one random fault, and
-// classifies each against the fault-free run. Flips, drops and dead
-// channels are placed on a flit crossing of the fault-free run (a channel
-// and cycle drawn uniformly from every flit crossing of every channel),
-// so each fault hits traffic; a flip's bit is drawn from 0..flit_width-1,
-// a stuck rank from the ranks. sys must have no faults of its own.
+// RunCampaign runs opt.Runs runs of sys, each with opt.PerRun random
+// faults of one kind (kinds taken in turn), and classifies each against
+// the fault-free run. Flips, drops and dead channels are placed on flit
+// crossings of the fault-free run (a channel and cycle drawn uniformly
+// from every flit crossing of every channel, sorted by cycle and channel
+// so that the draw does not depend on the order of evaluation), so each
+// fault hits traffic; a flip's bit is drawn from 0..flit_width-1, a stuck
+// rank from the ranks (distinct ranks within a run). sys must have no
+// faults of its own.
 func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 	if len(sys.Faults) > 0 {
 		return nil, &hw.FieldError{Field: "faults", Value: fmt.Sprintf("%d entries", len(sys.Faults)), Allowed: "[] for a campaign (it injects its own)"}
 	}
-	kinds := opt.Kinds
+	kinds, perRun, err := campaignPlan(opt)
+	if err != nil {
+		return nil, err
+	}
+	ref, cross, res0, want, err := campaignBaseline(sys)
+	if err != nil {
+		return nil, err
+	}
+	d := &faultDraw{sys: sys, cross: cross, idx: noc.NewChannelIndex(ref.Fabric)}
+	// A faulty run that has not completed by then never will: stop it.
+	fsys := sys
+	fsys.MaxCycles = min(sys.MaxCycles, 10*res0.Cycles+1000)
+
+	out := &CampaignResult{ByKind: map[string]*KindCounts{}, ByCount: map[string]*CampaignCounts{}, Cycles: res0.Cycles}
+	for _, k := range kinds {
+		out.ByKind[k] = &KindCounts{}
+	}
+	for _, k := range perRun {
+		out.ByCount[fmt.Sprint(k)] = &CampaignCounts{}
+	}
+	acc := newCampaignSums()
+	for i := 0; i < opt.Runs; i++ {
+		rng := rand.New(rand.NewPCG(opt.Seed, uint64(i)))
+		kind, specs := d.draw(rng, kinds[i%len(kinds)], perRun[i/len(kinds)%len(perRun)])
+		run, err := campaignRun(fsys, specs, want)
+		if err != nil {
+			return nil, fmt.Errorf("run %d (%s): %w", i, strings.Join(specs, " "), err)
+		}
+		if kind == hw.FaultDead && !run.Recovered {
+			// Software's answer to a dead link: route around it.
+			asys := fsys
+			asys.Avoid = slices.Clone(sys.Avoid)
+			for _, spec := range specs {
+				asys.Avoid = append(asys.Avoid, spec[len("dead:"):strings.LastIndex(spec, "@")])
+			}
+			if again, err := campaignRun(asys, specs, want); err == nil && again.Recovered {
+				run.Rerouted, run.RerouteCycles = true, again.Cycles
+			}
+		}
+		acc.add(out, kind, len(specs), run, res0.Cycles)
+		if opt.Keep {
+			out.Detail = append(out.Detail, run)
+		}
+	}
+	acc.means(out)
+	return out, nil
+}
+
+// campaignPlan checks a campaign's kinds and faults per run, with their
+// defaults.
+func campaignPlan(opt CampaignOptions) (kinds []string, perRun []int, err error) {
+	kinds = opt.Kinds
 	if len(kinds) == 0 {
 		kinds = hw.FaultKinds
 	}
 	for _, k := range kinds {
 		if !slices.Contains(hw.FaultKinds, k) {
-			return nil, fmt.Errorf("invalid kind %q (allowed: %s)", k, strings.Join(hw.FaultKinds, ", "))
+			return nil, nil, fmt.Errorf("invalid kind %q (allowed: %s)", k, strings.Join(hw.FaultKinds, ", "))
 		}
 	}
-	// The fault-free run, recording every flit crossing.
+	perRun = opt.PerRun
+	if len(perRun) == 0 {
+		perRun = []int{1}
+	}
+	for _, k := range perRun {
+		if k < 1 || k > MaxFaultsPerRun {
+			return nil, nil, fmt.Errorf("invalid faults per run %d (allowed: 1..%d)", k, MaxFaultsPerRun)
+		}
+	}
+	return kinds, perRun, nil
+}
+
+// campaignBaseline runs sys fault-free, recording every flit crossing
+// (sorted by cycle, then channel), and returns the system, the
+// crossings, the result and the run's signature.
+func campaignBaseline(sys hw.System) (*System, []noc.Crossing, *Result, []string, error) {
 	ref, err := campaignReference(sys)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, nil, err
 	}
 	var cross []noc.Crossing
 	ref.Net.Record(func(c noc.Crossing) { cross = append(cross, c) })
 	var tr bytes.Buffer
 	res0, err := ref.Run(Options{Trace: &tr})
 	if err != nil {
-		return nil, fmt.Errorf("the fault-free run: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("the fault-free run: %w", err)
 	}
-	want := signature(tr.Bytes())
-	idx := noc.NewChannelIndex(ref.Fabric)
-	// A faulty run that has not completed by then never will: stop it.
-	fsys := sys
-	fsys.MaxCycles = min(sys.MaxCycles, 10*res0.Cycles+1000)
+	slices.SortFunc(cross, func(a, b noc.Crossing) int {
+		if a.Cycle != b.Cycle {
+			return cmp.Compare(a.Cycle, b.Cycle)
+		}
+		return cmp.Compare(a.Channel, b.Channel)
+	})
+	return ref, cross, res0, signature(tr.Bytes()), nil
+}
 
-	out := &CampaignResult{ByKind: map[string]*KindCounts{}, Cycles: res0.Cycles}
-	for _, k := range kinds {
-		out.ByKind[k] = &KindCounts{}
+// faultDraw draws a campaign run's faults.
+type faultDraw struct {
+	sys   hw.System
+	cross []noc.Crossing
+	idx   *noc.ChannelIndex
+}
+
+// draw draws n faults of kind (a stuck rank when the run has no traffic)
+// and returns the kind drawn and the specs.
+func (d *faultDraw) draw(rng *rand.Rand, kind string, n int) (string, []string) {
+	if kind == hw.FaultStuck || len(d.cross) == 0 {
+		R := d.sys.NumRanks()
+		var specs []string
+		for _, r := range rng.Perm(R)[:min(n, R)] {
+			specs = append(specs, fmt.Sprintf("stuck:%d", r))
+		}
+		return hw.FaultStuck, specs
 	}
-	var recoverSum, rerouteSum, detectSum = map[string]int64{}, map[string]int64{}, map[string]int64{}
-	detectN := map[string]int{}
-	R := sys.NumRanks()
-	for i := 0; i < opt.Runs; i++ {
-		rng := rand.New(rand.NewPCG(opt.Seed, uint64(i)))
-		kind := kinds[i%len(kinds)]
-		var spec string
-		if kind == hw.FaultStuck || len(cross) == 0 {
-			kind = hw.FaultStuck
-			spec = fmt.Sprintf("stuck:%d", rng.IntN(R))
-		} else {
-			c := cross[rng.IntN(len(cross))]
-			name := idx.Name(int(c.Channel))
-			switch kind {
-			case hw.FaultFlip:
-				spec = fmt.Sprintf("flip:%s@%d:%d", name, c.Cycle, rng.IntN(sys.FlitWidth))
-			default:
-				spec = fmt.Sprintf("%s:%s@%d", kind, name, c.Cycle)
-			}
-		}
-		run, err := campaignRun(fsys, spec, want)
-		if err != nil {
-			return nil, fmt.Errorf("run %d (%s): %w", i, spec, err)
-		}
-		if kind == hw.FaultDead && !run.Recovered {
-			// Software's answer to a dead link: route around it.
-			name := spec[len("dead:"):strings.LastIndex(spec, "@")]
-			asys := fsys
-			asys.Avoid = append(slices.Clone(sys.Avoid), name)
-			if again, err := campaignRun(asys, spec, want); err == nil && again.Recovered {
-				run.Rerouted, run.RerouteCycles = true, again.Cycles
-			}
-		}
-		k := out.ByKind[kind]
-		if run.Rerouted {
-			k.Rerouted++
-			rerouteSum[kind] += run.RerouteCycles - res0.Cycles
-		}
-		if run.Recovered {
-			recoverSum[kind] += run.Cycles - res0.Cycles
-		}
-		if run.DetectLatency >= 0 {
-			detectSum[kind] += run.DetectLatency
-			detectN[kind]++
-			k.DetectLatencyMax = max(k.DetectLatencyMax, run.DetectLatency)
-		}
-		for _, c := range []*CampaignCounts{&out.CampaignCounts, &k.CampaignCounts} {
-			c.Runs++
-			c.Injected += b2i(run.Hit)
-			c.Detected += b2i(run.Detected)
-			c.Recovered += b2i(run.Recovered)
-			c.Reported += b2i(run.Reported)
-			c.Silent += b2i(run.Silent)
-		}
-		if opt.Keep {
-			out.Detail = append(out.Detail, run)
+	specs := make([]string, n)
+	for j := range specs {
+		c := d.cross[rng.IntN(len(d.cross))]
+		name := d.idx.Name(int(c.Channel))
+		switch kind {
+		case hw.FaultFlip:
+			specs[j] = fmt.Sprintf("flip:%s@%d:%d", name, c.Cycle, rng.IntN(d.sys.FlitWidth))
+		default:
+			specs[j] = fmt.Sprintf("%s:%s@%d", kind, name, c.Cycle)
 		}
 	}
+	return kind, specs
+}
+
+// campaignSums collects the sums behind a campaign's means.
+type campaignSums struct {
+	recover, reroute, detect map[string]int64
+	detectN                  map[string]int
+}
+
+func newCampaignSums() *campaignSums {
+	return &campaignSums{recover: map[string]int64{}, reroute: map[string]int64{}, detect: map[string]int64{}, detectN: map[string]int{}}
+}
+
+// add counts run (of kind, with n faults) into out; cycles0 is the
+// fault-free run's length.
+func (a *campaignSums) add(out *CampaignResult, kind string, n int, run CampaignRun, cycles0 int64) {
+	k := out.ByKind[kind]
+	if run.Rerouted {
+		k.Rerouted++
+		a.reroute[kind] += run.RerouteCycles - cycles0
+	}
+	if run.Recovered {
+		a.recover[kind] += run.Cycles - cycles0
+	}
+	if run.DetectLatency >= 0 {
+		a.detect[kind] += run.DetectLatency
+		a.detectN[kind]++
+		k.DetectLatencyMax = max(k.DetectLatencyMax, run.DetectLatency)
+	}
+	for _, c := range []*CampaignCounts{&out.CampaignCounts, &k.CampaignCounts, out.ByCount[fmt.Sprint(n)]} {
+		if c == nil { // a stuck run on fewer ranks than faults asked for
+			continue
+		}
+		c.Runs++
+		c.Injected += b2i(run.Hit)
+		c.Detected += b2i(run.Detected)
+		c.Recovered += b2i(run.Recovered)
+		c.Reported += b2i(run.Reported)
+		c.Silent += b2i(run.Silent)
+	}
+}
+
+// means fills in out's mean cycles per kind.
+func (a *campaignSums) means(out *CampaignResult) {
 	for kind, k := range out.ByKind {
 		if k.Recovered > 0 {
-			k.RecoverCycles = float64(recoverSum[kind]) / float64(k.Recovered)
+			k.RecoverCycles = float64(a.recover[kind]) / float64(k.Recovered)
 		}
 		if k.Rerouted > 0 {
-			k.RerouteCycles = float64(rerouteSum[kind]) / float64(k.Rerouted)
+			k.RerouteCycles = float64(a.reroute[kind]) / float64(k.Rerouted)
 		}
-		if detectN[kind] > 0 {
-			k.DetectLatency = float64(detectSum[kind]) / float64(detectN[kind])
+		if a.detectN[kind] > 0 {
+			k.DetectLatency = float64(a.detect[kind]) / float64(a.detectN[kind])
 		}
 	}
-	return out, nil
 }
 
 func b2i(b bool) int {
@@ -235,11 +330,11 @@ func b2i(b bool) int {
 	return 0
 }
 
-// campaignRun runs sys with one fault and classifies it against want, the
-// fault-free run's signature.
-func campaignRun(sys hw.System, spec string, want []string) (CampaignRun, error) {
-	sys.Faults = []string{spec}
-	run := CampaignRun{Spec: spec, DetectLatency: -1}
+// campaignRun runs sys with the faults specs and classifies it against
+// want, the fault-free run's signature.
+func campaignRun(sys hw.System, specs []string, want []string) (CampaignRun, error) {
+	sys.Faults = specs
+	run := CampaignRun{Spec: strings.Join(specs, " "), DetectLatency: -1}
 	s, err := Build(sys, nil)
 	if err != nil {
 		return run, err
@@ -254,8 +349,14 @@ func campaignRun(sys hw.System, spec string, want []string) (CampaignRun, error)
 		run.Hit = run.Hit || f.Hits > 0 || strings.HasPrefix(f.Spec, hw.FaultStuck)
 	}
 	run.Detected = s.unitErrors() > 0
-	if run.Detected && len(res.Faults) > 0 && res.Faults[0].First >= 0 {
-		run.DetectLatency = s.Units.Errors[0].Cycle - res.Faults[0].First
+	first := int64(-1) // the first hit of any fault of the run
+	for _, f := range res.Faults {
+		if f.First >= 0 && (first < 0 || f.First < first) {
+			first = f.First
+		}
+	}
+	if run.Detected && first >= 0 {
+		run.DetectLatency = s.Units.Errors[0].Cycle - first
 	}
 	_, stuck := errors.AsType[*StuckError](err)
 	run.Reported = run.Detected || stuck || !res.Complete

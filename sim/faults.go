@@ -53,8 +53,9 @@ func (s *System) armFaults() error {
 		s.linkSpecs = append(s.linkSpecs, f.String())
 	}
 	s.Units.Detect = true
-	if s.Sys.CRCBits == 8 {
+	if s.Sys.CRCBits != 0 {
 		s.Units.Check = s.checkCode()
+		s.Net.KeepCodes()
 	}
 	if len(links) == 0 {
 		return nil
@@ -62,74 +63,42 @@ func (s *System) armFaults() error {
 	if s.Sys.LinkRetry > 0 {
 		s.Net.SetRetry()
 	}
+	s.Net.SetCutTail(s.Sys.Wire().CutTail)
 	return s.Net.SetFaults(links, s.flipper())
 }
 
 // flipper returns the function that inverts one bit of a flit in the wire
-// format of docs/microarchitecture.md ("Packets and flits"): a head flit's
-// data is dst_addr (AddrBits), src_rank (RankBits), gate (6 bits), then
-// zeros (kept in the head's Data); a payload flit's data is its chunk;
-// bits flit_width.. are the tail's check code. A flipped address whose
-// coordinate names no node (a dimension size that is not a power of two)
-// loses the flit; a flipped bit above bit 63 of a chunk changes nothing
-// the model keeps (docs/reliability.md).
+// format of the system (hw.Wire: data, check code, tail, head; docs/
+// reliability.md, "Bits of a flit"). A flip never loses the flit: a head
+// whose address it makes name no node (hw.NoNode) is dropped by the next
+// switch (docs/microarchitecture.md, "Illegal flits").
 func (s *System) flipper() func(fl *hw.Flit, bit int) bool {
-	sys := &s.Sys
-	cb := sys.CoordBits()
-	ab, rb := sys.AddrBits(), sys.RankBits()
-	dims := sys.Dims
-	fw, hdr := sys.FlitWidth, sys.HeaderBits()
+	w := s.Sys.Wire()
 	return func(fl *hw.Flit, bit int) bool {
-		if bit >= fw { // the sideband: the tail's check code
-			if fl.Tail() {
-				fl.CRC ^= 1 << uint(bit-fw)
-			}
-			return true
-		}
-		if !fl.Head() {
-			if bit < 64 {
-				fl.Data ^= 1 << uint(bit)
-			}
-			return true
-		}
-		switch {
-		case bit < ab:
-			// Unpack the destination node's coordinates, flip, repack.
-			var c [hw.MaxDims]int
-			v := int(fl.Dst)
-			for k, d := range dims {
-				c[k] = v % d
-				v /= d
-			}
-			k, b := 0, bit
-			for b >= cb[k] {
-				b -= cb[k]
-				k++
-			}
-			c[k] ^= 1 << uint(b)
-			if c[k] >= dims[k] {
-				return false
-			}
-			node, stride := 0, 1
-			var addr uint64
-			for k, d := range dims {
-				node += c[k] * stride
-				stride *= d
-				addr |= uint64(c[k]) << (hw.CoordField * k)
-			}
-			fl.Dst = int32(node)
-			fl.SetDstAddr(addr)
-		case bit < ab+rb:
-			fl.Src ^= 1 << uint(bit-ab)
-		case bit < hdr:
-			fl.Gate ^= 1 << uint(bit-ab-rb)
-		case bit-hdr < 64:
-			// Above the header: 0 when sent, ignored by the receiver; the
-			// model keeps them in the head flit's unused Data.
-			fl.Data ^= 1 << uint(bit-hdr)
-		}
+		w.Flip(fl, bit)
 		return true
 	}
+}
+
+// SwitchDrops is one switch's illegal-flit counts (Result.Dropped):
+// switch numbers as noc numbers them (hyper-crossbar: the exchanger of
+// node v is switch v, the crossbars follow; the number hx_top's fabric
+// port selects), the counts exact (the DROPS register saturates each at
+// 255).
+type SwitchDrops struct {
+	Switch int `json:"switch"`
+	noc.DropCounts
+}
+
+// dropResults lists the switches that met illegal flits.
+func (s *System) dropResults() []SwitchDrops {
+	var out []SwitchDrops
+	for sw := range s.Fabric.NumSwitches() {
+		if d := s.Net.Drops(sw); d.Any() {
+			out = append(out, SwitchDrops{Switch: sw, DropCounts: d})
+		}
+	}
+	return out
 }
 
 // faultResults reports the armed faults and what they hit.

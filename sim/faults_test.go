@@ -3,6 +3,9 @@ package sim
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -90,7 +93,7 @@ func TestFaultKinds(t *testing.T) {
 	if tr2 != tr || res2.Cycles != res.Cycles {
 		t.Fatal("flip: not deterministic")
 	}
-	sys.CRCBits = 8
+	sys.CRCBits = hw.PacketCodeBits
 	res, _, _, err = faultTrace(t, sys, false)
 	if ue, ok := errors.AsType[*UnitError](err); !ok || ue.Errors[0].Code != barrierunit.ErrCRC || res.Complete ||
 		!strings.Contains(err.Error(), "CRC at gate") || !strings.Contains(err.Error(), "fault "+sys.Faults[0]+" hit at cycle") {
@@ -202,6 +205,63 @@ func TestCampaign(t *testing.T) {
 	}
 }
 
+// TestCampaignPerRun: with several faults per run, every run carries
+// as many faults of its kind as its count says (kinds and counts crossed,
+// not in lockstep), by_count adds up to the runs, a stuck run names
+// distinct ranks, and the campaign is deterministic.
+func TestCampaignPerRun(t *testing.T) {
+	sys := hw.Default()
+	sys.Op, sys.Watchdog = hw.OpSum, 500
+	kinds := []string{hw.FaultFlip, hw.FaultDrop, hw.FaultStuck}
+	opt := CampaignOptions{Runs: 36, Seed: 3, Kinds: kinds, PerRun: []int{1, 2, 4}, Keep: true}
+	a, err := RunCampaign(sys, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := RunCampaign(sys, opt)
+	if a.CampaignCounts != b.CampaignCounts || !slices.EqualFunc(a.Detail, b.Detail, func(x, y CampaignRun) bool { return x.Spec == y.Spec }) {
+		t.Fatal("not deterministic")
+	}
+	pairs := map[string]int{}
+	for i, r := range a.Detail {
+		specs := strings.Fields(r.Spec)
+		kind, n := kinds[i%3], opt.PerRun[i/3%3]
+		if len(specs) != n {
+			t.Fatalf("run %d: %d faults (%s), want %d", i, len(specs), r.Spec, n)
+		}
+		seen := map[string]bool{}
+		for _, spec := range specs {
+			f, err := hw.ParseFault(spec)
+			if err != nil || f.Kind != kind {
+				t.Fatalf("run %d: fault %s, want kind %s", i, spec, kind)
+			}
+			if kind == hw.FaultStuck && seen[spec] {
+				t.Fatalf("run %d: %s twice", i, spec)
+			}
+			seen[spec] = true
+		}
+		pairs[fmt.Sprint(kind, n)]++
+	}
+	if len(pairs) != 9 {
+		t.Errorf("kind and count pairs %v: want all 9", pairs)
+	}
+	total := 0
+	for k, c := range a.ByCount {
+		total += c.Runs
+		if c.Runs != 12 {
+			t.Errorf("by_count[%s] has %d runs, want 12", k, c.Runs)
+		}
+	}
+	if total != a.Runs || len(a.ByCount) != 3 {
+		t.Errorf("by_count %v adds up to %d runs of %d", a.ByCount, total, a.Runs)
+	}
+	for _, bad := range [][]int{{0}, {5}} {
+		if _, err := RunCampaign(sys, CampaignOptions{Runs: 1, PerRun: bad}); err == nil {
+			t.Errorf("faults per run %v accepted", bad)
+		}
+	}
+}
+
 // A dead channel the routing avoids: the barrier completes, and a
 // reduction gives the fault-free values, for every network channel of a
 // 4x4 hyper-crossbar and a 4x4 torus, and for every ring channel of a torus
@@ -238,6 +298,87 @@ func TestAvoidDeadChannel(t *testing.T) {
 			if res.Faults[0].Hits != 0 {
 				t.Fatalf("%v %s: avoid %s: the dead channel was used", sys.Dims, sys.Topology, c.Name)
 			}
+		}
+	}
+}
+
+// Issue 20's reproduction: two flips 127 bits apart in one 2-flit sum
+// packet cancelled in CRC-8 (period 127) and the run ended complete with
+// two results among the ranks. The 32-bit code catches the pair, and any
+// two flips in one packet (random pairs over the injection channels' head
+// and payload flits, every data and sideband bit): a run either raises an
+// error or changes nothing.
+func TestDoubleFlipDetected(t *testing.T) {
+	sys := hw.Default()
+	sys.Op = hw.OpSum
+	sys.Faults = []string{"flip:n8.inject@4:7", "flip:n8.inject@5:56"}
+	res, _, _, err := faultTrace(t, sys, false)
+	if ue, ok := errors.AsType[*UnitError](err); !ok || ue.Errors[0].Code != barrierunit.ErrCRC || res.Complete {
+		t.Fatalf("issue 20's double flip: complete %v, err %v", res.Complete, err)
+	}
+	for _, f := range res.Faults {
+		if f.Hits != 1 {
+			t.Fatalf("%s hit %d flits, want 1", f.Spec, f.Hits)
+		}
+	}
+
+	sys.Faults = nil
+	_, ref, cross, err := faultTrace(t, sys, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := Build(sys, nil)
+	idx := noc.NewChannelIndex(s.Fabric)
+	var heads []noc.Crossing // a head on an injection channel, its payload the cycle after
+	for _, c := range cross {
+		if c.Head && strings.HasSuffix(idx.Name(int(c.Channel)), ".inject") {
+			heads = append(heads, c)
+		}
+	}
+	type flip struct{ flit, bit int } // flit 0 (head) or 1 (payload, the tail)
+	// pos is a flipped bit's place in the codeword: each flit's {head,
+	// tail, data} most significant first, then the code.
+	fw, cb := sys.FlitWidth, sys.CRCBits
+	pos := func(f flip) int {
+		if f.bit >= fw {
+			return 2*(fw+2) + cb - 1 - (f.bit - fw)
+		}
+		return f.flit*(fw+2) + 2 + fw - 1 - f.bit
+	}
+	var pairs [][2]flip
+	// Every pair 127 bits apart (CRC-8's period: the issue's class) ...
+	for a := range 2 * (fw + cb) {
+		for b := range 2 * (fw + cb) {
+			fa, fb := flip{a / (fw + cb), a % (fw + cb)}, flip{b / (fw + cb), b % (fw + cb)}
+			if fa.flit == 0 && fa.bit >= fw || fb.flit == 0 && fb.bit >= fw {
+				continue // the head's sideband carries nothing
+			}
+			if pos(fb)-pos(fa) == 127 {
+				pairs = append(pairs, [2]flip{fa, fb})
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		t.Fatal("no pair 127 bits apart: the packet layout changed")
+	}
+	// ... and random ones.
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 100 {
+		pairs = append(pairs, [2]flip{{rng.IntN(2), rng.IntN(fw + cb)}, {rng.IntN(2), rng.IntN(fw + cb)}})
+	}
+	for i, p := range pairs {
+		if p[0] == p[1] {
+			continue
+		}
+		h := heads[i%len(heads)]
+		name := idx.Name(int(h.Channel))
+		sys.Faults = []string{
+			"flip:" + name + "@" + itoa(h.Cycle+int64(p[0].flit)) + ":" + strconv.Itoa(p[0].bit),
+			"flip:" + name + "@" + itoa(h.Cycle+int64(p[1].flit)) + ":" + strconv.Itoa(p[1].bit),
+		}
+		res, tr, _, err := faultTrace(t, sys, false)
+		if _, ok := errors.AsType[*UnitError](err); !ok && tr != ref {
+			t.Fatalf("%v: silent (complete %v, err %v)", sys.Faults, res.Complete, err)
 		}
 	}
 }

@@ -39,12 +39,17 @@ type Report struct {
 	// Errors are the model's unit errors (a run with faults or a
 	// watchdog that ended with errors; their events are in Model).
 	Errors []sim.ErrorResult
+
+	// DropDiff names the first switch whose DROPS register, as the
+	// testbench printed it, differs from the model's counts at that cycle
+	// (a design with faults); "" when every one agrees.
+	DropDiff string
 }
 
 // OK reports a co-simulation in which the RTL reproduced the model exactly:
-// identical traces and a PASS from the testbench.
+// identical traces, the same drop counts and a PASS from the testbench.
 func (r *Report) OK() bool {
-	return r.Diff == nil && r.Run != nil && r.Run.Passed() && r.Run.Cycles == r.Cycles && r.Run.Events == r.Events
+	return r.Diff == nil && r.DropDiff == "" && r.Run != nil && r.Run.Passed() && r.Run.Cycles == r.Cycles && r.Run.Events == r.Events
 }
 
 // Summary is the one-line result: "RTL matches the model, cycle-exact: ..."
@@ -76,6 +81,8 @@ func (r *Report) Problem() string {
 		return r.Diff.Summary()
 	case r.Run != nil && !r.Run.Passed():
 		return r.Run.Problem()
+	case r.DropDiff != "":
+		return r.DropDiff
 	case r.Run != nil:
 		return fmt.Sprintf("the testbench reports %d events over %d cycles, the model %d over %d", r.Run.Events, r.Run.Cycles, r.Events, r.Cycles)
 	}
@@ -205,6 +212,7 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 	}
 	rep.Run, rep.SimTime = run, run.RunTime
 	rep.Diff = Compare(rep.Model, run.Trace)
+	rep.DropDiff = CompareDrops(s, run)
 	if !rep.OK() {
 		return rep, &MismatchError{rep}
 	}
@@ -391,4 +399,29 @@ func readDirFile[T any](dir, name string, read func(io.Reader) (*T, error)) (*T,
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return v, nil
+}
+
+// CompareDrops compares the switches' DROPS registers the testbench of a
+// design with faults printed with the model's counts at the same cycle
+// (noc.Network.DropsAt) and names the first that differs ("" when all
+// agree, or when the design has no faults).
+func CompareDrops(s *sim.System, run *RunResult) string {
+	if len(s.Sys.Faults) == 0 || s.Topo == nil {
+		return ""
+	}
+	if run.Drops == nil {
+		if run.Passed() {
+			return "the testbench printed no DROPS line"
+		}
+		return ""
+	}
+	if len(run.Drops) != s.Topo.Switches {
+		return fmt.Sprintf("the testbench printed the DROPS of %d switches, the design has %d", len(run.Drops), s.Topo.Switches)
+	}
+	for sw, got := range run.Drops {
+		if want := s.Net.DropsAt(sw, run.DropsCycle).Register(); got != want {
+			return fmt.Sprintf("switch %d: DROPS %08x at the end of cycle %d in the RTL, %08x in the model", sw, got, run.DropsCycle, want)
+		}
+	}
+	return ""
 }

@@ -16,6 +16,8 @@ import (
 // ones. Zero: a fault-free testbench, byte for byte the one before.
 type injection struct {
 	drive, module string
+	// pass holds statements run before the PASS line (print_drops).
+	pass string
 }
 
 // chanInst is where a channel is in hx_top: its hx_chan instance and the
@@ -160,35 +162,44 @@ func faultInjection(s *design.Design) (injection, error) {
 			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) %s.fi_kill = 1'b1;\n", f.Cycle, ch)
 		}
 	}
-	m.WriteString("\n    // Faults are injected: the units' simulation-only payload checks are\n")
-	m.WriteString("    // off, the model's trace (its CRC and SEQ errors) is the reference.\n")
+	m.WriteString("\n    // Faults are injected: the units' simulation-only payload checks and\n")
+	m.WriteString("    // the switches' illegal-flit assertions are off, the model's trace\n")
+	m.WriteString("    // (its CRC and SEQ errors) and its drop counts are the reference.\n")
 	m.WriteString("    initial begin\n")
 	for n := 0; n < s.Topo.Nodes; n++ {
 		fmt.Fprintf(&m, "        dut.bu%d.pchk = 1'b0;\n", n)
 	}
+	for sw := 0; sw < s.Topo.Switches; sw++ {
+		fmt.Fprintf(&m, "        dut.sw%d.achk = 1'b0;\n", sw)
+	}
 	m.WriteString("    end\n")
-	return injection{drive: d.String(), module: m.String()}, nil
+	m.WriteString(printDrops(s.Topo.Switches))
+	return injection{drive: d.String(), module: m.String(), pass: "                    print_drops(c);\n"}, nil
+}
+
+// printDrops is the task that prints every switch's DROPS register (docs/
+// registers.md, "Switch") before the verdict, as one line
+// "DROPS <cycle> <hex of switch 0> <hex of switch 1> ...": the counts of
+// the illegal flits of cycles 0..cycle, which Cosim compares with the
+// model's at that cycle (docs/cosim.md).
+func printDrops(switches int) string {
+	var b strings.Builder
+	b.WriteString("\n    // DROPS of every switch, before the verdict (the monitor's cycle c).\n")
+	b.WriteString("    task print_drops;\n        input [63:0] at;\n        begin\n            $write(\"DROPS %0d\", at);\n")
+	for sw := 0; sw < switches; sw++ {
+		fmt.Fprintf(&b, "            $write(\" %%h\", dut.sw%d.drops);\n", sw)
+	}
+	b.WriteString("            $display(\"\");\n        end\n    endtask\n")
+	return b.String()
 }
 
 // rtlFlipBit says why the testbench cannot flip bit b as the model does
-// ("" when it can): an address bit of a dimension whose size is not a
-// power of two may make a coordinate that names no node (the model loses
-// the flit, an RTL switch cannot route it), and a data bit at or above 64
-// of a wider flit is one the model does not keep.
+// ("" when it can): a data bit at or above 64 of a wider flit is one the
+// model does not keep. (A flipped address that names no node is dropped
+// by the next switch, in the RTL as in the model.)
 func rtlFlipBit(sys *hw.System, b int) string {
-	if b < sys.AddrBits() {
-		cb := sys.CoordBits()
-		k, x := 0, b
-		for k < len(cb) && x >= cb[k] {
-			x -= cb[k]
-			k++
-		}
-		if k < len(sys.Dims) && sys.Dims[k]&(sys.Dims[k]-1) != 0 {
-			return fmt.Sprintf("in the RTL testbench, a bit other than the %d address bits of dimension %d (size %d, not a power of two: a flipped coordinate may name no node, which the model loses and no RTL switch routes)", cb[k], k, sys.Dims[k])
-		}
-	}
 	if b >= 64 && b < sys.FlitWidth {
-		return fmt.Sprintf("in the RTL testbench, a bit 0..63 or %d..%d (the model keeps 64 data bits of a flit_width %d flit)", sys.FlitWidth, sys.FlitWidth+sys.CRCBits-1, sys.FlitWidth)
+		return fmt.Sprintf("in the RTL testbench, a bit 0..63 or %d..%d (the model keeps 64 data bits of a flit_width %d flit)", sys.FlitWidth, sys.Wire().Bits()-1, sys.FlitWidth)
 	}
 	return ""
 }

@@ -120,7 +120,7 @@ func drawFault(rng *rand.Rand, sys *hw.System, names []string, cr []noc.Crossing
 	switch kind {
 	case "flip":
 		for {
-			b := rng.IntN(sys.FlitWidth + sys.CRCBits)
+			b := rng.IntN(sys.Wire().Bits()) // data, check code, tail, head
 			if rtlFlipBit(sys, b) == "" {
 				return fmt.Sprintf("flip:%s@%d:%d", name, c.Cycle, b)
 			}
@@ -332,6 +332,10 @@ func TestFaultInjectionText(t *testing.T) {
 	if !strings.Contains(inj.module, "dut.bu15.pchk = 1'b0;") {
 		t.Errorf("payload checks not turned off:\n%s", inj.module)
 	}
+	if !strings.Contains(inj.module, fmt.Sprintf("dut.sw%d.achk = 1'b0;", s.Topo.Switches-1)) ||
+		!strings.Contains(inj.module, fmt.Sprintf("$write(\" %%h\", dut.sw%d.drops);", s.Topo.Switches-1)) || inj.pass == "" {
+		t.Errorf("switch assertions not turned off or DROPS not printed:\n%s", inj.module)
+	}
 	sys.Faults = nil
 	s, err = sim.Build(sys, nil)
 	if err != nil {
@@ -340,10 +344,12 @@ func TestFaultInjectionText(t *testing.T) {
 	if inj, err := faultInjection(s.Design); err != nil || inj != (injection{}) {
 		t.Errorf("fault-free: %+v, %v", inj, err)
 	}
-	// Bits the testbench cannot inject as the model does are refused by
-	// name.
-	odd := system(t, "odd", []int{2, 3}, 6, "butterfly", "barrier", 1, 2, 64)
-	odd.Faults = []string{"flip:n0.d1.up@3:1"} // bit 1: coordinate 1's (size 3) low bit
+	// An address bit of a dimension whose size is not a power of two is
+	// injected (a coordinate past the grid is dropped by the next switch,
+	// in the RTL as in the model), and so are the tail and head bits; the
+	// bits of a wide flit the model does not keep are refused by name.
+	odd := system(t, "odd", []int{2, 3}, 6, "butterfly", "barrier", 1, 2, 128)
+	odd.Faults = []string{"flip:n0.d1.up@3:1", "flip:n0.d1.up@3:136", "flip:n0.d1.up@3:137"}
 	if err := odd.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -351,8 +357,15 @@ func TestFaultInjectionText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := faultInjection(so.Design); err == nil || !strings.Contains(err.Error(), "faults[0]") || !strings.Contains(err.Error(), "not a power of two") {
+	if _, err := faultInjection(so.Design); err != nil {
 		t.Errorf("odd flip: %v", err)
+	}
+	odd.Faults = []string{"flip:n0.d1.up@3:100"}
+	if so, err = sim.Build(odd, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := faultInjection(so.Design); err == nil || !strings.Contains(err.Error(), "faults[0]") || !strings.Contains(err.Error(), "0..63 or 128..161") {
+		t.Errorf("a data bit the model does not keep: %v", err)
 	}
 }
 
@@ -366,7 +379,7 @@ var faultMutants = []struct {
 	file, run      string
 }{
 	{"crc check disabled",
-		"assign crc_bad = rx_tail && (ej_front[FW +: 8] != r_crc_n);", "assign crc_bad = 1'b0;", barrierunit.ErrCRC, "", ""},
+		"assign crc_bad = rx_tail && (ej_front[FW +: CB] != r_crc_n[CB-1:0]);", "assign crc_bad = 1'b0;", barrierunit.ErrCRC, "", ""},
 	{"watchdog compare one cycle late",
 		"{1'b0, idle} + 33'd1 >= {1'b0, wdog}", "{1'b0, idle} >= {1'b0, wdog}", barrierunit.ErrTimeout, "", ""},
 	{"watchdog compare one cycle early",
@@ -376,7 +389,7 @@ var faultMutants = []struct {
 	// The lost-tail rule of the switch: an input that owns an output
 	// requests nothing (a drop of a tail on an L = 2, B = 1 design).
 	{"switch input owning an output still requests",
-		"req[j] = fvalid[j] && front[W*j+W-1] && !in_own[j] && ", "req[j] = fvalid[j] && front[W*j+W-1] && ", 0,
+		"&& legal[j] && !in_own[j] &&", "&& legal[j] &&", 0,
 		"hx_switch.v", "f-4x4-sum-L2-B1-fw32-wd150-1-drop"},
 	// The testbench's drop: without the credit given back, the sender of
 	// a B = 1 channel has none left.

@@ -90,6 +90,12 @@ type RunResult struct {
 	// From the PASS line.
 	Events int
 	Cycles int64
+
+	// Drops is every switch's DROPS register as the testbench of a
+	// design with faults prints it before its verdict ("DROPS <cycle>
+	// <hex>..."), at the end of cycle DropsCycle; nil when it printed none.
+	Drops      []uint32
+	DropsCycle int64
 }
 
 // Verdict is the run's PASS or FAIL line ("" when it printed none).
@@ -261,6 +267,15 @@ func parseOutput(res *RunResult) {
 			if f := strings.Fields(l); len(f) == 5 && f[0] == "PASS" && f[2] == "events" && f[4] == "cycles" {
 				res.Events, _ = strconv.Atoi(f[1])
 				res.Cycles, _ = strconv.ParseInt(f[3], 10, 64)
+			}
+			continue
+		}
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "DROPS" {
+			res.DropsCycle, _ = strconv.ParseInt(f[1], 10, 64)
+			res.Drops = []uint32{}
+			for _, h := range f[2:] {
+				v, _ := strconv.ParseUint(h, 16, 32)
+				res.Drops = append(res.Drops, uint32(v))
 			}
 			continue
 		}

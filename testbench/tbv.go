@@ -525,7 +525,7 @@ module hx_tb;
             end else if (ei == NEV && ((released | ~has_rank) == {N{1'b1}} || errseen)) begin
                 drain = drain + 1;
                 if (drain > DRAIN) begin
-                    $display("PASS %%0d events %%0d cycles", NEV, last_c + 64'd1);
+%[10]s                    $display("PASS %%0d events %%0d cycles", NEV, last_c + 64'd1);
                     done = 1'b1;
                     $finish;
                 end
@@ -592,5 +592,5 @@ func tbText(name string, nodes, nev, ne, nw int, inj injection) []byte {
 		}
 		fmt.Fprintf(&mon, "    assign ev_err_code[%d*8 +: 8] = %sev_err_code;\n", n, u)
 	}
-	return []byte(fmt.Sprintf(tbSource, b.String(), nev, drainCycles, ne, nw, mon.String(), hw.GateBits, inj.drive, inj.module))
+	return []byte(fmt.Sprintf(tbSource, b.String(), nev, drainCycles, ne, nw, mon.String(), hw.GateBits, inj.drive, inj.module, inj.pass))
 }

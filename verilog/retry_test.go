@@ -84,9 +84,9 @@ func TestLinkRetryTop(t *testing.T) {
 		}
 		for _, name := range got {
 			for _, w := range []string{
-				fmt.Sprintf("hx_link_tx #(.W(W), .L(%s), .R(LR)) %s_tx (", latOf(name), name),
+				fmt.Sprintf("hx_link_tx #(.W(W), .L(%s), .R(LR), .CW(CW), .CPOLY(CPOLY)) %s_tx (", latOf(name), name),
 				fmt.Sprintf(".in_valid(%s_tv), .in_flit(%s_tf),", name, name),
-				fmt.Sprintf("hx_link_rx #(.W(W), .L(%s), .R(LR)) %s_rx (", latOf(name), name),
+				fmt.Sprintf("hx_link_rx #(.W(W), .L(%s), .R(LR), .CW(CW), .CPOLY(CPOLY)) %s_rx (", latOf(name), name),
 			} {
 				if !strings.Contains(string(top), w) {
 					t.Errorf("%s: no %q", sys.Name, w)

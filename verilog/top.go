@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hxbar/hxbar/design"
+	"github.com/hxbar/hxbar/hw"
 )
 
 // topFile writes hx_top.v: every instance spelled out, wired as docs/rtl.md
@@ -60,7 +61,8 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 	p("    output                fab_pready, fab_pslverr\n")
 	p(");\n")
 	p("    localparam integer FW   = %d;   // flit data width\n", sys.FlitWidth)
-	p("    localparam integer CB   = %d;   // check-code sideband bits (crc_bits: 0 or 8)\n", sys.CRCBits)
+	p("    localparam integer CB   = %d;   // check-code sideband bits (crc_bits: 0 or %d)\n", sys.CRCBits, hw.PacketCodeBits)
+	p("    localparam [31:0]  CRC_POLY = 32'h%08X;   // the packet code's polynomial (hw.PacketCode)\n", hw.PacketCode.Poly)
 	p("    localparam integer W    = FW + 2 + CB;   // flit: {head, tail, crc[CB-1:0], data[FW-1:0]}\n")
 	p("    localparam integer B    = %d;   // buffer depth (every FIFO, every credit counter)\n", sys.BufferDepth)
 	p("    localparam integer L    = %d;   // network link latency\n", sys.LinkLatency)
@@ -69,7 +71,9 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 	p("    localparam integer NDIM = %d;   // dimensions\n", nd)
 	if sys.LinkRetry > 0 {
 		p("    localparam integer LR   = %d;   // link-level retry: replay buffer entries per link direction\n", sys.LinkRetry)
-		p("    localparam integer LW   = W + $clog2(LR + 1) + 8;   // on the wire: {chk[7:0], seq, flit}\n")
+		p("    localparam integer CW   = %d;   // link check code bits (hw.LinkCode)\n", hw.LinkCode.Width)
+		p("    localparam [CW-1:0] CPOLY = %d'h%04X;   // its polynomial\n", hw.LinkCode.Width, hw.LinkCode.Poly)
+		p("    localparam integer LW   = W + $clog2(LR + 1) + CW;   // on the wire: {chk[CW-1:0], seq, flit}\n")
 	}
 	for k := 0; k < 4; k++ {
 		p("    localparam integer K%d   = %d;\n", k, k4[k])
@@ -149,7 +153,7 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 		p("    assign cfg_pslverr[%d] = cfg_paddr[%d] ? fab_err_v[%d] : n%d_uerr;\n", n, a31, n, n)
 		p("    assign cfg_pready[%d] = cfg_paddr[%d] ? fab_rdy_v[%d] : n%d_urdy;\n", n, a31, n, n)
 		p("    hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d),\n", c.maxG, c.nrt, dataP, c.nil_)
-		p("                      .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB)) bu%d (\n", n)
+		p("                      .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB), .CRC_POLY(CRC_POLY)) bu%d (\n", n)
 		p("        .clk(clk), .rst(rst),\n")
 		p("        .arrive(arrive[%d]), .operand(operand[%d +: 64]),\n", n, 64*n)
 		p("        .released(released[%d]), .result(result[%d +: 64]),\n", n, 64*n)
@@ -215,7 +219,7 @@ func channel(p func(string, ...any), R int, name, lat, inV, inF, outV, outF, crd
 	}
 	p("    wire          %s_tv, %s_rv, %s_ack;\n", name, name, name)
 	p("    wire [LW-1:0] %s_tf, %s_rf;\n", name, name)
-	p("    hx_link_tx #(.W(W), .L(%s), .R(LR)) %s_tx (\n", lat, name)
+	p("    hx_link_tx #(.W(W), .L(%s), .R(LR), .CW(CW), .CPOLY(CPOLY)) %s_tx (\n", lat, name)
 	p("        .clk(clk), .rst(rst), .in_valid(%s), .in_flit(%s),\n", inV, inF)
 	p("        .out_valid(%s_tv), .out_flit(%s_tf), .ack(%s_ack)\n", name, name, name)
 	p("    );\n")
@@ -225,7 +229,7 @@ func channel(p func(string, ...any), R int, name, lat, inV, inF, outV, outF, crd
 	p("        .out_valid(%s_rv), .out_flit(%s_rf),\n", name, name)
 	p("        .crd_in(%s), .crd_out(%s)\n", crdIn, crdOut)
 	p("    );\n")
-	p("    hx_link_rx #(.W(W), .L(%s), .R(LR)) %s_rx (\n", lat, name)
+	p("    hx_link_rx #(.W(W), .L(%s), .R(LR), .CW(CW), .CPOLY(CPOLY)) %s_rx (\n", lat, name)
 	p("        .clk(clk), .rst(rst), .in_valid(%s_rv), .in_flit(%s_rf),\n", name, name)
 	p("        .out_valid(%s), .out_flit(%s), .ack(%s_ack)\n", outV, outF, name)
 	p("    );\n")

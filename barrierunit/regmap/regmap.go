@@ -67,6 +67,11 @@ const (
 	ExceptValid  = 1 << 8
 	MaxExcept    = 1024 // entries the region 0x2000..0x3FFF holds
 
+	// DROPS (every switch): the illegal-flit counters, 7..0 out-of-grid
+	// heads, 15..8 orphans, 23..16 cuts, 31..24 flits dropped (noc.
+	// DropCounts.Register); a write clears them.
+	SwitchDROPS = 0x000C
+
 	NodeExchanger = 0x8000_0000
 )
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hxbar/hxbar/hw"
@@ -21,6 +23,7 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	kinds := fs.String("kinds", strings.Join(hw.FaultKinds, ","), "comma-separated fault kinds to inject: "+strings.Join(hw.FaultKinds, ", "))
 	format := fs.String("format", "table", "output format: table or json")
 	verbose := fs.Bool("runs", false, "table format: also list every run (fault, outcome, cycles)")
+	perRunFlag := fs.String("per-run", "1", fmt.Sprintf("faults injected into each run: K, or K-M or K,M,... taken in turn (each 1..%d)", sim.MaxFaultsPerRun))
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -32,6 +35,10 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	}
 	if *n < 1 || *n > 1000000 {
 		return usagef("invalid --campaign: %d (allowed: 1..1000000 runs)", *n)
+	}
+	perRun, err := parsePerRun(*perRunFlag)
+	if err != nil {
+		return err
 	}
 	var ks []string
 	for _, k := range strings.Split(*kinds, ",") {
@@ -58,7 +65,7 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	if len(s.Faults) > 0 {
 		return usagef("the system has faults (key faults: %s): a campaign injects its own, one per run", strings.Join(s.Faults, ", "))
 	}
-	res, err := sim.RunCampaign(s, sim.CampaignOptions{Runs: *n, Seed: s.Seed, Kinds: ks, Keep: *verbose})
+	res, err := sim.RunCampaign(s, sim.CampaignOptions{Runs: *n, Seed: s.Seed, Kinds: ks, PerRun: perRun, Keep: *verbose})
 	if err != nil {
 		return usageError{explainSystemError(fs.FlagSet, err)}
 	}
@@ -96,6 +103,18 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	if err := tw.Render(); err != nil {
 		return err
 	}
+	if len(perRun) > 1 || perRun[0] != 1 {
+		tw := tablewriter.NewWriter(stdout)
+		tw.Header("faults per run", "runs", "injected", "detected", "recovered", "reported", "silent")
+		for _, k := range perRun {
+			if c := res.ByCount[fmt.Sprint(k)]; c != nil && c.Runs > 0 {
+				tw.Append(k, c.Runs, c.Injected, c.Detected, c.Recovered, c.Reported, c.Silent)
+			}
+		}
+		if err := tw.Render(); err != nil {
+			return err
+		}
+	}
 	if *verbose {
 		tw := tablewriter.NewWriter(stdout)
 		tw.Header("fault", "outcome", "cycles", "error")
@@ -118,4 +137,33 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 		return tw.Render()
 	}
 	return nil
+}
+
+// parsePerRun reads --per-run: K, K-M (every count from K to M) or a
+// comma-separated list, each 1..sim.MaxFaultsPerRun, without repeats.
+func parsePerRun(v string) ([]int, error) {
+	bad := func() ([]int, error) {
+		return nil, usagef("invalid --per-run: %q (allowed: K, K-M or K,M,... with each K in 1..%d)", v, sim.MaxFaultsPerRun)
+	}
+	var out []int
+	for _, part := range strings.Split(v, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return bad()
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return bad()
+			}
+		}
+		for k := a; k <= b; k++ {
+			if k < 1 || k > sim.MaxFaultsPerRun || slices.Contains(out, k) {
+				return bad()
+			}
+			out = append(out, k)
+		}
+	}
+	return out, nil
 }

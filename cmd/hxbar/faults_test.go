@@ -39,13 +39,18 @@ func TestFaultsCampaignJSON(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	if want := []string{"by_kind", "detected", "injected", "recovered", "reported", "runs", "silent"}; !slices.Equal(keys, want) {
+	if want := []string{"by_count", "by_kind", "detected", "injected", "recovered", "reported", "runs", "silent"}; !slices.Equal(keys, want) {
 		t.Fatalf("keys %v, want %v", keys, want)
 	}
 	for _, bad := range [][]string{
 		{"faults", "--kinds", "flip,melt"},
 		{"faults", "--fault", "stuck:1"},
 		{"faults", "--campaign", "0"},
+		{"faults", "--per-run", "0"},
+		{"faults", "--per-run", "5"},
+		{"faults", "--per-run", "3-2"},
+		{"faults", "--per-run", "1,1"},
+		{"faults", "--per-run", "two"},
 	} {
 		if code, _, _ := hx(t, bad...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", bad, code)

@@ -283,6 +283,10 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 		}
 		st.Append("fault "+f.Spec, what)
 	}
+	for _, d := range res.Dropped {
+		st.Append(fmt.Sprintf("switch %d dropped (illegal flits)", d.Switch),
+			fmt.Sprintf("%d flits: %d out-of-grid heads, %d orphans; %d packets cut", d.Flits, d.OutOfGrid, d.Orphan, d.Cut))
+	}
 	if len(sys.Avoid) > 0 {
 		st.Append("avoided channels", strings.Join(sys.Avoid, ", "))
 	}

@@ -20,9 +20,11 @@
 // timeout; property tests with rapid's seed fixed to -seed, so that a run
 // can be repeated).
 // A failing run or a timeout kills the mutant; a passing one survived. It
-// prints killed/survived per package and every survivor with its position.
+// prints killed/survived per package and every survivor with its position
+// (file:line:column, the column telling two operators of a line apart).
 // The exit status is 0 whatever the score (it is a measurement), 1 on an
-// error (including an unmutated baseline that fails).
+// error; a package whose unmutated tests fail gets no score (its output is
+// printed and the other packages still run) and makes the status 1.
 package main
 
 import (
@@ -58,15 +60,15 @@ var swap = map[token.Token]token.Token{
 
 // mutant is one textual replacement in one file.
 type mutant struct {
-	file     string // relative to the repository root
-	line     int
-	off, end int // byte span replaced
-	repl     string
-	desc     string
+	file      string // relative to the repository root
+	line, col int
+	off, end  int // byte span replaced
+	repl      string
+	desc      string
 }
 
 func (m mutant) String() string {
-	return fmt.Sprintf("%s:%d %s", m.file, m.line, m.desc)
+	return fmt.Sprintf("%s:%d:%d %s", m.file, m.line, m.col, m.desc)
 }
 
 func main() {
@@ -112,12 +114,8 @@ func run(ctx context.Context, pkgs []string, n int, seed uint64, timeout time.Du
 	} else {
 		fmt.Printf("mutating a copy in %s (seed %d, %d per package)\n", tmp, seed, n)
 	}
-	type score struct {
-		pkg                    string
-		sites, killed, invalid int
-		survivors              []mutant
-	}
 	var scores []score
+	var broken []string // packages whose unmutated tests fail
 	for _, pkg := range pkgs {
 		ms, err := sites(filepath.Join(tmp, pkg), tmp)
 		if err != nil {
@@ -135,39 +133,15 @@ func run(ctx context.Context, pkgs []string, n int, seed uint64, timeout time.Du
 			}
 			ms = keep
 		}
-		start := time.Now()
-		if ok, out := test(ctx, tmp, pkg, 10*time.Minute); !ok {
-			return fmt.Errorf("%s: the unmutated tests fail:\n%s", pkg, out)
+		s, err := mutatePackage(ctx, tmp, pkg, ms, n, seed, timeout, verbose)
+		if errors.Is(err, errBaseline) {
+			// No score without a passing baseline; the other packages
+			// still run, and the exit status says so at the end.
+			broken = append(broken, pkg)
+			continue
 		}
-		limit := timeout
-		if limit == 0 {
-			limit = max(30*time.Second, 10*time.Since(start))
-		}
-		r := rand.New(rand.NewPCG(seed, 0x68786261))
-		r.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
-		s := score{pkg: pkg, sites: len(ms)}
-		for _, m := range ms {
-			if s.killed+len(s.survivors) == n {
-				break
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			outcome, err := try(ctx, tmp, pkg, m, limit)
-			if err != nil {
-				return err
-			}
-			switch outcome {
-			case "invalid":
-				s.invalid++
-			case "survived":
-				s.survivors = append(s.survivors, m)
-			default:
-				s.killed++
-			}
-			if verbose {
-				fmt.Printf("  %-8s %s\n", outcome, m)
-			}
+		if err != nil {
+			return err
 		}
 		scores = append(scores, s)
 		fmt.Printf("%s: %d killed, %d survived of %d run (%d sites, %d did not build)\n",
@@ -185,7 +159,64 @@ func run(ctx context.Context, pkgs []string, n int, seed uint64, timeout time.Du
 		}
 		fmt.Printf("%-12s %6d  %8d  %4.0f%%\n", s.pkg, s.killed, len(s.survivors), pct)
 	}
+	if len(broken) > 0 {
+		return fmt.Errorf("the unmutated tests of %s fail (rapid seed %d)", strings.Join(broken, ", "), rapidSeed)
+	}
 	return nil
+}
+
+// score is one package's outcome.
+type score struct {
+	pkg                    string
+	sites, killed, invalid int
+	survivors              []mutant
+}
+
+// errBaseline: the package's unmutated tests fail.
+var errBaseline = errors.New("the unmutated tests fail")
+
+// mutatePackage runs the package's unmutated tests, then up to n of the
+// mutants ms (all if n < 0) in an order shuffled with seed.
+func mutatePackage(ctx context.Context, tmp, pkg string, ms []mutant, n int, seed uint64, timeout time.Duration, verbose bool) (score, error) {
+	s := score{pkg: pkg, sites: len(ms)}
+	start := time.Now()
+	if ok, out := test(ctx, tmp, pkg, 10*time.Minute); !ok {
+		if ctx.Err() != nil {
+			return s, ctx.Err()
+		}
+		fmt.Printf("%s: the unmutated tests fail (rapid seed %d), no mutant run:\n%s\n", pkg, rapidSeed, out)
+		return s, errBaseline
+	}
+	limit := timeout
+	if limit == 0 {
+		limit = max(30*time.Second, 10*time.Since(start))
+	}
+	r := rand.New(rand.NewPCG(seed, 0x68786261))
+	r.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
+	for _, m := range ms {
+		if s.killed+len(s.survivors) == n {
+			break
+		}
+		if ctx.Err() != nil {
+			return s, ctx.Err()
+		}
+		outcome, err := try(ctx, tmp, pkg, m, limit)
+		if err != nil {
+			return s, err
+		}
+		switch outcome {
+		case "invalid":
+			s.invalid++
+		case "survived":
+			s.survivors = append(s.survivors, m)
+		default:
+			s.killed++
+		}
+		if verbose {
+			fmt.Printf("  %-8s %s\n", outcome, m)
+		}
+	}
+	return s, nil
 }
 
 // copyTree copies the files git knows of or would add (not ignored ones)
@@ -251,7 +282,7 @@ func sites(dir, root string) ([]mutant, error) {
 		})
 		add := func(pos, end token.Pos, repl, desc string) {
 			p := fset.Position(pos)
-			ms = append(ms, mutant{file: rel, line: p.Line, off: p.Offset, end: fset.Position(end).Offset, repl: repl, desc: desc})
+			ms = append(ms, mutant{file: rel, line: p.Line, col: p.Column, off: p.Offset, end: fset.Position(end).Offset, repl: repl, desc: desc})
 		}
 		ast.Inspect(f, func(nd ast.Node) bool {
 			switch x := nd.(type) {

@@ -14,8 +14,8 @@
 //             packet, count and combine it at its tail.
 // The unit re-arms at its release: the next arrival starts a new episode.
 //
-// Fault detection (docs/reliability.md, "Detection"): with CB = 8 the
-// sender puts the packet's CRC-8 in the tail flit's sideband and the
+// Fault detection (docs/reliability.md, "Detection"): with CB = 32 the
+// sender puts the packet's CRC-32C in the tail flit's sideband and the
 // receiver checks it at every tail (CRC); in data mode the receiver checks
 // each message's length against its expected-message word (SEQ); and a
 // counter of cycles in WAIT without progress raises TIMEOUT when it
@@ -30,9 +30,11 @@
 // docs/microarchitecture.md, with no cycle added. A write to the word being
 // read is bypassed into the output (the word read is the new one).
 //
-// The per-gate receive state (count, combined value) is a RAM too, tagged
-// with the parity of the episode that wrote it; the release flips the
-// unit's parity, which clears every gate at once. A tail is counted by a
+// The per-gate receive state (count, combined value) is a RAM too, and
+// beside it one valid flip-flop per gate: an entry whose bit is 0 reads as
+// empty (count 0, the op's identity). The release clears every bit at
+// once, so no count outlives its episode, whatever gates the next
+// episodes use (docs/microarchitecture.md, "Receive state"). A tail is counted by a
 // read-modify-write over two cycles (read at the pop, write one cycle
 // later); the pending write is forwarded to the gate check, so a received
 // signal still counts for the check from the cycle after its pop.
@@ -59,8 +61,10 @@ module hx_barrier_unit #(
     parameter integer K2   = 0,
     parameter integer K3   = 0,
     // Check-code sideband bits of a flit (docs/reliability.md,
-    // "Detection"): 0 (none) or 8 (CRC-8 of the packet in its tail flit).
-    parameter integer CB   = 0
+    // "Detection"): 0 (none) or 32 (the packet's CRC-32C in its tail
+    // flit), polynomial CRC_POLY (the generator passes hw.PacketCode).
+    parameter integer CB   = 0,
+    parameter [31:0]  CRC_POLY = 32'h1EDC6F41
 ) (
     input                clk,
     input                rst,          // synchronous, active high
@@ -99,7 +103,7 @@ module hx_barrier_unit #(
     localparam integer GW   = $clog2(GDEP);                   // its index width (GDEP >= 3)
     localparam integer RTW  = (NRT < 2) ? 1 : $clog2(NRT);
     localparam integer ILW  = (NIL < 2) ? 1 : $clog2(NIL);
-    localparam integer XW   = 1 + 8 + 64;                     // receive RAM word {tag, count, value}
+    localparam integer XW   = 8 + 64;                         // receive RAM word {count, value}
     localparam [5:0] MAXG6  = MAXG[5:0];
     // Address fields: coordinate k in BKk bits at SHk (as hx_switch).
     localparam BK0 = (NDIM < 1) ? 0 : (K0 <= 2) ? 1 : $clog2(K0);
@@ -134,7 +138,7 @@ module hx_barrier_unit #(
     reg  [FIW-1:0] fi;         // flit index within the packet (0 = head)
     reg  [15:0]    cw_start;   // gate word of cur: its first route ...
     reg  [15:0]    cw_count;   // ... and its route count
-    reg            ep;         // episode parity: the tag of live receive entries
+    reg  [GDEP-1:0] xv;        // receive entry g belongs to this episode
 
     wire [5:0] gend    = ng + 6'd1;                          // end gate G+1
     wire       failed  = (err_code != 8'd0);
@@ -281,38 +285,58 @@ module hx_barrier_unit #(
     /* verilator lint_on UNUSED */
     wire [FW-1:0]  tx_data = is_head_tx ? hdr_x[FW-1:0] : dmode ? d_tx : acc_x[FW-1:0];
 
-    // Check code (docs/reliability.md, "Detection"): CRC-8/SMBUS
-    // (polynomial 0x07, initial 0, no reflection, no final XOR) over every
-    // flit of the packet in order, each flit's FW data bits zero-extended
-    // to whole bytes, least significant byte first, each byte most
-    // significant bit first; the tail carries it in its CB sideband bits.
-    localparam integer NBY = (FW + 7) / 8;
-    function [7:0] crc8;
-        input [7:0]    c;
-        input [FW-1:0] d;
-        reg   [8*NBY-1:0] dz;
-        reg   [7:0]       x;
-        integer           bi, bj;
+    // Check code (docs/reliability.md, "Detection"): a 32-bit CRC,
+    // polynomial CRC_POLY (initial 0, no reflection, no final XOR), over
+    // every flit of the packet in order, each flit's wire word {head,
+    // tail, data[FW-1:0]} most significant bit first (the control bits
+    // covered); the tail carries it in its CB sideband bits.
+    function [31:0] crcf;
+        input [31:0]   c;
+        input [FW+1:0] d;
+        reg   [31:0]   x;
+        integer        bi;
         begin
-            dz = {(8*NBY){1'b0}};
-            dz[FW-1:0] = d;
             x = c;
-            for (bi = 0; bi < NBY; bi = bi + 1) begin
-                x = x ^ dz[8*bi +: 8];
-                for (bj = 0; bj < 8; bj = bj + 1)
-                    x = x[7] ? ({x[6:0], 1'b0} ^ 8'h07) : {x[6:0], 1'b0};
-            end
-            crc8 = x;
+            for (bi = FW + 1; bi >= 0; bi = bi - 1)
+                x = {x[30:0], 1'b0} ^ ((x[31] ^ d[bi]) ? CRC_POLY : 32'd0);
+            crcf = x;
         end
     endfunction
 
-    reg  [7:0] s_crc;              // code of the packet being sent, flits so far
-    wire [7:0] s_crc_n = crc8(is_head_tx ? 8'd0 : s_crc, tx_data);
+    // The code is linear in {c, d}: bit j is the XOR of the bits that row
+    // j of CRC_MAT selects, a constant computed from crcf, so synthesis
+    // builds a balanced XOR tree (crcf's loop would be a chain FW+2 deep).
+    localparam integer CIN = 32 + FW + 2;      // {c, d}
+    function [32*CIN-1:0] crc_mat;
+        /* verilator lint_off UNUSED */
+        input integer unused;                  // a constant function takes an input
+        /* verilator lint_on UNUSED */
+        integer            b, j;
+        reg [31:0]         col;
+        reg [32*CIN-1:0]   m;
+        begin
+            m = {(32*CIN){1'b0}};
+            for (b = 0; b < CIN; b = b + 1) begin
+                if (b >= FW + 2)
+                    col = crcf(32'd1 << (b - FW - 2), {(FW+2){1'b0}});
+                else
+                    col = crcf(32'd0, {{(FW+1){1'b0}}, 1'b1} << b);
+                for (j = 0; j < 32; j = j + 1)
+                    m[j*CIN + b] = col[j];
+            end
+            crc_mat = m;
+        end
+    endfunction
+    localparam [32*CIN-1:0] CRC_MAT = crc_mat(0);
+
+    reg  [31:0] s_crc;             // code of the packet being sent, flits so far
+    wire [31:0] s_crc_n;           // with this flit (g_crc below)
+    wire [CIN-1:0] s_crc_in = {is_head_tx ? 32'd0 : s_crc, is_head_tx, is_tail_tx, tx_data};
 
     assign inj_valid = do_send;
     generate
         if (CB != 0) begin : g_tx_crc
-            assign inj_flit = {is_head_tx, is_tail_tx, is_tail_tx ? s_crc_n : 8'd0, tx_data};
+            assign inj_flit = {is_head_tx, is_tail_tx, is_tail_tx ? s_crc_n[CB-1:0] : {CB{1'b0}}, tx_data};
         end else begin : g_tx_nocrc
             assign inj_flit = {is_head_tx, is_tail_tx, tx_data};
             wire _unused_ok = &{1'b0, s_crc_n};
@@ -341,12 +365,20 @@ module hx_barrier_unit #(
     wire          rx_tail  = ej_front[W-2];
     wire [FW-1:0] rx_d     = ej_front[FW-1:0];
     // The check code, recomputed over the flits popped (from 0 at a head).
-    reg  [7:0]    r_crc;
-    wire [7:0]    r_crc_n  = crc8(rx_head ? 8'd0 : r_crc, rx_d);
+    reg  [31:0]   r_crc;
+    wire [31:0]   r_crc_n;
+    wire [CIN-1:0] r_crc_in = {rx_head ? 32'd0 : r_crc, rx_head, rx_tail, rx_d};
+    genvar gc;
+    generate
+        for (gc = 0; gc < 32; gc = gc + 1) begin : g_crc
+            assign s_crc_n[gc] = ^(s_crc_in & CRC_MAT[gc*CIN +: CIN]);
+            assign r_crc_n[gc] = ^(r_crc_in & CRC_MAT[gc*CIN +: CIN]);
+        end
+    endgenerate
     wire          crc_bad;         // a tail whose code differs
     generate
         if (CB != 0) begin : g_rx_crc
-            assign crc_bad = rx_tail && (ej_front[FW +: 8] != r_crc_n);
+            assign crc_bad = rx_tail && (ej_front[FW +: CB] != r_crc_n[CB-1:0]);
         end else begin : g_rx_nocrc
             assign crc_bad = 1'b0;
         end
@@ -407,19 +439,21 @@ module hx_barrier_unit #(
     reg  [XW-1:0] xmem [0:GDEP-1];
     reg  [XW-1:0] xa_q, xb_q, xw_q;
     reg           xa_byp, xb_byp;
+    reg  [GW-1:0] xa_a;              // the gate xa_q was read for
     reg           p1_v;              // a tail popped last cycle is being counted
     reg  [5:0]    p1_g;
     reg  [63:0]   p1_val;
-    reg           p1_tag;
     wire [XW-1:0] xa = xa_byp ? xw_q : xa_q;      // entry of gate cur+1
     wire [XW-1:0] xb = xb_byp ? xw_q : xb_q;      // entry of gate p1_g
-    wire [7:0]    xb_cnt = (xb[XW-1] == p1_tag) ? xb[71:64] : 8'd0;
+    wire          xa_ok = xv[xa_a];               // valid bits hold the writes up to
+    wire          xb_ok = xv[p1_g[GW-1:0]];       // the last edge, as xa and xb do
+    wire [7:0]    xb_cnt = xb_ok ? xb[71:64] : 8'd0;
     wire [63:0]   rx_comb;
     hx_alu alu_recv (.op(opx), .a((xb_cnt == 8'd0) ? ident : xb[63:0]), .b(p1_val), .y(rx_comb));
-    wire [XW-1:0] x_new = {p1_tag, xb_cnt + 8'd1, rx_comb};
+    wire [XW-1:0] x_new = {xb_cnt + 8'd1, rx_comb};
     wire          x_we  = p1_v || w_g;
     wire [GW-1:0] x_wa  = p1_v ? p1_g[GW-1:0] : widx[GW-1:0];
-    wire [XW-1:0] x_wd  = p1_v ? x_new : {ep, 8'd0, 64'd0};
+    wire [XW-1:0] x_wd  = p1_v ? x_new : {8'd0, 64'd0};
     wire [GW-1:0] xa_ra = ga_nx[GW-1:0];
     wire [GW-1:0] xb_ra = pkt_gate[GW-1:0];
     always @(posedge clk) begin
@@ -427,14 +461,26 @@ module hx_barrier_unit #(
             xmem[x_wa] <= x_wd;
         xa_q   <= xmem[xa_ra];
         xb_q   <= xmem[xb_ra];
+        xa_a   <= xa_ra;
         xa_byp <= x_we && x_wa == xa_ra;
         xb_byp <= x_we && x_wa == xb_ra;
         xw_q   <= x_wd;
     end
+    // Valid bits: a count written sets its gate's bit, a gate-word write
+    // (when the port is free) clears it, and a release clears them all,
+    // winning over a count written in the same edge (that count belongs to
+    // the episode the release ends).
+    always @(posedge clk) begin
+        if (rst || rel_now)
+            xv <= {GDEP{1'b0}};
+        else if (p1_v)
+            xv[p1_g[GW-1:0]] <= 1'b1;
+        else if (w_g)
+            xv[widx[GW-1:0]] <= 1'b0;
+    end
     // Gate cur+1's receive state: the count in flight this cycle (p1)
     // first, then the RAM; entries of another episode read as empty.
-    wire          fwd   = p1_v && p1_g == gnext && p1_tag == ep;
-    wire          xa_ok = xa[XW-1] == ep;
+    wire          fwd   = p1_v && p1_g == gnext;
     assign cnt_n = fwd ? x_new[71:64] : xa_ok ? xa[71:64] : 8'd0;
     assign val_n = (cnt_n == 8'd0) ? ident : fwd ? x_new[63:0] : xa[63:0];
 
@@ -710,15 +756,14 @@ module hx_barrier_unit #(
             err_src  <= {RB{1'b0}};
             wdog     <= 32'd0;
             idle     <= 32'd0;
-            s_crc    <= 8'd0;
-            r_crc    <= 8'd0;
+            s_crc    <= 32'd0;
+            r_crc    <= 32'd0;
             cur      <= 6'd0;
             acc      <= 64'd0;
             ri       <= 16'd0;
             fi       <= FZERO;
             cw_start <= 16'd0;
             cw_count <= 16'd0;
-            ep       <= 1'b0;
             rx_src   <= {RB{1'b0}};
             rx_gate  <= 6'd0;
             rx_val   <= 64'd0;
@@ -727,7 +772,6 @@ module hx_barrier_unit #(
             p1_v     <= 1'b0;
             p1_g     <= 6'd0;
             p1_val   <= 64'd0;
-            p1_tag   <= 1'b0;
         end else begin
             // configuration
             if (w_lo)
@@ -775,8 +819,6 @@ module hx_barrier_unit #(
                 cw_start <= gw[15:0];
                 cw_count <= gw[31:16];
             end
-            if (rel_now)
-                ep <= !ep;
             // send (never in a cycle with do_arrive or do_pass)
             ri <= ri_nx;
             if (do_arrive || do_pass) begin
@@ -800,10 +842,9 @@ module hx_barrier_unit #(
                 end
                 rx_open <= !rx_tail;
             end
-            p1_v   <= count_it;
+            p1_v   <= count_it && !rel_now;   // a count the release clears is not written
             p1_g   <= pkt_gate;
             p1_val <= pkt_val;
-            p1_tag <= ep;
         end
     end
 
@@ -872,8 +913,8 @@ module hx_barrier_unit #(
         if (FW < AB + RB + 6)
             $fatal(1, "%m: FW = %0d cannot hold the %0d-bit head (AB %0d + RB %0d + 6)",
                    FW, AB + RB + 6, AB, RB);
-        if (CB != 0 && CB != 8)
-            $fatal(1, "%m: CB = %0d (allowed 0 or 8 check-code bits)", CB);
+        if (CB != 0 && CB != 32)
+            $fatal(1, "%m: CB = %0d (allowed 0 or 32 check-code bits)", CB);
         if (MAXG < 1 || MAXG > 62)
             $fatal(1, "%m: MAXG = %0d (allowed 1..62)", MAXG);
         if (NRT < 1 || NIL < 1)

@@ -14,13 +14,15 @@
 module hx_link_rx #(
     parameter integer W = 8,     // flit width (as hx_link_tx)
     parameter integer L = 1,     // link latency, >= 1
-    parameter integer R = 4      // replay buffer entries of the sender
+    parameter integer R = 4,     // replay buffer entries of the sender
+    parameter integer CW = 16,   // check code bits (as hx_link_tx)
+    parameter [CW-1:0] CPOLY = 16'h5935   // its polynomial (as hx_link_tx)
 ) (
     input                           clk,
     input                           rst,        // synchronous, active high
     // from the wire (hx_chan out_valid / out_flit)
     input                           in_valid,
-    input  [W+$clog2(R+1)+7:0]      in_flit,
+    input  [W+$clog2(R+1)+CW-1:0]   in_flit,
     // to the downstream FIFO
     output                          out_valid,
     output [W-1:0]                  out_flit,
@@ -34,13 +36,13 @@ module hx_link_rx #(
 
     reg  [SB-1:0] eseq;          // sequence number expected next
     reg  [L-1:0]  aq;            // ACKs on their way back, aq[0] written first
-    wire [7:0]    chk;
+    wire [CW-1:0] chk;
     wire [L-1:0]  anext;         // aq shifted by one cycle, this cycle's ACK in
     wire          good;
 
-    hx_link_crc #(.N(EW)) crc (.d(in_flit[EW-1:0]), .c(chk));
+    hx_link_crc #(.N(EW), .CW(CW), .POLY(CPOLY)) crc (.d(in_flit[EW-1:0]), .c(chk));
 
-    assign good      = in_valid && chk == in_flit[EW +: 8] && in_flit[W +: SB] == eseq;
+    assign good      = in_valid && chk == in_flit[EW +: CW] && in_flit[W +: SB] == eseq;
     generate
         if (L == 1) begin : g_a1
             assign anext = good;

@@ -4,8 +4,8 @@
 //
 // Go-back-N. Every flit the output sends is appended to a replay buffer of R
 // entries with the link's next sequence number (SB bits); the wire carries
-// {chk[7:0], seq[SB-1:0], flit[W-1:0]}, chk the CRC-8 of {seq, flit}
-// (hx_link_crc). With nothing to resend the flit goes onto the wire in the
+// {chk[CW-1:0], seq[SB-1:0], flit[W-1:0]}, chk the CW-bit CRC of {seq,
+// flit} (hx_link_crc, polynomial CPOLY: hw.LinkCode). With nothing to resend the flit goes onto the wire in the
 // cycle the output sends it (cut-through: no cycle added); otherwise the
 // buffer is sent in order, one entry per cycle, and a new flit waits behind.
 //
@@ -26,7 +26,9 @@
 module hx_link_tx #(
     parameter integer W = 8,     // flit width (FW+2, or more with sideband)
     parameter integer L = 1,     // link latency, >= 1
-    parameter integer R = 4      // replay buffer entries, >= the downstream FIFO depth
+    parameter integer R = 4,     // replay buffer entries, >= the downstream FIFO depth
+    parameter integer CW = 16,   // check code bits (hw.LinkCodeBits)
+    parameter [CW-1:0] CPOLY = 16'h5935   // its polynomial (hw.LinkCode)
 ) (
     input                           clk,
     input                           rst,        // synchronous, active high
@@ -35,7 +37,7 @@ module hx_link_tx #(
     input  [W-1:0]                  in_flit,
     // onto the wire (hx_chan in_valid / in_flit)
     output                          out_valid,
-    output [W+$clog2(R+1)+7:0]      out_flit,
+    output [W+$clog2(R+1)+CW-1:0]   out_flit,
     // from the receiver, L cycles after it accepted a flit
     input                           ack
 );
@@ -63,10 +65,10 @@ module hx_link_tx #(
     wire          due     = hist[HL-1];
     wire          okack   = due && ack;
     wire          nak     = due && !ack;
-    wire [7:0]    chk;
+    wire [CW-1:0] chk;
     wire [HL-1:0] hnext;         // hist shifted by one cycle, this cycle's send in
 
-    hx_link_crc #(.N(EW)) crc (.d(ent), .c(chk));
+    hx_link_crc #(.N(EW), .CW(CW), .POLY(CPOLY)) crc (.d(ent), .c(chk));
 
     generate
         if (HL == 1) begin : g_h1

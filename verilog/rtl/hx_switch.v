@@ -27,6 +27,14 @@
 // (docs/reliability.md, "Routing around a dead channel"). E = 0: no
 // registers, no comparators, the register map and the routes of a switch
 // without exceptions.
+//
+// Illegal flits (docs/microarchitecture.md, "Illegal flits"; only faults
+// make them): an input owning no output drops a head whose address names
+// no node (and the rest of its packet, up to its tail) and any payload or
+// tail flit; an input owning an output whose front is a head ends its
+// packet with a cut tail (that head with the marks {0, 1}) on that output. DROPS (0x000C)
+// counts them; the simulation-only assertions (achk) stop a fault-free
+// testbench that meets one.
 `timescale 1ns / 1ps
 module hx_switch #(
     parameter integer P     = 2,         // ports (exchanger: NDIM+1; crossbar: K[XDIM])
@@ -39,7 +47,7 @@ module hx_switch #(
     parameter integer K2    = 0,
     parameter integer K3    = 0,
     parameter integer XDIM  = 0,         // crossbar only: its dimension
-    parameter integer CB    = 0,         // check-code sideband bits of a flit (0 or 8)
+    parameter integer CB    = 0,         // check-code sideband bits of a flit (0 or 32)
     parameter integer E     = 0          // routing exception entries (CAM), 0..1024; 0: none
 ) (
     input                 clk,
@@ -108,6 +116,7 @@ module hx_switch #(
     wire [13:0] eix    = aw - 14'h0400;                     // entry index
     wire        a_id   = (aw == 14'd0);
     wire        a_caps = (aw == 14'd1);
+    wire        a_drop = (aw == 14'd3);                     // DROPS: read, or write (any value) to clear
     wire        a_ent  = (aw >= 14'h0400) && ({18'd0, eix} < TSIZE);
     // A value a table entry may hold: a port, or PASS in an exchanger (the
     // whole word: bits 31..8 must be 0).
@@ -126,8 +135,8 @@ module hx_switch #(
     // Refused: a read of an unmapped address; a write to an unmapped
     // address, to ID, CAPS or EXC (read-only), or of a value no entry may
     // hold.
-    assign pslverr = access && (pwrite ? !(a_ent && v_ok || a_x && x_ok) :
-                                         !(a_id || a_caps || a_ent || a_xcaps || a_x));
+    assign pslverr = access && (pwrite ? !(a_ent && v_ok || a_x && x_ok || a_drop) :
+                                         !(a_id || a_caps || a_ent || a_xcaps || a_x || a_drop));
     assign pready  = 1'b1;
 
     // A crossbar entry is always a port (< P): it is stored in IW bits (the
@@ -163,10 +172,14 @@ module hx_switch #(
         for (q = 0; q < TSIZE; q = q + 1)
             rd_ent = rd_ent | ({8{eix == q[13:0]}} & tab[8*q +: 8]);
     end
+    wire [31:0] drops;         // DROPS (below)
     assign prdata = a_id ? ID : a_caps ? CAPS : a_ent ? {24'd0, rd_ent} :
-                    a_xcaps ? EXC : a_x ? x_rd : 32'd0;
+                    a_xcaps ? EXC : a_x ? x_rd : a_drop ? drops : 32'd0;
 
 `ifndef SYNTHESIS
+    // 1: stop the simulation on an illegal flit (a fault-free run has
+    // none); a fault testbench writes 0 at time 0.
+    reg achk = 1'b1;
     initial begin
         // (P <= 255: an entry is an 8-bit port number, 0xFF is PASS.)
         if (NDIM < 1 || NDIM > 4 || (MODE == 0 && P != NDIM + 1) ||
@@ -246,6 +259,12 @@ module hx_switch #(
     reg  [P-1:0]   pop;        // input popped this cycle
     wire [P*8-1:0] route;      // route(i) of the front flit (meaningful for heads)
     wire [P-1:0]   xhit;       // the front's address matches a valid exception
+    wire [P-1:0]   legal;      // the front may request (not a head that names no node)
+    // Illegal-flit events of the cycle, per input (ev_*) and per output
+    // (cut_o), counted into DROPS.
+    wire [P-1:0]   ev_oog, ev_orph, ev_dis, ev_cuti;
+    wire [P-1:0]   cut_o;      // output o sends a cut tail
+    reg  [P-1:0]   in_own;     // input i owns an output
     wire [P*8-1:0] xport;      // the port of the lowest matching exception
 
     // ------------------------------------------------------------------
@@ -395,14 +414,39 @@ module hx_switch #(
             // A routing exception that matches the head's address wins.
             assign route[8*i +: 8] = xhit[i] ? xport[8*i +: 8] : r;
 
-`ifndef SYNTHESIS
-            // A head flit must name an existing node.
+            // Illegal flits. hd, tl: the front's marks; oog: a head whose
+            // address names no node. An input owning no output drops its
+            // front when it is not a legal head (pop below); dv: it is
+            // dropping the rest of an out-of-grid packet (up to its tail).
+            wire hd  = front[W*i+W-1];
+            wire tl  = front[W*i+W-2];
+            wire oog = hd && (c0 >= K0 || (NDIM > 1 && c1 >= K1) ||
+                              (NDIM > 2 && c2 >= K2) || (NDIM > 3 && c3 >= K3));
+            wire idle = fvalid[i] && !in_own[i];
+            reg  dv;
             always @(posedge clk) begin
-                if (!rst && fvalid[i] && front[W*i+W-1] &&
-                    (c0 >= K0 || (NDIM > 1 && c1 >= K1) ||
-                     (NDIM > 2 && c2 >= K2) || (NDIM > 3 && c3 >= K3)))
+                if (rst)
+                    dv <= 1'b0;
+                else if (idle)
+                    dv <= hd ? (oog && !tl) : (dv && !tl);
+            end
+            assign legal[i]   = !oog;
+            assign ev_dis[i]  = idle && (!hd || oog);
+            assign ev_oog[i]  = idle && oog;
+            assign ev_orph[i] = idle && !hd && !dv;
+            assign ev_cuti[i] = idle && hd && dv;
+
+`ifndef SYNTHESIS
+            // Assertions of a fault-free run (a fault testbench clears
+            // achk: there, the drops above are the behaviour checked).
+            always @(posedge clk) begin
+                if (achk && !rst && fvalid[i] && oog)
                     $fatal(1, "%m: head flit with address %h outside the %0d-D grid",
                            a, NDIM);
+                if (achk && !rst && idle && !hd)
+                    $fatal(1, "%m: a payload or tail flit at an input with no packet open");
+                if (achk && !rst && fvalid[i] && in_own[i] && hd)
+                    $fatal(1, "%m: a head flit at an input whose packet is open");
             end
 `endif
         end
@@ -414,7 +458,6 @@ module hx_switch #(
     wire [P*P-1:0]  sel;       // sel[P*o + i]: output o selects input i (one-hot)
     wire [P-1:0]    snd;       // output o sends this cycle
     wire [P*P-1:0]  owns;      // owns[P*o + i]: input i owns output o
-    reg  [P-1:0]    in_own;    // input i owns an output
     integer oi, oo;
     always @* begin
         for (oi = 0; oi < P; oi = oi + 1) begin
@@ -438,18 +481,16 @@ module hx_switch #(
             );
 
             // Requesters: inputs that own no output and whose front is a
-            // head flit routed here. An input that owns an output forwards
-            // its front flit through it, whatever it is, until a tail
-            // passes (after a lost tail, the next packet's head: docs/
-            // reliability.md, "Lost heads and tails"), so a head is never
-            // sent to two outputs in one cycle; an input owning nothing
-            // whose front is not a head (its head was lost) requests
-            // nothing and blocks.
+            // head flit naming a node, routed here. An input that owns an
+            // output forwards its payload and tail flits through it; a
+            // head there cuts the packet (cut below), so a head is never
+            // sent to two outputs in one cycle.
             reg [P-1:0] req;
             integer j;
             always @* begin
                 for (j = 0; j < P; j = j + 1)
-                    req[j] = fvalid[j] && front[W*j+W-1] && !in_own[j] && (route[8*j +: 8] == o);
+                    req[j] = fvalid[j] && front[W*j+W-1] && legal[j] && !in_own[j] &&
+                             (route[8*j +: 8] == o);
             end
 
             // Round robin: first requester in the order rr, rr+1, ..., P-1,
@@ -512,6 +553,12 @@ module hx_switch #(
             wire [W-1:0]  flit    = mt[(W+1)*(2*NT-2) +: W];
             wire          own_rdy = mt[(W+1)*(2*NT-2) + W];   // fvalid[own] when owned
             wire          tail  = flit[W-2];
+            // A head at the owner's front: the output sends its cut tail
+            // instead (the head's bits, head mark 0, tail mark 1: zeroing
+            // the data too would cost about 300 cells a port), the head
+            // stays, and the output is free from the next cycle (the head
+            // then requests as any other).
+            wire          cut   = own_v && own_rdy && flit[W-1];
             // Owned: the owner's next flit goes as soon as it is ready
             // (s = own when owned). Free: a grant needs a requester; both
             // need a credit, and with no credit nothing changes (rr included).
@@ -525,7 +572,8 @@ module hx_switch #(
             end
             assign owns[P*o +: P] = ooh;
             assign out_valid[o] = snd[o];
-            assign out_flit[W*o +: W] = flit;
+            assign out_flit[W*o +: W] = {flit[W-1] & !cut, flit[W-2] | cut, flit[W-3:0]};
+            assign cut_o[o] = cut;
 
             always @(posedge clk) begin
                 if (rst) begin
@@ -538,21 +586,67 @@ module hx_switch #(
                         own   <= gnt;
                         own_v <= !tail;     // a 1-flit packet keeps no owner
                     end
-                end else if (snd[o] && tail) begin
-                    own_v <= 1'b0;          // ownership ends with the tail
+                end else if (snd[o] && (tail || cut)) begin
+                    own_v <= 1'b0;          // ownership ends with the tail (or a cut)
                 end
             end
         end
     endgenerate
 
-    // Pop: an input is popped when the output that selected it sends. At most
-    // one output selects a given input in a cycle (see req above).
+    // Pop: an input is popped when the output that selected it sends a
+    // flit of it (not a cut tail), or when it drops its front. At most one
+    // output selects a given input in a cycle (see req above), and an input
+    // that drops owns no output.
     integer pi, po;
     always @* begin
         for (pi = 0; pi < P; pi = pi + 1) begin
-            pop[pi] = 1'b0;
+            pop[pi] = ev_dis[pi];
             for (po = 0; po < P; po = po + 1)
-                pop[pi] = pop[pi] | (snd[po] & sel[P*po + pi]);
+                pop[pi] = pop[pi] | (snd[po] & !cut_o[po] & sel[P*po + pi]);
         end
     end
+
+    // ------------------------------------------------------------------
+    // DROPS (0x000C): 7..0 out-of-grid heads, 15..8 orphan flits, 23..16
+    // cut packets, 31..24 flits dropped; each saturates at 255. A write
+    // (any value) clears them at the edge ending its access cycle; the
+    // events of that cycle count from 0.
+    // ------------------------------------------------------------------
+    // Events of the cycle: at most P per counter (2P cuts: an input's and
+    // an output's), in CW bits.
+    localparam integer CW = $clog2(2 * P + 1);
+    reg [CW-1:0] n_oog, n_orph, n_cut, n_fl;
+    integer dq;
+    always @* begin
+        n_oog = {CW{1'b0}}; n_orph = {CW{1'b0}}; n_cut = {CW{1'b0}}; n_fl = {CW{1'b0}};
+        for (dq = 0; dq < P; dq = dq + 1) begin
+            n_oog  = n_oog  + {{(CW-1){1'b0}}, ev_oog[dq]};
+            n_orph = n_orph + {{(CW-1){1'b0}}, ev_orph[dq]};
+            n_fl   = n_fl   + {{(CW-1){1'b0}}, ev_dis[dq]};
+            n_cut  = n_cut  + {{(CW-1){1'b0}}, ev_cuti[dq]} + {{(CW-1){1'b0}}, snd[dq] & cut_o[dq]};
+        end
+    end
+    wire clr = access && pwrite && a_drop;
+    function [7:0] sat;        // (c, or 0 when cleared) + n, at most 255
+        input [7:0]    c;
+        input          cl;
+        input [CW-1:0] n;
+        reg   [CW+8:0] v;
+        begin
+            v   = {{(CW+1){1'b0}}, (cl ? 8'd0 : c)} + {9'd0, n};
+            sat = (v > 255) ? 8'hFF : v[7:0];
+        end
+    endfunction
+    reg [7:0] d_oog, d_orph, d_cut, d_fl;
+    always @(posedge clk) begin
+        if (rst) begin
+            d_oog <= 8'd0; d_orph <= 8'd0; d_cut <= 8'd0; d_fl <= 8'd0;
+        end else begin
+            d_oog  <= sat(d_oog, clr, n_oog);
+            d_orph <= sat(d_orph, clr, n_orph);
+            d_cut  <= sat(d_cut, clr, n_cut);
+            d_fl   <= sat(d_fl, clr, n_fl);
+        end
+    end
+    assign drops = {d_fl, d_cut, d_orph, d_oog};
 endmodule

@@ -24,7 +24,7 @@ module hx_link_tb;
     localparam integer R  = `TB_R;
     localparam integer B  = `TB_B;
     localparam integer N  = `TB_N;
-    localparam integer LW = W + $clog2(R + 1) + 8;
+    localparam integer LW = W + $clog2(R + 1) + 16;   // + hw.LinkCodeBits (hx_link_tx CW)
 
     reg clk = 1'b0, rst = 1'b1;
     always #5 clk = ~clk;

@@ -25,6 +25,8 @@
 # mutant of it (an off-by-one in the resend pointer, in the NAK's cycle, in
 # the replay count or in the receiver's sequence check) must fail them; the
 # switch's configuration port is checked on its own (sw_apb_tb.v), its
+# illegal-flit drops and DROPS register too (sw_drop_tb.v, and mutants of
+# the drop logic must fail it), its
 # routing exception CAM too (cam_tb.v, and yosys with E = 3), and the
 # loader's table checks are exercised with broken tables (missing, bad magic,
 # bad count, bad checksum, bad entry or gate count, a word missing or one too
@@ -190,20 +192,20 @@ lint_one() {
 }
 lint_one hx_fifo
 lint_one hx_fifo -GB=1 -GW=18
-lint_one hx_fifo -GB=64 -GW=130
+lint_one hx_fifo -GB=64 -GW=162
 lint_one hx_credit -GB=1
 lint_one hx_credit -GB=64
 lint_one hx_chan -GL=1
 lint_one hx_chan -GL=2
-lint_one hx_chan -GL=64 -GW=130
+lint_one hx_chan -GL=64 -GW=186
 lint_one hx_link_crc -GN=1
-lint_one hx_link_crc -GN=139
+lint_one hx_link_crc -GN=170
 lint_one hx_link_tx -GR=1 -GW=18
 lint_one hx_link_tx -GL=2 -GR=5
-lint_one hx_link_tx -GL=64 -GR=255 -GW=130
+lint_one hx_link_tx -GL=64 -GR=255 -GW=162
 lint_one hx_link_rx -GR=1 -GW=18
 lint_one hx_link_rx -GL=2 -GR=5
-lint_one hx_link_rx -GL=64 -GR=255 -GW=130
+lint_one hx_link_rx -GL=64 -GR=255 -GW=162
 lint_one hx_alu
 lint_one hx_switch
 lint_one hx_switch -GP=5 -GNDIM=4 -GK0=64 -GK1=3 -GK2=5 -GK3=2 -GFW=128 -GB=64
@@ -226,14 +228,14 @@ lint_one hx_barrier_unit -GDATA=1 -GMAXG=1 -GNRT=1 -GNIL=1
 lint_one hx_barrier_unit -GDATA=1 -GFW=128 -GMAXG=62 -GNRT=236 -GNIL=4700 -GAB=16 -GRB=16 -GB=64
 lint_one hx_barrier_unit -GDATA=1 -GFW=16 -GMAXG=3 -GNRT=3 -GNIL=12 -GAB=2 -GRB=3 -GB=1
 lint_one hx_barrier_unit -GDATA=1 -GFW=24 -GMAXG=4 -GNRT=4 -GNIL=5 -GAB=3 -GRB=2
-# with the check code (CB = 8: crc_bits 8, docs/reliability.md)
-lint_one hx_barrier_unit -GCB=8
-lint_one hx_barrier_unit -GCB=8 -GFW=16 -GMAXG=3 -GNRT=3 -GAB=2 -GRB=3 -GB=1
-lint_one hx_barrier_unit -GCB=8 -GDATA=1 -GFW=128 -GMAXG=62 -GNRT=236 -GNIL=4700 -GAB=16 -GRB=16 -GB=64
-lint_one hx_barrier_unit -GCB=8 -GDATA=1 -GFW=24 -GMAXG=4 -GNRT=4 -GNIL=5 -GAB=3 -GRB=2
-lint_one hx_switch -GCB=8
-lint_one hx_switch -GCB=8 -GP=3 -GMODE=1 -GNDIM=2 -GK0=4 -GK1=3 -GXDIM=1 -GFW=16
-lint_one hx_chan -GL=3 -GW=74
+# with the check code (CB = 32: crc_bits 32, docs/reliability.md)
+lint_one hx_barrier_unit -GCB=32
+lint_one hx_barrier_unit -GCB=32 -GFW=16 -GMAXG=3 -GNRT=3 -GAB=2 -GRB=3 -GB=1
+lint_one hx_barrier_unit -GCB=32 -GDATA=1 -GFW=128 -GMAXG=62 -GNRT=236 -GNIL=4700 -GAB=16 -GRB=16 -GB=64
+lint_one hx_barrier_unit -GCB=32 -GDATA=1 -GFW=24 -GMAXG=4 -GNRT=4 -GNIL=5 -GAB=3 -GRB=2
+lint_one hx_switch -GCB=32
+lint_one hx_switch -GCB=32 -GP=3 -GMODE=1 -GNDIM=2 -GK0=4 -GK1=3 -GXDIM=1 -GFW=16
+lint_one hx_chan -GL=3 -GW=98
 
 echo "== link-level retry (hx_link_tb: the model's vectors, then mutants that must fail them)"
 # link_run DIR: run every vector file of link/ against the link layer in
@@ -314,6 +316,37 @@ else
         fail "sw_apb_tb (exit $rc)"; sed 's/^/     /' "$WORK/sw_apb.out" | head
     fi
 fi
+
+echo "== switch illegal flits and DROPS (sw_drop_tb)"
+# Out-of-grid heads and their packets, orphans, a head inside a packet (a
+# cut tail), a credit back for every dropped flit, DROPS read, cleared and
+# saturated through APB; then each mutant of the drop logic must fail it.
+swdrop() {   # swdrop SWITCH_SOURCE NAME -> 0 when sw_drop_tb passes
+    iverilog -g2005 -Wall -o "$WORK/sw_drop_$2.vvp" "$HERE/sw_drop_tb.v" \
+        "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$1" >"$WORK/sw_drop_$2.iv" 2>&1 && [ ! -s "$WORK/sw_drop_$2.iv" ] &&
+        (cd "$WORK" && vvp -n "$WORK/sw_drop_$2.vvp") >"$WORK/sw_drop_$2.out" 2>&1 &&
+        [ "$(cat "$WORK/sw_drop_$2.out")" = "sw_drop_tb: PASS" ]
+}
+if swdrop "$RTL/hx_switch.v" pristine; then
+    pass "sw_drop_tb: hx_switch illegal flits and DROPS"
+else
+    fail "sw_drop_tb"; cat "$WORK/sw_drop_pristine.iv" "$WORK/sw_drop_pristine.out" 2>/dev/null | sed 's/^/     /' | head
+fi
+dropmutant() {   # dropmutant NAME SED-EXPRESSION
+    sed "$2" "$RTL/hx_switch.v" >"$WORK/hx_switch_$1.v"
+    if cmp -s "$RTL/hx_switch.v" "$WORK/hx_switch_$1.v"; then
+        fail "sw_drop_tb mutant $1: the edit matches nothing (update it)"
+    elif swdrop "$WORK/hx_switch_$1.v" "$1"; then
+        fail "sw_drop_tb mutant $1 passes"
+    else
+        pass "sw_drop_tb mutant $1 caught"
+    fi
+}
+dropmutant oog_kept   's/assign ev_dis\[i\]  = idle \&\& (!hd || oog);/assign ev_dis[i]  = idle \&\& !hd;/'
+dropmutant orphan_kept 's/assign ev_dis\[i\]  = idle \&\& (!hd || oog);/assign ev_dis[i]  = idle \&\& oog;/'
+dropmutant no_cut     's/wire          cut   = own_v \&\& own_rdy \&\& flit\[W-1\];/wire          cut   = 1'"'"'b0;/'
+dropmutant no_sat     's/sat = (v > 255) ? 8'"'"'hFF : v\[7:0\];/sat = v[7:0];/'
+dropmutant no_clear   's/wire clr = access \&\& pwrite \&\& a_drop;/wire clr = 1'"'"'b0;/'
 
 echo "== switch routing exception CAM (cam_tb)"
 # EXC, reset values, read back, refused writes, a hit winning over the

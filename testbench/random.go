@@ -1,0 +1,402 @@
+package testbench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/noc"
+	"github.com/hxbar/hxbar/sim"
+	"github.com/hxbar/hxbar/verilog"
+)
+
+// Random co-simulation (docs/testing.md, "Random co-simulation"): whole
+// designs drawn from a seed, so that the RTL is checked against the model
+// where no hand-written matrix looks. A seed reproduces its design;
+// RandomDesign(seed) is the only source of randomness.
+
+// randomStream separates the design generator's PCG stream from every
+// other use of a seed in hxbar.
+const randomStream = 0x72616e64636f73 // "randcos"
+
+// RandomDesign draws the design of seed: the grid (1-3 dimensions: 2-9
+// nodes on a line, 2-5 by 2-5, or 2-3 cubed), ranks and placement, the episode list (1-5
+// entries of barriers with every op and algorithm, all-gathers and
+// broadcasts, so gate counts change between episodes, repeated up to 3
+// times), link latency 1-4, buffer depth 1-5, flit width, check code,
+// link retry, a watchdog, avoided channels, and 0-3 faults of every kind
+// drawn on the fault-free run's crossings. Candidates that the model or
+// the Verilog generator refuses are drawn again from the same stream.
+func RandomDesign(seed uint64) (hw.System, error) {
+	rng := rand.New(rand.NewPCG(seed, randomStream))
+	for try := 0; try < 400; try++ {
+		sys := drawSystem(rng, seed)
+		if !buildsForRTL(sys) {
+			continue
+		}
+		if rng.IntN(5) < 2 {
+			withFaults, ok := drawFaults(rng, sys)
+			if !ok {
+				continue
+			}
+			sys = withFaults
+		}
+		return sys, nil
+	}
+	return hw.System{}, fmt.Errorf("random design %d: no design the RTL can build in 400 draws", seed)
+}
+
+// drawSystem draws a candidate system without faults.
+func drawSystem(rng *rand.Rand, seed uint64) hw.System {
+	s := hw.Default()
+	s.Name = fmt.Sprintf("random-%d", seed)
+	// Sizes stay small (2-18 nodes): a design's Icarus run grows with its
+	// nodes, and many small designs find more than a few large ones.
+	nd := 1 + rng.IntN(3)
+	s.Dims = make([]int, nd)
+	for k := range s.Dims {
+		s.Dims[k] = 2 + rng.IntN([]int{8, 4, 2}[nd-1])
+	}
+	nodes := s.Nodes()
+	s.Ranks, s.Placement = 0, nil
+	if rng.IntN(3) == 0 && nodes > 2 {
+		s.Ranks = 2 + rng.IntN(nodes-2)
+		if rng.IntN(2) == 0 {
+			s.Placement = rng.Perm(nodes)[:s.Ranks]
+		}
+	}
+	s.LinkLatency = 1 + rng.IntN(4)
+	s.BufferDepth = 1 + rng.IntN(5)
+	s.FlitWidth = []int{16, 24, 32, 48, 64, 64, 128}[rng.IntN(7)]
+	for s.FlitWidth < s.HeaderBits() {
+		s.FlitWidth *= 2
+	}
+	s.CRCBits = []int{0, hw.PacketCodeBits, hw.PacketCodeBits}[rng.IntN(3)]
+	s.Seed, s.Skew = rng.Uint64N(1<<32), rng.IntN(80)
+	s.MaxCycles = 200_000
+	if rng.IntN(4) == 0 {
+		s.Watchdog = int64(300 + rng.IntN(2000))
+	}
+	if rng.IntN(4) == 0 {
+		s.LinkRetry = s.BufferDepth + rng.IntN(5)
+	}
+	drawEpisodes(rng, &s)
+	if rng.IntN(6) == 0 && len(s.Dims) >= 2 {
+		drawAvoid(rng, &s)
+	}
+	return s
+}
+
+// drawEpisodes draws the run: one collective (repeated or not) or a list
+// of 2-5 entries, the list sometimes repeated.
+func drawEpisodes(rng *rand.Rand, s *hw.System) {
+	entry := func() hw.Episode {
+		var e hw.Episode
+		switch k := rng.IntN(8); {
+		case k < 6: // barrier or reduction, every op and algorithm
+			c, op, algo := hw.CollBarrier, hw.Ops[rng.IntN(len(hw.Ops))], hw.Algorithms[rng.IntN(len(hw.Algorithms))]
+			e.Collective, e.Op, e.Algo = &c, &op, &algo
+		default: // a data collective
+			c := []hw.Collective{hw.CollAllGather, hw.CollBroadcast}[rng.IntN(2)]
+			algo, f, op := hw.Algorithms[rng.IntN(2)], 1+rng.IntN(4), hw.OpBarrier
+			e.Collective, e.Algo, e.ItemFlits, e.Op = &c, &algo, &f, &op
+		}
+		if rng.IntN(3) == 0 {
+			sk := rng.IntN(60)
+			e.Skew = &sk
+		}
+		return e
+	}
+	s.Repeat = 1
+	switch n := rng.IntN(6); {
+	case n == 0: // the plain one-episode run
+		e := entry()
+		s.Collective, s.Op, s.Algo = *e.Collective, *e.Op, *e.Algo
+		if e.ItemFlits != nil {
+			s.ItemFlits = *e.ItemFlits
+		}
+	case n == 1: // one collective repeated: no reconfiguration
+		s.Episodes = []hw.Episode{entry()}
+		s.Repeat = 2 + rng.IntN(3)
+	default:
+		for i := 0; i < n; i++ {
+			s.Episodes = append(s.Episodes, entry())
+		}
+		if n <= 3 && rng.IntN(3) == 0 {
+			s.Repeat = 2 + rng.IntN(2)
+		}
+	}
+}
+
+// drawAvoid names one or two network channels the routing keeps off.
+func drawAvoid(rng *rand.Rand, s *hw.System) {
+	m, err := sim.Build(*s, nil)
+	if err != nil {
+		return
+	}
+	var names []string
+	for _, c := range noc.Channels(m.Fabric) {
+		if !strings.HasSuffix(c.Name, ".inject") && !strings.HasSuffix(c.Name, ".eject") {
+			names = append(names, c.Name)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	s.Avoid = []string{names[rng.IntN(len(names))]}
+	if rng.IntN(3) == 0 {
+		s.Avoid = append(s.Avoid, names[rng.IntN(len(names))])
+	}
+}
+
+// buildsForRTL reports whether sys is valid, the model builds and
+// completes it, and the Verilog generator can write it.
+func buildsForRTL(sys hw.System) bool {
+	if sys.Validate() != nil {
+		return false
+	}
+	s, err := sim.Build(sys, nil)
+	if err != nil || verilog.Check(s.Design) != nil {
+		return false
+	}
+	_, _, err = Trace(s)
+	return err == nil
+}
+
+// faultKindsDrawn are the fault kinds the generator draws, in the order
+// of hw.FaultKinds.
+var faultKindsDrawn = []string{hw.FaultFlip, hw.FaultDrop, hw.FaultDead, hw.FaultStuck}
+
+// drawFaults adds 1-3 faults to sys, each on a crossing of the fault-free
+// run (so that it hits traffic), and a watchdog when there is none (a
+// fault must end in an error the model and the RTL both report, not in a
+// hang). It reports false when the faulty run cannot be compared (the
+// model does not finish).
+func drawFaults(rng *rand.Rand, sys hw.System) (hw.System, bool) {
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		return sys, false
+	}
+	var cr []noc.Crossing
+	s.Net.Record(func(c noc.Crossing) { cr = append(cr, c) })
+	if _, _, err := Trace(s); err != nil || len(cr) == 0 {
+		return sys, false
+	}
+	var names []string
+	for _, c := range noc.Channels(s.Fabric) {
+		names = append(names, c.Name)
+	}
+	k := 1 + rng.IntN(3)
+	for range k {
+		kind := faultKindsDrawn[rng.IntN(len(faultKindsDrawn))]
+		sys.Faults = append(sys.Faults, drawOneFault(rng, &sys, names, cr, kind))
+	}
+	if sys.Watchdog == 0 {
+		sys.Watchdog = int64(200 + rng.IntN(800))
+	}
+	if !buildsForRTL(sys) {
+		return sys, false
+	}
+	return sys, true
+}
+
+// drawOneFault draws a fault of kind on crossing traffic; a flip's bit
+// among those the RTL testbench injects as the model does.
+func drawOneFault(rng *rand.Rand, sys *hw.System, names []string, cr []noc.Crossing, kind string) string {
+	if kind == hw.FaultStuck {
+		return fmt.Sprintf("stuck:%d", rng.IntN(sys.NumRanks()))
+	}
+	c := cr[rng.IntN(len(cr))]
+	name := names[c.Channel]
+	switch kind {
+	case hw.FaultFlip:
+		for {
+			b := rng.IntN(sys.Wire().Bits()) // data, code, tail and head bits
+			if rtlFlipBit(sys, b) == "" {
+				return fmt.Sprintf("flip:%s@%d:%d", name, c.Cycle, b)
+			}
+		}
+	case hw.FaultDrop:
+		return fmt.Sprintf("drop:%s@%d", name, c.Cycle)
+	}
+	return fmt.Sprintf("dead:%s@%d", name, c.Cycle)
+}
+
+// CosimSystem writes sys's design and testbench into dir, as 'hxbar gen'
+// does, and co-simulates them with simulator (Cosim).
+func CosimSystem(ctx context.Context, dir string, sys hw.System, simulator string) (*Report, error) {
+	s, trace, _, err := RunModel(sys)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	if _, err := verilog.Generate(dir, s.Design); err != nil {
+		return nil, err
+	}
+	if err := Generate(dir, s.Design, trace); err != nil {
+		return nil, err
+	}
+	return Cosim(ctx, dir, simulator)
+}
+
+// Shrink returns a smaller design on which fails still holds: it drops
+// faults, avoided channels, episodes and repeats, the retry, the
+// watchdog and the check code, then lowers latency, buffer depth and
+// skew, keeping each step that still fails, until no step does (or
+// budget calls of fails are spent). fails must be deterministic.
+func Shrink(sys hw.System, fails func(hw.System) bool, budget int) hw.System {
+	for changed := true; changed && budget > 0; {
+		changed = false
+		for _, c := range shrinkSteps(sys) {
+			if budget <= 0 {
+				break
+			}
+			if c.Validate() != nil {
+				continue
+			}
+			budget--
+			if fails(c) {
+				sys, changed = c, true
+				break
+			}
+		}
+	}
+	return sys
+}
+
+// shrinkSteps lists the one-step simplifications of sys, boldest first.
+func shrinkSteps(sys hw.System) []hw.System {
+	var out []hw.System
+	add := func(edit func(*hw.System)) {
+		c := sys
+		c.Dims = slices.Clone(sys.Dims)
+		c.Placement = slices.Clone(sys.Placement)
+		c.Episodes = slices.Clone(sys.Episodes)
+		c.Faults = slices.Clone(sys.Faults)
+		c.Avoid = slices.Clone(sys.Avoid)
+		edit(&c)
+		out = append(out, c)
+	}
+	for i := range sys.Faults {
+		add(func(c *hw.System) { c.Faults = slices.Delete(c.Faults, i, i+1) })
+	}
+	if len(sys.Avoid) > 0 {
+		add(func(c *hw.System) { c.Avoid = nil })
+	}
+	if sys.Repeat > 1 {
+		add(func(c *hw.System) { c.Repeat-- })
+	}
+	for i := range sys.Episodes {
+		if len(sys.Episodes) > 1 {
+			add(func(c *hw.System) { c.Episodes = slices.Delete(c.Episodes, i, i+1) })
+		}
+	}
+	if sys.LinkRetry > 0 {
+		add(func(c *hw.System) { c.LinkRetry = 0 })
+	}
+	if sys.Watchdog > 0 && len(sys.Faults) == 0 {
+		add(func(c *hw.System) { c.Watchdog = 0 })
+	}
+	if sys.CRCBits > 0 {
+		add(func(c *hw.System) { c.CRCBits = 0 })
+	}
+	if sys.LinkLatency > 1 {
+		add(func(c *hw.System) { c.LinkLatency = 1 })
+	}
+	if sys.BufferDepth > 1 && sys.LinkRetry == 0 {
+		add(func(c *hw.System) { c.BufferDepth-- })
+	}
+	if sys.Skew > 0 {
+		add(func(c *hw.System) { c.Skew /= 2 })
+	}
+	return out
+}
+
+// randomFeatures counts what a sample of random designs covers, so a run
+// can say what it looked at and a test can hold the generator to it.
+type randomFeatures struct {
+	designs, episodes, multi, gatesChange, retry, watchdog, avoid, crcOn, partial, placed int
+	dims                                                                                  [4]int
+	collectives, ops, faultKinds, faultCounts                                             map[string]int
+}
+
+func (f *randomFeatures) add(sys hw.System) {
+	if f.collectives == nil {
+		f.collectives, f.ops, f.faultKinds, f.faultCounts = map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
+	}
+	f.designs++
+	f.episodes += sys.NumEpisodes()
+	f.dims[min(len(sys.Dims), 3)]++
+	count := func(b bool, n *int) {
+		if b {
+			*n++
+		}
+	}
+	count(sys.NumEpisodes() > 1, &f.multi)
+	count(sys.LinkRetry > 0, &f.retry)
+	count(sys.Watchdog > 0, &f.watchdog)
+	count(len(sys.Avoid) > 0, &f.avoid)
+	count(sys.CRCBits == hw.PacketCodeBits, &f.crcOn)
+	count(sys.Ranks > 0, &f.partial)
+	count(len(sys.Placement) > 0, &f.placed)
+	if s, err := sim.Build(sys, nil); err == nil {
+		gates := map[int]bool{}
+		for k := 1; k <= s.Design.NumEntries(); k++ {
+			e := s.Design.Episode(k)
+			gates[e.Table.Gates] = true
+			f.collectives[string(e.Sys.Collective)]++
+			if e.Sys.Collective == hw.CollBarrier {
+				f.ops[string(e.Sys.Op)]++
+			}
+		}
+		count(len(gates) > 1, &f.gatesChange)
+	}
+	f.faultCounts[fmt.Sprint(len(sys.Faults))]++
+	for _, spec := range sys.Faults {
+		if ft, err := hw.ParseFault(spec); err == nil {
+			f.faultKinds[ft.Kind]++
+		}
+	}
+}
+
+// missing names what the sample never drew.
+func (f *randomFeatures) missing() []string {
+	var miss []string
+	need := func(n int, what string) {
+		if n == 0 {
+			miss = append(miss, what)
+		}
+	}
+	need(f.multi, "a multi-episode run")
+	need(f.gatesChange, "episodes whose gate counts change")
+	need(f.retry, "link retry")
+	need(f.watchdog, "a watchdog")
+	need(f.avoid, "avoided channels")
+	need(f.crcOn, "a check code")
+	need(f.designs-f.crcOn, "crc_bits 0")
+	need(f.partial, "fewer ranks than nodes")
+	need(f.placed, "a placement")
+	for d := 1; d <= 3; d++ {
+		need(f.dims[d], fmt.Sprintf("%d dimensions", d))
+	}
+	for _, c := range hw.Collectives {
+		need(f.collectives[string(c)], "collective "+string(c))
+	}
+	for _, op := range hw.Ops {
+		need(f.ops[string(op)], "op "+string(op))
+	}
+	for _, k := range faultKindsDrawn {
+		need(f.faultKinds[k], "fault "+k)
+	}
+	for _, k := range []string{"0", "1", "2", "3"} {
+		need(f.faultCounts[k], k+" faults in a run")
+	}
+	return miss
+}
+
+func (f *randomFeatures) String() string {
+	return fmt.Sprintf("%d episodes; %d multi-episode (%d with changing gate counts); dims 1/2/3: %d/%d/%d; collectives %v; ops %v; faults per run %v, by kind %v; retry %d, watchdog %d, avoid %d, check code %d, partial ranks %d, placed %d",
+		f.episodes, f.multi, f.gatesChange, f.dims[1], f.dims[2], f.dims[3], f.collectives, f.ops, f.faultCounts, f.faultKinds, f.retry, f.watchdog, f.avoid, f.crcOn, f.partial, f.placed)
+}

@@ -1,0 +1,126 @@
+// Command cosimrand co-simulates random designs (docs/testing.md, "Random
+// co-simulation"): design i of a run is testbench.RandomDesign(seed+i),
+// generated and run under Icarus Verilog (or Verilator) against the
+// model. A design whose RTL differs is shrunk to a smaller failing one;
+// both system files are written to -out and the seed is printed, so that
+// 'cosimrand -seed S -n 1' reproduces it.
+//
+//	go run ./tools/cosimrand -n 2000 -seed 1 -j 2 -out /tmp/cosimrand
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/testbench"
+)
+
+func main() {
+	n := flag.Int("n", 100, "number of designs")
+	seed := flag.Uint64("seed", 1, "seed of the first design (design i is seed+i)")
+	jobs := flag.Int("j", 2, "designs co-simulated at once")
+	out := flag.String("out", filepath.Join(os.TempDir(), "hxbar-cosimrand"), "directory for the failing designs' system files and the work directories")
+	simulator := flag.String("sim", testbench.Icarus, "simulator: icarus or verilator")
+	verbose := flag.Bool("v", false, "print every design's seed, size and time")
+	flag.Parse()
+	if *n < 1 || *jobs < 1 {
+		fmt.Fprintln(os.Stderr, "cosimrand: -n and -j must be at least 1")
+		os.Exit(2)
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "cosimrand:", err)
+		os.Exit(2)
+	}
+	if failed := run(*n, *seed, *jobs, *out, *simulator, *verbose); failed > 0 {
+		os.Exit(1)
+	}
+}
+
+// run co-simulates designs seed..seed+n-1 on jobs workers and returns the
+// number that failed.
+func run(n int, seed uint64, jobs int, out, simulator string, verbose bool) int {
+	start := time.Now()
+	var next, done, failed atomic.Int64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(n) {
+					return
+				}
+				s := seed + uint64(i)
+				t0 := time.Now()
+				msg, sys := one(s, out, simulator)
+				d := done.Add(1)
+				mu.Lock()
+				if verbose {
+					fmt.Printf("seed %d: %d nodes, %d episodes, %d faults: %v\n", s, sys.Nodes(), sys.NumEpisodes(), len(sys.Faults), time.Since(t0).Round(time.Millisecond))
+				}
+				if msg != "" {
+					failed.Add(1)
+					fmt.Printf("FAIL seed %d: %s\n", s, msg)
+				}
+				if d%50 == 0 || d == int64(n) {
+					fmt.Printf("%d of %d designs, %d failed, %v\n", d, n, failed.Load(), time.Since(start).Round(time.Second))
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	fmt.Printf("cosimrand: %d designs (seeds %d..%d) under %s: %d matched the model cycle for cycle, %d failed, in %v\n",
+		n, seed, seed+uint64(n)-1, simulator, n-int(failed.Load()), failed.Load(), time.Since(start).Round(time.Second))
+	return int(failed.Load())
+}
+
+// one co-simulates the design of seed; on a failure it shrinks the design
+// and writes both system files into out. It returns the failure ("" when
+// the RTL matched) and the design.
+func one(seed uint64, out, simulator string) (string, hw.System) {
+	sys, err := testbench.RandomDesign(seed)
+	if err != nil {
+		return err.Error(), sys
+	}
+	work := filepath.Join(out, fmt.Sprintf("work-%d", seed))
+	defer os.RemoveAll(work)
+	check := func(c hw.System, dir string) string {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		os.RemoveAll(dir)
+		rep, err := testbench.CosimSystem(ctx, dir, c, simulator)
+		if mm, ok := errors.AsType[*testbench.MismatchError](err); ok {
+			return mm.Report.Summary()
+		}
+		if err != nil {
+			return err.Error()
+		}
+		if !rep.OK() {
+			return rep.Summary()
+		}
+		return ""
+	}
+	msg := check(sys, work)
+	if msg == "" {
+		return "", sys
+	}
+	small := testbench.Shrink(sys, func(c hw.System) bool { return check(c, work) != "" }, 60)
+	for name, s := range map[string]hw.System{"": sys, "-small": small} {
+		if b, err := s.YAML(); err == nil {
+			path := filepath.Join(out, fmt.Sprintf("fail-%d%s.yaml", seed, name))
+			if werr := os.WriteFile(path, b, 0o644); werr == nil {
+				msg += "\n  system: " + path
+			}
+		}
+	}
+	return msg, sys
+}

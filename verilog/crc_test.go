@@ -1,0 +1,130 @@
+package verilog
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hxbar/hxbar/hw"
+)
+
+// One source of the polynomials: the hand-written RTL's parameter defaults
+// are hw's constants (the generator passes them anyway: a unit or link
+// instantiated without them computes the same code), and the generated top
+// passes exactly them.
+func TestCheckCodeConstants(t *testing.T) {
+	want := []struct {
+		file, re string
+		v        uint32
+	}{
+		{"hx_barrier_unit.v", `parameter \[31:0\]\s+CRC_POLY = 32'h([0-9A-Fa-f]+)`, hw.PacketCode.Poly},
+		{"hx_link_crc.v", `parameter integer CW = (\d+),`, uint32(hw.LinkCode.Width)},
+		{"hx_link_crc.v", `parameter \[CW-1:0\] POLY = 16'h([0-9A-Fa-f]+)`, hw.LinkCode.Poly},
+		{"hx_link_tx.v", `parameter integer CW = (\d+),`, uint32(hw.LinkCode.Width)},
+		{"hx_link_tx.v", `parameter \[CW-1:0\] CPOLY = 16'h([0-9A-Fa-f]+)`, hw.LinkCode.Poly},
+		{"hx_link_rx.v", `parameter integer CW = (\d+),`, uint32(hw.LinkCode.Width)},
+		{"hx_link_rx.v", `parameter \[CW-1:0\] CPOLY = 16'h([0-9A-Fa-f]+)`, hw.LinkCode.Poly},
+	}
+	for _, w := range want {
+		src, err := os.ReadFile(filepath.Join("rtl", w.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(w.re).FindSubmatch(src)
+		if m == nil {
+			t.Fatalf("%s: no %s", w.file, w.re)
+		}
+		base := 10
+		if strings.Contains(w.re, "'h") {
+			base = 16
+		}
+		if v, _ := strconv.ParseUint(string(m[1]), base, 32); uint32(v) != w.v {
+			t.Errorf("%s: %s is %#x, hw has %#x", w.file, m[0], v, w.v)
+		}
+	}
+	sys := hw.Default()
+	sys.LinkRetry = 4
+	dir, _ := generate(t, build(t, sys, nil))
+	src, err := os.ReadFile(filepath.Join(dir, TopFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := string(src)
+	for _, s := range []string{
+		fmt.Sprintf("CRC_POLY = 32'h%08X;", hw.PacketCode.Poly), ".CRC_POLY(CRC_POLY)",
+		fmt.Sprintf("CW   = %d;", hw.LinkCode.Width), fmt.Sprintf("CPOLY = %d'h%04X;", hw.LinkCode.Width, hw.LinkCode.Poly), ".CW(CW), .CPOLY(CPOLY)",
+	} {
+		if !strings.Contains(top, s) {
+			t.Errorf("hx_top.v does not pass %q", s)
+		}
+	}
+}
+
+// The RTL computes the model's codes: Icarus runs hx_barrier_unit's crcf
+// (flit width 128, so the wire word is 130 bits) and the XOR rows of its
+// CRC_MAT that the unit's logic uses, and hx_link_crc over the
+// longest link word the limits allow (170 bits) on random inputs, and each
+// result must be what hw.PacketCode and hw.LinkCode give.
+func TestCheckCodeRTLMatchesGo(t *testing.T) {
+	iv := needTool(t, "iverilog")
+	vvp := needTool(t, "vvp")
+	const n, fw, lw = 200, 128, hw.MaxFlitWidth + 2 + hw.PacketCodeBits + 8
+	rng := rand.New(rand.NewPCG(11, 12))
+	var vec strings.Builder
+	for range n {
+		c := rng.Uint32()
+		d := [3]uint64{rng.Uint64(), rng.Uint64(), rng.Uint64() & 3} // {head, tail, data}: 130 bits
+		want := hw.PacketCode.Bits(c, d[2], 2)
+		want = hw.PacketCode.Word(want, d[0], d[1], fw)
+		l := [3]uint64{rng.Uint64(), rng.Uint64(), rng.Uint64() & (1<<(lw-128) - 1)}
+		lwant := hw.LinkCode.Bits(0, l[2], lw-128)
+		lwant = hw.LinkCode.Word(lwant, l[0], l[1], 128)
+		fmt.Fprintf(&vec, "%08x %x%016x%016x %08x %x%016x%016x %04x\n", c, d[2], d[1], d[0], want, l[2], l[1], l[0], lwant)
+	}
+	dir := t.TempDir()
+	tb := fmt.Sprintf(`module crc_tb;
+    reg [31:0] c, want, mg; reg [%[1]d:0] d; reg [%[2]d:0] ld; reg [15:0] lwant;
+    wire [15:0] lc;
+    integer fd, k, bad, got, j;
+    hx_barrier_unit #(.FW(%[3]d), .CB(32)) u ();
+    hx_link_crc #(.N(%[4]d)) l (.d(ld), .c(lc));
+    initial begin
+        fd = $fopen("vec.txt", "r"); bad = 0;
+        for (k = 0; k < %[5]d; k = k + 1) begin
+            got = $fscanf(fd, "%%h %%h %%h %%h %%h\n", c, d, want, ld, lwant);
+            #1;
+            if (u.crcf(c, d) !== want) begin bad = bad + 1; $display("FAIL packet %%0d: %%h", k, u.crcf(c, d)); end
+            for (j = 0; j < 32; j = j + 1)
+                mg[j] = ^({c, d} & (u.CRC_MAT >> (j * %[6]d)));
+            if (mg !== want) begin bad = bad + 1; $display("FAIL packet matrix %%0d: %%h", k, mg); end
+            if (lc !== lwant) begin bad = bad + 1; $display("FAIL link %%0d: %%h", k, lc); end
+        end
+        $display("crc_tb: %%0d vectors, %%0d bad", k, bad);
+        $finish;
+    end
+endmodule
+`, fw+1, lw-1, fw, lw, n, 32+fw+2)
+	for name, s := range map[string]string{"crc_tb.v": tb, "vec.txt": vec.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rtl, _ := filepath.Abs("rtl")
+	files := []string{"-g2005", "-o", "crc.vvp", "crc_tb.v", filepath.Join(rtl, "hx_link_crc.v")}
+	for _, f := range []string{"hx_barrier_unit.v", "hx_fifo.v", "hx_credit.v", "hx_alu.v"} {
+		files = append(files, filepath.Join(rtl, f))
+	}
+	if out, err := run(t, dir, time.Minute, iv, files...); err != nil {
+		t.Fatalf("iverilog: %v\n%s", err, out)
+	}
+	out, err := run(t, dir, time.Minute, vvp, "-n", "crc.vvp")
+	if err != nil || !strings.Contains(out, fmt.Sprintf("crc_tb: %d vectors, 0 bad", n)) {
+		t.Fatalf("vvp: %v\n%s", err, out)
+	}
+}
