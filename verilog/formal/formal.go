@@ -12,6 +12,7 @@
 package formal
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 
@@ -109,6 +110,12 @@ func Build(s Spec, unit []byte, unitName string) (*Job, error) {
 	}
 	if unit != nil {
 		j.Files["hx_barrier_unit.v"] = unit
+		// An older unit may lack parameters today's top passes (the old
+		// fixture has no CRC_POLY; with crc_bits 0 it is unused).
+		if !bytes.Contains(unit, []byte("CRC_POLY")) {
+			top := j.Files[verilog.TopFile]
+			j.Files[verilog.TopFile] = bytes.ReplaceAll(top, []byte(", .CRC_POLY(CRC_POLY)"), nil)
+		}
 	}
 	progs, err := s.programs(d.Topo.Nodes)
 	if err != nil {
