@@ -1,0 +1,885 @@
+// hx_barrier_unit: the per-node barrier synchronisation device (the Fujitsu
+// seed's FIG. 4 unit); docs/microarchitecture.md, "Barrier unit", and
+// docs/registers.md for its configuration port.
+//
+// It sits between the CPU (arrive/operand in, released/result out) and the
+// node's exchanger port 0: it drives the injection channel (and owns its
+// credit counter) and holds the ejection FIFO at the end of the ejection
+// channel. In every cycle three independent parts run, all reading only the
+// registers as they stand at the start of the cycle:
+//   gate    - arrival, and passing gate cur+1 once gate cur's packets are all
+//             sent and every route into gate cur+1 has delivered;
+//   send    - one flit per cycle of the packets of out[cur], credit permitting;
+//   receive - pop the ejection FIFO every cycle it is non-empty, assemble the
+//             packet, count and combine it at its tail.
+// The unit re-arms at its release: the next arrival starts a new episode.
+//
+// Fault detection (docs/reliability.md, "Detection"): with CB = 8 the
+// sender puts the packet's CRC-8 in the tail flit's sideband and the
+// receiver checks it at every tail (CRC); in data mode the receiver checks
+// each message's length against its expected-message word (SEQ); and a
+// counter of cycles in WAIT without progress raises TIMEOUT when it
+// reaches the WATCHDOG register (0: off).
+//
+// Configuration (op, mode, rank, gates, tables) is written through an APB
+// completer port; nothing is read from a file. The tables sit in
+// synchronous RAMs read one word per cycle per RAM. Every read address is
+// computed from the NEXT state (what cur, the route index and the item index
+// will be after the edge), so the word the engines need during a cycle is on
+// the RAM's output register during that cycle: the cycle timing is that of
+// docs/microarchitecture.md, with no cycle added. A write to the word being
+// read is bypassed into the output (the word read is the new one).
+//
+// The per-gate receive state (count, combined value) is a RAM too, tagged
+// with the parity of the episode that wrote it; the release flips the
+// unit's parity, which clears every gate at once. A tail is counted by a
+// read-modify-write over two cycles (read at the pop, write one cycle
+// later); the pending write is forwarded to the gate check, so a received
+// signal still counts for the check from the cycle after its pop.
+//
+// The event registers (ev_*), has_rank and rank are for the testbench's
+// monitor, which reads them hierarchically (docs/rtl.md, "Monitor
+// protocol"): they are not ports, and synthesis removes them.
+`timescale 1ns / 1ps
+module hx_barrier_unit #(
+    parameter integer FW   = 64,   // flit data width
+    parameter integer B    = 2,    // ejection FIFO depth; credits of the injection channel
+    parameter integer AB   = 1,    // node address bits
+    parameter integer RB   = 1,    // rank bits
+    parameter integer MAXG = 1,    // gate capacity (1..62): gate RAM depth MAXG + 2
+    parameter integer NRT  = 1,    // route RAM depth (>= 1)
+    parameter integer DATA = 0,    // 1: data engine present (docs/transfers.md)
+    parameter integer NIL  = 1,    // data engine: item-list RAM depth (>= 1)
+    // The grid, for the route-address check (docs/registers.md): NDIM
+    // dimensions of sizes K0..K3; NDIM = 0 checks only that the address
+    // fits in AB bits.
+    parameter integer NDIM = 0,
+    parameter integer K0   = 0,
+    parameter integer K1   = 0,
+    parameter integer K2   = 0,
+    parameter integer K3   = 0,
+    // Check-code sideband bits of a flit (docs/reliability.md,
+    // "Detection"): 0 (none) or 8 (CRC-8 of the packet in its tail flit).
+    parameter integer CB   = 0
+) (
+    input                clk,
+    input                rst,          // synchronous, active high
+    // CPU side (driven on the falling edge)
+    input                arrive,       // arrival at the barrier point, this cycle
+    input  [63:0]        operand,      // value contributed at arrival
+    output               released,     // episode complete (level, from cycle t+1 on);
+                                       // "release" is a Verilog keyword
+    output [63:0]        result,       // acc: the reduced value once released is 1
+    // injection channel (to exchanger port 0)
+    output               inj_valid,
+    output [FW+CB+1:0]   inj_flit,     // {head, tail, crc[CB-1:0], data[FW-1:0]}
+    input                inj_credit,   // credit returned by the exchanger's input FIFO
+    // ejection channel (from exchanger port 0)
+    input                ej_valid,
+    input  [FW+CB+1:0]   ej_flit,
+    output               ej_credit,    // ejection FIFO popped (credit to exchanger)
+    // configuration port (APB, docs/registers.md)
+    input                psel,
+    input                penable,
+    input                pwrite,
+    input  [31:0]        paddr,
+    input  [31:0]        pwdata,
+    output [31:0]        prdata,
+    output               pready,
+    output               pslverr
+);
+    localparam W     = FW + 2 + CB;
+    // Payload flits of a value packet: ceil(64/FW) (none for a barrier).
+    localparam NPAYM = (64 + FW - 1) / FW;
+    localparam FIW   = (NPAYM < 2) ? 1 : $clog2(NPAYM + 1);
+    localparam [FIW-1:0] FZERO = 0;
+    localparam [FIW-1:0] FONE  = 1;
+    localparam [FIW-1:0] FPAY  = NPAYM[FIW-1:0];
+    localparam integer GDEP = MAXG + 2;                       // gate RAM depth
+    localparam integer GW   = $clog2(GDEP);                   // its index width (GDEP >= 3)
+    localparam integer RTW  = (NRT < 2) ? 1 : $clog2(NRT);
+    localparam integer ILW  = (NIL < 2) ? 1 : $clog2(NIL);
+    localparam integer XW   = 1 + 8 + 64;                     // receive RAM word {tag, count, value}
+    localparam [5:0] MAXG6  = MAXG[5:0];
+    // Address fields: coordinate k in BKk bits at SHk (as hx_switch).
+    localparam BK0 = (NDIM < 1) ? 0 : (K0 <= 2) ? 1 : $clog2(K0);
+    localparam BK1 = (NDIM < 2) ? 0 : (K1 <= 2) ? 1 : $clog2(K1);
+    localparam BK2 = (NDIM < 3) ? 0 : (K2 <= 2) ? 1 : $clog2(K2);
+    localparam BK3 = (NDIM < 4) ? 0 : (K3 <= 2) ? 1 : $clog2(K3);
+    localparam SH1 = BK0;
+    localparam SH2 = BK0 + BK1;
+    localparam SH3 = BK0 + BK1 + BK2;
+
+    // ------------------------------------------------------------------
+    // Configuration registers (docs/registers.md)
+    // ------------------------------------------------------------------
+    reg          en;          // CTRL.EN: the unit hosts a rank
+    reg  [2:0]   op;          // CTRL.OP
+    reg          dmode;       // CTRL.DMODE
+    reg  [5:0]   ng;          // CTRL.G
+    reg  [RB-1:0] myrank;     // RANK
+    reg  [12:0]  itemf;       // ITEMF
+    reg  [31:0]  wlo;         // staging register: low half of a table word
+    reg  [7:0]   err_code;    // 0: no error
+    reg  [5:0]   err_gate;
+    reg  [RB-1:0] err_src;
+    reg  [31:0]  wdog;        // WATCHDOG: cycles without progress before TIMEOUT (0: off)
+
+    // ------------------------------------------------------------------
+    // Episode state
+    // ------------------------------------------------------------------
+    reg  [5:0]     cur;        // 0: not arrived; else the last gate passed
+    reg  [63:0]    acc;
+    reg  [15:0]    ri;         // route index within out[cur]
+    reg  [FIW-1:0] fi;         // flit index within the packet (0 = head)
+    reg  [15:0]    cw_start;   // gate word of cur: its first route ...
+    reg  [15:0]    cw_count;   // ... and its route count
+    reg            ep;         // episode parity: the tag of live receive entries
+
+    wire [5:0] gend    = ng + 6'd1;                          // end gate G+1
+    wire       failed  = (err_code != 8'd0);
+    wire       waiting = en && !failed && (cur != 6'd0) && (cur != gend);   // 1 <= cur <= G
+    wire       rearm   = en && !failed && ((cur == 6'd0) || (cur == gend));
+    wire [5:0] gnext   = cur + 6'd1;
+    wire [2:0] opx     = dmode ? 3'd0 : op;                  // data mode carries no value
+    wire [63:0] ident  = (opx == 3'd3 || opx == 3'd4) ? {64{1'b1}} : 64'd0;
+    wire [FIW-1:0] npay = (opx == 3'd0) ? FZERO : FPAY;      // payload flits of a packet
+
+    // ------------------------------------------------------------------
+    // APB decode
+    // ------------------------------------------------------------------
+    wire        acc_ph  = psel && penable;
+    wire        wr      = acc_ph && pwrite;
+    wire [2:0]  region  = paddr[30:28];
+    wire [24:0] widx    = paddr[27:3];     // table word index (64-bit words)
+    wire [25:0] hidx    = paddr[27:2];     // 32-bit index (item list, control registers)
+    wire        hi      = paddr[2];
+    wire        is_ctrl = region == 3'd0;
+    wire        r_ctrl  = is_ctrl && hidx == 26'd2;
+    wire        r_rank  = is_ctrl && hidx == 26'd3;
+    wire        r_itemf = is_ctrl && hidx == 26'd4;
+    wire        r_wdog  = is_ctrl && hidx == 26'd7;
+    wire        in_g    = region == 3'd1 && {7'd0, widx} < GDEP;
+    wire        in_r    = region == 3'd2 && {7'd0, widx} < NRT;
+    wire        in_dr   = DATA != 0 && region == 3'd3 && {7'd0, widx} < NRT;
+    wire        in_e    = DATA != 0 && region == 3'd4 && {7'd0, widx} < GDEP;
+    wire        in_il   = DATA != 0 && region == 3'd5 && {6'd0, hidx} < NIL;
+    wire        ok_ctrl = !pwdata[4] || DATA != 0;
+    wire        ok_g    = pwdata[13:8] <= MAXG6;
+    wire        ok_if   = pwdata[12:0] != 13'd0 && pwdata[12:0] <= 13'd4096;
+    // A route word's address (the staged low half) must name a node of the
+    // grid: no bits above AB, every coordinate below its dimension's size.
+    /* verilator lint_off UNUSED */
+    wire [63:0] wa64    = {32'd0, wlo} >> SH1;
+    wire [63:0] wa64_2  = {32'd0, wlo} >> SH2;
+    wire [63:0] wa64_3  = {32'd0, wlo} >> SH3;
+    /* verilator lint_on UNUSED */
+    wire        ok_addr = ((wlo >> AB) == 32'd0) &&
+                          (NDIM < 1 || {32'd0, wlo} % (64'd1 << BK0) < {32'd0, K0[31:0]}) &&
+                          (NDIM < 2 || wa64 % (64'd1 << BK1) < {32'd0, K1[31:0]}) &&
+                          (NDIM < 3 || wa64_2 % (64'd1 << BK2) < {32'd0, K2[31:0]}) &&
+                          (NDIM < 4 || wa64_3 % (64'd1 << BK3) < {32'd0, K3[31:0]});
+    wire        w_ok    = !waiting && (
+                          (r_ctrl && ok_ctrl && ok_g) || r_rank ||
+                          (r_itemf && DATA != 0 && ok_if) || r_wdog ||
+                          in_g || (in_r && (!hi || ok_addr)) || in_dr || in_e || in_il);
+    wire        do_wr   = wr && w_ok;
+    wire        w_ctrl  = do_wr && r_ctrl;
+    wire        w_lo    = do_wr && !hi && (in_g || in_r || in_dr || in_e);
+    wire        w_g     = do_wr && hi && in_g;     // gate word commit
+    wire        w_r     = do_wr && hi && in_r;
+    wire        w_dr    = do_wr && hi && in_dr;
+    wire        w_il    = do_wr && in_il;
+    /* verilator lint_off UNUSED */
+    wire [63:0] wword   = {pwdata, wlo};   // a gate word uses bits 63..48 and 40..0
+    /* verilator lint_on UNUSED */
+
+    wire [1:0]  state   = failed ? 2'd3 : (cur == 6'd0) ? 2'd0 : (cur == gend) ? 2'd2 : 2'd1;
+    wire [31:0] caps    = {8'd0, FW[7:0], 7'd0, (DATA != 0), 2'd0, MAXG6};
+    /* verilator lint_off UNUSED */
+    wire [RB+31:0] rank_x = {32'd0, myrank};
+    wire [RB+31:0] esrc_x = {32'd0, err_src};
+    /* verilator lint_on UNUSED */
+    reg  [31:0] rd_data;
+    always @(*) begin
+        rd_data = 32'd0;
+        if (is_ctrl)
+            case (hidx)
+                26'd0: rd_data = 32'h48584255;   // "HXBU"
+                26'd1: rd_data = caps;
+                26'd2: rd_data = {18'd0, ng, 3'd0, dmode, op, en};
+                26'd3: rd_data = rank_x[31:0];
+                26'd4: rd_data = {19'd0, itemf};
+                26'd5: rd_data = {10'd0, err_gate, err_code, cur, state};
+                26'd6: rd_data = esrc_x[31:0];
+                26'd7: rd_data = wdog;
+                default: rd_data = 32'd0;
+            endcase
+    end
+    assign prdata  = (acc_ph && !pwrite) ? rd_data : 32'd0;
+    assign pready  = 1'b1;
+    assign pslverr = acc_ph && (pwrite ? !w_ok : !(is_ctrl && hidx < 26'd8) &&
+                                         !(in_g || in_r || in_dr || in_e || in_il));
+
+    // ------------------------------------------------------------------
+    // Gate
+    // ------------------------------------------------------------------
+    // gw: the gate RAM's output = gate word cur+1 (word 1 while idle or
+    // released): {first source, self, need, route count, first route}.
+    /* verilator lint_off UNUSED */
+    wire [63:0] gw;                // bits 47..41 unused
+    /* verilator lint_on UNUSED */
+    wire [7:0]  need_n = gw[39:32];
+    wire        self_n = gw[40];
+    wire [7:0]  cnt_n;             // received count of gate cur+1 (forwarded)
+    wire [63:0] val_n;             // its combined value (identity when cnt_n = 0)
+    wire        send_done = (ri == cw_count);
+    wire        do_arrive = rearm && arrive && !w_ctrl;
+    wire        chk       = waiting && send_done;
+    wire        do_pass   = chk && (cnt_n == need_n);
+    wire        over_chk  = waiting && (cnt_n > need_n);
+    wire        rel_now   = (do_pass && gnext == gend) || (do_arrive && ng == 6'd0);
+    wire [63:0] comb_n;
+    hx_alu alu_gate (.op(opx), .a(acc), .b(val_n), .y(comb_n));
+    wire [63:0] acc_n = self_n ? comb_n : val_n;
+
+    // Next cur, and from it the gate word the next cycle needs.
+    wire [5:0] cur_nx = w_ctrl ? 6'd0 : do_arrive ? 6'd1 : do_pass ? gnext : cur;
+    wire [5:0] gend_nx = w_ctrl ? pwdata[13:8] + 6'd1 : gend;
+    /* verilator lint_off UNUSED */
+    wire [5:0] ga_nx  = (cur_nx == 6'd0 || cur_nx == gend_nx) ? 6'd1 : cur_nx + 6'd1;
+    /* verilator lint_on UNUSED */
+
+    // ------------------------------------------------------------------
+    // Send
+    // ------------------------------------------------------------------
+    wire inj_ok;
+    wire do_send    = waiting && !send_done && inj_ok;
+    wire is_head_tx = (fi == FZERO);
+    wire          d_tail;          // data mode: last flit of the route's last item
+    wire [FW-1:0] d_tx;            // data mode: payload flit (ItemWord)
+    wire is_tail_tx = dmode ? d_tail : (fi == npay);
+
+    hx_credit #(.B(B)) inj_cr (
+        .clk(clk), .rst(rst), .take(do_send), .give(inj_credit), .ok(inj_ok)
+    );
+
+    // Route RAM output: route (cur, ri) = {destination rank, address}.
+    wire [RB+AB-1:0] rw;
+    wire [15:0] ri_nx   = (do_arrive || do_pass) ? 16'd0 : (do_send && is_tail_tx) ? ri + 16'd1 : ri;
+    wire [15:0] rs_nx   = (do_arrive || do_pass) ? gw[15:0] : cw_start;
+    /* verilator lint_off UNUSED */
+    wire [15:0] ra_nx16 = rs_nx + ri_nx;
+    /* verilator lint_on UNUSED */
+
+    // Head data, LSB first: dst address, own rank, gate cur+1.
+    // Payload flit p = fi-1 carries acc bits [p*FW, p*FW+FW).
+    wire [FIW-1:0] ptx    = fi - FONE;
+    /* verilator lint_off UNUSED */
+    wire [FW+63:0] hdr_x  = {{(FW+58-AB-RB){1'b0}}, gnext, myrank, rw[AB-1:0]};
+    wire [FW+63:0] acc_x  = {{FW{1'b0}}, acc} >> (ptx * FW);
+    /* verilator lint_on UNUSED */
+    wire [FW-1:0]  tx_data = is_head_tx ? hdr_x[FW-1:0] : dmode ? d_tx : acc_x[FW-1:0];
+
+    // Check code (docs/reliability.md, "Detection"): CRC-8/SMBUS
+    // (polynomial 0x07, initial 0, no reflection, no final XOR) over every
+    // flit of the packet in order, each flit's FW data bits zero-extended
+    // to whole bytes, least significant byte first, each byte most
+    // significant bit first; the tail carries it in its CB sideband bits.
+    localparam integer NBY = (FW + 7) / 8;
+    function [7:0] crc8;
+        input [7:0]    c;
+        input [FW-1:0] d;
+        reg   [8*NBY-1:0] dz;
+        reg   [7:0]       x;
+        integer           bi, bj;
+        begin
+            dz = {(8*NBY){1'b0}};
+            dz[FW-1:0] = d;
+            x = c;
+            for (bi = 0; bi < NBY; bi = bi + 1) begin
+                x = x ^ dz[8*bi +: 8];
+                for (bj = 0; bj < 8; bj = bj + 1)
+                    x = x[7] ? ({x[6:0], 1'b0} ^ 8'h07) : {x[6:0], 1'b0};
+            end
+            crc8 = x;
+        end
+    endfunction
+
+    reg  [7:0] s_crc;              // code of the packet being sent, flits so far
+    wire [7:0] s_crc_n = crc8(is_head_tx ? 8'd0 : s_crc, tx_data);
+
+    assign inj_valid = do_send;
+    generate
+        if (CB != 0) begin : g_tx_crc
+            assign inj_flit = {is_head_tx, is_tail_tx, is_tail_tx ? s_crc_n : 8'd0, tx_data};
+        end else begin : g_tx_nocrc
+            assign inj_flit = {is_head_tx, is_tail_tx, tx_data};
+            wire _unused_ok = &{1'b0, s_crc_n};
+        end
+    endgenerate
+
+    // ------------------------------------------------------------------
+    // Receive
+    // ------------------------------------------------------------------
+    wire [W-1:0] ej_front;
+    wire         ej_ready;
+    hx_fifo #(.W(W), .B(B)) ej_fifo (
+        .clk(clk), .rst(rst),
+        .push(ej_valid), .din(ej_flit),
+        .pop(ej_ready), .dout(ej_front), .nempty(ej_ready)
+    );
+    assign ej_credit = ej_ready;     // always pop a ready flit
+
+    reg  [RB-1:0]  rx_src;           // latched from the head flit
+    reg  [5:0]     rx_gate;
+    reg  [63:0]    rx_val;           // chunks received so far
+    reg  [FIW-1:0] rx_idx;           // payload flits received so far
+    reg            rx_open;          // a head was popped, its tail not yet
+
+    wire          rx_head  = ej_front[W-1];
+    wire          rx_tail  = ej_front[W-2];
+    wire [FW-1:0] rx_d     = ej_front[FW-1:0];
+    // The check code, recomputed over the flits popped (from 0 at a head).
+    reg  [7:0]    r_crc;
+    wire [7:0]    r_crc_n  = crc8(rx_head ? 8'd0 : r_crc, rx_d);
+    wire          crc_bad;         // a tail whose code differs
+    generate
+        if (CB != 0) begin : g_rx_crc
+            assign crc_bad = rx_tail && (ej_front[FW +: 8] != r_crc_n);
+        end else begin : g_rx_nocrc
+            assign crc_bad = 1'b0;
+        end
+    endgenerate
+    wire [RB-1:0] pkt_src  = rx_head ? rx_d[AB +: RB] : rx_src;
+    wire [5:0]    pkt_gate = rx_head ? rx_d[AB+RB +: 6] : rx_gate;
+    /* verilator lint_off UNUSED */
+    wire [FW+63:0] rx_x    = {64'd0, rx_d} << (rx_idx * FW);
+    /* verilator lint_on UNUSED */
+    wire [63:0]   pkt_val  = rx_head ? 64'd0 : (rx_val | rx_x[63:0]);
+
+    // Errors at the pop (docs/registers.md, "Status and errors"); the
+    // first one is kept.
+    wire pop      = ej_ready;
+    wire g_range  = pkt_gate >= 6'd2 && pkt_gate <= gend;
+    wire e_norank = pop && !en;
+    wire e_badg   = pop && en && rx_head && !g_range;
+    wire e_short  = pop && en && dmode && rx_head && rx_tail;
+    wire [FIW-1:0] npay_got = rx_head ? FZERO : rx_idx + FONE;
+    wire e_flits  = pop && en && !dmode &&
+                    ((rx_head && rx_open) || (!rx_head && !rx_open) ||
+                     (rx_tail && npay_got != npay) || (!rx_tail && !rx_head && npay_got == npay) ||
+                     (rx_head && !rx_tail && npay == FZERO));
+    // Fault detection (docs/reliability.md, "Detection"). Value mode: a
+    // tail with a bad check code is not counted (CRC after BADGATE and
+    // FLITS, before OVER). Data mode: the message's length against the
+    // expected-message word (SEQ) and the check code are looked at after
+    // BADGATE, SHORT and OVER, and do not stop the count.
+    wire e_crc_v  = pop && en && !dmode && crc_bad;
+    wire seq_bad;                  // data mode: SEQ (g_data)
+    wire e_seq    = pop && en && dmode && seq_bad;
+    wire e_crc_d  = pop && en && dmode && crc_bad;
+    wire tail_ok  = pop && en && rx_tail && g_range && !e_badg && !e_short && !e_flits && !e_crc_v;
+    wire e_over   = tail_ok && waiting && pkt_gate <= cur_nx;
+    wire count_it = tail_ok && !e_over && !failed;
+    wire e_pop1   = e_norank || e_badg || e_short || e_flits || e_crc_v || e_over;
+    wire e_dsel   = !e_pop1 && (e_seq || e_crc_d);   // SEQ or data CRC wins: the message's gate, source
+    wire e_pop    = e_pop1 || e_seq || e_crc_d;
+    // Watchdog: idle counts the cycles without progress before this one.
+    reg  [31:0] idle;
+    wire [15:0] gsrc   = gw[63:48];    // gate cur+1's first source (gate word)
+    /* verilator lint_off UNUSED */
+    wire [RB+15:0] gsrc_x = {{RB{1'b0}}, gsrc};
+    /* verilator lint_on UNUSED */
+    wire progress = do_arrive || do_pass || do_send || pop || over_chk;
+    wire e_tmo    = waiting && !progress && wdog != 32'd0 && {1'b0, idle} + 33'd1 >= {1'b0, wdog};
+    wire [7:0] e_code = e_norank ? 8'd2 : e_badg ? 8'd1 : e_short ? 8'd3 : e_flits ? 8'd4 :
+                        e_crc_v ? 8'd6 : e_over ? 8'd5 : e_seq ? 8'd7 : e_crc_d ? 8'd6 :
+                        over_chk ? 8'd5 : e_tmo ? 8'd8 : 8'd0;
+    wire [5:0] e_gate = e_dsel ? pkt_gate : e_pop ? ((rx_head || rx_open) ? pkt_gate : 6'd0) : gnext;
+    wire [RB-1:0] e_src = e_dsel ? pkt_src : e_pop ? ((rx_head || rx_open) ? pkt_src : {RB{1'b0}}) :
+                          (!over_chk && e_tmo) ? gsrc_x[RB-1:0] : {RB{1'b0}};
+    wire err_now  = !failed && (e_pop || over_chk || e_tmo);
+
+    // Receive RAM: two read ports (gate check at ga_nx, count at the
+    // popped tail's gate), one write port (the count, one cycle after the
+    // pop; or a clear by a gate-word write).
+    reg  [XW-1:0] xmem [0:GDEP-1];
+    reg  [XW-1:0] xa_q, xb_q, xw_q;
+    reg           xa_byp, xb_byp;
+    reg           p1_v;              // a tail popped last cycle is being counted
+    reg  [5:0]    p1_g;
+    reg  [63:0]   p1_val;
+    reg           p1_tag;
+    wire [XW-1:0] xa = xa_byp ? xw_q : xa_q;      // entry of gate cur+1
+    wire [XW-1:0] xb = xb_byp ? xw_q : xb_q;      // entry of gate p1_g
+    wire [7:0]    xb_cnt = (xb[XW-1] == p1_tag) ? xb[71:64] : 8'd0;
+    wire [63:0]   rx_comb;
+    hx_alu alu_recv (.op(opx), .a((xb_cnt == 8'd0) ? ident : xb[63:0]), .b(p1_val), .y(rx_comb));
+    wire [XW-1:0] x_new = {p1_tag, xb_cnt + 8'd1, rx_comb};
+    wire          x_we  = p1_v || w_g;
+    wire [GW-1:0] x_wa  = p1_v ? p1_g[GW-1:0] : widx[GW-1:0];
+    wire [XW-1:0] x_wd  = p1_v ? x_new : {ep, 8'd0, 64'd0};
+    wire [GW-1:0] xa_ra = ga_nx[GW-1:0];
+    wire [GW-1:0] xb_ra = pkt_gate[GW-1:0];
+    always @(posedge clk) begin
+        if (x_we)
+            xmem[x_wa] <= x_wd;
+        xa_q   <= xmem[xa_ra];
+        xb_q   <= xmem[xb_ra];
+        xa_byp <= x_we && x_wa == xa_ra;
+        xb_byp <= x_we && x_wa == xb_ra;
+        xw_q   <= x_wd;
+    end
+    // Gate cur+1's receive state: the count in flight this cycle (p1)
+    // first, then the RAM; entries of another episode read as empty.
+    wire          fwd   = p1_v && p1_g == gnext && p1_tag == ep;
+    wire          xa_ok = xa[XW-1] == ep;
+    assign cnt_n = fwd ? x_new[71:64] : xa_ok ? xa[71:64] : 8'd0;
+    assign val_n = (cnt_n == 8'd0) ? ident : fwd ? x_new[63:0] : xa[63:0];
+
+    // ------------------------------------------------------------------
+    // Gate and route RAMs
+    // ------------------------------------------------------------------
+    // Bits 63..48 and 40..0 of the word (47..41 are not stored).
+    reg  [56:0]      gmem [0:GDEP-1];
+    reg  [56:0]      g_q, g_wq;
+    wire [56:0]      g_wd = {wword[63:48], wword[40:0]};
+    reg              g_byp;
+    wire [GW-1:0]    g_wa = widx[GW-1:0];
+    wire [GW-1:0]    g_ra = ga_nx[GW-1:0];
+    always @(posedge clk) begin
+        if (w_g)
+            gmem[g_wa] <= g_wd;
+        g_q   <= gmem[g_ra];
+        g_byp <= w_g && g_wa == g_ra;
+        g_wq  <= g_wd;
+    end
+    wire [56:0] g_o = g_byp ? g_wq : g_q;
+    assign gw = {g_o[56:41], 7'd0, g_o[40:0]};
+
+    reg  [RB+AB-1:0] rmem [0:NRT-1];
+    reg  [RB+AB-1:0] r_q, r_wq;
+    reg              r_byp;
+    wire [RTW-1:0]   r_wa = widx[RTW-1:0];
+    wire [RTW-1:0]   r_ra = ra_nx16[RTW-1:0];
+    wire [RB+AB-1:0] r_wd = {pwdata[RB-1:0], wlo[AB-1:0]};
+    always @(posedge clk) begin
+        if (w_r)
+            rmem[r_wa] <= r_wd;
+        r_q   <= rmem[r_ra];
+        r_byp <= w_r && r_wa == r_ra;
+        r_wq  <= r_wd;
+    end
+    assign rw = r_byp ? r_wq : r_q;
+
+    // ------------------------------------------------------------------
+    // Transfer engine (DATA = 1, docs/transfers.md)
+    // ------------------------------------------------------------------
+    wire [63:0] d_sum_n;   // checksum of the message including the popped flit
+`ifndef SYNTHESIS
+    // The simulation-only payload check is on unless a testbench that
+    // injects faults turns it off (hierarchically, at time 0).
+    /* verilator lint_off UNUSED */
+    reg pchk = 1'b1;
+    /* verilator lint_on UNUSED */
+`endif
+
+    // ItemWord: x ^ rotl(x, 13) ^ rotl(x, 21) ^ rotl(x, 32), where x is
+    // (an item-list word OR the flit index) XOR 64'h9e3779b97f4a7c15.
+    function [63:0] item_word;
+        input [63:0] w;
+        reg   [63:0] x;
+        begin
+            x = w ^ 64'h9e3779b97f4a7c15;
+            item_word = x ^ {x[50:0], x[63:51]} ^ {x[42:0], x[63:43]} ^ {x[31:0], x[63:32]};
+        end
+    endfunction
+
+    generate
+        if (DATA != 0) begin : g_data
+            // Data route RAM (same address as the route RAM) and item-list RAM.
+            reg  [63:0]    dmem [0:NRT-1];
+            reg  [63:0]    d_q, d_wq;
+            reg            d_byp;
+            always @(posedge clk) begin
+                if (w_dr)
+                    dmem[r_wa] <= wword;
+                d_q   <= dmem[r_ra];
+                d_byp <= w_dr && r_wa == r_ra;
+                d_wq  <= wword;
+            end
+            /* verilator lint_off UNUSED */
+            wire [63:0] drw = d_byp ? d_wq : d_q;   // route (cur, ri): {dst, count, first}
+
+            // Send: item sk of the route, flit sj of the item (reset at the head).
+            reg  [23:0]  sk;
+            reg  [11:0]  sj;
+            wire [12:0]  jlast = itemf - 13'd1;
+            wire         s_jl  = {1'b0, sj} == jlast;
+            wire [23:0]  sk_nx = !do_send ? sk : is_head_tx ? 24'd0 : s_jl ? sk + 24'd1 : sk;
+            wire [23:0]  il_a  = drw[23:0] + sk_nx;
+            /* verilator lint_on UNUSED */
+
+            reg  [31:0]    ilmem [0:NIL-1];
+            reg  [31:0]    il_q, il_wq;
+            reg            il_byp;
+            wire [ILW-1:0] il_wa = hidx[ILW-1:0];
+            wire [ILW-1:0] il_ra = il_a[ILW-1:0];
+            always @(posedge clk) begin
+                if (w_il)
+                    ilmem[il_wa] <= pwdata;
+                il_q   <= ilmem[il_ra];
+                il_byp <= w_il && il_wa == il_ra;
+                il_wq  <= pwdata;
+            end
+            wire [31:0]    ilw    = il_byp ? il_wq : il_q;    // item sk of the route
+            wire [63:0]    s_word = item_word({ilw, 20'd0, sj});
+            /* verilator lint_off UNUSED */
+            wire [FW+63:0] s_x    = {{FW{1'b0}}, s_word};
+            /* verilator lint_on UNUSED */
+            assign d_tx   = s_x[FW-1:0];
+            assign d_tail = !is_head_tx && s_jl && (sk + 24'd1 == drw[47:24]);
+
+            always @(posedge clk) begin
+                if (rst) begin
+                    sk <= 24'd0;
+                    sj <= 12'd0;
+                end else if (do_send) begin
+                    if (is_head_tx) begin
+                        sk <= 24'd0;
+                        sj <= 12'd0;
+                    end else if (s_jl) begin
+                        sk <= sk + 24'd1;
+                        sj <= 12'd0;
+                    end else begin
+                        sj <= sj + 12'd1;
+                    end
+                end
+            end
+
+            // Receive: the message checksum.
+            reg  [63:0]  rsum;
+            /* verilator lint_off UNUSED */
+            wire [FW+63:0] rd_x = {64'd0, rx_d};
+            /* verilator lint_on UNUSED */
+            assign d_sum_n = {rsum[62:0], rsum[63]} ^ rd_x[63:0];
+            always @(posedge clk) begin
+                if (rst)
+                    rsum <= 64'd0;
+                else if (pop)
+                    rsum <= rx_head ? 64'd0 : d_sum_n;
+            end
+
+            // Expected-message words (region 4): {source, item count,
+            // first item}. The length check (SEQ, docs/reliability.md)
+            // uses the source and the count; the first item only the
+            // simulation-only payload check below.
+            reg  [63:0] emem [0:GDEP-1];
+            always @(posedge clk)
+                if (do_wr && hi && in_e)
+                    emem[widx[GW-1:0]] <= wword;
+            wire [63:0]  grx    = emem[pkt_gate[GW-1:0]];
+            /* verilator lint_off UNUSED */
+            wire [RB+15:0] src_x = {16'd0, pkt_src};
+            /* verilator lint_on UNUSED */
+
+            // SEQ: the message being received has sq_rem items to come,
+            // sq_j flits of the current one received; sq_skip: not checked
+            // (a head for a gate outside the table, or a head that is a
+            // tail). A head whose gate expects no message, or another
+            // source, expects nothing: its first payload flit is SEQ.
+            reg          sq_skip;
+            reg  [23:0]  sq_rem;
+            reg  [11:0]  sq_j;
+            wire         sq_chk  = g_range && !rx_tail;
+            wire         sq_jl   = {1'b0, sq_j} + 13'd1 == itemf;
+            assign seq_bad = rx_head ? rx_open :
+                             (!rx_open || (!sq_skip && (sq_rem == 24'd0 ||
+                                           (rx_tail && (sq_rem != 24'd1 || !sq_jl)))));
+            always @(posedge clk) begin
+                if (rst) begin
+                    sq_skip <= 1'b0;
+                    sq_rem  <= 24'd0;
+                    sq_j    <= 12'd0;
+                end else if (pop && en && dmode) begin
+                    if (rx_head) begin
+                        sq_skip <= !sq_chk;
+                        sq_rem  <= (sq_chk && grx[63:48] == src_x[15:0]) ? grx[47:24] : 24'd0;
+                        sq_j    <= 12'd0;
+                    end else if (!sq_skip && sq_rem != 24'd0) begin
+                        if (sq_jl) begin
+                            sq_rem <= sq_rem - 24'd1;
+                            sq_j   <= 12'd0;
+                        end else begin
+                            sq_j   <= sq_j + 12'd1;
+                        end
+                    end
+                end
+            end
+
+`ifndef SYNTHESIS
+            // Simulation-only payload check (docs/transfers.md): the
+            // expected-message words, the item list, and the receive
+            // position rp (item-list index), rend, rj. Off (pchk = 0) in a
+            // testbench that injects faults: there the model's trace,
+            // with its SEQ and CRC errors, is the check.
+            reg  [23:0]  rp;
+            reg  [24:0]  rend;
+            reg  [11:0]  rj;
+            reg          rbusy;
+            wire [31:0]  r_ilw  = ilmem[rp[ILW-1:0]];
+            wire [63:0]  r_word = item_word({r_ilw, 20'd0, rj});
+            /* verilator lint_off UNUSED */
+            wire [FW+63:0] r_x  = {{FW{1'b0}}, r_word};
+            wire [FW-1:0]  r_exp = r_x[FW-1:0];
+            /* verilator lint_on UNUSED */
+            wire         r_jl   = {1'b0, rj} == jlast;
+            wire         r_last = r_jl && ({1'b0, rp} + 25'd1 == rend);
+            always @(posedge clk) begin
+                if (rst) begin
+                    rp <= 24'd0; rend <= 25'd0; rj <= 12'd0; rbusy <= 1'b0;
+                end else if (pop && en && dmode) begin
+                    if (rx_head) begin
+                        rp    <= grx[23:0];
+                        rend  <= {1'b0, grx[23:0]} + {1'b0, grx[47:24]};
+                        rj    <= 12'd0;
+                        rbusy <= !rx_tail && g_range;   // a BADGATE message is not checked
+                    end else begin
+                        if (r_jl) begin
+                            rp <= rp + 24'd1;
+                            rj <= 12'd0;
+                        end else begin
+                            rj <= rj + 12'd1;
+                        end
+                        if (rx_tail)
+                            rbusy <= 1'b0;
+                    end
+                end
+            end
+            /* verilator lint_off CMPCONST */
+            always @(posedge clk) begin
+                if (pchk && !rst && pop && en && dmode && rx_head && !rx_tail && g_range) begin
+                    if (rbusy)
+                        $fatal(1, "%m: rank %0d: head from rank %0d for gate %0d while the message from rank %0d for gate %0d lacks its tail",
+                               myrank, pkt_src, pkt_gate, rx_src, rx_gate);
+                    if (grx[47:24] == 24'd0)
+                        $fatal(1, "%m: rank %0d gate %0d: message from rank %0d, the gate expects none",
+                               myrank, pkt_gate, pkt_src);
+                    if (grx[63:48] != src_x[15:0])
+                        $fatal(1, "%m: rank %0d gate %0d: message from rank %0d, expected rank %0d",
+                               myrank, pkt_gate, pkt_src, grx[63:48]);
+                end
+                if (pchk && !rst && pop && en && dmode && !rx_head && rbusy) begin
+                    if ({1'b0, rp} >= rend)
+                        $fatal(1, "%m: rank %0d gate %0d from rank %0d: payload flit past the expected items (tail late or missing)",
+                               myrank, rx_gate, rx_src);
+                    if (rx_d !== r_exp)
+                        $fatal(1, "%m: rank %0d gate %0d from rank %0d: item %0d (origin rank %0d) flit %0d is %h, expected %h",
+                               myrank, rx_gate, rx_src, r_ilw[15:0], r_ilw[31:16], rj, rx_d, r_exp);
+                    if (rx_tail && !r_last)
+                        $fatal(1, "%m: rank %0d gate %0d from rank %0d: message ended early at item %0d flit %0d (items or flits missing)",
+                               myrank, rx_gate, rx_src, r_ilw[15:0], rj);
+                end
+            end
+            /* verilator lint_on CMPCONST */
+`endif
+        end else begin : g_value
+            assign d_tx    = {FW{1'b0}};
+            assign d_tail  = 1'b0;
+            assign d_sum_n = 64'd0;
+            assign seq_bad = 1'b0;
+            wire _unused_ok = &{1'b0, w_dr, w_il, itemf};
+        end
+    endgenerate
+
+    // ------------------------------------------------------------------
+    // Registers
+    // ------------------------------------------------------------------
+    always @(posedge clk) begin
+        if (rst) begin
+            en       <= 1'b0;
+            op       <= 3'd0;
+            dmode    <= 1'b0;
+            ng       <= 6'd0;
+            myrank   <= {RB{1'b0}};
+            itemf    <= 13'd1;
+            wlo      <= 32'd0;
+            err_code <= 8'd0;
+            err_gate <= 6'd0;
+            err_src  <= {RB{1'b0}};
+            wdog     <= 32'd0;
+            idle     <= 32'd0;
+            s_crc    <= 8'd0;
+            r_crc    <= 8'd0;
+            cur      <= 6'd0;
+            acc      <= 64'd0;
+            ri       <= 16'd0;
+            fi       <= FZERO;
+            cw_start <= 16'd0;
+            cw_count <= 16'd0;
+            ep       <= 1'b0;
+            rx_src   <= {RB{1'b0}};
+            rx_gate  <= 6'd0;
+            rx_val   <= 64'd0;
+            rx_idx   <= FZERO;
+            rx_open  <= 1'b0;
+            p1_v     <= 1'b0;
+            p1_g     <= 6'd0;
+            p1_val   <= 64'd0;
+            p1_tag   <= 1'b0;
+        end else begin
+            // configuration
+            if (w_lo)
+                wlo <= pwdata;
+            if (w_ctrl) begin
+                en    <= pwdata[0];
+                op    <= pwdata[3:1];
+                dmode <= pwdata[4];
+                ng    <= pwdata[13:8];
+            end
+            if (do_wr && r_rank)
+                myrank <= pwdata[RB-1:0];
+            if (do_wr && r_itemf)
+                itemf <= pwdata[12:0];
+            if (do_wr && r_wdog)
+                wdog <= pwdata;
+            // watchdog: cycles in WAIT without progress
+            if (progress || !waiting)
+                idle <= 32'd0;
+            else if (idle != 32'hffffffff)
+                idle <= idle + 32'd1;
+            // check codes
+            if (do_send)
+                s_crc <= s_crc_n;
+            if (pop)
+                r_crc <= r_crc_n;
+            // errors: the first is kept until CTRL is written
+            if (w_ctrl) begin
+                err_code <= 8'd0;
+                err_gate <= 6'd0;
+                err_src  <= {RB{1'b0}};
+            end else if (err_now) begin
+                err_code <= e_code;
+                err_gate <= e_gate;
+                err_src  <= e_src;
+            end
+            // gate
+            cur <= cur_nx;
+            if (do_arrive) begin
+                acc      <= (opx == 3'd0) ? 64'd0 : operand;
+                cw_start <= gw[15:0];
+                cw_count <= gw[31:16];
+            end else if (do_pass) begin
+                acc      <= acc_n;
+                cw_start <= gw[15:0];
+                cw_count <= gw[31:16];
+            end
+            if (rel_now)
+                ep <= !ep;
+            // send (never in a cycle with do_arrive or do_pass)
+            ri <= ri_nx;
+            if (do_arrive || do_pass) begin
+                fi <= FZERO;
+            end else if (do_send) begin
+                if (is_tail_tx)
+                    fi <= FZERO;
+                else if (!dmode || is_head_tx)
+                    fi <= fi + FONE;    // data mode: fi = 1 from the head to the tail
+            end
+            // receive
+            if (pop) begin
+                if (rx_head) begin
+                    rx_src  <= pkt_src;
+                    rx_gate <= pkt_gate;
+                    rx_val  <= 64'd0;
+                    rx_idx  <= FZERO;
+                end else begin
+                    rx_val  <= pkt_val;
+                    rx_idx  <= rx_idx + FONE;
+                end
+                rx_open <= !rx_tail;
+            end
+            p1_v   <= count_it;
+            p1_g   <= pkt_gate;
+            p1_val <= pkt_val;
+            p1_tag <= ep;
+        end
+    end
+
+    // ------------------------------------------------------------------
+    // Monitor (read hierarchically by the testbench; not ports)
+    // ------------------------------------------------------------------
+    // Event registers: set by the edge that ends the event's cycle. Only
+    // the testbench reads them (lint: unused in the module itself).
+    /* verilator lint_off UNUSED */
+    reg           ev_arrive, ev_gate, ev_release, ev_send, ev_recv, ev_error;
+    reg  [RB-1:0] ev_send_to, ev_recv_from, ev_err_src;
+    reg  [5:0]    ev_send_gate, ev_recv_gate, ev_err_gate;
+    reg  [63:0]   ev_recv_value;
+    reg  [7:0]    ev_err_code;
+    /* verilator lint_on UNUSED */
+    always @(posedge clk) begin
+        if (rst) begin
+            ev_arrive     <= 1'b0;
+            ev_gate       <= 1'b0;
+            ev_release    <= 1'b0;
+            ev_send       <= 1'b0;
+            ev_send_to    <= {RB{1'b0}};
+            ev_send_gate  <= 6'd0;
+            ev_recv       <= 1'b0;
+            ev_recv_from  <= {RB{1'b0}};
+            ev_recv_gate  <= 6'd0;
+            ev_recv_value <= 64'd0;
+            ev_error      <= 1'b0;
+            ev_err_code   <= 8'd0;
+            ev_err_gate   <= 6'd0;
+            ev_err_src    <= {RB{1'b0}};
+        end else begin
+            ev_arrive     <= do_arrive;
+            ev_gate       <= do_pass && (gnext != gend);
+            // With G = 0 gate 1 is the end gate: arrival releases at once.
+            ev_release    <= rel_now;
+            ev_send       <= do_send && is_head_tx;
+            ev_send_to    <= rw[AB +: RB];
+            ev_send_gate  <= gnext;
+            ev_recv       <= count_it;
+            ev_recv_from  <= pkt_src;
+            ev_recv_gate  <= pkt_gate;
+            ev_recv_value <= dmode ? d_sum_n : pkt_val;
+            ev_error      <= err_now && !w_ctrl;
+            ev_err_code   <= e_code;
+            ev_err_gate   <= e_gate;
+            ev_err_src    <= e_src;
+        end
+    end
+    // cur and acc are written by the same edge as the gate events, so during
+    // the cycle after the event they hold the event's gate and value.
+    wire [5:0]    ev_gnum  = cur;
+    wire [63:0]   ev_value = acc;
+    wire          has_rank = en;
+    wire [RB-1:0] rank     = myrank;
+
+    assign released = en && !failed && (cur == gend);
+    assign result   = acc;
+
+    // Address bits the decode does not use.
+    wire _unused_ok = &{1'b0, paddr[31], paddr[1:0], ev_gnum, ev_value, has_rank, rank,
+                        1'b0};
+
+`ifndef SYNTHESIS
+    initial begin
+        if (FW < AB + RB + 6)
+            $fatal(1, "%m: FW = %0d cannot hold the %0d-bit head (AB %0d + RB %0d + 6)",
+                   FW, AB + RB + 6, AB, RB);
+        if (CB != 0 && CB != 8)
+            $fatal(1, "%m: CB = %0d (allowed 0 or 8 check-code bits)", CB);
+        if (MAXG < 1 || MAXG > 62)
+            $fatal(1, "%m: MAXG = %0d (allowed 1..62)", MAXG);
+        if (NRT < 1 || NIL < 1)
+            $fatal(1, "%m: NRT = %0d, NIL = %0d (each at least 1)", NRT, NIL);
+        if (DATA != 0 && RB > 16)
+            $fatal(1, "%m: RB = %0d, a data unit has 16-bit rank fields", RB);
+    end
+`endif
+endmodule
