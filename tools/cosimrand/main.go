@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/hxbar/hxbar/hw"
@@ -91,12 +92,19 @@ func one(seed uint64, out, simulator string) (string, hw.System) {
 	if err != nil {
 		return err.Error(), sys
 	}
-	work := filepath.Join(out, fmt.Sprintf("work-%d", seed))
+	// A fresh directory of our own under out: removing it touches nothing
+	// the user had there.
+	work, err := os.MkdirTemp(out, fmt.Sprintf("work-%d-", seed))
+	if err != nil {
+		return err.Error(), sys
+	}
 	defer os.RemoveAll(work)
-	check := func(c hw.System, dir string) string {
+	runs := 0
+	check := func(c hw.System) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		os.RemoveAll(dir)
+		runs++
+		dir := filepath.Join(work, fmt.Sprint(runs))
 		rep, err := testbench.CosimSystem(ctx, dir, c, simulator)
 		if mm, ok := errors.AsType[*testbench.MismatchError](err); ok {
 			return mm.Report.Summary()
@@ -109,18 +117,35 @@ func one(seed uint64, out, simulator string) (string, hw.System) {
 		}
 		return ""
 	}
-	msg := check(sys, work)
+	msg := check(sys)
 	if msg == "" {
 		return "", sys
 	}
-	small := testbench.Shrink(sys, func(c hw.System) bool { return check(c, work) != "" }, 60)
+	small := testbench.Shrink(sys, func(c hw.System) bool { return check(c) != "" }, 60)
 	for name, s := range map[string]hw.System{"": sys, "-small": small} {
 		if b, err := s.YAML(); err == nil {
 			path := filepath.Join(out, fmt.Sprintf("fail-%d%s.yaml", seed, name))
-			if werr := os.WriteFile(path, b, 0o644); werr == nil {
+			if werr := writeNew(path, b); werr == nil {
 				msg += "\n  system: " + path
+			} else {
+				msg += "\n  not written: " + werr.Error()
 			}
 		}
 	}
 	return msg, sys
+}
+
+// writeNew writes a file that must not exist yet: it never replaces a
+// file, nor follows a link to one.
+func writeNew(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	return f.Close()
 }
