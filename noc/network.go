@@ -724,12 +724,16 @@ func (n *Network) send(sw, in, o int32, t int64, w int, cut bool) (tail bool) {
 		// The pop frees the slot from t+L on: its body stays as it is in t.
 		n.pop(in, sw, t)
 	}
+	// The switch sends what its input held: a fault on the wire changes
+	// what the next switch receives, never whether this one's packet ended
+	// (hx_switch.v flips and drops after its output register).
+	tail = b.flags&hw.FlitTail != 0
 	var delay int64
 	if n.faults != nil && n.isFault(o) {
 		fl := n.unpackBody(&b, data, code)
 		var gone bool
 		if fl, gone, delay = n.faultySend(o, fl, t); gone {
-			return fl.Tail()
+			return tail
 		}
 		b, data, code = n.packFlit(&fl)
 	}
@@ -744,7 +748,7 @@ func (n *Network) send(sw, in, o int32, t int64, w int, cut bool) (tail bool) {
 		n.used[n.wire[o]] = t
 	}
 	n.Wake(w, wake, ready)
-	return b.flags&hw.FlitTail != 0
+	return tail
 }
 
 // EvalSwitch runs switch sw for cycle t, as docs/microarchitecture.md
