@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -157,8 +158,15 @@ func TestCosimEpisodesVerilator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Verilator builds are slow")
 	}
+	t.Parallel()
+	// One random design per make test (a Verilator build is about a
+	// minute); make bench (HXBAR_FULL_MATRIX) builds two.
+	designs := 1
+	if os.Getenv("HXBAR_FULL_MATRIX") != "" {
+		designs = 2
+	}
 	rng := rand.New(rand.NewPCG(77, 1))
-	for i := 0; i < 2; i++ {
+	for i := 0; i < designs; i++ {
 		sys := randomEpisodes(t, rng, fmt.Sprintf("epv%d", i))
 		dir := filepath.Join(t.TempDir(), sys.Name)
 		generate(t, dir, sys)

@@ -333,6 +333,7 @@ func TestErrorPathsModel(t *testing.T) {
 }
 
 func TestErrorPathsCosim(t *testing.T) {
+	t.Parallel()
 	for _, c := range errCases(t) {
 		t.Run(c.name, func(t *testing.T) { runErrCase(t, c, true) })
 	}

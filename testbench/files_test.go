@@ -317,6 +317,7 @@ func rewriteExpected(t *testing.T, dir string, s *sim.System, evs []barrierunit.
 // exactly one FAIL line naming what is wrong and a non-zero exit status.
 func TestTestbenchChecksIcarus(t *testing.T) {
 	needTools(t, Icarus)
+	t.Parallel()
 	dir, s, trace := tbDir(t)
 	testbenchChecks(t, Icarus, dir, s, trace, true)
 }

@@ -204,6 +204,7 @@ func gateMutations(s *sim.System) []mutation {
 // check of config.hex at time 0, by name.
 func TestMutationsDetected(t *testing.T) {
 	needTools(t, Icarus)
+	t.Parallel()
 	sys := system(t, "mutants", []int{2, 4}, 0, "butterfly", "sum", 1, 2, 32)
 	sys.Seed, sys.Skew = 21, 12
 	dir := t.TempDir()
