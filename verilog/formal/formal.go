@@ -206,6 +206,6 @@ func script(sources []string) []byte {
 	}
 	// ABC's bmc3 on the AIGER model: unread RAM words and x constants read
 	// 0 (no free input per bit and cycle); the cover is for smtbmc only.
-	b = fmt.Appendf(b, "prep -flatten -top %s\nmemory_map\nopt -fast\nchformal -remove -cover\nsetundef -undriven -zero\nsetundef -zero\nasync2sync\ntechmap\nopt -fast\ndffunmap\naigmap\nopt_clean\nwrite_aiger -zinit -map %s %s\n", HarnessTop, MapFile, AIGFile)
+	b = fmt.Appendf(b, "prep -flatten -top %s\nmemory_map\nopt -fast\nchformal -remove -cover\nsetundef -undriven -zero\nsetundef -zero\nasync2sync\ntechmap\nopt -fast\ndffunmap\naigmap\nopt_clean\nsetundef -undriven -zero\nsetundef -zero\nwrite_aiger -zinit -map %s %s\n", HarnessTop, MapFile, AIGFile)
 	return b
 }
