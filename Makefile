@@ -140,8 +140,10 @@ bench: build
 	HXBAR_FULL_MATRIX=1 $(GO) test -count=1 -timeout 60m -run 'TestCosimMatrix|TestCosimEpisodesVerilator' ./testbench/
 	$(MAKE) faults
 
-# The fault campaigns of docs/reliability.md (1,000 faults per kind on 4x4
-# and 8x8 for a barrier, a sum reduction and the all-gather; about a minute).
+# The fault campaigns of docs/reliability.md (1,000 runs per kind and per
+# K = 1, 2 faults a run, on 4x4 and 8x8, for a barrier, a sum reduction and
+# the all-gather; about 20 minutes on one free core, mostly the 8x8 runs;
+# N=100 or DIMS=4,4 for a quick one, PER_RUN="1 2 3 4" for more faults).
 faults: build
 	bash tools/faults/campaigns.sh $(BIN) --watchdog 1000
 

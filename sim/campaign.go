@@ -134,7 +134,8 @@ func campaignReference(sys hw.System) (*System, error) {
 // crossings of the fault-free run (a channel and cycle drawn uniformly
 // from every flit crossing of every channel, sorted by cycle and channel
 // so that the draw does not depend on the order of evaluation), so each
-// fault hits traffic; a flip's bit is drawn from 0..flit_width-1, a stuck
+// fault hits traffic; a flip's bit is drawn from every bit of the wire
+// (hw.Wire: data, check code, tail and head marks), a stuck
 // rank from the ranks (distinct ranks within a run). sys must have no
 // faults of its own.
 func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
@@ -149,7 +150,7 @@ func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &faultDraw{sys: sys, cross: cross, credits: credits, idx: noc.NewChannelIndex(ref.Fabric)}
+	d := &faultDraw{sys: sys, bits: sys.Wire().Bits(), cross: cross, credits: credits, idx: noc.NewChannelIndex(ref.Fabric)}
 	// A faulty run that has not completed by then never will: stop it.
 	fsys := sys
 	fsys.MaxCycles = min(sys.MaxCycles, 10*res0.Cycles+1000)
@@ -258,6 +259,7 @@ func campaignBaseline(sys hw.System) (*System, []noc.Crossing, []noc.Crossing, *
 // and ACK flips on flit crossings, credit drops on credit returns.
 type faultDraw struct {
 	sys     hw.System
+	bits    int // wire bits a flip can name: data, check code, tail, head
 	cross   []noc.Crossing
 	credits []noc.Crossing
 	idx     *noc.ChannelIndex
@@ -283,7 +285,7 @@ func (d *faultDraw) draw(rng *rand.Rand, kind string, n int) (string, []string) 
 		name := d.idx.Name(int(c.Channel))
 		switch kind {
 		case hw.FaultFlip:
-			specs[j] = fmt.Sprintf("flip:%s@%d:%d", name, c.Cycle, rng.IntN(d.sys.FlitWidth))
+			specs[j] = fmt.Sprintf("flip:%s@%d:%d", name, c.Cycle, rng.IntN(d.bits))
 		case hw.FaultAckFlip: // the ACK word of the crossing
 			specs[j] = fmt.Sprintf("ackflip:%s@%d", name, c.Cycle+int64(c.Lat)-1)
 		default:

@@ -386,3 +386,37 @@ func TestDoubleFlipDetected(t *testing.T) {
 		}
 	}
 }
+
+// TestCampaignFlipsWholeWire: a campaign's flips are drawn over every bit
+// of the wire a flip can name, so they reach the check-code sideband and
+// the tail and head marks, and never a bit past the wire.
+func TestCampaignFlipsWholeWire(t *testing.T) {
+	sys := hw.Default()
+	sys.Watchdog = 500
+	w := sys.Wire()
+	opt := CampaignOptions{Runs: 120, Seed: 5, Kinds: []string{hw.FaultFlip}, PerRun: []int{4}, Keep: true}
+	a, err := RunCampaign(sys, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sideband, tail, head int
+	for _, r := range a.Detail {
+		for _, spec := range strings.Fields(r.Spec) {
+			b, err := strconv.Atoi(spec[strings.LastIndex(spec, ":")+1:])
+			if err != nil || b < 0 || b >= w.Bits() {
+				t.Fatalf("%s: bit outside 0..%d", spec, w.Bits()-1)
+			}
+			switch {
+			case b == w.HeadBit():
+				head++
+			case b == w.TailBit():
+				tail++
+			case b >= sys.FlitWidth:
+				sideband++
+			}
+		}
+	}
+	if sideband == 0 || tail == 0 || head == 0 {
+		t.Errorf("of %d flips: %d on the check code, %d on the tail mark, %d on the head mark; want each > 0", 4*opt.Runs, sideband, tail, head)
+	}
+}

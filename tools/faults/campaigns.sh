@@ -1,26 +1,55 @@
 #!/usr/bin/env bash
-# The fault campaigns of docs/reliability.md: 1000 faults per kind on 4x4
-# and 8x8 hyper-crossbars, for a barrier, a sum reduction and the Hitachi
-# all-gather; one markdown table row per (system, kind).
+# The fault campaigns of docs/reliability.md: N runs per fault kind and
+# per number of faults in a run (K), on 4x4 and 8x8 hyper-crossbars, for a
+# barrier, a sum reduction and the Hitachi all-gather; one markdown table
+# row per (system, K, kind). The kinds are every kind the system can meet
+# (the by_kind keys of hxbar faults' JSON: ackflip only with --link-retry).
+# Each campaign's JSON (with by_kind and by_count) is kept in $OUT.
 # Usage: tools/faults/campaigns.sh [HXBAR] [extra flags for every run]
+# Environment: N (runs per kind and K, default 1000), PER_RUN (the Ks,
+# default "1 2"), DIMS (default "4,4 8,8"), WHAT (default "barrier sum
+# allgather"), SEED (default 1), OUT (default a new temporary directory).
 set -euo pipefail
 HX=${1:-./hxbar}
 shift || true
-N=${N:-4000}
+N=${N:-1000}
+PER_RUN=${PER_RUN:-1 2}
+DIMS=${DIMS:-4,4 8,8}
+WHAT=${WHAT:-barrier sum allgather}
 SEED=${SEED:-1}
-echo "| system | kind | runs | injected | detected | recovered | reported | silent | detection latency mean / max | rerouted | extra cycles (recovered or rerouted) |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-for dims in 4,4 8,8; do
-  for what in "barrier:--op barrier" "sum:--op sum" "allgather:--collective allgather --op barrier"; do
-    name=${what%%:*}
-    flags=${what#*:}
+OUT=${OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
+echo "JSON in $OUT" >&2
+
+flags_of() {
+  case $1 in
+    barrier) echo "--op barrier" ;;
+    sum) echo "--op sum" ;;
+    allgather) echo "--collective allgather --op barrier" ;;
+    *) echo "unknown collective $1" >&2; return 1 ;;
+  esac
+}
+
+echo "| system | K | kind | runs | injected | detected | recovered | reported | silent | detection latency mean / max | rerouted | extra cycles (recovered or rerouted) |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+for dims in $DIMS; do
+  for name in $WHAT; do
+    flags=$(flags_of "$name")
+    # One run tells the kinds this system meets (by_kind's keys).
     # shellcheck disable=SC2086
-    "$HX" faults --dims "$dims" $flags --campaign "$N" --seed "$SEED" --format json "$@" |
-      python3 -c '
+    nkinds=$("$HX" faults --dims "$dims" $flags --campaign 1 --seed "$SEED" --format json "$@" |
+      python3 -c 'import json, sys; print(len(json.load(sys.stdin)["by_kind"]))')
+    for k in $PER_RUN; do
+      json="$OUT/${dims/,/x}-$name-k$k.json"
+      # shellcheck disable=SC2086
+      "$HX" faults --dims "$dims" $flags --campaign $((N * nkinds)) --per-run "$k" \
+        --seed "$SEED" --format json "$@" >"$json" || true
+      python3 - "${dims/,/x} $name" "$k" "$json" <<'EOF'
 import json, sys
-d = json.load(sys.stdin)
-name = sys.argv[1]
-for k in ["flip", "drop", "dead", "stuck"]:
+name, K, path = sys.argv[1], sys.argv[2], sys.argv[3]
+d = json.load(open(path))
+order = ["flip", "drop", "dead", "stuck", "ackflip", "creditdrop"]
+for k in sorted(d["by_kind"], key=lambda k: (order.index(k) if k in order else len(order), k)):
     c = d["by_kind"][k]
     rr, extra = "-", "-"
     if k == "dead":
@@ -32,7 +61,8 @@ for k in ["flip", "drop", "dead", "stuck"]:
     lat = "-"
     if c.get("detect_latency_max", 0) > 0 or c.get("detect_latency_mean", 0) > 0:
         lat = "%.1f / %d" % (c.get("detect_latency_mean", 0), c.get("detect_latency_max", 0))
-    print("| %s | %s | %d | %d | %d | %d | %d | %d | %s | %s | %s |" % (name, k, c["runs"], c["injected"], c["detected"], c["recovered"], c["reported"], c["silent"], lat, rr, extra))
-' "${dims/,/x} $name"
+    print("| %s | %s | %s | %d | %d | %d | %d | %d | %d | %s | %s | %s |" % (name, K, k, c["runs"], c["injected"], c["detected"], c["recovered"], c["reported"], c["silent"], lat, rr, extra))
+EOF
+    done
   done
 done
