@@ -8,7 +8,9 @@
 # Usage: tools/faults/campaigns.sh [HXBAR] [extra flags for every run]
 # Environment: N (runs per kind and K, default 1000), PER_RUN (the Ks,
 # default "1 2"), DIMS (default "4,4 8,8"), WHAT (default "barrier sum
-# allgather"), SEED (default 1), OUT (default a new temporary directory).
+# allgather"), SEED (default 1), OUT (a directory the script creates: it
+# must not exist; default a new temporary directory). The script writes
+# only into the directory it made, and never over a file (noclobber).
 set -euo pipefail
 HX=${1:-./hxbar}
 shift || true
@@ -17,8 +19,12 @@ PER_RUN=${PER_RUN:-1 2}
 DIMS=${DIMS:-4,4 8,8}
 WHAT=${WHAT:-barrier sum allgather}
 SEED=${SEED:-1}
-OUT=${OUT:-$(mktemp -d)}
-mkdir -p "$OUT"
+if [ -n "${OUT:-}" ]; then
+  mkdir -- "$OUT" || { echo "campaigns.sh: OUT=$OUT: must be a new directory" >&2; exit 2; }
+else
+  OUT=$(mktemp -d)
+fi
+set -o noclobber
 echo "JSON in $OUT" >&2
 
 flags_of() {
