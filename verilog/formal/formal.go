@@ -22,24 +22,32 @@ import (
 	"github.com/hxbar/hxbar/verilog"
 )
 
-// Spec is one system of the proof.
+// Spec is one proof: a system running one sequence of episodes.
 type Spec struct {
-	Name     string
-	Dims     []int          // one rank on every node
-	Algos    []hw.Algorithm // each episode runs any one of these
-	Episodes int            // every sequence of up to this many episodes
-	Depth    int            // BMC steps (cycles, the reset cycle included)
+	Name   string
+	Dims   []int          // one rank on every node
+	Algos  []hw.Algorithm // the schedules the RTL is built for
+	Seq    []hw.Algorithm // the episodes of this proof, in order
+	Window int            // every rank arrives in one of the first Window cycles its episode runs
 }
 
-// Systems are the systems make formal proves. The depth covers the reset,
-// episode 1's configuration and three episodes with arrivals spread over
-// several cycles (docs/testing.md, "Formal proof").
+// Systems are the proofs make formal runs: on 3 and 4 nodes, every
+// sequence of three episodes of butterfly and dissemination
+// (docs/testing.md, "Formal proof").
 func Systems() []Spec {
 	algos := []hw.Algorithm{hw.AlgoButterfly, hw.AlgoDissemination}
-	return []Spec{
-		{Name: "line3", Dims: []int{3}, Algos: algos, Episodes: 3, Depth: 130},
-		{Name: "line4", Dims: []int{4}, Algos: algos, Episodes: 3, Depth: 130},
+	var out []Spec
+	for _, dims := range [][]int{{3}, {4}} {
+		for i := range 8 {
+			seq := []hw.Algorithm{algos[i>>2&1], algos[i>>1&1], algos[i&1]}
+			name := fmt.Sprintf("line%d-", dims[0])
+			for _, a := range seq {
+				name += string(a)[:1]
+			}
+			out = append(out, Spec{Name: name, Dims: dims, Algos: algos, Seq: seq, Window: 6})
+		}
 	}
+	return out
 }
 
 // system is the hw.System of s running the episodes algos.
@@ -65,6 +73,7 @@ func (s *Spec) system(algos []hw.Algorithm) (hw.System, error) {
 type Job struct {
 	Spec
 	Nodes   int
+	Prefix  int               // cycles before episode 1 runs (reset, its writes): simulated, not searched
 	Files   map[string][]byte // RTL library, hx_top.v, hx_formal.v, formal.ys
 	Sources []string          // the Verilog files, in read order
 	Unit    string            // "" for the library's hx_barrier_unit.v, else what replaced it
@@ -75,15 +84,16 @@ const (
 	HarnessFile = "hx_formal.v"
 	HarnessTop  = "hx_formal"
 	ScriptFile  = "formal.ys"
-	AIGFile     = "hx_formal.aig"
-	MapFile     = "hx_formal.aim"
+	AIGFile     = "hx_formal.aig" // the property: output 1 when an assert fails
+	MapFile     = "hx_formal.aim" // its symbol map (which output is which assert)
+	DoneFile    = "hx_done.aig"   // the same model, arrivals as late as allowed: output 1 when the last episode is complete
 )
 
 // Build renders the proof of s. unit, when not nil, replaces the library's
 // hx_barrier_unit.v (unitName says what it is, for the report).
 func Build(s Spec, unit []byte, unitName string) (*Job, error) {
-	if len(s.Algos) == 0 || s.Episodes < 1 || s.Depth < 1 {
-		return nil, fmt.Errorf("system %s: needs algos, episodes >= 1 and depth >= 1", s.Name)
+	if len(s.Algos) == 0 || len(s.Seq) < 1 || s.Window < 1 {
+		return nil, fmt.Errorf("proof %s: needs algos, at least one episode and window >= 1", s.Name)
 	}
 	// The RTL is built for every schedule: one episode of each sizes the
 	// units' RAMs for all of them.
@@ -93,14 +103,14 @@ func Build(s Spec, unit []byte, unitName string) (*Job, error) {
 	}
 	d, err := design.New(sys, nil, nil)
 	if err != nil {
-		return nil, fmt.Errorf("system %s: %w", s.Name, err)
+		return nil, fmt.Errorf("proof %s: %w", s.Name, err)
 	}
 	if d.Ranks() != d.Topo.Nodes {
-		return nil, fmt.Errorf("system %s: %d ranks on %d nodes (the harness wants one on every node)", s.Name, d.Ranks(), d.Topo.Nodes)
+		return nil, fmt.Errorf("proof %s: %d ranks on %d nodes (the harness wants one on every node)", s.Name, d.Ranks(), d.Topo.Nodes)
 	}
 	m, files, err := verilog.Render(d)
 	if err != nil {
-		return nil, fmt.Errorf("system %s: %w", s.Name, err)
+		return nil, fmt.Errorf("proof %s: %w", s.Name, err)
 	}
 	j := &Job{Spec: s, Nodes: d.Topo.Nodes, Files: map[string][]byte{}, Unit: unitName}
 	for _, f := range files {
@@ -121,82 +131,59 @@ func Build(s Spec, unit []byte, unitName string) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Reset, the setup cycle, then episode 1's longest port's writes.
+	j.Prefix = 2
+	for _, w := range progs[0] {
+		j.Prefix = max(j.Prefix, 2+len(w))
+	}
 	j.Files[HarnessFile] = harness(j, progs)
 	j.Sources = append(slices.Clone(m.Sources), HarnessFile)
-	j.Files[ScriptFile] = script(j.Sources)
+	j.Files[ScriptFile] = script(j.Sources, j.Prefix)
 	return j, nil
 }
 
-// programs returns the configuration program of every node of the episode
-// tree: node 0 is the root (nothing configured yet), node h's children are
-// h*A+1+c for the schedules c = 0..A-1, so a node at depth k is a sequence
-// of k episodes. progs[h][p] is what port p (the nodes' ports, then the
-// fabric) writes at the start of the last episode of sequence h.
+// programs returns what every port writes at the start of every episode
+// of the sequence: progs[e][p] for episode e+1 and port p (the nodes'
+// ports, then the fabric's), as the co-simulation replays a design running
+// the episodes so far.
 func (s *Spec) programs(nodes int) ([][][]testbench.ConfigWrite, error) {
-	progs := [][][]testbench.ConfigWrite{nil}
-	var walk func(seq []hw.Algorithm) error
-	walk = func(seq []hw.Algorithm) error {
-		if len(seq) == s.Episodes {
-			return nil
+	var progs [][][]testbench.ConfigWrite
+	for k := 1; k <= len(s.Seq); k++ {
+		sys, err := s.system(s.Seq[:k])
+		if err != nil {
+			return nil, err
 		}
-		for _, a := range s.Algos {
-			next := append(slices.Clone(seq), a)
-			sys, err := s.system(next)
-			if err != nil {
-				return err
-			}
-			d, err := design.New(sys, nil, nil)
-			if err != nil {
-				return fmt.Errorf("system %s, episodes %v: %w", s.Name, next, err)
-			}
-			ws, err := testbench.ConfigWrites(d)
-			if err != nil {
-				return fmt.Errorf("system %s, episodes %v: %w", s.Name, next, err)
-			}
-			h := seqIndex(next, s.Algos)
-			for len(progs) <= h {
-				progs = append(progs, nil)
-			}
-			per := make([][]testbench.ConfigWrite, nodes+1)
-			for _, w := range ws {
-				if w.Episode != len(next) {
-					continue
-				}
-				p := w.Port
-				if p == testbench.FabricPort {
-					p = nodes
-				}
-				per[p] = append(per[p], w)
-			}
-			progs[h] = per
+		d, err := design.New(sys, nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("proof %s, episodes %v: %w", s.Name, s.Seq[:k], err)
 		}
-		for _, a := range s.Algos {
-			if err := walk(append(slices.Clone(seq), a)); err != nil {
-				return err
-			}
+		ws, err := testbench.ConfigWrites(d)
+		if err != nil {
+			return nil, fmt.Errorf("proof %s, episodes %v: %w", s.Name, s.Seq[:k], err)
 		}
-		return nil
-	}
-	if err := walk(nil); err != nil {
-		return nil, err
+		per := make([][]testbench.ConfigWrite, nodes+1)
+		for _, w := range ws {
+			if w.Episode != k {
+				continue
+			}
+			p := w.Port
+			if p == testbench.FabricPort {
+				p = nodes
+			}
+			per[p] = append(per[p], w)
+		}
+		progs = append(progs, per)
 	}
 	return progs, nil
 }
 
-// seqIndex is the tree node of the sequence seq (see programs).
-func seqIndex(seq, algos []hw.Algorithm) int {
-	h := 0
-	for _, a := range seq {
-		h = h*len(algos) + 1 + slices.Index(algos, a)
-	}
-	return h
-}
-
-// script is the Yosys script that turns the sources into hx_formal.smt2.
-func script(sources []string) []byte {
-	b := []byte("# generated by hxbar (verilog/formal): the proof's model for yosys-smtbmc\n")
-	// The RTL as synthesis reads it (SYNTHESIS defined: no simulation
-	// checks), the harness with its assert, assume and cover.
+// script is the Yosys script that writes the two AIGER models. The RTL is
+// read as synthesis reads it (SYNTHESIS defined: no simulation checks),
+// the harness with its checks as outputs. The reset and episode 1's writes depend on
+// no free input: Yosys' simulator runs them and their end state becomes
+// the models' initial state (every register and RAM word starts at 0).
+func script(sources []string, prefix int) []byte {
+	b := []byte("# generated by hxbar (verilog/formal): the proof's models for yosys-abc\n")
 	for _, s := range sources {
 		if s == HarnessFile {
 			b = fmt.Appendf(b, "read_verilog -formal %s\n", s)
@@ -204,8 +191,15 @@ func script(sources []string) []byte {
 			b = fmt.Appendf(b, "read_verilog %s\n", s)
 		}
 	}
-	// ABC's bmc3 on the AIGER model: unread RAM words and x constants read
-	// 0 (no free input per bit and cycle); the cover is for smtbmc only.
-	b = fmt.Appendf(b, "prep -flatten -top %s\nmemory_map\nopt -fast\nchformal -remove -cover\nsetundef -undriven -zero\nsetundef -zero\nasync2sync\ntechmap\nopt -fast\ndffunmap\naigmap\nopt_clean\nsetundef -undriven -zero\nsetundef -zero\nwrite_aiger -zinit -map %s %s\n", HarnessTop, MapFile, AIGFile)
+	b = fmt.Appendf(b, "prep -flatten -top %s\nmemory_map\nopt -fast\n", HarnessTop)
+	b = fmt.Appendf(b, "sim -clock clk -n %d -zinit -w -q %s\n", prefix, HarnessTop)
+	b = fmt.Appendf(b, "setundef -undriven -zero\nsetundef -zero -init\nasync2sync\ndesign -save model\n")
+	aig := "techmap\nopt -fast\ndffunmap\naigmap\nopt_clean\nsetundef -undriven -zero\nsetundef -zero\nwrite_aiger -zinit -miter -map %s %s\n"
+	// The property: outputs early and refused, each a bad state.
+	b = fmt.Appendf(b, "delete -port %s/done\n"+aig, HarnessTop, MapFile, AIGFile)
+	// The bound: arrivals at the window's end and done the only output;
+	// its first frame is the longest run.
+	b = fmt.Appendf(b, "design -load model\ndelete -port %[1]s/early %[1]s/refused %[1]s/arr\nconnect -set arr 0\n", HarnessTop)
+	b = fmt.Appendf(b, aig, "hx_done.aim", DoneFile)
 	return b
 }

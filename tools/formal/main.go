@@ -1,0 +1,171 @@
+// Command formal runs the bounded proofs of verilog/formal (docs/testing.md,
+// "Formal proof"): on every proof of formal.Systems, the generated RTL must
+// show no early release within the proof's depth, and the old parity-tagged
+// unit (issue 20, item 1) must show one on the proofs named by -old. It
+// prints one line per proof, writes the results as JSON with -json, and
+// exits 1 when either expectation fails.
+//
+//	go run ./tools/formal -j 2 -out /tmp/hxbar-formal
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"syscall"
+
+	"github.com/hxbar/hxbar/verilog/formal"
+)
+
+// task is one proof to run and the verdict it must reach.
+type task struct {
+	spec formal.Spec
+	old  bool
+	want string
+}
+
+func main() {
+	jobs := flag.Int("j", 2, "proofs run at once")
+	out := flag.String("out", "", "new directory for the proofs' files and logs (required; must not exist)")
+	only := flag.String("run", "", "run only the proofs whose name matches this regular expression")
+	oldRe := flag.String("old", "^line3-bdb$", "also run the old unit on the proofs matching this regular expression; each must find its counterexample")
+	jsonOut := flag.String("json", "", "write the results as JSON to this new file")
+	flag.Parse()
+	if err := run(*jobs, *out, *only, *oldRe, *jsonOut); err != nil {
+		fmt.Fprintln(os.Stderr, "formal:", err)
+		os.Exit(1)
+	}
+}
+
+func run(jobs int, out, only, oldRe, jsonOut string) error {
+	if jobs < 1 {
+		return fmt.Errorf("-j %d: must be at least 1", jobs)
+	}
+	if out == "" {
+		return fmt.Errorf("-out: required (a new directory)")
+	}
+	onlyRx, err := regexp.Compile(only)
+	if err != nil {
+		return fmt.Errorf("-run %q: %v", only, err)
+	}
+	oldRx, err := regexp.Compile(oldRe)
+	if err != nil {
+		return fmt.Errorf("-old %q: %v", oldRe, err)
+	}
+	oldUnit, err := os.ReadFile(filepath.Join("verilog", "formal", "testdata", "hx_barrier_unit_01691af.v"))
+	if err != nil {
+		return fmt.Errorf("the old unit (run from the repository's root): %w", err)
+	}
+	var tasks []task
+	for _, s := range formal.Systems() {
+		if oldRe != "" && oldRx.MatchString(s.Name) {
+			tasks = append(tasks, task{s, true, formal.Counterexample})
+		}
+	}
+	for _, s := range formal.Systems() {
+		if onlyRx.MatchString(s.Name) {
+			tasks = append(tasks, task{s, false, formal.Proved})
+		}
+	}
+	if len(tasks) == 0 {
+		return fmt.Errorf("-run %q matches no proof", only)
+	}
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return fmt.Errorf("-out: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	results := make([]formal.Result, len(tasks))
+	errs := make([]error, len(tasks))
+	next := make(chan int)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Go(func() {
+			for i := range next {
+				results[i], errs[i] = prove(ctx, tasks[i], out, oldUnit)
+				mu.Lock()
+				report(tasks[i], results[i], errs[i])
+				mu.Unlock()
+			}
+		})
+	}
+	for i := range tasks {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	bad := 0
+	for i, t := range tasks {
+		if errs[i] != nil || results[i].Verdict != t.want {
+			bad++
+		}
+	}
+	if jsonOut != "" {
+		data, err := json.MarshalIndent(results, "", "  ")
+		if err != nil {
+			return err
+		}
+		f, err := os.OpenFile(jsonOut, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return fmt.Errorf("-json: %w", err)
+		}
+		if _, err := f.Write(append(data, '\n')); err != nil {
+			f.Close()
+			return fmt.Errorf("-json: %w", err)
+		}
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("-json: %w", err)
+		}
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d of %d proofs did not reach their expected verdict", bad, len(tasks))
+	}
+	fmt.Printf("%d proofs, every verdict as expected\n", len(tasks))
+	return nil
+}
+
+func prove(ctx context.Context, t task, out string, oldUnit []byte) (formal.Result, error) {
+	var unit []byte
+	name, dir := "", filepath.Join(out, t.spec.Name)
+	if t.old {
+		unit, name, dir = oldUnit, "old unit 01691af", dir+"-old"
+	}
+	j, err := formal.Build(t.spec, unit, name)
+	if err != nil {
+		return formal.Result{Name: t.spec.Name}, err
+	}
+	return formal.Run(ctx, j, dir)
+}
+
+func report(t task, r formal.Result, err error) {
+	unit := "rtl"
+	if t.old {
+		unit = "old unit"
+	}
+	switch {
+	case err != nil:
+		fmt.Printf("%-10s %-8s ERROR %v\n", t.spec.Name, unit, err)
+	case r.Verdict == formal.Proved:
+		fmt.Printf("%-10s %-8s no early release in %d frames (cycles %d..%d; longest run %d frames), %d latches: %.0f s%s\n",
+			r.Name, unit, r.Depth, r.Prefix, r.Prefix+r.Depth-1, r.Longest, r.Latches, r.Seconds, verdict(t, r))
+	default:
+		fmt.Printf("%-10s %-8s counterexample in frame %d (cycle %d): %s: %.0f s%s\n",
+			r.Name, unit, r.CexFrame, r.CexCycle, r.CexWhat, r.Seconds, verdict(t, r))
+	}
+}
+
+func verdict(t task, r formal.Result) string {
+	if r.Verdict == t.want {
+		return ""
+	}
+	return fmt.Sprintf("  UNEXPECTED (want %s)", t.want)
+}

@@ -1,0 +1,175 @@
+package formal
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Margin is how many frames a proof checks past the longest run: the
+// last episode's completion with every arrival as late as the window
+// allows (see Result.Longest).
+const Margin = 8
+
+// Verdicts.
+const (
+	Proved         = "proved"         // no assert fails in any of Depth frames
+	Counterexample = "counterexample" // an assert fails in frame CexFrame
+)
+
+// Result is one proof's outcome.
+type Result struct {
+	Name     string  `json:"name"`
+	Unit     string  `json:"unit"`                // "rtl" or the replaced unit's name
+	Prefix   int     `json:"prefix_cycles"`       // simulated cycles before episode 1 runs
+	Longest  int     `json:"longest_run_frames"`  // frames to the last episode's completion, arrivals as late as allowed
+	Depth    int     `json:"depth_frames"`        // frames checked (Longest + Margin + 1)
+	Latches  int     `json:"latches"`             // of the property model after ABC's reductions
+	Ands     int     `json:"ands"`                // of the same
+	Verdict  string  `json:"verdict"`             // Proved or Counterexample
+	CexFrame int     `json:"cex_frame,omitempty"` // the failing frame (counted from the first running cycle)
+	CexCycle int     `json:"cex_cycle,omitempty"` // the same as a cycle of the harness (reset = 0)
+	CexWhat  string  `json:"cex_what,omitempty"`  // which assert failed
+	Seconds  float64 `json:"seconds"`
+}
+
+// reduce is ABC's sequential reduction before the bounded check: a
+// proof about the reduced model is one about the model (scorr merges only
+// registers proved equivalent by induction from the initial state).
+const reduce = "fold; scleanup; dc2; scorr; dc2; scleanup"
+
+// Run writes j's files into dir (a new directory it creates), builds the
+// models with yosys and checks them with yosys-abc's bmc3.
+func Run(ctx context.Context, j *Job, dir string) (r Result, err error) {
+	r = Result{Name: j.Name, Unit: "rtl", Prefix: j.Prefix}
+	if j.Unit != "" {
+		r.Unit = j.Unit
+	}
+	t0 := time.Now()
+	defer func() { r.Seconds = time.Since(t0).Seconds() }()
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return r, fmt.Errorf("proof %s: %w", j.Name, err)
+	}
+	for name, data := range j.Files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return r, fmt.Errorf("proof %s: %w", j.Name, err)
+		}
+	}
+	if _, err := tool(ctx, dir, "yosys", "-q", "-l", "yosys.log", "-s", ScriptFile); err != nil {
+		return r, fmt.Errorf("proof %s: yosys: %w (log: %s)", j.Name, err, filepath.Join(dir, "yosys.log"))
+	}
+	out, err := tool(ctx, dir, "yosys-abc", "-c", fmt.Sprintf("read_aiger %s; %s; bmc3 -F 1000", DoneFile, reduce))
+	if err != nil {
+		return r, fmt.Errorf("proof %s: yosys-abc on %s: %w", j.Name, DoneFile, err)
+	}
+	f, ok := assertedFrame(out)
+	if !ok {
+		return r, fmt.Errorf("proof %s: the last episode never completes within 1000 frames (yosys-abc said: %s)", j.Name, lastLine(out))
+	}
+	r.Longest = f
+	r.Depth = f + Margin + 1
+	out, err = tool(ctx, dir, "yosys-abc", "-c", fmt.Sprintf("read_aiger %s; %s; print_stats; bmc3 -F %d; write_cex -n cex.txt", AIGFile, reduce, r.Depth))
+	if err != nil {
+		return r, fmt.Errorf("proof %s: yosys-abc on %s: %w", j.Name, AIGFile, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bmc.log"), out, 0o644); err != nil {
+		return r, err
+	}
+	r.Latches, r.Ands = stats(out)
+	if f, ok := assertedFrame(out); ok {
+		r.Verdict, r.CexFrame, r.CexCycle = Counterexample, f, j.Prefix+f
+		r.CexWhat = failedAssert(out, dir)
+		return r, nil
+	}
+	if n, ok := checkedFrames(out); ok && n >= r.Depth {
+		r.Verdict = Proved
+		return r, nil
+	}
+	return r, fmt.Errorf("proof %s: bmc3 stopped before frame %d (yosys-abc said: %s)", j.Name, r.Depth, lastLine(out))
+}
+
+// tool runs name in dir and returns its standard output and error.
+func tool(ctx context.Context, dir, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return out, fmt.Errorf("%w: %s", err, lastLine(out))
+	}
+	return out, nil
+}
+
+var (
+	reAsserted = regexp.MustCompile(`Output (\d+) of miter "[^"]*" was asserted in frame (\d+)`)
+	reNone     = regexp.MustCompile(`No output asserted in (\d+) frames`)
+	reStats    = regexp.MustCompile(`lat =\s*(\d+)\s+and =\s*(\d+)`)
+)
+
+func assertedFrame(out []byte) (int, bool) {
+	m := reAsserted.FindSubmatch(out)
+	if m == nil {
+		return 0, false
+	}
+	f, _ := strconv.Atoi(string(m[2]))
+	return f, true
+}
+
+func checkedFrames(out []byte) (int, bool) {
+	m := reNone.FindSubmatch(out)
+	if m == nil {
+		return 0, false
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	return n, true
+}
+
+func stats(out []byte) (latches, ands int) {
+	m := reStats.FindAllSubmatch(out, -1)
+	if m == nil {
+		return 0, 0
+	}
+	last := m[len(m)-1]
+	latches, _ = strconv.Atoi(string(last[1]))
+	ands, _ = strconv.Atoi(string(last[2]))
+	return latches, ands
+}
+
+// failedAssert says which check the failing output is, from the AIGER map.
+func failedAssert(out []byte, dir string) string {
+	m := reAsserted.FindSubmatch(out)
+	idx := string(m[1])
+	data, err := os.ReadFile(filepath.Join(dir, MapFile))
+	if err != nil {
+		return "output " + idx
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 4 && f[0] == "output" && f[1] == idx {
+			return checks[f[3]]
+		}
+	}
+	return "output " + idx
+}
+
+// checks says what each output of the harness means when it is 1.
+var checks = map[string]string{
+	"early":   "a rank released before every rank of its episode arrived",
+	"refused": "a configuration write refused (pslverr)",
+}
+
+func lastLine(out []byte) string {
+	s := strings.TrimSpace(string(out))
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
