@@ -23,7 +23,7 @@ func TestBuild(t *testing.T) {
 				t.Fatal(err)
 			}
 			h := j.Files[HarnessFile]
-			for _, want := range []string{"assign early   = !init && rise", "module hx_formal", "hx_top dut"} {
+			for _, want := range []string{"assign early   = !init && (rise | (released & arrived))", "module hx_formal", "hx_top dut"} {
 				if !bytes.Contains(h, []byte(want)) {
 					t.Errorf("%s: harness lacks %q", s.Name, want)
 				}

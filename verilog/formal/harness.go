@@ -30,6 +30,7 @@ func harness(j *Job, progs [][][]testbench.ConfigWrite) []byte {
 	IW := width(maxW + 1)
 	EW := width(E + 1)
 	CW := width(W)
+	CyW := cyclesWidth
 
 	var b bytes.Buffer
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
@@ -47,6 +48,8 @@ func harness(j *Job, progs [][][]testbench.ConfigWrite) []byte {
 	p("    input  [%d:0]   arr,    // free: node n's CPU may arrive in this cycle\n", N-1)
 	p("    output         early,  // a rank released before every rank arrived\n")
 	p("    output         refused, // a configuration write refused (pslverr)\n")
+	p("    input  [%d:0]   bound,  // the cycle by which the last episode must be complete\n", cyclesWidth-1)
+	p("    output         late,   // ... and is not\n")
 	p("    output         done    // the last episode complete\n")
 	p(");\n")
 	p("    localparam integer N = %d, E = %d, W = %d;\n", N, E, W)
@@ -55,6 +58,8 @@ func harness(j *Job, progs [][][]testbench.ConfigWrite) []byte {
 	p("    reg            cfg = 1'b0;           // writing the configuration of episode ep\n")
 	p("    reg            run = 1'b0;           // episode ep's CPUs may arrive\n")
 	p("    reg  [%d:0]     wc = %d'd0;             // cycles episode ep has run, up to W-1\n", CW-1, CW)
+	p("    reg  [%d:0]     cyc = %d'd0;            // this cycle (saturating)\n", CyW-1, CyW)
+	p("    reg            done_q = 1'b0;        // the last episode was complete before this cycle\n")
 	p("    reg  [N-1:0]   arrived = {N{1'b0}};  // arrived in episode ep before this cycle\n")
 	p("    reg  [N-1:0]   arr_q = {N{1'b0}};    // ... before the previous cycle\n")
 	p("    reg  [N-1:0]   rel_q = {N{1'b0}};    // released in the previous cycle\n")
@@ -65,7 +70,9 @@ func harness(j *Job, progs [][][]testbench.ConfigWrite) []byte {
 	p("    // tb.v starts it; episode 1 right after the reset.\n")
 	p("    wire           start = !init && (ep == %d'd0 || (run && ep < %d'd%d && &arrived && &released));\n", EW, EW, E)
 	p("    wire [%d:0]     next = ep + %d'd1;\n", EW-1, EW)
-	p("    wire [N-1:0]   arrived_c = start ? {N{1'b0}} : arrived;\n\n")
+	p("    wire [%d:0]     ep_c = start ? next : ep;   // the episode of this cycle\n", EW-1)
+	p("    wire [N-1:0]   arrived_c = start ? {N{1'b0}} : arrived;\n")
+	p("    wire [%d:0]     wc_c = start ? %d'd0 : wc;\n\n", CW-1, CW)
 
 	p("    // Configuration: every port replays its writes of the episode, all\n")
 	p("    // ports in parallel; port N is the fabric's. The cycle of start is a\n")
@@ -119,7 +126,7 @@ func harness(j *Job, progs [][][]testbench.ConfigWrite) []byte {
 	p("    // runs; one that has not arrived in its first W-1 cycles arrives in\n")
 	p("    // the W-th. A mask, not an assume: the prefix before episode 1 runs\n")
 	p("    // is then a function of nothing free (simulated, see formal.ys).\n")
-	p("    wire [N-1:0]   arrive = (arr | {N{wc == %d'd%d}}) & ~arrived_c & {N{running && !init}};\n\n", CW, W-1)
+	p("    wire [N-1:0]   arrive = (arr | {N{wc_c == %d'd%d}}) & ~arrived_c & {N{running && !init}};\n\n", CW, W-1)
 
 	p("    hx_top dut (\n")
 	p("        .clk(clk), .rst(init), .arrive(arrive), .operand({N*64{1'b0}}),\n")
@@ -137,21 +144,27 @@ func harness(j *Job, progs [][][]testbench.ConfigWrite) []byte {
 	p("        ep      <= start ? next : ep;\n")
 	p("        cfg     <= start ? !quiet(next) : cfg && busy;\n")
 	p("        run     <= running;\n")
-	p("        wc      <= start ? %d'd0 : wc + {%d'd0, running && wc != %d'd%d};\n", CW, CW-1, CW, W-1)
+	p("        wc      <= wc_c + {%d'd0, running && wc_c != %d'd%d};\n", CW-1, CW, W-1)
+	p("        cyc     <= cyc + {%d'd0, cyc != {%d{1'b1}}};\n", CyW-1, CyW)
+	p("        done_q  <= done_q || done;\n")
 	p("        arrived <= arrived_c | arrive;\n")
 	p("        arr_q   <= start ? {N{1'b0}} : arrived;\n")
 	p("        rel_q   <= released;\n")
 	p("    end\n\n")
 
-	p("    // The property: a release (released rising) only while episode ep runs,\n")
-	p("    // every rank of it having arrived in a cycle before the release's; and\n")
-	p("    // every configuration write accepted. Each is an output that must stay\n")
-	p("    // 0 (a bad state of the AIGER model).\n")
+	p("    // The property: a rank released (released rising, or high while the\n")
+	p("    // rank has arrived: a release that never fell) only while episode ep\n")
+	p("    // runs, every rank of it having arrived two cycles before or earlier\n")
+	p("    // (released is a register: its earliest answer to an arrival in cycle\n")
+	p("    // t is in t+2); every configuration write accepted; the bound reached\n")
+	p("    // with the last episode complete. Each is an output that must stay 0\n")
+	p("    // (a bad state of the AIGER model).\n")
 	p("    wire [N-1:0] rise = released & ~rel_q;\n")
-	p("    assign early   = !init && rise != {N{1'b0}} && !(run && &arr_q);\n")
+	p("    assign early   = !init && (rise | (released & arrived)) != {N{1'b0}} && !(run && &arr_q);\n")
 	p("    assign refused = !init && (cfg_pslverr != {N{1'b0}} || fab_pslverr);\n")
 	p("    // Reached: the last episode complete (the bound's measure).\n")
 	p("    assign done    = ep == %d'd%d && run && &arrived && &released;\n", EW, E)
+	p("    assign late    = cyc == bound && !done && !done_q;\n")
 	p("endmodule\n")
 	return b.Bytes()
 }
@@ -205,6 +218,9 @@ func writeROM(p func(string, ...any), port, IW, EW int, progs [][][]testbench.Co
 	p("            left%d <= left%d - %d'd1;\n", port, port, IW)
 	p("        end\n")
 }
+
+// cyclesWidth is the width of the harness's cycle counter and bound.
+const cyclesWidth = 12
 
 // width is the bits of a counter of n values (at least 1).
 func width(n int) int { return max(1, bits.Len(uint(n-1))) }

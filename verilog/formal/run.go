@@ -76,6 +76,12 @@ func Run(ctx context.Context, j *Job, dir string) (r Result, err error) {
 	}
 	r.Longest = f
 	r.Depth = f + Margin + 1
+	if err := os.WriteFile(filepath.Join(dir, PropFile), PropertyScript(j.Prefix+r.Depth-1), 0o644); err != nil {
+		return r, fmt.Errorf("proof %s: %w", j.Name, err)
+	}
+	if _, err := tool(ctx, dir, "yosys", "-q", "-l", "property.log", "-s", PropFile); err != nil {
+		return r, fmt.Errorf("proof %s: yosys: %w (log: %s)", j.Name, err, filepath.Join(dir, "property.log"))
+	}
 	out, err = tool(ctx, dir, "yosys-abc", "-c", fmt.Sprintf("read_aiger %s; %s; print_stats; bmc3 -F %d; write_cex -n cex.txt", AIGFile, reduce, r.Depth))
 	if err != nil {
 		return r, fmt.Errorf("proof %s: yosys-abc on %s: %w", j.Name, AIGFile, err)
@@ -87,6 +93,11 @@ func Run(ctx context.Context, j *Job, dir string) (r Result, err error) {
 	if f, ok := assertedFrame(out); ok {
 		r.Verdict, r.CexFrame, r.CexCycle = Counterexample, f, j.Prefix+f
 		r.CexWhat = failedAssert(out, dir)
+		if r.CexWhat == checks["late"] {
+			// Not a property of the unit: the bound, taken from the
+			// latest arrivals, is short for some other arrival pattern.
+			return r, fmt.Errorf("proof %s: some arrivals complete the last episode after cycle %d (frame %d): the bound is too short", j.Name, r.CexCycle, f)
+		}
 		return r, nil
 	}
 	if n, ok := checkedFrames(out); ok && n >= r.Depth {
@@ -154,7 +165,10 @@ func failedAssert(out []byte, dir string) string {
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		if len(f) == 4 && f[0] == "output" && f[1] == idx {
-			return checks[f[3]]
+			if c, ok := checks[f[3]]; ok {
+				return c
+			}
+			return "output " + f[3]
 		}
 	}
 	return "output " + idx
@@ -164,6 +178,7 @@ func failedAssert(out []byte, dir string) string {
 var checks = map[string]string{
 	"early":   "a rank released before every rank of its episode arrived",
 	"refused": "a configuration write refused (pslverr)",
+	"late":    "the last episode not complete by the bound",
 }
 
 func lastLine(out []byte) string {
