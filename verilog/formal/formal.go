@@ -1,14 +1,15 @@
-// Package formal proves, with Yosys' yosys-smtbmc and an SMT solver, that
-// no barrier unit of a small generated system releases a rank before every
-// rank of its episode has arrived in that episode (docs/testing.md,
-// "Formal proof").
+// Package formal proves, with Yosys and its model checker ABC (yosys-abc's
+// bmc3), that no barrier unit of a small generated system releases a rank
+// before every rank of its episode has arrived in that episode
+// (docs/testing.md, "Formal proof").
 //
 // Build renders a system's RTL exactly as verilog.Render writes it, plus a
 // harness module hx_formal around hx_top: a reset, the configuration
-// writes of testbench.ConfigWrites replayed through the APB ports as the
-// co-simulation testbench replays them, free arrival inputs constrained to
-// what the CPU interface allows, a free choice of each episode's schedule,
-// and the property as an assert. Check runs the bounded model check.
+// writes of testbench.ConfigWrites for one fixed sequence of episodes
+// replayed through the APB ports, free arrivals in a window of cycles at
+// the start of each episode, and the property as outputs that must stay
+// 0. Run builds the models and checks them to a depth past the last
+// episode's completion, the depth itself checked.
 package formal
 
 import (

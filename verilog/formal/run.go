@@ -14,10 +14,11 @@ import (
 	"time"
 )
 
-// Margin is how many frames a proof checks past the longest run: the
-// last episode's completion with every arrival as late as the window
-// allows (see Result.Longest).
-const Margin = 8
+// Margins are how many frames past the longest run (the last episode's
+// completion with every arrival as late as the window allows, see
+// Result.Longest) a proof checks: the first that the check of the bound
+// (output late) passes at.
+var Margins = []int{2, 8, 24}
 
 // Verdicts.
 const (
@@ -31,7 +32,7 @@ type Result struct {
 	Unit     string  `json:"unit"`                // "rtl" or the replaced unit's name
 	Prefix   int     `json:"prefix_cycles"`       // simulated cycles before episode 1 runs
 	Longest  int     `json:"longest_run_frames"`  // frames to the last episode's completion, arrivals as late as allowed
-	Depth    int     `json:"depth_frames"`        // frames checked (Longest + Margin + 1)
+	Depth    int     `json:"depth_frames"`        // frames checked (Longest + a margin + 1)
 	Latches  int     `json:"latches"`             // of the property model after ABC's reductions
 	Ands     int     `json:"ands"`                // of the same
 	Verdict  string  `json:"verdict"`             // Proved or Counterexample
@@ -75,36 +76,51 @@ func Run(ctx context.Context, j *Job, dir string) (r Result, err error) {
 		return r, fmt.Errorf("proof %s: the last episode never completes within 1000 frames (yosys-abc said: %s)", j.Name, lastLine(out))
 	}
 	r.Longest = f
-	r.Depth = f + Margin + 1
-	if err := os.WriteFile(filepath.Join(dir, PropFile), PropertyScript(j.Prefix+r.Depth-1), 0o644); err != nil {
-		return r, fmt.Errorf("proof %s: %w", j.Name, err)
+	for _, m := range Margins {
+		r.Depth = f + m + 1
+		out, err = prove(ctx, j, dir, r.Depth)
+		if err != nil {
+			return r, err
+		}
+		r.Latches, r.Ands = stats(out)
+		if f, ok := assertedFrame(out); ok {
+			r.Verdict, r.CexFrame, r.CexCycle = Counterexample, f, j.Prefix+f
+			r.CexWhat = failedAssert(out, dir)
+			if r.CexWhat == checks["late"] {
+				// Not a property of the unit: the bound, taken from
+				// the latest arrivals, is short for some other arrival
+				// pattern. Check again to a greater depth.
+				r.Verdict, r.CexFrame, r.CexCycle, r.CexWhat = "", 0, 0, ""
+				continue
+			}
+			return r, nil
+		}
+		if n, ok := checkedFrames(out); ok && n >= r.Depth {
+			r.Verdict = Proved
+			return r, nil
+		}
+		return r, fmt.Errorf("proof %s: bmc3 stopped before frame %d (yosys-abc said: %s)", j.Name, r.Depth, lastLine(out))
+	}
+	return r, fmt.Errorf("proof %s: some arrivals leave the last episode incomplete %d frames after the longest run", j.Name, Margins[len(Margins)-1])
+}
+
+// prove writes the property's model with the last episode due in frame
+// depth-1 and checks depth frames; it returns what bmc3 said.
+func prove(ctx context.Context, j *Job, dir string, depth int) ([]byte, error) {
+	if err := os.WriteFile(filepath.Join(dir, PropFile), PropertyScript(j.Prefix+depth-1), 0o644); err != nil {
+		return nil, fmt.Errorf("proof %s: %w", j.Name, err)
 	}
 	if _, err := tool(ctx, dir, "yosys", "-q", "-l", "property.log", "-s", PropFile); err != nil {
-		return r, fmt.Errorf("proof %s: yosys: %w (log: %s)", j.Name, err, filepath.Join(dir, "property.log"))
+		return nil, fmt.Errorf("proof %s: yosys: %w (log: %s)", j.Name, err, filepath.Join(dir, "property.log"))
 	}
-	out, err = tool(ctx, dir, "yosys-abc", "-c", fmt.Sprintf("read_aiger %s; %s; print_stats; bmc3 -F %d; write_cex -n cex.txt", AIGFile, reduce, r.Depth))
+	out, err := tool(ctx, dir, "yosys-abc", "-c", fmt.Sprintf("read_aiger %s; %s; print_stats; bmc3 -F %d", AIGFile, reduce, depth))
 	if err != nil {
-		return r, fmt.Errorf("proof %s: yosys-abc on %s: %w", j.Name, AIGFile, err)
+		return nil, fmt.Errorf("proof %s: yosys-abc on %s: %w", j.Name, AIGFile, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "bmc.log"), out, 0o644); err != nil {
-		return r, err
+	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("bmc-%d.log", depth)), out, 0o644); err != nil {
+		return nil, err
 	}
-	r.Latches, r.Ands = stats(out)
-	if f, ok := assertedFrame(out); ok {
-		r.Verdict, r.CexFrame, r.CexCycle = Counterexample, f, j.Prefix+f
-		r.CexWhat = failedAssert(out, dir)
-		if r.CexWhat == checks["late"] {
-			// Not a property of the unit: the bound, taken from the
-			// latest arrivals, is short for some other arrival pattern.
-			return r, fmt.Errorf("proof %s: some arrivals complete the last episode after cycle %d (frame %d): the bound is too short", j.Name, r.CexCycle, f)
-		}
-		return r, nil
-	}
-	if n, ok := checkedFrames(out); ok && n >= r.Depth {
-		r.Verdict = Proved
-		return r, nil
-	}
-	return r, fmt.Errorf("proof %s: bmc3 stopped before frame %d (yosys-abc said: %s)", j.Name, r.Depth, lastLine(out))
+	return out, nil
 }
 
 // tool runs name in dir and returns its standard output and error.
