@@ -66,11 +66,11 @@ func ParseFault(spec string) (Fault, error) {
 	f := Fault{Kind: kind}
 	switch kind {
 	case FaultStuck:
-		r, err := strconv.Atoi(rest)
-		if err != nil || r < 0 {
-			return bad("the rank is not a number")
+		r, ok := decimal(rest, 1<<40)
+		if !ok {
+			return bad(fmt.Sprintf("the rank %s is not a number (0..ranks-1)", showString(rest)))
 		}
-		f.Rank = r
+		f.Rank = int(r)
 		return f, nil
 	case FaultFlip, FaultDrop, FaultDead, FaultAckFlip, FaultCreditDrop:
 	default:
@@ -86,18 +86,32 @@ func ParseFault(spec string) (Fault, error) {
 		if at, bit, ok = strings.Cut(at, ":"); !ok {
 			return bad("no :BIT")
 		}
-		b, err := strconv.Atoi(bit)
-		if err != nil || b < 0 {
-			return bad("the bit is not a number")
+		b, ok := decimal(bit, 1<<20)
+		if !ok {
+			return bad(fmt.Sprintf("the bit %s is not a number (0..flit_width-1 or a sideband bit)", showString(bit)))
 		}
-		f.Bit = b
+		f.Bit = int(b)
 	}
-	c, err := strconv.ParseInt(at, 10, 64)
-	if err != nil || c < 0 || c >= MaxMaxCycles {
-		return bad(fmt.Sprintf("the cycle is not a number 0..%d", int64(MaxMaxCycles)-1))
+	c, ok := decimal(at, MaxMaxCycles)
+	if !ok {
+		return bad(fmt.Sprintf("the cycle %s is not a number 0..max_cycles-1", showString(at)))
 	}
 	f.Cycle = c
 	return f, nil
+}
+
+// decimal parses s as digits only (no sign, no space) below limit.
+func decimal(s string, limit int64) (int64, bool) {
+	if s == "" || len(s) > 19 {
+		return 0, false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	return v, err == nil && v < limit
 }
 
 // ParsedFaults parses s.Faults (Validate has accepted them).
@@ -114,13 +128,20 @@ func (s *System) ParsedFaults() []Fault {
 // validateFaults checks the fault specs against the system: syntax, the
 // bit within flit_width, the rank within ranks. Channels are the model's.
 func (s *System) validateFaults() error {
+	seen := map[string]int{}
 	for i, spec := range s.Faults {
 		field := fmt.Sprintf("faults[%d]", i)
 		f, err := ParseFault(spec)
 		if err != nil {
 			return &FieldError{Field: field, Value: showString(spec), Allowed: FaultAllowed}
 		}
+		if j, dup := seen[f.String()]; dup {
+			return &FieldError{Field: field, Value: showString(spec), Allowed: fmt.Sprintf("a fault not given before (faults[%d] is the same fault; two equal flips would cancel)", j)}
+		}
+		seen[f.String()] = i
 		switch {
+		case f.Kind != FaultStuck && f.Cycle >= s.MaxCycles:
+			return &FieldError{Field: field, Value: showString(spec), Allowed: fmt.Sprintf("a cycle 0..%d (max_cycles %d)", s.MaxCycles-1, s.MaxCycles)}
 		case f.Kind == FaultFlip && f.Bit >= s.Wire().Bits():
 			return &FieldError{Field: field, Value: showString(spec), Allowed: s.Wire().BitsAllowed()}
 		case f.Kind == FaultAckFlip && s.LinkRetry == 0:
@@ -160,8 +181,9 @@ func writeStrings(v []string) string {
 	return b.String()
 }
 
-// stringList is a repeatable flag.Value: each use appends one entry (an
-// empty value clears the list).
+// stringList is a repeatable flag.Value: each use appends one entry; an
+// empty value, allowed only before any other, clears the configuration
+// file's list.
 type stringList []string
 
 func (l *stringList) String() string {
@@ -173,6 +195,9 @@ func (l *stringList) String() string {
 
 func (l *stringList) Set(v string) error {
 	if strings.TrimSpace(v) == "" {
+		if len(*l) > 0 {
+			return fmt.Errorf("empty after %s: an empty value clears the configuration file's list and comes before every other", showString((*l)[len(*l)-1]))
+		}
 		*l = nil
 		return nil
 	}

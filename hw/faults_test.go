@@ -65,3 +65,51 @@ func TestParseFault(t *testing.T) {
 		t.Errorf("rank past ranks: %v", err)
 	}
 }
+
+// Numbers in a fault spec are plain digits, the field named when they are
+// not; a fault given twice, a cycle past max_cycles and an empty --fault
+// after another are refused.
+func TestFaultSpecStrict(t *testing.T) {
+	for bad, field := range map[string]string{
+		"flip:n0.d0.up@+4:1":                   `the cycle "+4"`,
+		"flip:n0.d0.up@ 4:1":                   `the cycle " 4"`,
+		"drop:n0.d0.up@99999999999999999999":   "the cycle",
+		"drop:n0.d0.up@1099511627776":          "the cycle", // MaxMaxCycles
+		"flip:n0.d0.up@4:-1":                   `the bit "-1"`,
+		"flip:n0.d0.up@4:+1":                   `the bit "+1"`,
+		"stuck:-1":                             `the rank "-1"`,
+		"stuck:1e3":                            `the rank "1e3"`,
+		"creditdrop:n0.eject@0x10":             `the cycle "0x10"`,
+		"flip:n0.d0.up@4:99999999999999999999": "the bit",
+	} {
+		_, err := ParseFault(bad)
+		if err == nil || !strings.Contains(err.Error(), field) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("ParseFault(%q) = %v; want one line naming %s", bad, err, field)
+		}
+	}
+	s := Default()
+	s.Faults = []string{"flip:n0.d0.up@5:7", "drop:n1.d0.up@5", "flip:n0.d0.up@5:7"}
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "faults[2]") || !strings.Contains(err.Error(), "faults[0] is the same fault") {
+		t.Errorf("a fault twice: %v", err)
+	}
+	s.Faults = []string{"flip:n0.d0.up@5:7", "flip:n0.d0.up@5:8"}
+	if err := s.Validate(); err != nil {
+		t.Errorf("two flips of different bits: %v", err)
+	}
+	s.MaxCycles = 100
+	s.Faults = []string{"drop:n1.d0.up@99", "drop:n1.d0.up@100"}
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "faults[1]") || !strings.Contains(err.Error(), "0..99") {
+		t.Errorf("a cycle at max_cycles: %v", err)
+	}
+
+	var l stringList
+	if err := l.Set(""); err != nil || l != nil {
+		t.Errorf("a first empty --fault: %v, %v", l, err)
+	}
+	if err := l.Set("drop:n0.eject@4"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Set(""); err == nil || !strings.Contains(err.Error(), "drop:n0.eject@4") || len(l) != 1 {
+		t.Errorf("an empty --fault after another: %v, list %v", err, l)
+	}
+}
