@@ -221,25 +221,33 @@ func TestPacketCodeThreeBitSample(t *testing.T) {
 }
 
 // Every burst of up to Width bits is caught: a burst x^k B(x) is missed
-// only if G divides B(x) (x is invertible modulo G), so it is enough to
-// check every pattern B with bit 0 set and degree below Width at the end
-// of the codeword; the XOR of its bits' syndromes, walked in Gray-code
-// order. The packet code's 2^31 patterns take 10-20 s: the default run
-// checks those of up to 24 bits (8 Mi), HXBAR_CRC_FULL=1 all of them.
+// only if G divides B(x) (x is invertible modulo G, since G has a constant
+// term), which no B of degree below Width with bit 0 set is. The test walks
+// every such pattern B (Gray-code order, XOR of its bits' syndromes) at
+// windows that reach into the message bits, whose syndromes come from the
+// encoder: a window of the check bits alone could not fail (their
+// syndromes are the distinct powers x^j). The packet code's 2^31 patterns
+// per window take 10-20 s: the default run checks those of up to 24 bits,
+// HXBAR_CRC_FULL=1 all of them.
 func TestCodeBursts(t *testing.T) {
 	for _, c := range []Code{LinkCode, PacketCode} {
+		if c.Poly&1 == 0 {
+			t.Fatalf("CRC-%d: polynomial %#x has no constant term: bursts are not all caught", c.Width, c.Poly)
+		}
 		b := c.Width
 		if b > 24 && os.Getenv("HXBAR_CRC_FULL") == "" {
 			b = 24
 		}
-		s := syndromes(c, 64)
-		// Syndrome of codeword bit i from the end: code bits first.
-		x := s[0]
-		for g := uint64(1); g < 1<<(b-1); g++ {
-			i := 1 + bitsTrailingZeros(g) // the bit the Gray code toggles
-			x ^= s[i]
-			if x == 0 {
-				t.Fatalf("CRC-%d: a burst of %d bits goes unnoticed", c.Width, b)
+		s := syndromes(c, 256)
+		// Windows starting in the check bits and running into the
+		// message, and windows of message bits only.
+		for _, k := range []int{1, c.Width - b/2, c.Width, c.Width + 77} {
+			x := s[k]
+			for g := uint64(1); g < 1<<(b-1); g++ {
+				x ^= s[k+1+bitsTrailingZeros(g)] // the bit the Gray code toggles
+				if x == 0 {
+					t.Fatalf("CRC-%d: a burst of %d bits from codeword bit %d goes unnoticed", c.Width, b, k)
+				}
 			}
 		}
 	}
