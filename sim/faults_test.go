@@ -310,8 +310,10 @@ func TestAvoidDeadChannel(t *testing.T) {
 // packet cancelled in CRC-8 (period 127) and the run ended complete with
 // two results among the ranks. The 32-bit code catches the pair, and any
 // two flips in one packet (random pairs over the injection channels' head
-// and payload flits, every data and sideband bit): a run either raises an
-// error or changes nothing.
+// and payload flits, every data, sideband and head/tail mark bit, each
+// mark also paired with 15 others): a run either raises a unit error (the
+// check code, or the watchdog when a mark flip loses the packet) or
+// changes nothing.
 func TestDoubleFlipDetected(t *testing.T) {
 	sys := hw.Default()
 	sys.Op = hw.OpSum
@@ -326,7 +328,9 @@ func TestDoubleFlipDetected(t *testing.T) {
 		}
 	}
 
-	sys.Faults = nil
+	// A flipped head or tail mark loses a packet (dropped at a switch as
+	// illegal): the watchdog reports it, as the guarantee says.
+	sys.Faults, sys.Watchdog = nil, 500
 	_, ref, cross, err := faultTrace(t, sys, true)
 	if err != nil {
 		t.Fatal(err)
@@ -365,10 +369,21 @@ func TestDoubleFlipDetected(t *testing.T) {
 	if len(pairs) == 0 {
 		t.Fatal("no pair 127 bits apart: the packet layout changed")
 	}
-	// ... and random ones.
+	// ... and random ones over the whole wire: data, check code and the
+	// tail and head marks (bits fw+cb and fw+cb+1, hw.Wire).
 	rng := rand.New(rand.NewPCG(7, 8))
+	wire := sys.Wire().Bits()
+	if wire != fw+cb+2 {
+		t.Fatalf("the wire has %d bits, want data %d + code %d + tail + head", wire, fw, cb)
+	}
 	for range 100 {
-		pairs = append(pairs, [2]flip{{rng.IntN(2), rng.IntN(fw + cb)}, {rng.IntN(2), rng.IntN(fw + cb)}})
+		pairs = append(pairs, [2]flip{{rng.IntN(2), rng.IntN(wire)}, {rng.IntN(2), rng.IntN(wire)}})
+	}
+	// Every mark of both flits with 15 random partners each.
+	for _, mark := range []flip{{0, fw + cb}, {0, fw + cb + 1}, {1, fw + cb}, {1, fw + cb + 1}} {
+		for range 15 {
+			pairs = append(pairs, [2]flip{mark, {rng.IntN(2), rng.IntN(wire)}})
+		}
 	}
 	for i, p := range pairs {
 		if p[0] == p[1] {
