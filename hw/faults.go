@@ -144,6 +144,8 @@ func (s *System) validateFaults() error {
 			return &FieldError{Field: field, Value: showString(spec), Allowed: fmt.Sprintf("a cycle 0..%d (max_cycles %d)", s.MaxCycles-1, s.MaxCycles)}
 		case f.Kind == FaultFlip && f.Bit >= s.Wire().Bits():
 			return &FieldError{Field: field, Value: showString(spec), Allowed: s.Wire().BitsAllowed()}
+		case f.Kind == FaultFlip && s.Wire().Unmodelled(f.Bit):
+			return &FieldError{Field: field, Value: showString(spec), Allowed: s.Wire().BitsAllowed() + "; not yet data bits 64.." + strconv.Itoa(s.FlitWidth-1) + ", which the model does not carry"}
 		case f.Kind == FaultAckFlip && s.LinkRetry == 0:
 			return &FieldError{Field: field, Value: showString(spec), Allowed: "an ackflip only with link_retry > 0 (without link-level retry there is no ACK to flip)"}
 		case f.Kind == FaultStuck && f.Rank >= s.NumRanks():

@@ -1,6 +1,7 @@
 package hw
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -111,5 +112,36 @@ func TestFaultSpecStrict(t *testing.T) {
 	}
 	if err := l.Set(""); err == nil || !strings.Contains(err.Error(), "drop:n0.eject@4") || len(l) != 1 {
 		t.Errorf("an empty --fault after another: %v, list %v", err, l)
+	}
+}
+
+// At flit width 128 the model carries 64 data bits of a payload flit: a
+// flip of data bits 64..127 is refused by name (the RTL would see it),
+// and ModelledBit enumerates exactly the bits a flip may name.
+func TestFlipUnmodelledBits(t *testing.T) {
+	s := Default()
+	s.FlitWidth = 128
+	w := s.Wire()
+	for bit, ok := range map[int]bool{0: true, 63: true, 64: false, 127: false, 128: true, w.Bits() - 1: true} {
+		s.Faults = []string{"flip:n0.d0.up@5:" + strconv.Itoa(bit)}
+		err := s.Validate()
+		if ok != (err == nil) || !ok && !strings.Contains(err.Error(), "64..127") {
+			t.Errorf("flit width 128, bit %d: %v", bit, err)
+		}
+	}
+	seen := map[int]bool{}
+	for i := range w.Modelled() {
+		b := w.ModelledBit(i)
+		if b < 0 || b >= w.Bits() || w.Unmodelled(b) || seen[b] {
+			t.Fatalf("ModelledBit(%d) = %d", i, b)
+		}
+		seen[b] = true
+	}
+	if len(seen) != w.Bits()-64 {
+		t.Errorf("%d modelled bits, want %d", len(seen), w.Bits()-64)
+	}
+	s.FlitWidth = 64
+	if w := s.Wire(); w.Modelled() != w.Bits() {
+		t.Errorf("flit width 64: %d of %d bits modelled", w.Modelled(), w.Bits())
 	}
 }

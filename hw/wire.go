@@ -33,6 +33,24 @@ func (s *System) Wire() *Wire {
 // Bits is the number of bits of a flit on the wire: FW + CB + 2.
 func (w *Wire) Bits() int { return w.headBit + 1 }
 
+// Unmodelled reports whether the model cannot flip wire bit b: data bits
+// 64..FW-1 of a flit wider than 64 bits, since the model carries 64 data
+// bits of a payload flit (the RTL carries them all and its check code
+// covers them; a flip there would differ from it).
+func (w *Wire) Unmodelled(b int) bool { return b >= 64 && b < w.fw }
+
+// Modelled is the number of wire bits the model can flip; ModelledBit maps
+// 0..Modelled()-1 onto them in order.
+func (w *Wire) Modelled() int { return w.Bits() - max(0, w.fw-64) }
+
+// ModelledBit is the i-th wire bit the model can flip.
+func (w *Wire) ModelledBit(i int) int {
+	if i >= 64 && w.fw > 64 {
+		return i + w.fw - 64
+	}
+	return i
+}
+
 // BitsAllowed describes the bits a flip may name, for messages.
 func (w *Wire) BitsAllowed() string {
 	return fmt.Sprintf("a bit 0..%d (0..%d data, %s%d tail, %d head)", w.headBit, w.fw-1,

@@ -150,7 +150,7 @@ func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &faultDraw{sys: sys, bits: sys.Wire().Bits(), cross: cross, credits: credits, idx: noc.NewChannelIndex(ref.Fabric)}
+	d := &faultDraw{sys: sys, wire: sys.Wire(), cross: cross, credits: credits, idx: noc.NewChannelIndex(ref.Fabric)}
 	// A faulty run that has not completed by then never will: stop it.
 	fsys := sys
 	fsys.MaxCycles = min(sys.MaxCycles, 10*res0.Cycles+1000)
@@ -259,7 +259,7 @@ func campaignBaseline(sys hw.System) (*System, []noc.Crossing, []noc.Crossing, *
 // and ACK flips on flit crossings, credit drops on credit returns.
 type faultDraw struct {
 	sys     hw.System
-	bits    int // wire bits a flip can name: data, check code, tail, head
+	wire    *hw.Wire // the flit layout: the bits a flip can name (data, check code, tail, head)
 	cross   []noc.Crossing
 	credits []noc.Crossing
 	idx     *noc.ChannelIndex
@@ -285,7 +285,7 @@ func (d *faultDraw) draw(rng *rand.Rand, kind string, n int) (string, []string) 
 		name := d.idx.Name(int(c.Channel))
 		switch kind {
 		case hw.FaultFlip:
-			specs[j] = fmt.Sprintf("flip:%s@%d:%d", name, c.Cycle, rng.IntN(d.bits))
+			specs[j] = fmt.Sprintf("flip:%s@%d:%d", name, c.Cycle, d.wire.ModelledBit(rng.IntN(d.wire.Modelled())))
 		case hw.FaultAckFlip: // the ACK word of the crossing
 			specs[j] = fmt.Sprintf("ackflip:%s@%d", name, c.Cycle+int64(c.Lat)-1)
 		default:
