@@ -43,9 +43,15 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	}
 	var ks []string
 	for _, k := range strings.Split(*kinds, ",") {
+		if strings.TrimSpace(*kinds) == "" {
+			break // the default, or an empty --kinds (refused below)
+		}
 		k = strings.TrimSpace(k)
 		if k == "" {
-			continue
+			return usagef("invalid --kinds: %q has an empty entry (allowed: a comma-separated list of %s)", *kinds, strings.Join(hw.FaultKinds, ", "))
+		}
+		if slices.Contains(ks, k) {
+			return usagef("invalid --kinds: %q names %s twice (allowed: each of %s at most once)", *kinds, k, strings.Join(hw.FaultKinds, ", "))
 		}
 		found := false
 		for _, f := range hw.FaultKinds {

@@ -44,6 +44,9 @@ func TestFaultsCampaignJSON(t *testing.T) {
 	}
 	for _, bad := range [][]string{
 		{"faults", "--kinds", "flip,melt"},
+		{"faults", "--kinds", "flip,flip"},
+		{"faults", "--kinds", "flip,"},
+		{"faults", "--fault", ""},
 		{"faults", "--fault", "stuck:1"},
 		{"faults", "--campaign", "0"},
 		{"faults", "--per-run", "0"},
@@ -62,6 +65,16 @@ func TestFaultFlags(t *testing.T) {
 	code, _, errs := hx(t, "sim", "--fault", "drop:n5.d1.dwn@4")
 	if code != 2 || !strings.Contains(errs, "did you mean n5.d1.down") {
 		t.Errorf("unknown channel: exit %d: %s", code, errs)
+	}
+	// An empty --fault after another would drop it silently; a fault twice
+	// would cancel itself.
+	code, _, errs = hx(t, "sim", "--fault", "drop:n0.inject@4", "--fault", "")
+	if code != 2 || !strings.Contains(errs, "drop:n0.inject@4") {
+		t.Errorf("empty --fault after another: exit %d: %s", code, errs)
+	}
+	code, _, errs = hx(t, "sim", "--fault", "flip:n8.inject@4:7", "--fault", "flip:n8.inject@4:7")
+	if code != 2 || !strings.Contains(errs, "faults[1]") {
+		t.Errorf("a fault twice: exit %d: %s", code, errs)
 	}
 	code, _, errs = hx(t, "sim", "--fault", "dead:n0.d1.up@0", "--max-cycles", "2000")
 	if code != 1 {
