@@ -119,8 +119,9 @@ cosim-random: deps
 # 3- and 4-node systems releases a rank before every rank of its episode
 # arrived, for every sequence of three butterfly/dissemination episodes,
 # checked by yosys-abc's bmc3 past the last episode's completion; the old
-# parity-tagged unit must fail line3-bdb. Long (see docs/testing.md for the
-# time); FORMAL_RUN=line3 for the 3-node proofs only. Needs yosys (deps).
+# parity-tagged unit must fail line3-bdb. Hours on 2 cores (one proof: 6 to
+# 60 minutes, docs/testing.md); FORMAL_RUN=line3-bdb for one, FORMAL_RUN=line3
+# for the 3-node ones. Needs yosys (deps), which brings yosys-abc.
 ifndef FORMAL_OUT
 FORMAL_OUT := /tmp/hxbar-formal-$(shell date +%Y%m%d-%H%M%S)
 endif
