@@ -459,6 +459,13 @@ func (u *Units) SendDone(r int) bool {
 	return c == 0 || c > u.gates || u.rank[r].sendIdx == u.gate[r*(u.gates+2)+c].outEnd
 }
 
+// Receiving returns the source rank and gate of the packet rank r is
+// receiving: its head popped, its tail not yet (open false: none).
+func (u *Units) Receiving(r int) (src int32, gate int, open bool) {
+	rs := &u.rank[r]
+	return rs.rxSrc, int(rs.rxGate), rs.rxOpen
+}
+
 // Sending returns the destination rank of the packet rank r is sending and
 // the index of its next flit (meaningful while SendDone(r) is false).
 func (u *Units) Sending(r int) (to, flit int) {

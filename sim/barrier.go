@@ -408,6 +408,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 	// the last cycle run; its event waits in later.
 	u.PreStepBefore, s.later = s.Sys.MaxCycles, s.later[:0]
 	var line []byte
+	fz := settle{at: -1}
 	lastReport := time.Now()
 	// Episodes (docs/microarchitecture.md, "Episodes"): when every rank of
 	// episode k is released, episode k+1 starts on the same network.
@@ -512,7 +513,14 @@ func (s *System) Run(opt Options) (*Result, error) {
 			})
 			next = 0
 		}
-		if s.eng.pending() || s.exhaustive {
+		if s.exhaustive {
+			t++
+		} else if s.eng.pending() && s.frozen(t, next == R, &fz) {
+			// In error, switches still polling, but nothing has changed
+			// since cycle t-1 and nothing is in flight: from cycle t on
+			// nothing can change (settle).
+			return s.stopInError(t, tw, vcd)
+		} else if s.eng.pending() {
 			t++
 		} else if next < R {
 			t = s.wd.due(u.Arrive[order[next]])
@@ -524,13 +532,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 		} else if len(u.Errors) > 0 {
 			// A unit is in ERROR and nothing can change any more: the run
 			// stops here (cycles = t + 1), incomplete.
-			if tw != nil {
-				tw.Flush()
-			}
-			if vcd != nil {
-				vcd.finish(t + 1)
-			}
-			return s.result(t + 1), s.unitError()
+			return s.stopInError(t+1, tw, vcd)
 		} else if u.Released < R {
 			// Nothing can ever change again but a watchdog: the schedule
 			// is stuck.
@@ -560,6 +562,17 @@ func (s *System) Run(opt Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// stopInError ends a run in error whose cycles 0..c-1 hold every change.
+func (s *System) stopInError(c int64, tw *bufio.Writer, vcd *vcdWriter) (*Result, error) {
+	if tw != nil {
+		tw.Flush()
+	}
+	if vcd != nil {
+		vcd.finish(c)
+	}
+	return s.result(c), s.unitError()
 }
 
 func (s *System) result(t int64) *Result {

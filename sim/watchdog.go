@@ -19,6 +19,12 @@ type watchdog struct {
 	next int64
 	into map[[2]int][]int       // (rank, gate) -> ranks with a route into it
 	tab  *barrierunit.FlatTable // the table into was built from (episodes change it)
+	// chain is the wait chain of the run's first TIMEOUT (rank chainRank,
+	// cycle chainAt), followed in that cycle: by the run's end a signal
+	// then still on its way has been popped by a unit in ERROR.
+	chain     string
+	chainRank int
+	chainAt   int64
 }
 
 func (s *System) armWatchdog() {
@@ -54,6 +60,7 @@ func (s *System) checkWatchdog(t int64) {
 	}
 	u := s.Units
 	wd.next = math.MaxInt64
+	first := -1 // the rank of the lowest node that timed out
 	for r := range u.Progress {
 		if !u.Waiting(r) {
 			continue
@@ -63,7 +70,13 @@ func (s *System) checkWatchdog(t int64) {
 			wd.next = min(wd.next, d)
 			continue
 		}
-		u.Timeout(r, t, s.firstSource(r))
+		if u.Timeout(r, t, s.firstSource(r)) && (first < 0 || u.Node(r) < u.Node(first)) {
+			first = r
+		}
+	}
+	if first >= 0 && len(u.Errors) == 0 && wd.chain == "" && len(s.Sys.Faults) > 0 {
+		_, hit := s.faultsHit()
+		wd.chain, wd.chainRank, wd.chainAt = s.waitChain(first, hit), first, t
 	}
 }
 
@@ -121,8 +134,21 @@ func (s *System) faultContext(e barrierunit.UnitError) string {
 	if len(s.Sys.Faults) == 0 {
 		return ""
 	}
-	var parts []string
-	hit := map[string]bool{}
+	parts, hit := s.faultsHit()
+	if e.Code == barrierunit.ErrTimeout && e.Rank >= 0 && s.wd != nil {
+		chain := s.wd.chain
+		if s.wd.chainRank != int(e.Rank) || s.wd.chainAt != e.Cycle || chain == "" {
+			chain = s.waitChain(int(e.Rank), hit)
+		}
+		parts = append([]string{chain}, parts...)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// faultsHit lists the faults that hit so far (and the stuck ranks) and
+// the channels they hit.
+func (s *System) faultsHit() (parts []string, hit map[string]bool) {
+	hit = map[string]bool{}
 	for _, f := range s.faultResults() {
 		if f.Hits > 0 {
 			parts = append(parts, fmt.Sprintf("fault %s hit at cycle %d", f.Spec, f.First))
@@ -135,10 +161,7 @@ func (s *System) faultContext(e barrierunit.UnitError) string {
 			parts = append(parts, "fault "+f.Spec)
 		}
 	}
-	if e.Code == barrierunit.ErrTimeout && e.Rank >= 0 && s.wd != nil {
-		parts = append([]string{s.waitChain(int(e.Rank), hit)}, parts...)
-	}
-	return strings.Join(parts, "; ")
+	return parts, hit
 }
 
 // waitChain follows who waits for whom from rank r to the root cause: a
@@ -165,6 +188,21 @@ func (s *System) waitChain(r int, hit map[string]bool) string {
 		case sg == 0:
 			b.WriteString(", which has not arrived")
 			return b.String()
+		case sg == g-1 && !u.SendDone(src):
+			// Past its gate, sending: it waits for nobody (at most for
+			// credits), and its packet to r is being injected or queued.
+			if sendingTo(u, src) == r {
+				b.WriteString(", which is sending it")
+			} else {
+				b.WriteString(", which has not sent it yet")
+			}
+			return b.String()
+		case (sg >= g-1 && u.SendDone(src) || sg >= g) && s.onItsWay(src, r, g):
+			// Sent, and its head still in the network or its packet
+			// being received: late, not lost (a fault-free run times
+			// out so too when the watchdog is shorter than the wait).
+			b.WriteString(", whose signal was sent and is still on its way")
+			return b.String()
 		case sg >= g-1 && u.SendDone(src) || sg >= g:
 			// Sent: lost on the way.
 			b.WriteString(", whose signal was sent and lost")
@@ -189,4 +227,22 @@ func (s *System) waitChain(r int, hit map[string]bool) string {
 		b.WriteString("; ")
 		r = src
 	}
+}
+
+// onItsWay reports whether the signal of rank src for rank r's gate g is
+// still coming: its head is in the network, or r is receiving its packet.
+func (s *System) onItsWay(src, r, g int) bool {
+	if rs, rg, open := s.Units.Receiving(r); open && int(rs) == src && rg == g {
+		return true
+	}
+	return s.Net.HeadInFlight(int32(src), uint8(g), s.Units.Node(r))
+}
+
+// sendingTo is the rank whose packet src is injecting (-1: none started).
+func sendingTo(u *barrierunit.Units, src int) int {
+	to, flit := u.Sending(src)
+	if flit == 0 {
+		return -1
+	}
+	return to
 }
