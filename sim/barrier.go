@@ -515,7 +515,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 		}
 		if s.exhaustive {
 			t++
-		} else if s.eng.pending() && s.frozen(t, next == R, &fz) {
+		} else if s.eng.pending() && len(s.Units.Errors) > 0 && s.frozen(t, next == R, &fz) {
 			// In error, switches still polling, but nothing has changed
 			// since cycle t-1 and nothing is in flight: from cycle t on
 			// nothing can change (settle).

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hxbar/hxbar/internal/gendir"
 )
 
 // Margins are how many frames past the longest run (the last episode's
@@ -56,13 +58,15 @@ func Run(ctx context.Context, j *Job, dir string) (r Result, err error) {
 	}
 	t0 := time.Now()
 	defer func() { r.Seconds = time.Since(t0).Seconds() }()
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return r, fmt.Errorf("proof %s: %w", j.Name, err)
+	if _, err := os.Lstat(dir); err == nil {
+		return r, fmt.Errorf("proof %s: %s exists (a proof writes into a new directory)", j.Name, dir)
 	}
+	files := make([]gendir.File, 0, len(j.Files))
 	for name, data := range j.Files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return r, fmt.Errorf("proof %s: %w", j.Name, err)
-		}
+		files = append(files, gendir.File{Name: name, Data: data})
+	}
+	if _, err := gendir.Write(dir, files, gendir.Options{Tool: "hxbar formal"}); err != nil {
+		return r, fmt.Errorf("proof %s: %w", j.Name, err)
 	}
 	if _, err := tool(ctx, dir, "yosys", "-q", "-l", "yosys.log", "-s", ScriptFile); err != nil {
 		return r, fmt.Errorf("proof %s: yosys: %w (log: %s)", j.Name, err, filepath.Join(dir, "yosys.log"))
@@ -140,22 +144,20 @@ var (
 	reStats    = regexp.MustCompile(`lat =\s*(\d+)\s+and =\s*(\d+)`)
 )
 
-func assertedFrame(out []byte) (int, bool) {
-	m := reAsserted.FindSubmatch(out)
-	if m == nil {
-		return 0, false
-	}
-	f, _ := strconv.Atoi(string(m[2]))
-	return f, true
-}
+// assertedFrame is the frame of bmc3's counterexample, if it found one.
+func assertedFrame(out []byte) (int, bool) { return number(reAsserted, out, 2) }
 
-func checkedFrames(out []byte) (int, bool) {
-	m := reNone.FindSubmatch(out)
+// checkedFrames is the number of frames bmc3 searched without one.
+func checkedFrames(out []byte) (int, bool) { return number(reNone, out, 1) }
+
+// number is group g of re's first match in out, as a number.
+func number(re *regexp.Regexp, out []byte, g int) (int, bool) {
+	m := re.FindSubmatch(out)
 	if m == nil {
 		return 0, false
 	}
-	n, _ := strconv.Atoi(string(m[1]))
-	return n, true
+	n, err := strconv.Atoi(string(m[g]))
+	return n, err == nil
 }
 
 func stats(out []byte) (latches, ands int) {
