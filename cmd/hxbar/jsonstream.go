@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/hxbar/hxbar/internal/version"
+
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -143,14 +145,21 @@ func writeScheduleJSON(w io.Writer, s *barrierunit.Schedule) error {
 	})
 }
 
+// simJSON is a run's result with the version that computed it first
+// (docs/sweeps.md: rows of two versions are never mixed).
+type simJSON struct {
+	HxbarVersion string `json:"hxbar_version"`
+	*sim.Result
+}
+
 // writeSimJSON writes a run's result, its nodes streamed.
 func writeSimJSON(w io.Writer, res *sim.Result) error {
 	if res.Nodes == nil {
-		return encodeIndented(w, res) // "nodes": null
+		return encodeIndented(w, simJSON{version.String(), res}) // "nodes": null
 	}
 	head := *res
 	head.Nodes = []sim.NodeResult{}
-	return writeJSONArrayField(w, &head, "nodes", len(res.Nodes), func(b []byte, i int) []byte {
+	return writeJSONArrayField(w, &simJSON{version.String(), &head}, "nodes", len(res.Nodes), func(b []byte, i int) []byte {
 		n := &res.Nodes[i]
 		b = append(b, '{')
 		b = jsonInt(b, "rank", int64(n.Rank), false)

@@ -34,6 +34,7 @@ var commands = map[string]command{
 	"cosim":       {"run the RTL under Icarus or Verilator and compare it with the model, cycle by cycle", runCosim},
 	"sweep":       {"run a design-space sweep (base system, varied keys, measured fields) on every core or as a SLURM array job; merge and plot its results", runSweep},
 	"synth":       {"synthesize the generated RTL with Yosys and report area (cells, flip-flops, memory bits) and logic depth per module", runSynth},
+	"version":     {"print the module version and VCS revision of this binary (sweeps record it in every row)", runVersion},
 	"experiments": {"measure the seeds' claims (orders, near-last vs near-first, duplex) and write docs/experiments.md", runExperiments},
 }
 
