@@ -15,6 +15,7 @@ import (
 
 	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/internal/inputfile"
+	"github.com/hxbar/hxbar/internal/version"
 )
 
 // IncompleteError is a collect that found points no shard has run yet.
@@ -67,6 +68,9 @@ func Collect(dir string) (*CollectSummary, error) {
 		var m Meta
 		if err := json.Unmarshal(data, &m); err != nil || m.Tool != Tool || m.Shard != n {
 			return nil, fmt.Errorf("%s: not a shard of hxbar sweep %d", filepath.Join(sd, e.Name(), MetaName), n)
+		}
+		if err := m.check(); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(sd, e.Name(), MetaName), err)
 		}
 		metas = append(metas, m)
 		names = append(names, e.Name())
@@ -171,6 +175,30 @@ func Collect(dir string) (*CollectSummary, error) {
 		return nil, err
 	}
 	return &CollectSummary{Dir: real, Shards: first.Shards, Points: first.Points}, nil
+}
+
+// MaxShards bounds --shard i/N, --tasks and a shard's sweep.json: one
+// point a shard at most.
+const MaxShards = MaxPoints
+
+// check refuses a Meta this hxbar did not write: every field within its
+// limits, and the version this one.
+func (m *Meta) check() error {
+	switch {
+	case m.Points < 1 || m.Points > MaxPoints:
+		return fmt.Errorf("invalid points: %d (allowed: 1..%d)", m.Points, MaxPoints)
+	case m.Shards < 1 || m.Shards > MaxShards:
+		return fmt.Errorf("invalid shards: %d (allowed: 1..%d)", m.Shards, MaxShards)
+	case m.Shard < 0 || m.Shard >= m.Shards:
+		return fmt.Errorf("invalid shard: %d (allowed: 0..%d)", m.Shard, m.Shards-1)
+	case len(m.PointsSHA256) != 64 || strings.Trim(m.PointsSHA256, "0123456789abcdef") != "":
+		return fmt.Errorf("invalid points_sha256: %q (allowed: 64 hex digits)", m.PointsSHA256)
+	case len(m.Columns) < 4 || m.Columns[0] != "point" || !slices.Equal(m.Columns[len(m.Columns)-3:], []string{"wall_ms", "hash", "hxbar_version"}):
+		return fmt.Errorf("invalid columns: %q (allowed: point, the varied keys, the measured fields, wall_ms, hash, hxbar_version)", m.Columns)
+	case m.HxbarVersion != version.String():
+		return fmt.Errorf("written by hxbar %q, this is hxbar %q (rows of two versions are never mixed: collect with the version that ran the shards)", m.HxbarVersion, version.String())
+	}
+	return nil
 }
 
 // readOwned reads a file of a sweep directory that its manifest lists with

@@ -23,6 +23,7 @@ import (
 
 	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/internal/inputfile"
+	"github.com/hxbar/hxbar/internal/version"
 )
 
 // The files of a sweep directory (docs/sweeps.md). hxbar owns those its
@@ -44,14 +45,18 @@ type Meta struct {
 	Columns      []string `json:"columns"`
 	Shard        int      `json:"shard"`
 	Shards       int      `json:"shards"` // 1: every point
+	// HxbarVersion is the version that ran the points (version.String());
+	// another version refuses to resume or collect them.
+	HxbarVersion string `json:"hxbar_version"`
 }
 
 // Columns are the columns of the results: the point's index, the varied
-// keys, the measured fields, the wall time and the point's hash.
+// keys, the measured fields, the wall time, the point's hash and the hxbar
+// version that ran it.
 func (s *Spec) Columns() []string {
 	c := append([]string{"point"}, s.Keys...)
 	c = append(c, s.Measure...)
-	return append(c, "wall_ms", "hash")
+	return append(c, "wall_ms", "hash", "hxbar_version")
 }
 
 // PointsHash identifies a spec's points and columns: the SHA-256 of the
@@ -67,7 +72,7 @@ func (s *Spec) PointsHash() string {
 }
 
 func (s *Spec) meta(shard, shards int) []byte {
-	m := Meta{Tool: Tool, Points: len(s.Points), PointsSHA256: s.PointsHash(), Columns: s.Columns(), Shard: shard, Shards: shards}
+	m := Meta{Tool: Tool, Points: len(s.Points), PointsSHA256: s.PointsHash(), Columns: s.Columns(), Shard: shard, Shards: shards, HxbarVersion: version.String()}
 	b, _ := json.MarshalIndent(m, "", "  ")
 	return append(b, '\n')
 }
@@ -86,7 +91,7 @@ func (s *Spec) row(p *Point, r *Record) []json.RawMessage {
 		out = append(out, v)
 	}
 	out = append(out, json.RawMessage(strconv.FormatFloat(r.WallMS, 'f', 3, 64)))
-	return append(out, jsonText(p.Hash))
+	return append(out, jsonText(p.Hash), jsonText(r.Version))
 }
 
 // jsonLine is a row as one line of JSONL: an object with the columns in order.
@@ -131,6 +136,7 @@ type Summary struct {
 	Ran        int     // points run now
 	Skipped    int     // points found in the log (run before)
 	Incomplete int     // points whose run stopped at max_cycles
+	Errors     int     // points whose run ended in a unit's error (a result: its error column)
 	Failed     []error // points that could not run, each naming the point
 }
 
@@ -144,18 +150,17 @@ func Run(s *Spec, dir string, opt Options) (*Summary, error) {
 		return nil, fmt.Errorf("shard %d of %d (allowed: 0..%d)", opt.Shard, shards, shards-1)
 	}
 	meta := gendir.File{Name: MetaName, Data: s.meta(opt.Shard, shards), Part: "spec"}
-	if _, err := gendir.Write(dir, []gendir.File{meta}, gendir.Options{Tool: Tool, Parts: []string{"spec"}, Inputs: []string{LogName}}); err != nil {
-		return nil, err
-	}
-	real, _, err := gendir.Resolve(dir)
-	if err != nil {
-		return nil, err
-	}
-	lg, err := openLog(real)
+	real, lg, err := lockDir(dir, meta)
 	if err != nil {
 		return nil, err
 	}
 	defer lg.close()
+	for _, r := range lg.done {
+		if r.Version != version.String() {
+			return nil, fmt.Errorf("%s: points run by hxbar %q, this is hxbar %q (a sweep never mixes rows of two versions: use a new --out DIR, or run the version that wrote it)",
+				filepath.Join(real, LogName), r.Version, version.String())
+		}
+	}
 
 	sum := &Summary{Dir: real}
 	var todo []int
@@ -237,7 +242,9 @@ func Run(s *Spec, dir string, opt Options) (*Summary, error) {
 		if !ok {
 			continue // failed: named in sum.Failed
 		}
-		if c, ok := r.Result["complete"]; ok && string(c) == "false" {
+		if e, ok := r.Result["error"]; ok && string(e) != `""` {
+			sum.Errors++
+		} else if c, ok := r.Result["complete"]; ok && string(c) == "false" {
 			sum.Incomplete++
 		}
 		row := s.row(p, &r)
@@ -257,6 +264,52 @@ func Run(s *Spec, dir string, opt Options) (*Summary, error) {
 		return nil, err
 	}
 	return sum, nil
+}
+
+// lockDir opens and locks dir's log, then writes meta: a sweep refused by
+// the lock (another runs in dir) changes nothing. A directory that is not
+// a sweep's yet gets meta first, so that the owner checks of gendir.Write
+// run before the log is created in it.
+func lockDir(dir string, meta gendir.File) (string, *runLog, error) {
+	opts := gendir.Options{Tool: Tool, Parts: []string{"spec"}, Inputs: []string{LogName}}
+	real, exists, err := gendir.Resolve(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	if !exists || !gendir.Owns(real, MetaName) {
+		if _, err := gendir.Write(dir, []gendir.File{meta}, opts); err != nil {
+			return "", nil, err
+		}
+		if real, _, err = gendir.Resolve(dir); err != nil {
+			return "", nil, err
+		}
+	}
+	lg, err := openLog(real)
+	if err != nil {
+		return "", nil, err
+	}
+	if _, err := gendir.Write(real, []gendir.File{meta}, opts); err != nil {
+		lg.close()
+		return "", nil, err
+	}
+	return real, lg, nil
+}
+
+// NoForce drops the --force advice of gendir's refusals: hxbar sweep has
+// no --force (a sweep directory is never written over a user's files).
+func NoForce(err error) error {
+	re, ok := errors.AsType[*gendir.RefusedError](err)
+	if !ok {
+		return err
+	}
+	r := *re
+	r.Reason = strings.ReplaceAll(r.Reason, " (even with --force)", "")
+	if i := strings.Index(r.Reason, ", or --force"); i >= 0 {
+		r.Reason = r.Reason[:i]
+	} else if i := strings.Index(r.Reason, "--force"); i >= 0 {
+		r.Reason = strings.TrimRight(r.Reason[:i], ":; ") + ": move it away, or name a new directory"
+	}
+	return &r
 }
 
 // EnsureDir makes dir a sweep directory (one with a manifest) when it is

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hxbar/hxbar/design"
+	"github.com/hxbar/hxbar/internal/version"
 	"github.com/hxbar/hxbar/sim"
 )
 
@@ -19,14 +20,18 @@ import (
 // last_arrival, latency (last arrival -> last release) and release_spread
 // (first -> last release). A field that does not apply is null (an empty
 // CSV cell): latency and release_spread of a run that did not complete,
-// items_moved, items_received and cost of a barrier.
+// items_moved, items_received and cost of a barrier, last_arrival of a run
+// in which no rank arrived. error is the code of the first unit error
+// (TIMEOUT, CRC, ...: docs/microarchitecture.md, "Error paths"), "" when
+// none: a run that ends in an error is a result, not a failure.
 type Measures struct {
 	Cycles             int64   `json:"cycles"`
 	Ranks              int     `json:"ranks"`
 	Complete           bool    `json:"complete"`
+	Error              string  `json:"error"`
 	Released           int     `json:"released"`
 	Episodes           int     `json:"episodes"`
-	LastArrival        int64   `json:"last_arrival"`
+	LastArrival        *int64  `json:"last_arrival"`
 	Latency            *int64  `json:"latency"`
 	ReleaseSpread      *int64  `json:"release_spread"`
 	Packets            uint64  `json:"packets"`
@@ -67,8 +72,13 @@ func Measure(res *sim.Result) Measures {
 		}
 		lastRel = max(lastRel, n.Release)
 	}
-	m.LastArrival = lastArrive
-	if res.Complete {
+	if lastArrive >= 0 {
+		m.LastArrival = &lastArrive
+	}
+	if len(res.Errors) > 0 {
+		m.Error = res.Errors[0].Code
+	}
+	if res.Complete && lastArrive >= 0 && firstRel >= 0 {
 		lat, spread := lastRel-lastArrive, lastRel-firstRel
 		m.Latency, m.ReleaseSpread = &lat, &spread
 	}
@@ -80,16 +90,19 @@ func Measure(res *sim.Result) Measures {
 }
 
 // Record is the outcome of one point, as the log of a sweep directory
-// holds it: the point's hash, its wall time and every measured field
-// (JSON values keyed by field name, so a later spec may keep others).
+// holds it: the point's hash, the hxbar version that ran it, its wall time
+// and every measured field (JSON values keyed by field name, so a later
+// spec may keep others).
 type Record struct {
-	Hash   string                     `json:"hash"`
-	WallMS float64                    `json:"wall_ms"`
-	Result map[string]json.RawMessage `json:"result"`
+	Hash    string                     `json:"hash"`
+	Version string                     `json:"hxbar_version"`
+	WallMS  float64                    `json:"wall_ms"`
+	Result  map[string]json.RawMessage `json:"result"`
 }
 
 // RunPoint builds and runs one point's system. A run stopped by max_cycles
-// is a result (complete false), not an error.
+// or by a unit's error (a watchdog TIMEOUT, a CRC error) is a result
+// (complete false, error the code), not an error.
 func RunPoint(p *Point) (Record, error) {
 	start := time.Now()
 	system, err := sim.Build(p.Sys, nil)
@@ -97,7 +110,9 @@ func RunPoint(p *Point) (Record, error) {
 		return Record{}, err
 	}
 	res, err := system.Run(sim.Options{})
-	if _, stuck := errors.AsType[*sim.StuckError](err); err != nil && !stuck {
+	_, stuck := errors.AsType[*sim.StuckError](err)
+	_, unit := errors.AsType[*sim.UnitError](err)
+	if err != nil && (!stuck && !unit || res == nil) {
 		return Record{}, err
 	}
 	wall := time.Since(start)
@@ -110,7 +125,7 @@ func RunPoint(p *Point) (Record, error) {
 	if err := json.Unmarshal(data, &fields); err != nil {
 		return Record{}, err
 	}
-	return Record{Hash: p.Hash, WallMS: roundMS(wall), Result: fields}, nil
+	return Record{Hash: p.Hash, Version: version.String(), WallMS: roundMS(wall), Result: fields}, nil
 }
 
 // roundMS is a duration in milliseconds to the microsecond.

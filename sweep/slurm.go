@@ -39,7 +39,37 @@ const (
 func CheckPartition(p string) bool { return p == "" || partitionRE.MatchString(p) }
 func CheckTime(t string) bool      { return t == "" || timeRE.MatchString(t) }
 
-// Script is the batch script: an array job 0..Tasks-1 whose task i runs
+// Check refuses a job whose strings hold a control character (a newline
+// would end the #SBATCH directives and become a command of every task).
+func (s *Slurm) Check() error {
+	for _, f := range []struct{ name, v string }{{"the hxbar binary's path", s.Hxbar}, {"the spec's path", s.Spec},
+		{"--out", s.Dir}, {"the job name (from the spec's file name)", s.JobName}} {
+		if i := strings.IndexFunc(f.v, isControl); i >= 0 {
+			return fmt.Errorf("%s %q holds a control character (%U at byte %d): a batch script cannot hold it; rename it", f.name, f.v, f.v[i], i)
+		}
+	}
+	if s.Tasks < 1 || s.Tasks > MaxShards {
+		return fmt.Errorf("invalid --tasks: %d (allowed: 1..%d, the shard limit)", s.Tasks, MaxShards)
+	}
+	return nil
+}
+
+func isControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029
+}
+
+// jobName is a job name fit for an #SBATCH line: sbatch reads the line up
+// to a blank, so anything but letters, digits and _ . - becomes _.
+func jobName(n string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x80 && (r == '_' || r == '.' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return '_'
+	}, n)
+}
+
+// Script is the batch script (Check it first): an array job 0..Tasks-1 whose task i runs
 // 'hxbar sweep SPEC --out DIR --shard i/Tasks'.
 func (s *Slurm) Script() string {
 	var b strings.Builder
@@ -47,9 +77,9 @@ func (s *Slurm) Script() string {
 	workers := max(s.Workers, 1)
 	b.WriteString("#!/bin/sh\n")
 	b.WriteString("# Written by 'hxbar sweep --slurm': an array job, task i runs shard i of the\n")
-	fmt.Fprintf(&b, "# sweep's points into %s/%s/i. When every task is done, merge them with\n", s.Dir, ShardsDir)
-	fmt.Fprintf(&b, "#   %s sweep --collect %s\n", s.Hxbar, s.Dir)
-	fmt.Fprintf(&b, "#SBATCH --job-name=%s\n", s.JobName)
+	fmt.Fprintf(&b, "# sweep's points into %s/%s/i. When every task is done, merge them with\n", q(s.Dir), ShardsDir)
+	fmt.Fprintf(&b, "#   %s sweep --collect %s\n", q(s.Hxbar), q(s.Dir))
+	fmt.Fprintf(&b, "#SBATCH --job-name=%s\n", jobName(s.JobName))
 	fmt.Fprintf(&b, "#SBATCH --array=0-%d\n", s.Tasks-1)
 	b.WriteString("#SBATCH --ntasks=1\n")
 	fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n", workers)

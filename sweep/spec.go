@@ -236,6 +236,13 @@ func Parse(data []byte, file string) (*Spec, error) {
 			}
 			s.Measure = append(s.Measure, f.Value)
 		}
+		// Every row says whether its run completed and how it ended: a
+		// column of cycles must not hide a TIMEOUT.
+		for _, f := range []string{"complete", "error"} {
+			if !slices.Contains(s.Measure, f) && !slices.Contains(s.Keys, f) {
+				s.Measure = append(s.Measure, f)
+			}
+		}
 	} else {
 		s.Measure = slices.Clone(Fields())
 		s.Measure = slices.DeleteFunc(s.Measure, func(f string) bool { return slices.Contains(s.Keys, f) })

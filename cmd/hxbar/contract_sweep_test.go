@@ -25,7 +25,7 @@ var _ = registerContract("sweep",
 		stdout: []string{"4 points, 4 run, 0 already done"},
 		check: func(t *testing.T, d string) {
 			b, err := os.ReadFile(filepath.Join(d, "out", "results.csv"))
-			if err != nil || !strings.HasPrefix(string(b), "point,order,item_flits,cycles,latency,wall_ms,hash\n0,OOMM,1,") {
+			if err != nil || !strings.HasPrefix(string(b), "point,order,item_flits,cycles,latency,complete,error,wall_ms,hash,hxbar_version\n0,OOMM,1,") {
 				t.Errorf("results.csv: %v %q", err, b)
 			}
 		},
@@ -72,7 +72,7 @@ var _ = registerContract("sweep",
 	contractCase{
 		name: "sweep: the spec as an output", args: []string{"sweep", "$D/results.csv", "--out", "$D"},
 		setup: sweepSetup(map[string]string{"results.csv": sweepSpec}), exit: 2,
-		stderr: []string{"is the input of --spec"},
+		stderr: []string{"is results.csv, a file of --out"},
 	},
 	contractCase{
 		name: "sweep: points stopped by max_cycles are a problem found", args: []string{"sweep", "$D/s.yaml", "--out", "$D/out"},

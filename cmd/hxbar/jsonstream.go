@@ -145,9 +145,9 @@ func writeScheduleJSON(w io.Writer, s *barrierunit.Schedule) error {
 	})
 }
 
-// simJSON is a run's result with the version that computed it first
+// simJSONOut is a run's result with the version that computed it first
 // (docs/sweeps.md: rows of two versions are never mixed).
-type simJSON struct {
+type simJSONOut struct {
 	HxbarVersion string `json:"hxbar_version"`
 	*sim.Result
 }
@@ -155,11 +155,11 @@ type simJSON struct {
 // writeSimJSON writes a run's result, its nodes streamed.
 func writeSimJSON(w io.Writer, res *sim.Result) error {
 	if res.Nodes == nil {
-		return encodeIndented(w, simJSON{version.String(), res}) // "nodes": null
+		return encodeIndented(w, simJSONOut{version.String(), res}) // "nodes": null
 	}
 	head := *res
 	head.Nodes = []sim.NodeResult{}
-	return writeJSONArrayField(w, &simJSON{version.String(), &head}, "nodes", len(res.Nodes), func(b []byte, i int) []byte {
+	return writeJSONArrayField(w, &simJSONOut{version.String(), &head}, "nodes", len(res.Nodes), func(b []byte, i int) []byte {
 		n := &res.Nodes[i]
 		b = append(b, '{')
 		b = jsonInt(b, "rank", int64(n.Rank), false)

@@ -83,7 +83,7 @@ func TestStreamedJSONMatchesEncoder(t *testing.T) {
 		if err := writeSimJSON(&got, res); err != nil {
 			t.Fatal(err)
 		}
-		if want := encoded(t, simJSON{version.String(), res}); !bytes.Equal(got.Bytes(), want) {
+		if want := encoded(t, simJSONOut{version.String(), res}); !bytes.Equal(got.Bytes(), want) {
 			t.Fatalf("result %d: streamed\n%s\nencoder\n%s", i, got.Bytes(), want)
 		}
 	}

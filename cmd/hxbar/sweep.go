@@ -91,8 +91,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if *tasks < 0 {
-		return usagef("invalid --tasks: %d (allowed: 0 for the default, or 1..)", *tasks)
+	if *tasks < 0 || *tasks > sweep.MaxShards {
+		return usagef("invalid --tasks: %d (allowed: 0 for the default, or 1..%d, the shard limit)", *tasks, sweep.MaxShards)
 	}
 	if !sweep.CheckPartition(*partition) {
 		return usagef("invalid --partition: %q (allowed: %s)", *partition, sweep.PartitionAllowed)
@@ -100,12 +100,10 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if !sweep.CheckTime(*timeLimit) {
 		return usagef("invalid --time: %q (allowed: %s)", *timeLimit, sweep.TimeAllowed)
 	}
-	outs := map[string]string{}
 	for _, n := range []string{sweep.CSVName, sweep.JSONLName, sweep.LogName, sweep.MetaName, sweep.SbatchName, gendir.ManifestName} {
-		outs["out "+n] = filepath.Join(*out, n)
-	}
-	if err := checkOutputs(map[string]string{"spec": specPath}, outs); err != nil {
-		return err
+		if o := filepath.Join(*out, n); sameFile(o, specPath) {
+			return usagef("the spec %s is %s, a file of --out %s (allowed: a spec outside the files the sweep writes)", specPath, n, *out)
+		}
 	}
 	spec, err := sweep.Load(specPath)
 	if err != nil {
@@ -123,7 +121,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if shardN > 0 {
 		var err error
 		if dir, err = sweep.ShardDir(dir, shardI); err != nil {
-			return usageError{err}
+			return usageError{sweep.NoForce(err)}
 		}
 	}
 	start := time.Now()
@@ -131,7 +129,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	sum, err := sweep.Run(spec, dir, sweep.Options{Workers: *workers, Shard: shardI, Shards: shardN, Progress: prog.update})
 	prog.finish()
 	if err != nil {
-		return usageError{err}
+		return usageError{sweep.NoForce(err)}
 	}
 	wall := time.Since(start)
 	if *format == "json" {
@@ -141,7 +139,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		}
 		if err := encodeIndented(stdout, map[string]any{
 			"dir": sum.Dir, "points": sum.Points, "ran": sum.Ran, "skipped": sum.Skipped,
-			"incomplete": sum.Incomplete, "failed": failed, "wall_s": wall.Seconds(),
+			"incomplete": sum.Incomplete, "errors": sum.Errors, "failed": failed, "wall_s": wall.Seconds(),
 			"results": []string{filepath.Join(sum.Dir, sweep.CSVName), filepath.Join(sum.Dir, sweep.JSONLName)},
 		}); err != nil {
 			return err
@@ -153,6 +151,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "sweep %s: %s, %d run, %d already done (skipped), %.2f s on %d worker(s)\n",
 			specPath, what, sum.Ran, sum.Skipped, wall.Seconds(), workerCount(*workers))
+		if sum.Errors > 0 {
+			fmt.Fprintf(stdout, "%d points ended in a unit's error (a result: see the error column)\n", sum.Errors)
+		}
 		fmt.Fprintf(stdout, "results: %s, %s\n", filepath.Join(sum.Dir, sweep.CSVName), filepath.Join(sum.Dir, sweep.JSONLName))
 	}
 	var problems []string
@@ -180,8 +181,8 @@ func parseShard(s string) (int, int, error) {
 	a, b, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n || n > 1_000_000 {
-		return 0, 0, usagef("invalid --shard: %q (allowed: i/N with 0 <= i < N, e.g. 0/4)", s)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n || n > sweep.MaxShards {
+		return 0, 0, usagef("invalid --shard: %q (allowed: i/N with 0 <= i < N <= %d, e.g. 0/4)", s, sweep.MaxShards)
 	}
 	return i, n, nil
 }
@@ -202,8 +203,12 @@ func sweepSlurm(spec *sweep.Spec, specPath, out string, tasks int, partition, ti
 	if err != nil {
 		return err
 	}
-	if err := sweep.EnsureDir(out); err != nil {
+	job := &sweep.Slurm{Hxbar: exe, Spec: specAbs, Dir: out, Tasks: tasks, JobName: "hxbar-sweep-" + strings.TrimSuffix(filepath.Base(specPath), filepath.Ext(specPath))}
+	if err := job.Check(); err != nil { // before anything is written
 		return usageError{err}
+	}
+	if err := sweep.EnsureDir(out); err != nil {
+		return usageError{sweep.NoForce(err)}
 	}
 	dir, _, err := gendir.Resolve(out)
 	if err != nil {
@@ -212,11 +217,13 @@ func sweepSlurm(spec *sweep.Spec, specPath, out string, tasks int, partition, ti
 	if strings.ContainsAny(dir, " \t\n%\"'\\") {
 		return usagef("--out %s: a SLURM #SBATCH --output line cannot hold blanks, quotes, backslashes or %%: choose a plain path", dir)
 	}
-	job := &sweep.Slurm{Hxbar: exe, Spec: specAbs, Dir: dir, Tasks: tasks, Partition: partition, Time: timeLimit, Workers: workers,
-		JobName: "hxbar-sweep-" + strings.TrimSuffix(filepath.Base(specPath), filepath.Ext(specPath))}
+	job.Dir, job.Partition, job.Time, job.Workers = dir, partition, timeLimit, workers
+	if err := job.Check(); err != nil {
+		return usageError{err}
+	}
 	if _, err := gendir.Write(dir, []gendir.File{{Name: sweep.SbatchName, Data: []byte(job.Script()), Mode: 0o755, Part: "slurm"}},
 		gendir.Options{Tool: sweep.Tool, Parts: []string{"slurm"}}); err != nil {
-		return usageError{err}
+		return usageError{sweep.NoForce(err)}
 	}
 	for _, d := range []string{sweep.LogsDir, sweep.ShardsDir} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
@@ -260,7 +267,7 @@ func sweepCollect(dir, format string, stdout io.Writer) error {
 		if ie, ok := errors.AsType[*sweep.IncompleteError](err); ok {
 			return failure{ie.Error()}
 		}
-		return usageError{err}
+		return usageError{sweep.NoForce(err)}
 	}
 	if format == "json" {
 		return encodeIndented(stdout, map[string]any{"dir": sum.Dir, "shards": sum.Shards, "points": sum.Points,
@@ -308,7 +315,7 @@ func sweepPlot(dir, spec, plotOut, format string, stdout io.Writer) error {
 	target := filepath.Join(real, "plot.svg")
 	if plotOut == "" {
 		if _, err := gendir.Write(real, []gendir.File{{Name: "plot.svg", Data: svg, Part: "plot"}}, gendir.Options{Tool: sweep.Tool, Parts: []string{"plot"}}); err != nil {
-			return usageError{err}
+			return usageError{sweep.NoForce(err)}
 		}
 	} else {
 		target = plotOut

@@ -1,0 +1,172 @@
+package sweep
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hxbar/hxbar/internal/gendir"
+	"github.com/hxbar/hxbar/internal/version"
+)
+
+// A point that ends in a watchdog TIMEOUT is a row (complete false, error
+// TIMEOUT, latency null), not a failure, and is not re-run on resume.
+func TestErrorOutcomeIsARow(t *testing.T) {
+	s := mustParse(t, "base: {skew: 0, watchdog: 200}\nvary:\n  faults: [[], ['stuck:5']]\nmeasure: [cycles, latency, last_arrival]\n")
+	dir := filepath.Join(t.TempDir(), "out")
+	sum, err := Run(s, dir, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Ran != 2 || len(sum.Failed) != 0 || sum.Errors != 1 || sum.Incomplete != 0 {
+		t.Fatalf("summary %+v", sum)
+	}
+	lines := strings.Split(strings.TrimSpace(string(read(t, filepath.Join(dir, JSONLName)))), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d rows, want 2", len(lines))
+	}
+	var row map[string]any
+	if err := json.Unmarshal([]byte(lines[1]), &row); err != nil {
+		t.Fatal(err)
+	}
+	if row["error"] != "TIMEOUT" || row["complete"] != false || row["latency"] != nil || row["hxbar_version"] != version.String() {
+		t.Errorf("timed-out row: %s", lines[1])
+	}
+	if !strings.Contains(lines[0], `"error":""`) || !strings.Contains(lines[0], `"complete":true`) {
+		t.Errorf("fault-free row: %s", lines[0])
+	}
+	if sum, err := Run(s, dir, Options{}); err != nil || sum.Ran != 0 || sum.Skipped != 2 {
+		t.Errorf("resume re-ran an error outcome: %+v %v", sum, err)
+	}
+}
+
+// A resume refuses a log of another hxbar version, naming both.
+func TestResumeRefusesOtherVersion(t *testing.T) {
+	s := mustParse(t, "base: {skew: 0}\nvary:\n  duplex: [full, half]\n")
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, err := Run(s, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, LogName)
+	data := read(t, log)
+	old := `"hxbar_version":` + string(jsonText(version.String()))
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("log records no version: %s", data)
+	}
+	if err := os.WriteFile(log, []byte(strings.ReplaceAll(string(data), old, `"hxbar_version":"v0.1.0 abc"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(s, dir, Options{})
+	if err == nil || !strings.Contains(err.Error(), `points run by hxbar "v0.1.0 abc", this is hxbar "`+version.String()+`"`) {
+		t.Errorf("resume over another version: %v", err)
+	}
+}
+
+// A sweep refused by the lock has not rewritten sweep.json.
+func TestLockedSweepChangesNothing(t *testing.T) {
+	s := mustParse(t, "base: {skew: 0}\nvary:\n  duplex: [full, half]\n")
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, err := Run(s, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	before := read(t, filepath.Join(dir, MetaName))
+	lg, err := openLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lg.close()
+	other := mustParse(t, "base: {skew: 0}\nvary:\n  duplex: [full]\n")
+	if _, err := Run(other, dir, Options{}); err == nil || !strings.Contains(err.Error(), "another hxbar sweep is running") {
+		t.Fatalf("second sweep: %v", err)
+	}
+	if after := read(t, filepath.Join(dir, MetaName)); string(after) != string(before) {
+		t.Errorf("the refused sweep rewrote %s:\n%s", MetaName, after)
+	}
+}
+
+// Collect checks every field of a shard's sweep.json before using it.
+func TestCollectValidatesMeta(t *testing.T) {
+	s := mustParse(t, "base: {skew: 0}\nvary:\n  duplex: [full, half]\n")
+	good := Meta{Tool: Tool, Points: 2, PointsSHA256: s.PointsHash(), Columns: s.Columns(), Shard: 0, Shards: 1, HxbarVersion: version.String()}
+	for _, c := range []struct {
+		edit func(*Meta)
+		want string
+	}{
+		{func(m *Meta) { m.Points = -1 }, "invalid points: -1 (allowed: 1..1000000)"},
+		{func(m *Meta) { m.Shards = 1_000_000_000_000 }, "invalid shards: 1000000000000 (allowed: 1..1000000)"},
+		{func(m *Meta) { m.Shards = 0 }, "invalid shards: 0 (allowed: 1..1000000)"},
+		{func(m *Meta) { m.PointsSHA256 = "x" }, `invalid points_sha256: "x"`},
+		{func(m *Meta) { m.Columns = []string{"point"} }, "invalid columns"},
+		{func(m *Meta) { m.HxbarVersion = "v9 deadbeef" }, `written by hxbar "v9 deadbeef", this is hxbar "` + version.String() + `"`},
+	} {
+		dir := filepath.Join(t.TempDir(), "out")
+		sd, err := ShardDir(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := good
+		c.edit(&m)
+		b, _ := json.Marshal(m)
+		if _, err := gendir.Write(sd, []gendir.File{{Name: MetaName, Data: b, Part: "spec"}}, gendir.Options{Tool: Tool}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = Collect(dir)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), MetaName) {
+			t.Errorf("%s: got %v", c.want, err)
+		}
+	}
+}
+
+// The batch script refuses control characters and keeps the job name to
+// characters an #SBATCH line holds; paths are quoted in comments too.
+func TestSlurmScriptInjection(t *testing.T) {
+	base := Slurm{Hxbar: "/opt/hxbar", Spec: "/w/s.yaml", Dir: "/scratch/out", Tasks: 2, JobName: "hxbar-sweep-s"}
+	for name, edit := range map[string]func(*Slurm){
+		"the job name":            func(s *Slurm) { s.JobName = "x\nrm -rf ~" },
+		"the hxbar binary's path": func(s *Slurm) { s.Hxbar = "/opt/a\rb" },
+		"--out":                   func(s *Slurm) { s.Dir = "/o\x00" },
+		"invalid --tasks":         func(s *Slurm) { s.Tasks = 2_000_000 },
+	} {
+		s := base
+		edit(&s)
+		if err := s.Check(); err == nil || !strings.Contains(err.Error(), name) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	s := base
+	s.JobName, s.Hxbar = "hxbar-sweep-a b;$(x)", "/opt/my hxbar"
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	got := s.Script()
+	for _, want := range []string{"#SBATCH --job-name=hxbar-sweep-a_b___x_\n", "#   '/opt/my hxbar' sweep --collect /scratch/out\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("script lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// NoForce keeps gendir's refusals but drops the advice of a --force that
+// hxbar sweep does not have.
+func TestNoForce(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := mustParse(t, "base: {skew: 0}\n")
+	_, err := Run(s, dir, Options{})
+	if err == nil || !strings.Contains(err.Error(), "not written by hxbar") {
+		t.Fatalf("foreign directory: %v", err)
+	}
+	if msg := NoForce(err).Error(); strings.Contains(msg, "--force") || !strings.Contains(msg, "not written by hxbar") {
+		t.Errorf("NoForce: %s", msg)
+	}
+	for _, r := range []string{"unreadable manifest (x); refusing to write into it: --force writes into it anyway (replacing files of the same names)",
+		"refusing to write into the filesystem root (even with --force): name a directory"} {
+		if msg := NoForce(&gendir.RefusedError{Dir: "d", Reason: r}).Error(); strings.Contains(msg, "--force") {
+			t.Errorf("NoForce: %s", msg)
+		}
+	}
+}
