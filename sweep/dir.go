@@ -80,9 +80,7 @@ func (s *Spec) meta(shard, shards int) []byte {
 // row is one point's row: its cells as JSON values, in column order.
 func (s *Spec) row(p *Point, r *Record) []json.RawMessage {
 	out := []json.RawMessage{json.RawMessage(strconv.Itoa(p.Index))}
-	for _, v := range p.Values {
-		out = append(out, jsonText(v))
-	}
+	out = append(out, p.Values...)
 	for _, f := range s.Measure {
 		v, ok := r.Result[f]
 		if !ok {

@@ -170,3 +170,34 @@ func TestNoForce(t *testing.T) {
 		}
 	}
 }
+
+// Varied values are written as the spec wrote them: 0x10 stays 0x10, a
+// date stays a date, a quoted "16" is the string 16, a plain 16 a number.
+func TestValuesAsWritten(t *testing.T) {
+	s := mustParse(t, "base: {skew: 0}\nvary:\n  seed: [0x10, 16, 17]\n  name: [2024-01-01, \"16\", n3]\n  faults: [[], ['stuck:5'], [\"stuck:3\"]]\nzip: [[seed, name, faults]]\nmeasure: [cycles]\n")
+	want := []string{
+		`point 0 (seed=0x10, name=2024-01-01, faults=[]) "0x10" "2024-01-01" []`,
+		`point 1 (seed=16, name=16, faults=["stuck:5"]) 16 "16" ["stuck:5"]`,
+		`point 2 (seed=17, name=n3, faults=["stuck:3"]) 17 "n3" ["stuck:3"]`,
+	}
+	if len(s.Points) != len(want) {
+		t.Fatalf("%d points", len(s.Points))
+	}
+	for i := range s.Points {
+		p := &s.Points[i]
+		got := s.Label(p) + " " + string(p.Values[0]) + " " + string(p.Values[1]) + " " + string(p.Values[2])
+		if got != want[i] {
+			t.Errorf("got  %s\nwant %s", got, want[i])
+		}
+	}
+	if s.Points[0].Sys.Seed != 16 || s.Points[0].Sys.Name != "2024-01-01" {
+		t.Errorf("system: seed %d name %q", s.Points[0].Sys.Seed, s.Points[0].Sys.Name)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, err := Run(s, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if csv := string(read(t, filepath.Join(dir, CSVName))); !strings.Contains(csv, "\n0,0x10,2024-01-01,[],") || !strings.Contains(csv, "\n2,17,n3,"+`"[""stuck:3""]"`+",") {
+		t.Errorf("results.csv:\n%s", csv)
+	}
+}

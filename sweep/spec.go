@@ -37,7 +37,7 @@ type Spec struct {
 // Point is one system of the sweep.
 type Point struct {
 	Index  int
-	Values []any // the value of each varied key (Spec.Keys), as the spec wrote it
+	Values []json.RawMessage // the value of each varied key (Spec.Keys), as the spec wrote it (nodeJSON)
 	Sys    hw.System
 	Hash   string         // hex SHA-256 of the system's canonical JSON (Hash)
 	lines  map[string]int // the spec's line of each key the point sets
@@ -57,7 +57,7 @@ func (s *Spec) Label(p *Point) string {
 	}
 	parts := make([]string, len(s.Keys))
 	for i, k := range s.Keys {
-		parts[i] = k + "=" + CSVValue(jsonText(p.Values[i]))
+		parts[i] = k + "=" + CSVValue(p.Values[i])
 	}
 	return fmt.Sprintf("point %d (%s)", p.Index, strings.Join(parts, ", "))
 }
@@ -278,17 +278,16 @@ func Parse(data []byte, file string) (*Spec, error) {
 	}
 
 	// Every point, validated.
-	values := make([]any, len(s.Keys))
+	values := make([][]json.RawMessage, len(s.Keys))
 	for i, l := range lists {
-		vs := make([]any, len(l))
+		values[i] = make([]json.RawMessage, len(l))
 		for j, n := range l {
-			var v any
-			if err := n.Decode(&v); err != nil {
+			v, err := nodeJSON(n, 0)
+			if err != nil {
 				return nil, errAt(n.Line, "vary: %s[%d]: %v", s.Keys[i], j, err)
 			}
-			vs[j] = normalize(v)
+			values[i][j] = v
 		}
-		values[i] = vs
 	}
 	idx := make([]int, len(s.Keys)) // the value index of each key
 	for p := range total {
@@ -300,7 +299,7 @@ func Parse(data []byte, file string) (*Spec, error) {
 			}
 			rest /= n
 		}
-		pt := Point{Index: p, Values: make([]any, len(s.Keys)), lines: map[string]int{}}
+		pt := Point{Index: p, Values: make([]json.RawMessage, len(s.Keys)), lines: map[string]int{}}
 		m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: root.Line}
 		for i := 0; i < len(base); i += 2 {
 			if !slices.Contains(s.Keys, base[i].Value) {
@@ -309,7 +308,7 @@ func Parse(data []byte, file string) (*Spec, error) {
 			}
 		}
 		for k := range s.Keys {
-			pt.Values[k] = values[k].([]any)[idx[k]]
+			pt.Values[k] = values[k][idx[k]]
 			m.Content = append(m.Content, keyNodes[k], lists[k][idx[k]])
 			pt.lines[s.Keys[k]] = lists[k][idx[k]].Line
 		}
@@ -357,26 +356,54 @@ func kindName(n *yaml.Node) string {
 	return fmt.Sprintf("%q", n.Value)
 }
 
-// normalize turns YAML's decoded maps into JSON-encodable ones.
-func normalize(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			v[k] = normalize(x)
-		}
-		return v
-	case map[any]any:
-		m := make(map[string]any, len(v))
-		for k, x := range v {
-			m[fmt.Sprint(k)] = normalize(x)
-		}
-		return m
-	case []any:
-		for i, x := range v {
-			v[i] = normalize(x)
-		}
+// nodeJSON is a varied value as the spec wrote it, as JSON: a plain
+// scalar whose text is a JSON number, true, false or null is that literal;
+// every other scalar (0x10, 2024-01-01, a quoted "16") is its text as a
+// JSON string, never a value YAML derived from it; lists and mappings are
+// built of the same. The CSV cell (CSVValue) is then the spec's text.
+func nodeJSON(n *yaml.Node, depth int) (json.RawMessage, error) {
+	if depth > 64 {
+		return nil, errors.New("nested too deeply (allowed: 64 levels)")
 	}
-	return v
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0 && n.Tag != "!!str" && json.Valid([]byte(n.Value)) && jsonLiteral(n.Value) {
+			return json.RawMessage(n.Value), nil
+		}
+		return jsonText(n.Value), nil
+	case yaml.SequenceNode, yaml.MappingNode:
+		var b bytes.Buffer
+		open, close, step := byte('['), byte(']'), 1
+		if n.Kind == yaml.MappingNode {
+			open, close, step = '{', '}', 2
+		}
+		b.WriteByte(open)
+		for i := 0; i+step-1 < len(n.Content); i += step {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if step == 2 {
+				b.Write(jsonText(n.Content[i].Value))
+				b.WriteByte(':')
+			}
+			v, err := nodeJSON(n.Content[i+step-1], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			b.Write(v)
+		}
+		b.WriteByte(close)
+		return b.Bytes(), nil
+	case yaml.AliasNode:
+		return nodeJSON(n.Alias, depth+1)
+	}
+	return nil, fmt.Errorf("not a value (YAML kind %d)", n.Kind)
+}
+
+// jsonLiteral says whether text is a JSON number, true, false or null
+// (not a string, list or object, which json.Valid also accepts).
+func jsonLiteral(text string) bool {
+	return text != "" && text[0] != '"' && text[0] != '[' && text[0] != '{'
 }
 
 // jsonText is the JSON encoding of a value of the spec.
