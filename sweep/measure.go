@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hxbar/hxbar/design"
+	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/version"
+	"github.com/hxbar/hxbar/noc"
 	"github.com/hxbar/hxbar/sim"
 )
 
@@ -152,6 +155,86 @@ func Check(p *Point) error {
 		}
 	}
 	return nil
+}
+
+// CheckAll checks every point before any runs, whatever its size: Check,
+// and for the points Check does not assemble, the channel names of their
+// faults and avoid lists, in one pass over the channels of each distinct
+// network (no index of every name is built). The first bad point, in point
+// order, is the error, naming the point and the field.
+func (s *Spec) CheckAll() error {
+	type use struct {
+		point int
+		field string
+		value string
+	}
+	byFabric := map[string][]use{}
+	var order []string
+	for i := range s.Points {
+		p := &s.Points[i]
+		if err := Check(p); err != nil {
+			return s.Locate(p, err)
+		}
+		if p.Sys.Nodes() <= checkBuildNodes {
+			continue // sim.Build resolved its names
+		}
+		key := fmt.Sprint(p.Sys.Topology, p.Sys.Dims, p.Sys.Wrap)
+		if _, ok := byFabric[key]; !ok {
+			order = append(order, key)
+		}
+		for j, f := range p.Sys.ParsedFaults() {
+			if f.Channel != "" {
+				byFabric[key] = append(byFabric[key], use{i, fmt.Sprintf("faults[%d]", j), f.Channel})
+			}
+		}
+		for j, a := range p.Sys.Avoid {
+			byFabric[key] = append(byFabric[key], use{i, fmt.Sprintf("avoid[%d]", j), a})
+		}
+	}
+	for _, key := range order {
+		uses := byFabric[key]
+		if len(uses) == 0 {
+			continue
+		}
+		p := &s.Points[uses[0].point]
+		fab, err := noc.FabricOf(&p.Sys)
+		if err != nil {
+			return s.Locate(p, err)
+		}
+		names := map[string]bool{}
+		for _, u := range uses {
+			names[u.value] = false
+		}
+		markChannels(fab, names)
+		for _, u := range uses { // in point order
+			if !names[u.value] {
+				p := &s.Points[u.point]
+				return s.Locate(p, &hw.FieldError{Field: u.field, Value: fmt.Sprintf("%q", u.value),
+					Allowed: fmt.Sprintf("a channel of this %s (hxbar check --channels lists them)", fab.Name())})
+			}
+		}
+	}
+	return nil
+}
+
+// markChannels sets names[n] for every name in names that is a channel of
+// f, naming the channels one at a time (noc.Channels' names).
+func markChannels(f noc.Fabric, names map[string]bool) {
+	for sw := range f.NumSwitches() {
+		for port := range f.Ports(sw) {
+			if n := noc.ChannelName(f, sw, port); !names[n] {
+				if _, ok := names[n]; ok {
+					names[n] = true
+				}
+			}
+		}
+	}
+	for v := range f.NumNodes() {
+		n := "n" + strconv.Itoa(v) + ".inject"
+		if _, ok := names[n]; ok {
+			names[n] = true
+		}
+	}
 }
 
 // checkBuildNodes is the largest system Check assembles in full (a few

@@ -201,3 +201,25 @@ func TestValuesAsWritten(t *testing.T) {
 		t.Errorf("results.csv:\n%s", csv)
 	}
 }
+
+// A bad channel name in a point too large for Check to assemble is refused
+// before any point runs, naming the point, the field and its line.
+func TestCheckAllLargePointChannels(t *testing.T) {
+	s := mustParse(t, "base: {dims: [64, 64, 2]}\nvary:\n  faults: [['drop:n0.d0.up@5'], ['drop:n9.d7.up@5']]\n  avoid: [[], [n3.d1.down]]\n")
+	if s.Points[0].Sys.Nodes() <= checkBuildNodes {
+		t.Fatalf("%d nodes: not above the size Check assembles", s.Points[0].Sys.Nodes())
+	}
+	err := s.CheckAll()
+	want := `spec.yaml: point 2 (faults=["drop:n9.d7.up@5"], avoid=[]): line 3: invalid faults[0]: "n9.d7.up" (allowed: a channel of this`
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got  %v\nwant %s", err, want)
+	}
+	ok := mustParse(t, "base: {dims: [64, 64, 2]}\nvary:\n  faults: [['drop:n0.d0.up@5'], ['drop:n8191.inject@5']]\n  avoid: [[], [n3.d1.down]]\n")
+	if err := ok.CheckAll(); err != nil {
+		t.Errorf("valid names refused: %v", err)
+	}
+	bad := mustParse(t, "base: {dims: [64, 64, 2]}\nvary:\n  avoid: [[n3.d1.down], [n3.d3.down]]\n")
+	if err := bad.CheckAll(); err == nil || !strings.Contains(err.Error(), `point 1 (avoid=["n3.d3.down"]): line 3: invalid avoid[0]: "n3.d3.down"`) {
+		t.Errorf("avoid: %v", err)
+	}
+}

@@ -109,10 +109,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	for i := range spec.Points {
-		if err := sweep.Check(&spec.Points[i]); err != nil {
-			return usageError{spec.Locate(&spec.Points[i], err)}
-		}
+	if err := spec.CheckAll(); err != nil {
+		return usageError{err}
 	}
 	if *slurm {
 		return sweepSlurm(spec, specPath, *out, *tasks, *partition, *timeLimit, *workers, *dryRun, *format, stdout)
