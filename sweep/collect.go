@@ -107,7 +107,9 @@ func Collect(dir string) (*CollectSummary, error) {
 		if err != nil {
 			return nil, err
 		}
-		appendLog(&logData, data, seenHash)
+		if err := appendLog(&logData, data, filepath.Join(real, LogName), seenHash); err != nil {
+			return nil, err
+		}
 	}
 	for _, m := range metas {
 		sdir := filepath.Join(sd, strconv.Itoa(m.Shard))
@@ -140,7 +142,9 @@ func Collect(dir string) (*CollectSummary, error) {
 			csvRows[p] = r
 		}
 		if ldata, err := readOwned(sdir, LogName); err == nil {
-			appendLog(&logData, ldata, seenHash)
+			if err := appendLog(&logData, ldata, filepath.Join(sdir, LogName), seenHash); err != nil {
+				return nil, err
+			}
 		}
 	}
 	var absent []string
@@ -210,9 +214,14 @@ func readOwned(dir, name string) ([]byte, error) {
 	return inputfile.Read(filepath.Join(dir, name))
 }
 
-// appendLog adds the records of data whose hash is not in seen.
-func appendLog(b *bytes.Buffer, data []byte, seen map[string]bool) {
-	for r := range parseLog(data) {
+// appendLog adds the records of the log at path (its content data) whose
+// hash is not in seen.
+func appendLog(b *bytes.Buffer, data []byte, path string, seen map[string]bool) error {
+	recs, err := parseLog(data, path)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
 		if seen[r.Hash] {
 			continue
 		}
@@ -220,4 +229,5 @@ func appendLog(b *bytes.Buffer, data []byte, seen map[string]bool) {
 		line, _ := json.Marshal(r)
 		b.Write(append(line, '\n'))
 	}
+	return nil
 }

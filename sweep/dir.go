@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/csv"
@@ -293,6 +292,68 @@ func lockDir(dir string, meta gendir.File) (string, *runLog, error) {
 	return real, lg, nil
 }
 
+// CheckSize refuses, before any point runs, a spec whose files would not
+// fit the 64 MiB a sweep reads back (inputfile.MaxSize): the log, read on
+// every resume and by --collect, and the results, read by --collect and
+// --plot. The estimate takes each point's varied values as they are and
+// every measured field at a size it does not reach in practice (cycles of
+// 13 digits, a 24-character channel name), so a spec it accepts fits.
+func (s *Spec) CheckSize() error {
+	rec, row := recordBound(), rowBound(s)
+	var log, rows int64
+	for i := range s.Points {
+		log += rec
+		rows += row + int64(len(strconv.Itoa(i)))
+		for k, v := range s.Points[i].Values {
+			rows += int64(len(v) + len(s.Keys[k]) + 4) // "key":value, and the CSV cell
+		}
+		if log > sizeLimit || rows > sizeLimit {
+			name, per := LogName, rec
+			if rows > sizeLimit {
+				name, per = JSONLName, rows/int64(i+1)
+			}
+			return fmt.Errorf("%d points: the sweep's %s would exceed %d MiB from point %d on (allowed: at most %d MiB, about %d points of this spec at %d bytes each: split the sweep into several specs)",
+				len(s.Points), name, sizeLimit>>20, i, sizeLimit>>20, sizeLimit/per, per)
+		}
+	}
+	return nil
+}
+
+// sizeLimit is what CheckSize allows a file (a variable for the tests).
+var sizeLimit int64 = inputfile.MaxSize
+
+// bigMeasures is a Measures at the sizes CheckSize assumes.
+func bigMeasures() Measures {
+	big, n, u := int64(9_999_999_999_999), 999_999_999, uint64(9_999_999_999_999)
+	return Measures{Cycles: big, Ranks: n, Error: "CREDITLOST", Released: n, Episodes: n, LastArrival: &big, Latency: &big,
+		ReleaseSpread: &big, Packets: u, Flits: u, FlitHops: u, Channels: n, MeanChannelLoad: 0.123456789012345678,
+		BusiestChannel: "l99.w9999999.down999999", BusiestChannelLoad: 0.123456789012345678, ItemsMoved: &n, ItemsReceived: &u, Cost: &n}
+}
+
+// recordBound is the largest log record of a point, line end included.
+func recordBound() int64 {
+	data, _ := json.Marshal(bigMeasures())
+	var fields map[string]json.RawMessage
+	json.Unmarshal(data, &fields)
+	r := Record{Hash: strings.Repeat("0", 64), Version: version.String(), WallMS: 99_999_999.999, Result: fields}
+	r.Sum = r.sum()
+	line, _ := json.Marshal(r)
+	return int64(len(line) + 1)
+}
+
+// rowBound is the largest row of results.jsonl but for the point's index
+// and varied values (CheckSize adds them); results.csv's rows are shorter.
+func rowBound(s *Spec) int64 {
+	data, _ := json.Marshal(bigMeasures())
+	var fields map[string]json.RawMessage
+	json.Unmarshal(data, &fields)
+	n := int64(len(`{"point":}`) + 1)
+	for _, f := range s.Measure {
+		n += int64(len(f) + 4 + len(fields[f]))
+	}
+	return n + int64(len(`,"wall_ms":99999999.999,"hash":"`)+64+len(`","hxbar_version":""`)+len(version.String()))
+}
+
 // NoForce drops the --force advice of gendir's refusals: hxbar sweep has
 // no --force (a sweep directory is never written over a user's files).
 func NoForce(err error) error {
@@ -378,7 +439,12 @@ func openLog(dir string) (*runLog, error) {
 		l.close()
 		return nil, err
 	}
-	for r := range parseLog(data) {
+	recs, err := parseLog(data, path)
+	if err != nil {
+		l.close()
+		return nil, err
+	}
+	for _, r := range recs {
 		l.done[r.Hash] = r
 	}
 	if len(data) > 0 && data[len(data)-1] != '\n' { // a line cut short by a crash
@@ -390,22 +456,45 @@ func openLog(dir string) (*runLog, error) {
 	return l, nil
 }
 
-// parseLog yields the well-formed records of a log; a line cut short (a
-// run killed while writing) is skipped.
-func parseLog(data []byte) func(func(Record) bool) {
-	return func(yield func(Record) bool) {
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var r Record
-			if json.Unmarshal(sc.Bytes(), &r) != nil || len(r.Hash) != 64 || r.Result == nil {
-				continue
-			}
-			if !yield(r) {
-				return
-			}
+// maxLogLine bounds one record of a log (a record is well under 4 KiB).
+const maxLogLine = 1 << 20
+
+// parseLog reads the records of the log at path. A line cut short by a
+// run killed while writing it (a prefix of a record) is skipped; any other
+// bad line (not a record, over maxLogLine, a record whose sum does not
+// match: edited by hand) is an error naming the file and the line, so no
+// line hides the records after it.
+func parseLog(data []byte, path string) ([]Record, error) {
+	var out []Record
+	n := 0
+	for line := range bytes.Lines(data) {
+		n++
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		if len(line) == 0 {
+			continue
 		}
+		if len(line) > maxLogLine {
+			return nil, fmt.Errorf("%s: line %d: %d bytes (allowed: a record of at most %d bytes)", path, n, len(line), maxLogLine)
+		}
+		var r Record
+		err := json.Unmarshal(line, &r)
+		switch {
+		case err != nil && cutShort(line, err):
+			continue
+		case err != nil || len(r.Hash) != 64 || r.Result == nil:
+			return nil, fmt.Errorf("%s: line %d: not a record of hxbar sweep (the log is written by hxbar only: move it away to run the points again)", path, n)
+		case r.Sum != r.sum():
+			return nil, fmt.Errorf("%s: line %d: the record's sum does not match its content (edited since hxbar wrote it: move the log away to run the points again)", path, n)
+		}
+		out = append(out, r)
 	}
+	return out, nil
+}
+
+// cutShort says whether line is a record cut short: a prefix of one
+// (JSON that ends early) that starts like a record does.
+func cutShort(line []byte, err error) bool {
+	return bytes.HasPrefix(line, []byte(`{"hash":"`)) && strings.Contains(err.Error(), "unexpected end of JSON input")
 }
 
 func (l *runLog) contents() ([]byte, error) {
@@ -420,6 +509,7 @@ func (l *runLog) contents() ([]byte, error) {
 }
 
 func (l *runLog) append(r Record) error {
+	r.Sum = r.sum()
 	line, err := json.Marshal(r)
 	if err != nil {
 		return err

@@ -1,6 +1,8 @@
 package sweep
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -101,6 +103,17 @@ type Record struct {
 	Version string                     `json:"hxbar_version"`
 	WallMS  float64                    `json:"wall_ms"`
 	Result  map[string]json.RawMessage `json:"result"`
+	// Sum is the first 16 hex digits of the SHA-256 of the record's JSON
+	// without it: a record edited by hand is refused (parseLog).
+	Sum string `json:"sum,omitempty"`
+}
+
+// sum is the Sum the record's content has.
+func (r Record) sum() string {
+	r.Sum = ""
+	data, _ := json.Marshal(r)
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:8])
 }
 
 // RunPoint builds and runs one point's system. A run stopped by max_cycles

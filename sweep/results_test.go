@@ -2,8 +2,10 @@ package sweep
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -55,10 +57,23 @@ func TestResumeRefusesOtherVersion(t *testing.T) {
 	if !strings.Contains(string(data), old) {
 		t.Fatalf("log records no version: %s", data)
 	}
-	if err := os.WriteFile(log, []byte(strings.ReplaceAll(string(data), old, `"hxbar_version":"v0.1.0 abc"`)), 0o644); err != nil {
+	// The fixture: the same records, written by another version (their
+	// sums made anew, as that version would have).
+	recs, err := parseLog(data, log)
+	if err != nil {
 		t.Fatal(err)
 	}
-	_, err := Run(s, dir, Options{})
+	var b strings.Builder
+	for _, r := range recs {
+		r.Version = "v0.1.0 abc"
+		r.Sum = r.sum()
+		line, _ := json.Marshal(r)
+		b.WriteString(string(line) + "\n")
+	}
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(s, dir, Options{})
 	if err == nil || !strings.Contains(err.Error(), `points run by hxbar "v0.1.0 abc", this is hxbar "`+version.String()+`"`) {
 		t.Errorf("resume over another version: %v", err)
 	}
@@ -221,5 +236,80 @@ func TestCheckAllLargePointChannels(t *testing.T) {
 	bad := mustParse(t, "base: {dims: [64, 64, 2]}\nvary:\n  avoid: [[n3.d1.down], [n3.d3.down]]\n")
 	if err := bad.CheckAll(); err == nil || !strings.Contains(err.Error(), `point 1 (avoid=["n3.d3.down"]): line 3: invalid avoid[0]: "n3.d3.down"`) {
 		t.Errorf("avoid: %v", err)
+	}
+}
+
+// The log reader: a line cut short by a crash is skipped, a hand-edited
+// record or a line over 1 MiB is refused by its line number, and no line
+// hides the records after it.
+func TestLogLines(t *testing.T) {
+	s := mustParse(t, "base: {skew: 0}\nvary:\n  duplex: [full, half]\n")
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, err := Run(s, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, LogName)
+	data := string(read(t, log))
+	lines := strings.SplitAfter(data, "\n")
+	for name, c := range map[string]struct{ text, want string }{
+		"cut short":  {lines[0][:40] + "\n" + lines[1], ""},
+		"edited":     {strings.Replace(lines[0], `"cycles":`, `"cycles":1`, 1) + lines[1], "line 1: the record's sum does not match"},
+		"long line":  {lines[0] + `{"hash":"` + strings.Repeat("a", 2<<20) + "\"}\n" + lines[1], "line 2: 2097163 bytes (allowed: a record of at most 1048576 bytes)"},
+		"not record": {lines[0] + "hello\n" + lines[1], "line 2: not a record of hxbar sweep"},
+	} {
+		recs, err := parseLog([]byte(c.text), log)
+		switch {
+		case c.want == "" && (err != nil || len(recs) != 1):
+			t.Errorf("%s: %d records, %v", name, len(recs), err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), log)):
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if err := os.WriteFile(log, []byte(strings.Replace(data, `"cycles":`, `"cycles":1`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(s, dir, Options{}); err == nil || !strings.Contains(err.Error(), "sum does not match") {
+		t.Errorf("resume over an edited log: %v", err)
+	}
+}
+
+// A spec whose log would not fit what a resume reads back is refused
+// before any point runs, naming the limit; one that fits is accepted.
+func TestCheckSize(t *testing.T) {
+	seeds := func(n int) string {
+		var b strings.Builder
+		b.WriteString("base: {skew: 0}\nvary:\n  seed: [")
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(i))
+		}
+		b.WriteString("]\n")
+		return b.String()
+	}
+	n := int(sizeLimit / recordBound())
+	if testing.Short() { // the same rule on a smaller limit
+		defer func(l int64) { sizeLimit = l }(sizeLimit)
+		n = 100
+		sizeLimit = int64(n) * recordBound()
+	}
+	if err := mustParse(t, seeds(n)).CheckSize(); err != nil {
+		t.Errorf("%d points: %v", n, err)
+	}
+	err := mustParse(t, seeds(n+1)).CheckSize()
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d points: the sweep's points.jsonl would exceed %d MiB from point %d on", n+1, sizeLimit>>20, n)) {
+		t.Errorf("%d points: %v", n+1, err)
+	}
+	// A real run's records are within the bound.
+	s := mustParse(t, small)
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, err := Run(s, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(string(read(t, filepath.Join(dir, LogName))), "\n") {
+		if int64(len(line)+1) > recordBound() {
+			t.Errorf("record %d: %d bytes, over the bound %d", i, len(line)+1, recordBound())
+		}
 	}
 }

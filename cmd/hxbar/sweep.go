@@ -109,6 +109,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if err := spec.CheckSize(); err != nil {
+		return usageError{fmt.Errorf("%s: %w", specPath, err)}
+	}
 	if err := spec.CheckAll(); err != nil {
 		return usageError{err}
 	}
