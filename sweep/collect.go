@@ -80,7 +80,7 @@ func Collect(dir string) (*CollectSummary, error) {
 	}
 	first := metas[0]
 	for i, m := range metas {
-		if m.Shards != first.Shards || m.PointsSHA256 != first.PointsSHA256 || !slices.Equal(m.Columns, first.Columns) {
+		if m.Shards != first.Shards || m.Points != first.Points || m.PointsSHA256 != first.PointsSHA256 || !slices.Equal(m.Columns, first.Columns) {
 			return nil, fmt.Errorf("%s: shards %s and %s are of different sweeps (points, columns or shard count differ: run every shard of one spec with one N)", dir, names[0], names[i])
 		}
 	}
@@ -221,7 +221,10 @@ func appendLog(b *bytes.Buffer, data []byte, path string, seen map[string]bool) 
 	if err != nil {
 		return err
 	}
-	for _, r := range recs {
+	for i, r := range recs {
+		if r.Version != version.String() {
+			return fmt.Errorf("%s: record %d: a point run by hxbar %q, this is hxbar %q (rows of two versions are never mixed: collect into a new DIR, or with the version that ran it)", path, i+1, r.Version, version.String())
+		}
 		if seen[r.Hash] {
 			continue
 		}

@@ -53,29 +53,53 @@ func TestResumeRefusesOtherVersion(t *testing.T) {
 	}
 	log := filepath.Join(dir, LogName)
 	data := read(t, log)
-	old := `"hxbar_version":` + string(jsonText(version.String()))
-	if !strings.Contains(string(data), old) {
+	if old := `"hxbar_version":` + string(jsonText(version.String())); !strings.Contains(string(data), old) {
 		t.Fatalf("log records no version: %s", data)
 	}
-	// The fixture: the same records, written by another version (their
-	// sums made anew, as that version would have).
-	recs, err := parseLog(data, log)
+	asVersion(t, log, "v0.1.0 abc")
+	_, err := Run(s, dir, Options{})
+	if err == nil || !strings.Contains(err.Error(), `points run by hxbar "v0.1.0 abc", this is hxbar "`+version.String()+`"`) {
+		t.Errorf("resume over another version: %v", err)
+	}
+}
+
+// asVersion rewrites the log at path as another version would have written
+// it: the same records, their sums made anew.
+func asVersion(t *testing.T, path, v string) {
+	t.Helper()
+	recs, err := parseLog(read(t, path), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
 	for _, r := range recs {
-		r.Version = "v0.1.0 abc"
+		r.Version = v
 		r.Sum = r.sum()
 		line, _ := json.Marshal(r)
 		b.WriteString(string(line) + "\n")
 	}
-	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(s, dir, Options{})
-	if err == nil || !strings.Contains(err.Error(), `points run by hxbar "v0.1.0 abc", this is hxbar "`+version.String()+`"`) {
-		t.Errorf("resume over another version: %v", err)
+}
+
+// --collect refuses to merge a log of another version into DIR's.
+func TestCollectRefusesOtherVersionLog(t *testing.T) {
+	s := mustParse(t, "base: {skew: 0}\nvary:\n  duplex: [full, half]\n")
+	dir := filepath.Join(t.TempDir(), "out")
+	sd, err := ShardDir(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(s, sd, Options{Shard: 0, Shards: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Collect(dir); err != nil {
+		t.Fatal(err)
+	}
+	asVersion(t, filepath.Join(dir, LogName), "v0.1.0 abc")
+	if _, err := Collect(dir); err == nil || !strings.Contains(err.Error(), `record 1: a point run by hxbar "v0.1.0 abc", this is hxbar "`+version.String()+`"`) {
+		t.Errorf("collect over another version's log: %v", err)
 	}
 }
 

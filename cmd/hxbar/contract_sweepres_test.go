@@ -89,3 +89,16 @@ func TestSweepRefusalsAdviseNoForce(t *testing.T) {
 		t.Errorf("sweep has a --force flag now (exit %d): the advice may come back", code)
 	}
 }
+
+var _ = registerContract("sweep-limits",
+	contractCase{
+		name: "sweep: --workers above the shared limit", args: []string{"sweep", "$D/s.yaml", "--out", "$D/out", "--workers", "1000001"},
+		setup: sweepSetup(map[string]string{"s.yaml": sweepSpec}), exit: 2,
+		stderr: []string{"invalid --workers: 1000001 (allowed: 0 for every core, or 1..1000000"},
+	},
+	contractCase{
+		name: "sweep: a bad channel of a large point is refused before any runs", args: []string{"sweep", "$D/s.yaml", "--out", "$D/out"},
+		setup: sweepSetup(map[string]string{"s.yaml": "base: {dims: [64, 64, 2]}\nvary:\n  avoid: [[n3.d1.down], [n3.d3.down]]\n"}), exit: 2,
+		stderr: []string{`point 1 (avoid=["n3.d3.down"]): line 3: invalid avoid[0]: "n3.d3.down"`},
+	},
+)

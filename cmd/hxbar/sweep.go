@@ -80,8 +80,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return usagef("--out DIR is missing: the directory of the results (allowed: a new or empty directory, or one hxbar sweep wrote)")
 	}
-	if *workers < 0 {
-		return usagef("invalid --workers: %d (allowed: 0 for every core, or 1..)", *workers)
+	if *workers < 0 || *workers > sweep.MaxShards {
+		return usagef("invalid --workers: %d (allowed: 0 for every core, or 1..%d, the limit --tasks and --shard share)", *workers, sweep.MaxShards)
 	}
 	specPath := fs.args[0]
 	var shardI, shardN int
@@ -107,13 +107,13 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	spec, err := sweep.Load(specPath)
 	if err != nil {
-		return usageError{err}
+		return usageError{sweep.NoForce(err)}
 	}
 	if err := spec.CheckSize(); err != nil {
 		return usageError{fmt.Errorf("%s: %w", specPath, err)}
 	}
 	if err := spec.CheckAll(); err != nil {
-		return usageError{err}
+		return usageError{sweep.NoForce(err)}
 	}
 	if *slurm {
 		return sweepSlurm(spec, specPath, *out, *tasks, *partition, *timeLimit, *workers, *dryRun, *format, stdout)
@@ -206,21 +206,21 @@ func sweepSlurm(spec *sweep.Spec, specPath, out string, tasks int, partition, ti
 	}
 	job := &sweep.Slurm{Hxbar: exe, Spec: specAbs, Dir: out, Tasks: tasks, JobName: "hxbar-sweep-" + strings.TrimSuffix(filepath.Base(specPath), filepath.Ext(specPath))}
 	if err := job.Check(); err != nil { // before anything is written
-		return usageError{err}
+		return usageError{sweep.NoForce(err)}
 	}
 	if err := sweep.EnsureDir(out); err != nil {
 		return usageError{sweep.NoForce(err)}
 	}
 	dir, _, err := gendir.Resolve(out)
 	if err != nil {
-		return usageError{err}
+		return usageError{sweep.NoForce(err)}
 	}
 	if strings.ContainsAny(dir, " \t\n%\"'\\") {
 		return usagef("--out %s: a SLURM #SBATCH --output line cannot hold blanks, quotes, backslashes or %%: choose a plain path", dir)
 	}
 	job.Dir, job.Partition, job.Time, job.Workers = dir, partition, timeLimit, workers
 	if err := job.Check(); err != nil {
-		return usageError{err}
+		return usageError{sweep.NoForce(err)}
 	}
 	if _, err := gendir.Write(dir, []gendir.File{{Name: sweep.SbatchName, Data: []byte(job.Script()), Mode: 0o755, Part: "slurm"}},
 		gendir.Options{Tool: sweep.Tool, Parts: []string{"slurm"}}); err != nil {
@@ -290,14 +290,14 @@ func sweepPlot(dir, spec, plotOut, format string, stdout io.Writer) error {
 	}
 	real, exists, err := gendir.Resolve(dir)
 	if err != nil {
-		return usageError{err}
+		return usageError{sweep.NoForce(err)}
 	}
 	if !exists || !gendir.Owns(real, sweep.JSONLName) {
 		return usagef("%s: no %s written by hxbar sweep (allowed: the --out DIR of a finished sweep, or a collected one)", dir, sweep.JSONLName)
 	}
 	data, err := inputfile.Read(filepath.Join(real, sweep.JSONLName))
 	if err != nil {
-		return usageError{err}
+		return usageError{sweep.NoForce(err)}
 	}
 	title := fmt.Sprintf("%s: %s vs %s", filepath.Base(real), ps.Y, ps.X)
 	svg, err := sweep.Plot(data, ps, title)
@@ -329,10 +329,10 @@ func sweepPlot(dir, spec, plotOut, format string, stdout io.Writer) error {
 				return usagef("--plot-out %s exists and is not a plot hxbar sweep wrote (allowed: a new file, or one it wrote); refusing to overwrite it", plotOut)
 			}
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return usageError{err}
+			return usageError{sweep.NoForce(err)}
 		}
 		if err := os.WriteFile(plotOut, svg, 0o644); err != nil {
-			return usageError{err}
+			return usageError{sweep.NoForce(err)}
 		}
 	}
 	if format == "json" {
