@@ -200,7 +200,7 @@ func (m *Meta) check() error {
 	case len(m.Columns) < 4 || m.Columns[0] != "point" || !slices.Equal(m.Columns[len(m.Columns)-3:], []string{"wall_ms", "hash", "hxbar_version"}):
 		return fmt.Errorf("invalid columns: %q (allowed: point, the varied keys, the measured fields, wall_ms, hash, hxbar_version)", m.Columns)
 	case m.HxbarVersion != version.String():
-		return fmt.Errorf("written by hxbar %q, this is hxbar %q (rows of two versions are never mixed: collect with the version that ran the shards)", m.HxbarVersion, version.String())
+		return fmt.Errorf("written by hxbar %s, this is hxbar %q (rows of two versions are never mixed: collect with the version that ran the shards)", versionName(m.HxbarVersion), version.String())
 	}
 	return nil
 }
@@ -223,7 +223,7 @@ func appendLog(b *bytes.Buffer, data []byte, path string, seen map[string]bool) 
 	}
 	for i, r := range recs {
 		if r.Version != version.String() {
-			return fmt.Errorf("%s: record %d: a point run by hxbar %q, this is hxbar %q (rows of two versions are never mixed: collect into a new DIR, or with the version that ran it)", path, i+1, r.Version, version.String())
+			return fmt.Errorf("%s: record %d: a point run by hxbar %s, this is hxbar %q (rows of two versions are never mixed: collect into a new DIR, or with the version that ran it)", path, i+1, versionName(r.Version), version.String())
 		}
 		if seen[r.Hash] {
 			continue

@@ -154,8 +154,8 @@ func Run(s *Spec, dir string, opt Options) (*Summary, error) {
 	defer lg.close()
 	for _, r := range lg.done {
 		if r.Version != version.String() {
-			return nil, fmt.Errorf("%s: points run by hxbar %q, this is hxbar %q (a sweep never mixes rows of two versions: use a new --out DIR, or run the version that wrote it)",
-				filepath.Join(real, LogName), r.Version, version.String())
+			return nil, fmt.Errorf("%s: points run by hxbar %s, this is hxbar %q (a sweep never mixes rows of two versions: use a new --out DIR, or run the version that wrote it)",
+				filepath.Join(real, LogName), versionName(r.Version), version.String())
 		}
 	}
 
@@ -261,6 +261,15 @@ func Run(s *Spec, dir string, opt Options) (*Summary, error) {
 		return nil, err
 	}
 	return sum, nil
+}
+
+// versionName quotes a recorded version for messages; none recorded is an
+// hxbar older than the record's hxbar_version field.
+func versionName(v string) string {
+	if v == "" {
+		return "of no recorded version (older than hxbar version)"
+	}
+	return strconv.Quote(v)
 }
 
 // lockDir opens and locks dir's log, then writes meta: a sweep refused by
@@ -483,7 +492,7 @@ func parseLog(data []byte, path string) ([]Record, error) {
 			continue
 		case err != nil || len(r.Hash) != 64 || r.Result == nil:
 			return nil, fmt.Errorf("%s: line %d: not a record of hxbar sweep (the log is written by hxbar only: move it away to run the points again)", path, n)
-		case r.Sum != r.sum():
+		case r.Sum != r.sum() && (r.Sum != "" || r.Version != ""): // neither: an hxbar before versions (refused by version)
 			return nil, fmt.Errorf("%s: line %d: the record's sum does not match its content (edited since hxbar wrote it: move the log away to run the points again)", path, n)
 		}
 		out = append(out, r)

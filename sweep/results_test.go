@@ -337,3 +337,29 @@ func TestCheckSize(t *testing.T) {
 		}
 	}
 }
+
+// A log of an hxbar before versions (records without hxbar_version and
+// sum) is refused by its version, not called edited.
+func TestResumeRefusesUnversionedLog(t *testing.T) {
+	s := mustParse(t, "base: {skew: 0}\nvary:\n  duplex: [full, half]\n")
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, err := Run(s, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, LogName)
+	recs, err := parseLog(read(t, log), log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, r := range recs {
+		line, _ := json.Marshal(map[string]any{"hash": r.Hash, "wall_ms": r.WallMS, "result": r.Result})
+		b.WriteString(string(line) + "\n")
+	}
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(s, dir, Options{}); err == nil || !strings.Contains(err.Error(), "points run by hxbar of no recorded version (older than hxbar version), this is hxbar") {
+		t.Errorf("resume over an unversioned log: %v", err)
+	}
+}
