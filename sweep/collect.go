@@ -141,10 +141,14 @@ func Collect(dir string) (*CollectSummary, error) {
 			}
 			csvRows[p] = r
 		}
-		if ldata, err := readOwned(sdir, LogName); err == nil {
-			if err := appendLog(&logData, ldata, filepath.Join(sdir, LogName), seenHash); err != nil {
-				return nil, err
-			}
+		// The log as the shard's manifest records its hash: an edited log,
+		// or one a later interrupted run appended to, is not merged.
+		ldata, err := readOwned(sdir, LogName)
+		if err != nil {
+			return nil, &IncompleteError{fmt.Sprintf("shard %d: %v (edited, or a run of the shard was interrupted: re-run the shard, it resumes)", m.Shard, err)}
+		}
+		if err := appendLog(&logData, ldata, filepath.Join(sdir, LogName), seenHash); err != nil {
+			return nil, err
 		}
 	}
 	var absent []string

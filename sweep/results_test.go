@@ -363,3 +363,25 @@ func TestResumeRefusesUnversionedLog(t *testing.T) {
 		t.Errorf("resume over an unversioned log: %v", err)
 	}
 }
+
+// --collect checks each shard's log against the hash its manifest records.
+func TestCollectChecksShardLogHash(t *testing.T) {
+	s := mustParse(t, "base: {skew: 0}\nvary:\n  duplex: [full, half]\n")
+	dir := filepath.Join(t.TempDir(), "out")
+	sd, err := ShardDir(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(s, sd, Options{Shard: 0, Shards: 1}); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(sd, LogName)
+	data := read(t, log)
+	if err := os.WriteFile(log, append(data, data[:40]...), 0o644); err != nil { // a valid log, not the one recorded
+		t.Fatal(err)
+	}
+	_, err = Collect(dir)
+	if _, ok := err.(*IncompleteError); !ok || !strings.Contains(err.Error(), log+": missing, or not as hxbar-manifest.json records it") {
+		t.Errorf("collect over an edited shard log: %v", err)
+	}
+}
