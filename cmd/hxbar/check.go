@@ -19,6 +19,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	sys := bindSystem(fs.FlagSet)
 	format := fs.String("format", "table", "output format: table or json")
 	channels := fs.Bool("channels", false, "list the channels (the names --fault and --avoid take) instead of proving the tables")
+	limit := bindBudget(fs.FlagSet)
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -38,6 +39,17 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		return usageError{explainSystemError(fs.FlagSet, err)}
 	}
 	if *channels {
+		if *format == "table" {
+			// JSON is streamed; the table renderer holds every row.
+			lim, err := limit()
+			if err != nil {
+				return err
+			}
+			if err := lim.Check(fmt.Sprintf("the channel table of %d channels", noc.NumChannels(f)), channelTableBytes(f),
+				"--format json streams the list in constant memory"); err != nil {
+				return usageError{err}
+			}
+		}
 		return listChannels(f, *format, stdout)
 	}
 	// A torus too large for the all-pairs walk is proved by dimension,
