@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode/utf8"
 )
 
 type command struct {
@@ -110,12 +111,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case errors.Is(out.failed(), syscall.EPIPE) || errors.Is(errOut.failed(), syscall.EPIPE):
 		return exitPipe // the reader has gone: nothing to tell it
 	}
-	fmt.Fprintf(stderr, "hxbar %s: %v\n", args[0], err)
+	fmt.Fprintf(stderr, "hxbar %s: %s\n", args[0], oneLine(err.Error()))
 	var f failure
 	if errors.As(err, &f) {
 		return 1
 	}
 	return 2
+}
+
+// maxMessage bounds a printed error: one that quotes its input (a line of
+// a file, a tool's output) could otherwise be megabytes on one line.
+const maxMessage = 4096
+
+// oneLine makes an error message one line of at most maxMessage bytes:
+// a multi-line message (a tool's stderr, a parser's report) has its lines
+// joined by " | ", and a long one is cut, saying how much was cut.
+func oneLine(msg string) string {
+	var lines []string
+	for l := range strings.Lines(msg) {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	msg = strings.Join(lines, " | ")
+	if len(msg) > maxMessage {
+		cut := maxMessage
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = fmt.Sprintf("%s... (%d more bytes of the message cut)", msg[:cut], len(msg)-cut)
+	}
+	return msg
 }
 
 func usage(w io.Writer) {

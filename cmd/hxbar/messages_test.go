@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestMessagesNameTheCause: each refusal is one line, exit 2, naming the
@@ -56,5 +57,23 @@ func TestMessagesNameTheCause(t *testing.T) {
 				t.Errorf("%v: %q names %q, not the cause", c.args, msg, n)
 			}
 		}
+	}
+}
+
+// TestOneLine: a multi-line error (a tool's stderr) is printed on one line,
+// and one of megabytes (quoting its input) is cut to maxMessage bytes
+// saying how much was cut, at a character boundary.
+func TestOneLine(t *testing.T) {
+	if got := oneLine("yosys failed:\nERROR: syntax error\n\n  near line 3\n"); got != "yosys failed: | ERROR: syntax error | near line 3" {
+		t.Errorf("multi-line: %q", got)
+	}
+	huge := strings.Repeat("é", 4_000_000) // 8 MB, two bytes a character
+	got := oneLine("invalid x: " + huge)
+	if len(got) > maxMessage+100 || !strings.HasSuffix(got, "more bytes of the message cut)") || !utf8.ValidString(got) {
+		t.Errorf("huge: %d bytes, ends %q", len(got), got[len(got)-60:])
+	}
+	var o, e bytes.Buffer
+	if code := run([]string{"sim", "--dims", huge}, &o, &e); code != 2 || e.Len() > maxMessage+200 || strings.Count(e.String(), "\n") != 1 {
+		t.Errorf("sim --dims HUGE: exit %d, %d bytes of message", code, e.Len())
 	}
 }
