@@ -6,6 +6,7 @@ import (
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/budget"
 	"github.com/hxbar/hxbar/noc"
+	"github.com/hxbar/hxbar/sim"
 )
 
 // bindBudget adds --max-memory to a command that builds something whose
@@ -45,6 +46,9 @@ func modelBytes(s *hw.System, perNode int64) budget.Bytes {
 
 // checkModelBudget refuses to build the cycle model of s over the budget.
 func checkModelBudget(getLimit func() (budget.Limit, error), what string, s *hw.System, perNode int64) error {
+	if s.Nodes() > sim.MaxModelNodes {
+		return nil // past the model's own limit: sim.Build refuses it by that
+	}
 	lim, err := getLimit()
 	if err != nil {
 		return err
