@@ -56,14 +56,23 @@ func alive(pid int) bool {
 // has gone, hxbar exits with status 141 within seconds, kills yosys's whole
 // process group (the grandchild too) and removes its temporary directory.
 func TestSynthChildrenDieWithPipe(t *testing.T) {
+	childrenDieWithPipe(t, "yosys", "synth", "--dims", "2,2")
+}
+
+// TestCosimChildrenDieWithPipe: the same for cosim and a fake iverilog.
+func TestCosimChildrenDieWithPipe(t *testing.T) {
+	childrenDieWithPipe(t, "iverilog", "cosim", "--dims", "2,2")
+}
+
+func childrenDieWithPipe(t *testing.T, tool string, args ...string) {
 	bin := hxbarBinary(t)
 	fake, tmp := t.TempDir(), t.TempDir()
 	pids := filepath.Join(fake, "pids")
 	script := "#!/bin/sh\nsleep 300 &\necho $$ $! > " + pids + "\nwait\n"
-	if err := os.WriteFile(filepath.Join(fake, "yosys"), []byte(script), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(fake, tool), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "synth", "--dims", "2,2")
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "PATH="+fake+":"+os.Getenv("PATH"), "TMPDIR="+tmp)
 	r, err := cmd.StdoutPipe()
 	if err != nil {
@@ -76,7 +85,7 @@ func TestSynthChildrenDieWithPipe(t *testing.T) {
 	var ids []int
 	for deadline := time.Now().Add(20 * time.Second); len(ids) < 2; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("the fake yosys did not start")
+			t.Fatalf("the fake %s did not start", tool)
 		}
 		b, _ := os.ReadFile(pids)
 		ids = ids[:0]
@@ -100,7 +109,7 @@ func TestSynthChildrenDieWithPipe(t *testing.T) {
 	for _, pid := range ids {
 		if alive(pid) {
 			syscall.Kill(pid, syscall.SIGKILL)
-			t.Errorf("process %d of yosys's group still running", pid)
+			t.Errorf("process %d of %s's group still running", pid, tool)
 		}
 	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, "hxbar-*")); len(left) > 0 {
