@@ -204,6 +204,21 @@ func Generate(algo hw.Algorithm, ranks int) (*Schedule, error) {
 	return s, nil
 }
 
+// GenerateEach is Generate without the route list: the schedule's fields
+// (Routes nil) and its routes in Generate's order, made as each yields
+// them, for a writer that streams them out. Same limits as Generate.
+func GenerateEach(algo hw.Algorithm, ranks int) (*Schedule, func(yield func(Route) bool), error) {
+	p, err := newPlan(algo, ranks)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.count() > MaxRoutes {
+		return nil, nil, &hw.FieldError{Field: "ranks", Value: ranks,
+			Allowed: fmt.Sprintf("1..%d for a %s route list of at most %d routes; GenerateFlat builds the gate tables of up to %d ranks", maxRanksFor(algo), algo, MaxRoutes, MaxRanks)}
+	}
+	return &Schedule{Ranks: ranks, Algo: string(algo), Gates: p.g}, p.each, nil
+}
+
 // GenerateFlat returns Flatten(Generate(algo, ranks)) without ever holding
 // the route list: for a million ranks that is the difference between some
 // 300 MB and 2 GB, and it works up to MaxRanks, past Generate's MaxRoutes.

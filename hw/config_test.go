@@ -271,6 +271,11 @@ func genSystem(t *rapid.T) System {
 			s.Dims[i] = s.Dims[0]
 		}
 	}
+	for s.Nodes() > MaxNodes { // halve every size until the network is allowed
+		for i := range s.Dims {
+			s.Dims[i] = max(MinDimSize, s.Dims[i]/2)
+		}
+	}
 	s.Collective = rapid.SampledFrom(Collectives).Draw(t, "collective")
 	s.ItemFlits = rapid.IntRange(1, MaxItemFlits).Draw(t, "item_flits")
 	if s.IsData() {

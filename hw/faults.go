@@ -1,6 +1,7 @@
 package hw
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -57,7 +58,7 @@ func (f Fault) String() string {
 // network) are checked by System.Validate and the model.
 func ParseFault(spec string) (Fault, error) {
 	bad := func(why string) (Fault, error) {
-		return Fault{}, fmt.Errorf("%s: %s (want %s)", showString(spec), why, FaultAllowed)
+		return Fault{}, &faultSyntaxError{spec: spec, why: why}
 	}
 	kind, rest, ok := strings.Cut(strings.TrimSpace(spec), ":")
 	if !ok {
@@ -100,6 +101,14 @@ func ParseFault(spec string) (Fault, error) {
 	return f, nil
 }
 
+// faultSyntaxError is a fault spec ParseFault cannot read, with the
+// reason it computed (kept by validateFaults in the field's message).
+type faultSyntaxError struct{ spec, why string }
+
+func (e *faultSyntaxError) Error() string {
+	return fmt.Sprintf("%s: %s (want %s)", showString(e.spec), e.why, FaultAllowed)
+}
+
 // decimal parses s as digits only (no sign, no space) below limit.
 func decimal(s string, limit int64) (int64, bool) {
 	if s == "" || len(s) > 19 {
@@ -133,7 +142,12 @@ func (s *System) validateFaults() error {
 		field := fmt.Sprintf("faults[%d]", i)
 		f, err := ParseFault(spec)
 		if err != nil {
-			return &FieldError{Field: field, Value: showString(spec), Allowed: FaultAllowed}
+			value := showString(spec)
+			var se *faultSyntaxError
+			if errors.As(err, &se) {
+				value += ", " + se.why // the parser's reason, not only the forms
+			}
+			return &FieldError{Field: field, Value: value, Allowed: FaultAllowed}
 		}
 		if j, dup := seen[f.String()]; dup {
 			return &FieldError{Field: field, Value: showString(spec), Allowed: fmt.Sprintf("a fault not given before (faults[%d] is the same fault; two equal flips would cancel)", j)}

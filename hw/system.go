@@ -86,8 +86,12 @@ func Join[T ~string](names []T) string {
 
 // Limits of the numeric fields.
 const (
-	MinDims, MaxDims           = 1, 6
-	MinDimSize, MaxDimSize     = 2, 64
+	MinDims, MaxDims       = 1, 6
+	MinDimSize, MaxDimSize = 2, 64
+	// MaxNodes bounds any network: the largest hyper-crossbar has 64^4
+	// nodes (a schedule's ranks, barrierunit.MaxRanks), and no command
+	// handles more (the cycle model and the other topologies: 2^21).
+	MaxNodes                   = 1 << 24
 	MinFlitWidth, MaxFlitWidth = 16, 128
 	MaxLinkLatency             = 64
 	MaxBufferDepth             = 64
@@ -333,6 +337,13 @@ func (s *System) Validate() error {
 			return &FieldError{Field: fmt.Sprintf("dims[%d]", i), Value: d,
 				Allowed: fmt.Sprintf("%d: a fat tree's dims are all equal (a k-ary n-tree: k = dims[0], n = the number of dims)", s.Dims[0])}
 		}
+	}
+	// The node count before the fields that grow with it (flit_width must
+	// hold a header of address and rank bits): 64^6 is refused for its
+	// size, not for a header it could never fit.
+	if n := s.Nodes(); n > MaxNodes { // 64^6 = 2^36 fits an int
+		return &FieldError{Field: "dims", Value: fmt.Sprintf("%s = %d nodes", showInts(s.Dims), n),
+			Allowed: fmt.Sprintf("at most %d (64^4) nodes; the cycle model (sim, traffic, faults), a torus and a fat tree at most 2097152 (2^21)", MaxNodes)}
 	}
 	if err := s.validateWrap(); err != nil {
 		return err

@@ -63,7 +63,7 @@ func (t *Topology) AvoidRoutes(dead []int) (*Avoid, *CheckReport, error) {
 	for _, c := range dead {
 		sp, ok := owner[c]
 		if !ok {
-			return nil, nil, fmt.Errorf("avoid: channel %d is a node's injection channel, its only way into the network", c)
+			return nil, nil, fmt.Errorf("avoid: n%d.inject is node %d's injection channel, its only way into the network", c-id, c-id)
 		}
 		if !t.IsChannel(sp[0], sp[1]) {
 			return nil, nil, fmt.Errorf("avoid: %s is node %d's ejection channel, its only way out of the network", ChannelName(t, sp[0], sp[1]), sp[0])

@@ -62,7 +62,7 @@ func (f *FatTree) avoid(dead []int) (*Avoid, *CheckReport, error) {
 	for _, c := range dead {
 		sp, ok := owner[c]
 		if !ok {
-			return nil, nil, fmt.Errorf("avoid: channel %d is a node's injection channel, its only way into the network", c)
+			return nil, nil, fmt.Errorf("avoid: n%d.inject is node %d's injection channel, its only way into the network", c-idx, c-idx)
 		}
 		if !f.IsChannel(sp[0], sp[1]) {
 			return nil, nil, fmt.Errorf("avoid: %s is a node's ejection channel, its only way out of the network", ChannelName(f, sp[0], sp[1]))

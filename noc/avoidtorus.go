@@ -80,7 +80,8 @@ func (t *Torus) avoid(dead []int) (*Avoid, *CheckReport, error) {
 			sw, p = c/t.Ports(0), c%t.Ports(0)
 		}
 		if sw < 0 {
-			return nil, nil, fmt.Errorf("avoid: channel %d is a node's injection channel, its only way into the network", c)
+			v := c - t.Switches*t.Ports(0)
+			return nil, nil, fmt.Errorf("avoid: n%d.inject is node %d's injection channel, its only way into the network", v, v)
 		}
 		if p == 0 {
 			return nil, nil, fmt.Errorf("avoid: %s is node %d's ejection channel, its only way out of the network", ChannelName(t, sw, p), sw)

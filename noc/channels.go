@@ -48,24 +48,39 @@ func NumChannels(f Fabric) int {
 // Channels lists every channel of f in id order.
 func Channels(f Fabric) []Channel {
 	out := make([]Channel, 0, NumChannels(f))
+	_ = EachChannel(f, func(c Channel) error { out = append(out, c); return nil })
+	return out
+}
+
+// EachChannel calls fn on every channel of f in id order, stopping at its
+// first error: a list of 2^21 nodes' channels (tens of millions) written
+// without holding it in memory.
+func EachChannel(f Fabric, fn func(Channel) error) error {
+	id := 0
 	for s := 0; s < f.NumSwitches(); s++ {
 		for p := 0; p < f.Ports(s); p++ {
-			c := Channel{ID: len(out), Name: ChannelName(f, s, p), Switch: s, Port: p, Kind: ChanNetwork}
+			c := Channel{ID: id, Name: ChannelName(f, s, p), Switch: s, Port: p, Kind: ChanNetwork}
 			ns, np := f.Neighbor(s, p)
 			if ns < 0 {
 				c.Kind, c.To = ChanEject, "node "+strconv.Itoa(np)
 			} else {
 				c.To = fmt.Sprintf("switch %d port %d", ns, np)
 			}
-			out = append(out, c)
+			if err := fn(c); err != nil {
+				return err
+			}
+			id++
 		}
 	}
 	for v := 0; v < f.NumNodes(); v++ {
 		s, p := f.Attach(v)
-		out = append(out, Channel{ID: len(out), Name: fmt.Sprintf("n%d.inject", v), Kind: ChanInject,
-			Switch: -1, Port: v, To: fmt.Sprintf("switch %d port %d", s, p)})
+		if err := fn(Channel{ID: id, Name: fmt.Sprintf("n%d.inject", v), Kind: ChanInject,
+			Switch: -1, Port: v, To: fmt.Sprintf("switch %d port %d", s, p)}); err != nil {
+			return err
+		}
+		id++
 	}
-	return out
+	return nil
 }
 
 // ChannelName names output p of switch sw (docs/reliability.md):

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hxbar/hxbar/internal/procgroup"
 )
 
 // Simulators that RunSimulator accepts.
@@ -369,12 +371,14 @@ func exists(p string) bool {
 // execIn runs args in dir and returns the combined output and exit status.
 // The error is for a command that could not be run or was cancelled.
 func execIn(ctx context.Context, dir string, args []string) (string, int, error) {
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	// Own process group: cancelling ctx (a signal, a closed pipe) kills
+	// vvp or make with the compilers and simulators they started.
+	cmd := procgroup.Command(ctx, args[0], args[1:]...)
 	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
-	err := cmd.Run()
+	err := procgroup.Run(cmd)
 	if ctx.Err() != nil {
 		return out.String(), -1, fmt.Errorf("%s: %w", args[0], ctx.Err())
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	sys := bindSystem(fs.FlagSet)
 	format := fs.String("format", "table", "output format: table or json")
 	channels := fs.Bool("channels", false, "list the channels (the names --fault and --avoid take) instead of proving the tables")
+	limit := bindBudget(fs.FlagSet)
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -37,6 +39,17 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		return usageError{explainSystemError(fs.FlagSet, err)}
 	}
 	if *channels {
+		if *format == "table" {
+			// JSON is streamed; the table renderer holds every row.
+			lim, err := limit()
+			if err != nil {
+				return err
+			}
+			if err := lim.Check(fmt.Sprintf("the channel table of %d channels", noc.NumChannels(f)), channelTableBytes(f),
+				"--format json streams the list in constant memory"); err != nil {
+				return usageError{err}
+			}
+		}
 		return listChannels(f, *format, stdout)
 	}
 	// A torus too large for the all-pairs walk is proved by dimension,
@@ -106,10 +119,10 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 // listChannels prints every channel of f: its name (as --fault takes it),
 // kind, the switch output that drives it and what it feeds.
 func listChannels(f noc.Fabric, format string, stdout io.Writer) error {
-	chs := noc.Channels(f)
 	if format == "json" {
-		return json.NewEncoder(stdout).Encode(chs)
+		return writeChannelsJSON(stdout, f)
 	}
+	chs := noc.Channels(f)
 	tw := tablewriter.NewWriter(stdout)
 	tw.Header("channel", "kind", "from", "to")
 	for _, c := range chs {
@@ -120,4 +133,30 @@ func listChannels(f noc.Fabric, format string, stdout io.Writer) error {
 		tw.Append(c.Name, c.Kind, from, c.To)
 	}
 	return tw.Render()
+}
+
+// writeChannelsJSON writes the channel list one element at a time, byte
+// for byte what json.Encoder writes for noc.Channels (a compact array and
+// a newline) without holding the list: 2^21 nodes have tens of millions.
+func writeChannelsJSON(w io.Writer, f noc.Fabric) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	sep := byte('[')
+	err := noc.EachChannel(f, func(c noc.Channel) error {
+		b, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		bw.WriteByte(sep)
+		sep = ','
+		_, err = bw.Write(b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if sep == '[' {
+		bw.WriteByte('[')
+	}
+	bw.WriteString("]\n")
+	return bw.Flush()
 }

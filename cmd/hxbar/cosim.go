@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
 
@@ -46,7 +44,7 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 		return usagef("--keep applies only without --dir (a temporary directory)")
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := runContext(stdout)
 	defer stop()
 
 	target := *dir

@@ -24,6 +24,7 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	kinds := fs.String("kinds", "", "comma-separated fault kinds to inject: "+strings.Join(hw.FaultKinds, ", ")+" (default: every kind the system can meet; ackflip needs link_retry)")
 	format := fs.String("format", "table", "output format: table or json")
 	verbose := fs.Bool("runs", false, "table format: also list every run (fault, outcome, cycles)")
+	limit := bindBudget(fs.FlagSet)
 	perRunFlag := fs.String("per-run", "1", fmt.Sprintf("faults injected into each run: K, or K-M or K,M,... taken in turn (each 1..%d)", sim.MaxFaultsPerRun))
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
@@ -70,6 +71,12 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	s, err := sys()
 	if err != nil {
 		return usageError{err}
+	}
+	// A campaign holds the fault-free run, one faulty run and both traces
+	// in memory: about 32 KiB a node resident (2.1 GB at 65,536 nodes,
+	// measured), twice that as address space.
+	if err := checkModelBudget(limit, fmt.Sprintf("a fault campaign on %d nodes", s.Nodes()), &s, 64<<10); err != nil {
+		return err
 	}
 	if len(s.Faults) > 0 {
 		return usagef("the system has faults (key faults: %s): a campaign injects its own, one per run", strings.Join(s.Faults, ", "))

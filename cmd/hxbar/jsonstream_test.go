@@ -9,6 +9,7 @@ import (
 
 	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/noc"
 	"github.com/hxbar/hxbar/sim"
 )
 
@@ -85,6 +86,49 @@ func TestStreamedJSONMatchesEncoder(t *testing.T) {
 		}
 		if want := encoded(t, simJSONOut{version.String(), res}); !bytes.Equal(got.Bytes(), want) {
 			t.Fatalf("result %d: streamed\n%s\nencoder\n%s", i, got.Bytes(), want)
+		}
+	}
+}
+
+// TestGeneratedStreamsMatchEncoder: the schedule written while its routes
+// are generated, and the channel list written channel by channel, are byte
+// for byte what the encoder writes for the whole value.
+func TestGeneratedStreamsMatchEncoder(t *testing.T) {
+	for _, algo := range hw.Algorithms {
+		for _, r := range []int{1, 2, 5, 16, 100} {
+			s, err := barrierunit.Generate(algo, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := writeGeneratedScheduleJSON(&got, algo, r); err != nil {
+				t.Fatal(err)
+			}
+			if want := encoded(t, s); !bytes.Equal(got.Bytes(), want) {
+				t.Fatalf("%s %d ranks: generated stream\n%s\nencoder\n%s", algo, r, got.Bytes(), want)
+			}
+		}
+	}
+	for _, sys := range []hw.System{
+		{Topology: hw.TopoHyperXbar, Dims: []int{4, 3}},
+		{Topology: hw.TopoTorus, Dims: []int{3, 4}, Wrap: []bool{true, false}},
+		{Topology: hw.TopoFatTree, Dims: []int{2, 2, 2}},
+	} {
+		s := hw.Default()
+		s.Topology, s.Dims, s.Wrap = sys.Topology, sys.Dims, sys.Wrap
+		f, err := noc.FabricOf(&s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, want bytes.Buffer
+		if err := writeChannelsJSON(&got, f); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.NewEncoder(&want).Encode(noc.Channels(f)); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("%s %v: channel stream\n%s\nencoder\n%s", s.Topology, s.Dims, got.Bytes(), want.Bytes())
 		}
 	}
 }

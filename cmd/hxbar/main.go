@@ -7,14 +7,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
+	"syscall"
+	"unicode/utf8"
 )
 
 type command struct {
@@ -51,7 +56,17 @@ type failure struct{ msg string }
 
 func (e failure) Error() string { return e.msg }
 
+// exitPipe is the status of a run whose stdout or stderr reader went away:
+// a shell's status for a death by SIGPIPE (128 + 13).
+const exitPipe = 128 + int(syscall.SIGPIPE)
+
 func main() {
+	// With SIGPIPE handled, a write to a closed pipe returns EPIPE instead
+	// of killing hxbar outright: the run is cancelled (children killed,
+	// temporary directories removed) and hxbar exits with the status a
+	// shell shows for a death by SIGPIPE (the Go runtime ignores a
+	// SIGPIPE hxbar would send itself).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -81,23 +96,53 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hxbar: unknown command %q (allowed: %s; see 'hxbar help')\n", args[0], strings.Join(commandNames(), ", "))
 		return 2
 	}
-	out := &errWriter{w: stdout}
-	err := c.run(args[1:], out, stderr)
-	if err == nil && out.err != nil {
-		err = fmt.Errorf("writing the output: %w", out.err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &errWriter{w: stdout, ctx: ctx, cancel: cancel}
+	errOut := &errWriter{w: stderr, ctx: ctx, cancel: cancel}
+	err := c.run(args[1:], out, errOut)
+	if err == nil && out.failed() != nil {
+		err = fmt.Errorf("writing the output: %w", out.failed())
 	}
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.Is(out.failed(), syscall.EPIPE) || errors.Is(errOut.failed(), syscall.EPIPE):
+		return exitPipe // the reader has gone: nothing to tell it
 	}
-	fmt.Fprintf(stderr, "hxbar %s: %v\n", args[0], err)
+	fmt.Fprintf(stderr, "hxbar %s: %s\n", args[0], oneLine(err.Error()))
 	var f failure
 	if errors.As(err, &f) {
 		return 1
 	}
 	return 2
+}
+
+// maxMessage bounds a printed error: one that quotes its input (a line of
+// a file, a tool's output) could otherwise be megabytes on one line.
+const maxMessage = 4096
+
+// oneLine makes an error message one line of at most maxMessage bytes:
+// a multi-line message (a tool's stderr, a parser's report) has its lines
+// joined by " | ", and a long one is cut, saying how much was cut.
+func oneLine(msg string) string {
+	var lines []string
+	for l := range strings.Lines(msg) {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	msg = strings.Join(lines, " | ")
+	if len(msg) > maxMessage {
+		cut := maxMessage
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = fmt.Sprintf("%s... (%d more bytes of the message cut)", msg[:cut], len(msg)-cut)
+	}
+	return msg
 }
 
 func usage(w io.Writer) {
@@ -184,19 +229,58 @@ func commandNames() []string {
 }
 
 // errWriter remembers the first write error, so that output lost to a full
-// disk or a closed pipe is not reported as success.
+// disk or a closed pipe is not reported as success. A closed pipe also
+// cancels the run (cancel): its children are of no use to anyone.
 type errWriter struct {
-	w   io.Writer
-	err error
+	w      io.Writer
+	mu     sync.Mutex // watchPipe fails it from another goroutine
+	err    error
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
+	if err := e.failed(); err != nil {
+		return 0, err
 	}
 	n, err := e.w.Write(p)
 	if err != nil {
-		e.err = err
+		e.fail(err)
 	}
 	return n, err
+}
+
+func (e *errWriter) failed() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
+}
+
+// fail records the first error; a closed pipe cancels the run.
+func (e *errWriter) fail(err error) {
+	e.mu.Lock()
+	if e.err == nil {
+		e.err = err
+	}
+	e.mu.Unlock()
+	if errors.Is(err, syscall.EPIPE) && e.cancel != nil {
+		e.cancel()
+	}
+}
+
+// runContext is the context of a command that starts children (synth,
+// cosim): cancelled by SIGINT, SIGTERM, SIGHUP, a write to a closed
+// stdout or stderr pipe (w is the stdout run passed in), or stdout's
+// reader closing while nothing is written (watchPipe).
+func runContext(w io.Writer) (context.Context, context.CancelFunc) {
+	base := context.Background()
+	e, ok := w.(*errWriter)
+	if ok && e.ctx != nil {
+		base = e.ctx
+	}
+	ctx, stop := signal.NotifyContext(base, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	if ok && e.cancel != nil && e.w == io.Writer(os.Stdout) {
+		go watchPipe(ctx, int(os.Stdout.Fd()), func() { e.fail(syscall.EPIPE) })
+	}
+	return ctx, stop
 }

@@ -38,12 +38,12 @@ func runSchedule(args []string, stdout, stderr io.Writer) error {
 			return usagef("invalid --ranks: %d (allowed: %s)", *ranks, allowed)
 		}
 	}
+	if *format == "json" {
+		return writeGeneratedScheduleJSON(stdout, hw.Algorithm(*algo), *ranks)
+	}
 	s, err := barrierunit.Generate(hw.Algorithm(*algo), *ranks)
 	if err != nil {
 		return usageError{err}
-	}
-	if *format == "json" {
-		return writeScheduleJSON(stdout, s)
 	}
 	fmt.Fprintf(stdout, "%s schedule for %d ranks: gates 1..%d, end gate %d, %d routes (distance 0 = within the node)\n",
 		s.Algo, s.Ranks, s.Gates, s.Gates+1, len(s.Routes))

@@ -38,6 +38,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	timing := fs.Bool("timing", false, "report build and run wall time and peak memory on stderr")
 	progress := fs.Bool("progress", false, "report progress on stderr during long runs (on a terminal, a long run shows it on one line anyway)")
 	pics := bindPictureFlags(fs.FlagSet)
+	limit := bindBudget(fs.FlagSet)
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -57,6 +58,14 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	if err := simFlagsApply(fs.FlagSet, &s, *schedFile); err != nil {
+		return err
+	}
+	// JSON keeps a result per rank (about 200 bytes) until it is written.
+	perNode := int64(0)
+	if *format == "json" {
+		perNode = 512
+	}
+	if err := checkModelBudget(limit, fmt.Sprintf("the cycle model of %d nodes", s.Nodes()), &s, perNode); err != nil {
 		return err
 	}
 	start := time.Now()

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/hxbar/hxbar/verilog/synth"
 )
@@ -46,7 +43,7 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 
 	// SIGTERM too (timeout(1), a killed make): the context kills Yosys,
 	// which would otherwise run on for minutes without us.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := runContext(stdout)
 	defer stop()
 
 	target := *dir

@@ -13,6 +13,7 @@ import (
 
 func runTraffic(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("traffic", stderr)
+	limit := bindBudget(fs.FlagSet)
 	sys := bindSystem(fs.FlagSet)
 	pattern := fs.String("pattern", "uniform", "traffic pattern: "+strings.Join(sim.Patterns, ", "))
 	rate := fs.Float64("rate", 0.1, "offered load in flits per node per cycle (0 < rate <= 1)")
@@ -50,6 +51,9 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 	s, err := sys()
 	if err != nil {
 		return usageError{err}
+	}
+	if err := checkModelBudget(limit, fmt.Sprintf("the network model of %d nodes", s.Nodes()), &s, 0); err != nil {
+		return err
 	}
 	cfg := sim.TrafficConfig{Pattern: *pattern, Rate: *rate, PacketFlits: *pflits, Cycles: *cycles,
 		Warmup: *warmup, Hotspot: *hotspot, Seed: s.Seed}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hxbar/hxbar/internal/gendir"
+	"github.com/hxbar/hxbar/internal/procgroup"
 )
 
 // Margins are how many frames past the longest run (the last episode's
@@ -129,9 +129,10 @@ func prove(ctx context.Context, j *Job, dir string, depth int) ([]byte, error) {
 
 // tool runs name in dir and returns its standard output and error.
 func tool(ctx context.Context, dir, name string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
+	cmd := procgroup.Command(ctx, name, args...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
+	_ = procgroup.Kill(cmd)
 	if err != nil {
 		return out, fmt.Errorf("%w: %s", err, lastLine(out))
 	}

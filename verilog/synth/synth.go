@@ -36,6 +36,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hxbar/hxbar/internal/procgroup"
 	"github.com/hxbar/hxbar/verilog"
 )
 
@@ -496,13 +497,15 @@ func run(ctx context.Context, paths []string, top string, params []Param, opt Op
 	// Yosys runs in its own directory: the design may read no file (no
 	// table) beside its sources.
 	logFile := filepath.Join(work, "yosys.log")
-	cmd := exec.CommandContext(ctx, ys, "-q", "-l", logFile, "-p", Script(paths, top, params, work))
+	cmd := procgroup.Command(ctx, ys, "-q", "-l", logFile, "-p", Script(paths, top, params, work))
 	cmd.Dir = work
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
+	// Whatever way run returns, nothing of Yosys's group is left running.
+	defer procgroup.Kill(cmd)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	start := time.Now()
@@ -563,7 +566,7 @@ wait:
 	if log, err := read("yosys.log"); err == nil {
 		rep.Warnings = warningLines(string(log))
 	}
-	if v, err := exec.CommandContext(ctx, ys, "-V").Output(); err == nil {
+	if v, err := procgroup.Command(ctx, ys, "-V").Output(); err == nil {
 		rep.Yosys = strings.TrimSpace(string(v))
 	}
 	return rep, nil

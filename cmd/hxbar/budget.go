@@ -1,0 +1,66 @@
+package main
+
+import (
+	"flag"
+
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/internal/budget"
+	"github.com/hxbar/hxbar/noc"
+	"github.com/hxbar/hxbar/sim"
+)
+
+// bindBudget adds --max-memory to a command that builds something whose
+// size the input decides (a cycle model, a channel table); the function
+// returns the limit to check estimates against.
+func bindBudget(fs *flag.FlagSet) func() (budget.Limit, error) {
+	max := fs.String("max-memory", "", "refuse a run whose estimated memory is over `SIZE` (e.g. 4GiB); default half the machine's memory, or 90% of ulimit -v when lower")
+	return func() (budget.Limit, error) {
+		if *max == "" {
+			b, from := budget.Default()
+			return budget.Limit{Max: b, From: "the default, " + from + "; --max-memory sets it"}, nil
+		}
+		b, err := budget.Parse(*max)
+		if err != nil {
+			return budget.Limit{}, usagef("invalid --max-memory: %v", err)
+		}
+		return budget.Limit{Max: b, From: "set by --max-memory"}, nil
+	}
+}
+
+// modelBytes estimates the cycle model's memory for s as address space
+// (what ulimit -v counts, an upper bound of what it keeps resident): about
+// 750 MiB of the Go runtime's own reservations, then state per node that
+// grows with the dimensions (ports, buffers, tables). Measured 2026-12-05
+// by bisecting ulimit -v: hyper-crossbar 3.3 KB a node at 4 dimensions and
+// 4.4 KB at 6, torus 4.3 and 5.9 KB (resident memory is about half); the
+// figures below round those up by a fifth or more. perNode adds what the
+// command keeps per node besides (results, traces).
+func modelBytes(s *hw.System, perNode int64) budget.Bytes {
+	n, d := int64(s.Nodes()), int64(len(s.Dims))
+	per := 1024 + 768*d
+	if s.Topology == hw.TopoTorus || s.Topology == hw.TopoFatTree {
+		per = 1024 + 1024*d
+	}
+	return budget.Bytes(800<<20 + n*(per+perNode))
+}
+
+// checkModelBudget refuses to build the cycle model of s over the budget.
+func checkModelBudget(getLimit func() (budget.Limit, error), what string, s *hw.System, perNode int64) error {
+	if s.Nodes() > sim.MaxModelNodes {
+		return nil // past the model's own limit: sim.Build refuses it by that
+	}
+	lim, err := getLimit()
+	if err != nil {
+		return err
+	}
+	if err := lim.Check(what, modelBytes(s, perNode), ""); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+// channelTableBytes estimates check --channels as a table: the renderer
+// holds every row (about 1 KiB each, measured at 655,364 rows).
+func channelTableBytes(f noc.Fabric) budget.Bytes {
+	return budget.Bytes(32<<20 + int64(noc.NumChannels(f))*1024)
+}
