@@ -194,3 +194,31 @@ func kind(m fs.FileMode) string {
 	}
 	return "a special file"
 }
+
+// Output is a stream being written: Commit makes it final, Abort leaves the
+// path as it was.
+type Output interface {
+	Write(p []byte) (int, error)
+	Commit() error
+	Abort()
+}
+
+// CreateOutput is Create for the outputs a user may send to a character
+// device (/dev/null, a terminal): such a path, symlinks followed, is written
+// directly, as no file is replaced; every other path goes through Create.
+func CreateOutput(path string, perm fs.FileMode) (Output, error) {
+	if st, err := os.Stat(path); err == nil && st.Mode()&fs.ModeCharDevice != 0 {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return device{f}, nil
+	}
+	return Create(path, perm)
+}
+
+// device is an Output on a character device.
+type device struct{ *os.File }
+
+func (d device) Commit() error { return d.Close() }
+func (d device) Abort()        { d.Close() }

@@ -167,3 +167,26 @@ func assertNoTemp(t *testing.T, dir string) {
 		}
 	}
 }
+
+// TestCreateOutputDevice: /dev/null is allowed where a device is, every other
+// refusal stands.
+func TestCreateOutputDevice(t *testing.T) {
+	o, err := CreateOutput("/dev/null", 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range refusals(t) {
+		if path == "/dev/null" {
+			continue
+		}
+		if _, err := CreateOutput(path, 0o644); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CreateOutput(%s) = %v, want %q", path, err, want)
+		}
+	}
+}
