@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +16,7 @@ import (
 	"github.com/hxbar/hxbar/collective"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/inputfile"
+	"github.com/hxbar/hxbar/internal/outfile"
 	"github.com/hxbar/hxbar/internal/strictjson"
 	"github.com/hxbar/hxbar/sim"
 	"github.com/olekukonko/tablewriter"
@@ -94,7 +94,14 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	}
 	built := time.Now()
 	var opt sim.Options
-	var outputs []*os.File
+	var outputs []outfile.Output
+	// An output is committed only when the run and every other output
+	// succeed: a failure leaves every old file whole.
+	defer func() {
+		for _, f := range outputs {
+			f.Abort()
+		}
+	}()
 	var plotW, loadW io.Writer
 	for _, o := range []struct {
 		name string
@@ -103,7 +110,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		if o.name == "" {
 			continue
 		}
-		f, err := os.Create(o.name)
+		f, err := outfile.CreateOutput(o.name, 0o644)
 		if err != nil {
 			return usageError{err}
 		}
@@ -136,7 +143,10 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			res.Ranks, res.Cycles, built.Sub(start).Seconds(), time.Since(built).Seconds(), peakRSSMiB())
 	}
 	for _, f := range outputs {
-		if err := f.Close(); err != nil && runErr == nil {
+		if runErr != nil && !errors.As(runErr, &stuck) && !errors.As(runErr, &unitErr) {
+			break
+		}
+		if err := f.Commit(); err != nil && runErr == nil {
 			runErr = err
 		}
 	}

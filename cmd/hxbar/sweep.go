@@ -15,6 +15,7 @@ import (
 
 	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/internal/inputfile"
+	"github.com/hxbar/hxbar/internal/outfile"
 	"github.com/hxbar/hxbar/sweep"
 )
 
@@ -323,15 +324,20 @@ func sweepPlot(dir, spec, plotOut, format string, stdout io.Writer) error {
 		if sameFile(plotOut, filepath.Join(real, sweep.JSONLName)) || sameFile(plotOut, filepath.Join(real, sweep.CSVName)) {
 			return usagef("--plot-out %s is an input of the plot (allowed: a new file, or a plot hxbar sweep wrote)", plotOut)
 		}
-		if st, err := os.Lstat(plotOut); err == nil {
-			old, rerr := os.ReadFile(plotOut)
-			if !st.Mode().IsRegular() || rerr != nil || !bytes.Contains(old[:min(len(old), 200)], []byte(plotMarker)) {
+		// The writer's checks come first: a FIFO or device is refused
+		// before it is read, a symlink or hard link before it is written.
+		if err := outfile.Check(plotOut); err != nil {
+			return usagef("--plot-out %v", err)
+		}
+		if _, err := os.Lstat(plotOut); err == nil {
+			head, rerr := inputfile.ReadHead(plotOut, 200)
+			if rerr != nil || !bytes.Contains(head, []byte(plotMarker)) {
 				return usagef("--plot-out %s exists and is not a plot hxbar sweep wrote (allowed: a new file, or one it wrote); refusing to overwrite it", plotOut)
 			}
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return usageError{sweep.NoForce(err)}
 		}
-		if err := os.WriteFile(plotOut, svg, 0o644); err != nil {
+		if err := outfile.WriteFile(plotOut, svg, 0o644); err != nil {
 			return usageError{sweep.NoForce(err)}
 		}
 	}

@@ -11,6 +11,8 @@
 //     manifest (a user's file), a file in the manifest whose content no
 //     longer matches its hash (an edited generated file), a symlink, unless
 //     Options.Force is set; a directory is never replaced;
+//   - refuses a directory another tool owns (Owner of its manifest's tool:
+//     a sweep's directory for hxbar gen and the reverse), always;
 //   - never follows a symlink inside the directory: a symlink entry is never
 //     owned, and with Force it is the link that is replaced, never its
 //     target (the directory the caller names may itself be a symlink; it is
@@ -322,6 +324,9 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 		}
 		old = nil
 	}
+	if old != nil && Owner(old.Tool) != Owner(tool) {
+		return nil, &RefusedError{Dir: dir, Reason: fmt.Sprintf("a %s directory (%s); refusing to write into it (allowed: a new or empty directory, or one %s wrote)", Owner(old.Tool), old.Tool, ownerTool(Owner(tool)))}
+	}
 	if st, err := os.Lstat(filepath.Join(real, ManifestName)); err == nil && st.IsDir() {
 		return nil, &RefusedError{Dir: dir, Reason: ManifestName + " is a directory", Files: []string{ManifestName}}
 	}
@@ -582,3 +587,19 @@ func Owns(dir, name string) bool {
 	data, err := os.ReadFile(p)
 	return err == nil && Hash(data) == e.SHA256
 }
+
+// Owner is the tool that owns a directory whose manifest names tool: a
+// directory belongs to one tool, and another refuses it (hxbar gen must not
+// replace a sweep's log, nor a sweep mix its files into a design). "hxbar
+// sweep" owns sweeps; every other writer (hxbar gen and the generators it
+// runs, which add their parts to its directory, and manifests of older
+// versions) is "gen", so an existing generated directory stays gen's.
+func Owner(tool string) string {
+	if tool == "hxbar sweep" {
+		return "sweep"
+	}
+	return "gen"
+}
+
+// ownerTool names the command that makes an owner's directories.
+func ownerTool(owner string) string { return "hxbar " + owner }

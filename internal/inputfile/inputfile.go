@@ -9,9 +9,12 @@ package inputfile
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"syscall"
 )
@@ -91,4 +94,61 @@ func kind(m fs.FileMode) string {
 		return "a block device"
 	}
 	return "a special file"
+}
+
+// ReadCapped is Read with a cap fit for the kind of file (a manifest, a
+// table, a log), in bytes.
+func ReadCapped(path string, limit int64) ([]byte, error) { return read(path, limit) }
+
+// ReadHashed is ReadCapped that also refuses a file whose SHA-256 is not
+// sum (lower-case hex, as manifests record it): a file edited since it was
+// recorded is refused by name.
+func ReadHashed(path string, limit int64, sum string) ([]byte, error) {
+	data, err := read(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	got := sha256.Sum256(data)
+	if hex.EncodeToString(got[:]) != sum {
+		return nil, fmt.Errorf("%s: content changed since it was recorded (SHA-256 %x, allowed: the recorded %s)", path, got[:6], short(sum))
+	}
+	return data, nil
+}
+
+func short(s string) string { return s[:min(len(s), 12)] }
+
+// ReadHead returns at most the first n bytes of the regular file at path:
+// enough to recognise a file without reading all of it.
+func ReadHead(path string, n int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, n))
+}
+
+// Open opens the regular file at path for streaming (a log read line by
+// line, of any size): a device, FIFO, directory or socket is refused before
+// anything is read, and opening a FIFO swapped in meanwhile does not block.
+func Open(path string) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(path, st, math.MaxInt64); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if st, err = f.Stat(); err == nil {
+		err = check(path, st, math.MaxInt64)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

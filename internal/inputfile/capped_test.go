@@ -1,0 +1,87 @@
+package inputfile
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestReadCappedSparse: an 8 GiB sparse file (no disk used) is refused by
+// its size before anything is read.
+func TestReadCappedSparse(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "gt_n0.hex")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Truncate(p, 8<<30); err != nil {
+		t.Skip("no sparse files here:", err)
+	}
+	for _, read := range []func() ([]byte, error){
+		func() ([]byte, error) { return Read(p) },
+		func() ([]byte, error) { return ReadCapped(p, 1<<20) },
+		func() ([]byte, error) { return ReadHashed(p, 1<<20, strings.Repeat("0", 64)) },
+	} {
+		data, err := read()
+		if err == nil || data != nil || !strings.Contains(err.Error(), "8589934592 bytes") || !strings.Contains(err.Error(), p) {
+			t.Errorf("read of an 8 GiB file = %d bytes, %v; want a refusal naming its size", len(data), err)
+		}
+	}
+}
+
+func TestReadHashed(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "points.jsonl")
+	os.WriteFile(p, []byte("{}\n"), 0o644)
+	sum := sha256.Sum256([]byte("{}\n"))
+	if data, err := ReadHashed(p, 100, hex.EncodeToString(sum[:])); err != nil || string(data) != "{}\n" {
+		t.Fatalf("ReadHashed with the right hash = %q, %v", data, err)
+	}
+	os.WriteFile(p, []byte("{\"edited\":1}\n"), 0o644)
+	if _, err := ReadHashed(p, 100, hex.EncodeToString(sum[:])); err == nil || !strings.Contains(err.Error(), "content changed") {
+		t.Fatalf("ReadHashed of an edited file = %v, want a refusal", err)
+	}
+}
+
+// TestOpenAndHeadRefuseSpecial: a FIFO is refused at once (no hang), a
+// device before it is read.
+func TestOpenAndHeadRefuseSpecial(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "hx_sources.f")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 4)
+	go func() {
+		_, err := Open(fifo)
+		done <- err
+		_, err = ReadHead(fifo, 200)
+		done <- err
+		_, err = ReadHead("/dev/zero", 200)
+		done <- err
+		_, err = ReadCapped("/dev/zero", 200)
+		done <- err
+	}()
+	for i := 0; i < 4; i++ {
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("read %d = %v, want a refusal", i, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("hang on a special file")
+		}
+	}
+}
+
+func TestReadHead(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "plot.svg")
+	os.WriteFile(p, []byte(strings.Repeat("x", 1000)), 0o644)
+	if b, err := ReadHead(p, 200); err != nil || len(b) != 200 {
+		t.Fatalf("ReadHead = %d bytes, %v; want 200", len(b), err)
+	}
+}

@@ -1,0 +1,192 @@
+package outfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// refusals are the paths every form of the writer must refuse; each leaves
+// the target (and what it points to) unchanged.
+func refusals(t *testing.T) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user.txt")
+	if err := os.WriteFile(user, []byte("user data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.svg")
+	if err := os.Symlink(user, link); err != nil {
+		t.Fatal(err)
+	}
+	hard := filepath.Join(dir, "hard.jsonl")
+	if err := os.Link(user, hard); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{link: "a symlink", hard: "2 hard links", fifo: "a named pipe", sub: "a directory", "/dev/null": "a character device"}
+}
+
+func TestRefusals(t *testing.T) {
+	forms := map[string]func(string) error{
+		"WriteFile": func(p string) error { return WriteFile(p, []byte("new"), 0o644) },
+		"Create": func(p string) error {
+			f, err := Create(p, 0o644)
+			if err == nil {
+				f.Abort()
+			}
+			return err
+		},
+		"Append": func(p string) error {
+			f, err := Append(p, 0o644)
+			if err == nil {
+				f.Close()
+			}
+			return err
+		},
+	}
+	for name, write := range forms {
+		for path, want := range refusals(t) {
+			err := write(path)
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "allowed:") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s(%s) = %v, want a one-line refusal naming it %q", name, path, err, want)
+			}
+			if user := filepath.Join(filepath.Dir(path), "user.txt"); path != "/dev/null" {
+				if b, _ := os.ReadFile(user); string(b) != "user data" {
+					t.Errorf("%s(%s) changed the user's file: %q", name, path, b)
+				}
+			}
+		}
+	}
+}
+
+func TestWriteFileReplaces(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "out.svg")
+	for _, s := range []string{"first", "second"} {
+		if err := WriteFile(p, []byte(s), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != s {
+			t.Fatalf("got %q, want %q", b, s)
+		}
+	}
+	st, _ := os.Stat(p)
+	if st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want 0640", st.Mode().Perm())
+	}
+	assertNoTemp(t, filepath.Dir(p))
+}
+
+// TestAbortKeepsOld: an output that fails halfway leaves the old file whole.
+func TestAbortKeepsOld(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "trace.txt")
+	if err := os.WriteFile(p, []byte("old trace"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(p, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("half of a new")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "old trace" {
+		t.Fatalf("before Commit the path holds %q, want the old trace", b)
+	}
+	f.Abort()
+	if b, _ := os.ReadFile(p); string(b) != "old trace" {
+		t.Fatalf("after Abort the path holds %q, want the old trace", b)
+	}
+	if f.Commit() == nil {
+		t.Error("Commit after Abort succeeded")
+	}
+	assertNoTemp(t, filepath.Dir(p))
+}
+
+// TestCommitRechecks: a symlink put at the path while the output was
+// written is not replaced.
+func TestCommitRechecks(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out")
+	f, err := Create(p, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("x"))
+	if err := os.Symlink("/etc/passwd", p); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Commit(); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Fatalf("Commit = %v, want a symlink refusal", err)
+	}
+	if target, _ := os.Readlink(p); target != "/etc/passwd" {
+		t.Errorf("symlink replaced")
+	}
+	assertNoTemp(t, dir)
+}
+
+func TestAppend(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "points.jsonl")
+	for _, s := range []string{"a\n", "b\n"} {
+		f, err := Append(p, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(s)
+		f.Close()
+	}
+	if b, _ := os.ReadFile(p); string(b) != "a\nb\n" {
+		t.Errorf("got %q", b)
+	}
+}
+
+func TestMissingDirectory(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "no", "out")
+	err := WriteFile(p, nil, 0o644)
+	if err == nil || !strings.Contains(err.Error(), p) || errors.Is(err, nil) {
+		t.Errorf("WriteFile into a missing directory = %v, want an error naming %s", err, p)
+	}
+}
+
+func assertNoTemp(t *testing.T, dir string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+// TestCreateOutputDevice: /dev/null is allowed where a device is, every other
+// refusal stands.
+func TestCreateOutputDevice(t *testing.T) {
+	o, err := CreateOutput("/dev/null", 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range refusals(t) {
+		if path == "/dev/null" {
+			continue
+		}
+		if _, err := CreateOutput(path, 0o644); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CreateOutput(%s) = %v, want %q", path, err, want)
+		}
+	}
+}
