@@ -899,7 +899,7 @@ func (s System) YAML() ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# hxbar system %q\n", s.Name)
+	fmt.Fprintf(&b, "# hxbar system %q\n", s.Title())
 	dims := make([]string, len(s.Dims))
 	for i, d := range s.Dims {
 		dims[i] = strconv.Itoa(d)

@@ -386,7 +386,7 @@ func TestYAMLDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(b)
-	if !strings.HasPrefix(text, "# hxbar system \"default-4x4-butterfly\"\n") {
+	if !strings.HasPrefix(text, "# hxbar system \"hyperxbar-8x8-butterfly-barrier\"\n") {
 		t.Errorf("no header comment:\n%s", text)
 	}
 	lines := strings.Split(text, "\n")

@@ -18,7 +18,7 @@ func TestConfigDoc(t *testing.T) {
 	doc := string(data)
 	d := Default()
 	defaults := map[string]string{
-		"name": d.Name, "topology": string(d.Topology), "dims": "[4, 4]", "ranks": "16", "placement": "[]",
+		"name": `""`, "topology": string(d.Topology), "dims": "[4, 4]", "ranks": "0", "placement": "[]",
 		"algo": string(d.Algo), "op": string(d.Op), "seed": "1", "skew": "40", "link_latency": "1",
 		"buffer_depth": "4", "flit_width": "64", "duplex": string(d.Duplex), "max_cycles": "1000000",
 		"collective": "barrier", "items": "0", "wrap": "[]", "item_flits": "4", "order": `""`, "item_placement": "[]",

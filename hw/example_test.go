@@ -14,11 +14,11 @@ func ExampleLoad() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(s.Name)
+	fmt.Println(s.Title())
 	fmt.Println(s.Topology, s.Dims, s.Nodes(), "nodes,", s.NumRanks(), "ranks")
 	fmt.Println(s.Algo, s.Op, "link latency", s.LinkLatency, "buffers", s.BufferDepth)
 	// Output:
-	// default-4x4-butterfly
+	// hyperxbar-4x4-butterfly-barrier
 	// hyperxbar [4 4] 16 nodes, 16 ranks
 	// butterfly barrier link latency 1 buffers 4
 }

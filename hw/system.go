@@ -199,10 +199,10 @@ type System struct {
 // hyper-crossbar running the near-last butterfly barrier with skewed arrivals.
 func Default() System {
 	return System{
-		Name:        "default-4x4-butterfly",
+		Name:        "", // Title: named from what runs
 		Topology:    TopoHyperXbar,
 		Dims:        []int{4, 4},
-		Ranks:       16,
+		Ranks:       0, // every node: the same rule as a file or --dims without ranks
 		Algo:        AlgoButterfly,
 		Op:          OpBarrier,
 		Collective:  CollBarrier,
@@ -300,7 +300,34 @@ func outOfRange[T int | int64](field string, v, lo, hi T) *FieldError {
 const MaxNameLen = 64
 
 // NameAllowed describes the allowed names.
-const NameAllowed = "1..64 characters from A-Z a-z 0-9 _ - . starting with a letter, digit or _"
+const NameAllowed = `"" (named from what runs, e.g. hyperxbar-4x4-butterfly-barrier) or 1..64 characters from A-Z a-z 0-9 _ - . starting with a letter, digit or _`
+
+// Title is the system's name for reports and generated files: Name when
+// set, otherwise a name made from what runs (topology, dims, algo and
+// op or collective, e.g. hyperxbar-8x8-butterfly-barrier), so that an
+// unnamed system changed by flags or by a program is never called by the
+// name of another.
+func (s *System) Title() string {
+	if s.Name != "" {
+		return s.Name
+	}
+	dims := make([]string, len(s.Dims))
+	for i, d := range s.Dims {
+		dims[i] = strconv.Itoa(d)
+	}
+	what := string(s.Op)
+	if s.Collective != "" && s.Collective != CollBarrier {
+		what = string(s.Collective)
+	}
+	n := strings.Join([]string{string(s.Topology), strings.Join(dims, "x"), string(s.Algo), what}, "-")
+	if len(s.Episodes) > 0 || s.Repeat > 1 {
+		n += fmt.Sprintf("-%dep", s.NumEpisodes())
+	}
+	if !validName(n) || len(n) > MaxNameLen {
+		return "unnamed"
+	}
+	return n
+}
 
 func validName(n string) bool {
 	if len(n) < 1 || len(n) > MaxNameLen || n[0] == '-' || n[0] == '.' {
@@ -320,7 +347,7 @@ func validName(n string) bool {
 // entries). It takes time and memory independent of the number of nodes,
 // except for checking placement, which is linear in the placement list.
 func (s *System) Validate() error {
-	if !validName(s.Name) {
+	if s.Name != "" && !validName(s.Name) {
 		return &FieldError{Field: "name", Value: showString(s.Name), Allowed: NameAllowed}
 	}
 	if err := oneOf("topology", s.Topology, Topologies); err != nil {

@@ -35,7 +35,7 @@ func TestValidateRejects(t *testing.T) {
 		field   string
 		allowed string // a substring of FieldError.Allowed
 	}{
-		{"name empty", func(s *System) { s.Name = "" }, "name", "1..64"},
+		{"name a space", func(s *System) { s.Name = "a b" }, "name", "1..64"},
 		{"name space", func(s *System) { s.Name = "my system" }, "name", "A-Z"},
 		{"name leading dash", func(s *System) { s.Name = "-x" }, "name", "starting with"},
 		{"name leading dot", func(s *System) { s.Name = ".x" }, "name", "starting with"},
@@ -331,5 +331,36 @@ func TestBits(t *testing.T) {
 	}
 	if s.AddrBits() != 11 {
 		t.Errorf("AddrBits() = %d, want 11", s.AddrBits())
+	}
+}
+
+// TestTitleNamesWhatRuns: an unnamed system is named from what runs, after
+// any change (so Default with other dims is not called by the 4x4 name);
+// a name given wins; every title is a valid name. Default's ranks follow
+// its dims (0: every node), as in a file and on the command line.
+func TestTitleNamesWhatRuns(t *testing.T) {
+	s := Default()
+	if got := s.Title(); got != "hyperxbar-4x4-butterfly-barrier" {
+		t.Fatalf("default title %q", got)
+	}
+	s.Dims = []int{8, 8}
+	if got, n := s.Title(), s.NumRanks(); got != "hyperxbar-8x8-butterfly-barrier" || n != 64 {
+		t.Fatalf("8x8: title %q, %d ranks", got, n)
+	}
+	s.Collective, s.Op = CollAllGather, OpBarrier
+	s.Topology, s.Algo = TopoTorus, AlgoDissemination
+	s.Repeat = 3
+	if got := s.Title(); got != "torus-8x8-dissemination-allgather-3ep" {
+		t.Fatalf("torus all-gather: %q", got)
+	}
+	s.Name = "mine"
+	if got := s.Title(); got != "mine" {
+		t.Fatalf("named: %q", got)
+	}
+	s = Default()
+	s.Dims = []int{64, 64, 64, 64, 64, 64}
+	s.Algo = "near-first-butterfly-long-name"
+	if got := s.Title(); !validName(got) {
+		t.Fatalf("title %q is not a valid name", got)
 	}
 }

@@ -60,6 +60,7 @@ type System struct {
 	later      []barrierunit.Event                // events of the next cycle, emitted ahead (see Run)
 	exhaustive bool                               // evaluate every element every cycle (the reference for tests)
 	epResults  []EpisodeResult                    // the episodes of the run so far
+	epArrival  []int64                            // each episode's last arrival cycle (Never: a rank never arrives)
 	releases   [][]int64                          // every rank's release cycle in each finished episode but the last
 	// (the routing around the avoided channels is the design's Avoid)
 	wd         *watchdog // the units' watchdog (nil: off)
@@ -248,7 +249,12 @@ type Result struct {
 	Ranks    int          `json:"ranks"`
 	Complete bool         `json:"complete"`
 	Released int          `json:"released"`
-	Nodes    []NodeResult `json:"nodes"`
+	// The headline metrics (metrics.go; nil where they do not apply):
+	// read them with LastArrival, Latency and ReleaseSpread.
+	LastArrivalCycle    *int64       `json:"last_arrival"`
+	LatencyCycles       *int64       `json:"latency"`
+	ReleaseSpreadCycles *int64       `json:"release_spread"`
+	Nodes               []NodeResult `json:"nodes"`
 	Network  NetStats     `json:"network"`
 	// Waiting explains, when the run stopped at max_cycles, which ranks
 	// wait at which gate and for whom.
@@ -304,7 +310,9 @@ func (e *UnitError) Error() string {
 	return msg
 }
 
-// NodeResult is one rank's arrival and release.
+// NodeResult is one rank's arrival and release. Arrive is Never for a rank
+// that never arrives (a stuck fault), Release -1 while it is not released;
+// the JSON holds null for both (metrics.go).
 type NodeResult struct {
 	Rank    int    `json:"rank"`
 	Node    int    `json:"node"`
@@ -415,6 +423,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 	k, E := 1, s.NumEpisodes()
 	var cfg configState
 	s.epResults = append(s.epResults[:0], EpisodeResult{Episode: 1, Collective: string(s.Cur.Sys.Collective), FirstArrival: t, LastRelease: -1})
+	s.epArrival = append(s.epArrival[:0], maxArrival(u.Arrive))
 	s.releases = s.releases[:0]
 	for {
 		if opt.Progress != nil && t&63 == 0 && time.Since(lastReport) > time.Second {
@@ -508,6 +517,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 				return s.result(t), err
 			}
 			s.epResults = append(s.epResults, er)
+			s.epArrival = append(s.epArrival, maxArrival(u.Arrive))
 			slices.SortStableFunc(order, func(a, b int32) int {
 				return cmp.Compare(u.Arrive[a], u.Arrive[b])
 			})
@@ -628,6 +638,7 @@ func (s *System) result(t int64) *Result {
 	if s.Data != nil {
 		s.dataResult(res)
 	}
+	setMetrics(res, s.epArrival)
 	if len(s.Sys.Faults) > 0 {
 		res.Faults = s.faultResults()
 		res.Dropped = s.dropResults()

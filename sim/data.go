@@ -11,7 +11,7 @@ type StepDone struct {
 	Step int    `json:"step"` // 1-based
 	Kind string `json:"kind"` // "O" one-sided, "M" mutual
 	Gate int    `json:"gate"` // the gate passed when the step is done (step+1)
-	Done int64  `json:"done"` // cycle the last rank passed it; -1 when some rank has not (an incomplete run)
+	Done int64  `json:"done"` // cycle the last rank passed it; -1 when some rank has not (an incomplete run; JSON: null)
 }
 
 // DataResult describes the data collective of a run.

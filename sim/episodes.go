@@ -25,8 +25,13 @@ type EpisodeResult struct {
 	Episode      int    `json:"episode"`
 	Collective   string `json:"collective"`
 	FirstArrival int64  `json:"first_arrival"`
-	LastRelease  int64  `json:"last_release"`
+	LastRelease  int64  `json:"last_release"` // -1 while not complete (JSON: null)
 	ConfigCycles int64  `json:"config_cycles"`
+	// The episode's headline metrics (metrics.go), nil where they do not
+	// apply: no arrival of some rank, or the episode not complete.
+	LastArrival   *int64 `json:"last_arrival"`
+	Latency       *int64 `json:"latency"`
+	ReleaseSpread *int64 `json:"release_spread"`
 }
 
 // configState is what every unit's configuration registers and RAMs hold

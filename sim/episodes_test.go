@@ -189,6 +189,7 @@ func TestEpisodesProperties(t *testing.T) {
 			}
 			arrived, released, recvs := 0, 0, 0
 			var lastArrival int64
+			firstRelease := int64(-1)
 			for _, x := range ev {
 				if x.cycle < e.FirstArrival || x.cycle > e.LastRelease {
 					continue
@@ -210,6 +211,9 @@ func TestEpisodesProperties(t *testing.T) {
 					}
 				case "release":
 					released++
+					if firstRelease < 0 {
+						firstRelease = x.cycle
+					}
 					if x.value != want {
 						rt.Fatalf("episode %d rank %d released with %016x, want %016x", k, x.rank, x.value, want)
 					}
@@ -222,8 +226,24 @@ func TestEpisodesProperties(t *testing.T) {
 			if arrived != R || released != R {
 				rt.Fatalf("episode %d: %d arrivals, %d releases of %d ranks", k, arrived, released, R)
 			}
+			// The headline metrics agree with the trace's events.
+			if e.LastArrival == nil || *e.LastArrival != lastArrival || e.Latency == nil || *e.Latency != e.LastRelease-lastArrival ||
+				e.ReleaseSpread == nil || *e.ReleaseSpread != e.LastRelease-firstRelease {
+				rt.Fatalf("episode %d: metrics %+v; the trace: last arrival %d, releases %d..%d", k, e, lastArrival, firstRelease, e.LastRelease)
+			}
 			if sums != nil && recvs != len(sums) {
 				rt.Fatalf("episode %d: %d messages received, the schedule sends %d", k, recvs, len(sums))
+			}
+			if k == E {
+				if c, ok := res.Latency(); !ok || c != *e.Latency {
+					rt.Fatalf("run latency %d %v, the last episode's %d", c, ok, *e.Latency)
+				}
+				if c, ok := res.LastArrival(); !ok || c != lastArrival {
+					rt.Fatalf("run last arrival %d %v, the last episode's %d", c, ok, lastArrival)
+				}
+				if c, ok := res.ReleaseSpread(); !ok || c != *e.ReleaseSpread {
+					rt.Fatalf("run release spread %d %v, the last episode's %d", c, ok, *e.ReleaseSpread)
+				}
 			}
 			for r, n := range res.Nodes {
 				if len(n.Releases) != E || n.Releases[E-1] != n.Release {

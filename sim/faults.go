@@ -16,7 +16,7 @@ const Never = math.MaxInt64
 type FaultResult struct {
 	Spec string `json:"spec"`
 	// Hits is the number of flits the fault acted on (a stuck rank: 0);
-	// First the cycle of the first, -1 when it hit none.
+	// First the cycle of the first, -1 when it hit none (JSON: null).
 	Hits  int   `json:"hits"`
 	First int64 `json:"first"`
 }

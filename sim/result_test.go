@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/hxbar/hxbar/hw"
@@ -64,6 +67,60 @@ func TestIncompleteDataRunStepsNotDone(t *testing.T) {
 	for i, st := range res.Steps {
 		if want := full.Steps[i].Done; i < len(res.Steps)-1 && st.Done != want || i == len(res.Steps)-1 && st.Done != -1 {
 			t.Errorf("step %d: done %d (complete run: %d)", st.Step, st.Done, want)
+		}
+	}
+}
+
+// TestMetricsWithoutSentinels: a stuck rank and a run stopped by max_cycles
+// have no last arrival, latency or release spread (ok false, JSON null),
+// and the JSON of a node that never arrives or is never released holds
+// null, never a sentinel number; what MarshalJSON writes reads back.
+func TestMetricsWithoutSentinels(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*hw.System)
+	}{
+		{"stuck rank", func(s *hw.System) { s.Faults = []string{"stuck:3"}; s.MaxCycles = 400 }},
+		{"max_cycles", func(s *hw.System) { s.MaxCycles = 30 }},
+		{"arrival after the stop", func(s *hw.System) { s.Skew = 500; s.Seed = 3; s.MaxCycles = 100 }},
+	} {
+		sys := hw.Default()
+		tc.edit(&sys)
+		s, err := Build(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, _ := s.Run(Options{})
+		if res.Complete {
+			t.Fatalf("%s: complete", tc.name)
+		}
+		if _, ok := res.Latency(); ok {
+			t.Fatalf("%s: a latency", tc.name)
+		}
+		if _, ok := res.ReleaseSpread(); ok {
+			t.Fatalf("%s: a release spread", tc.name)
+		}
+		if c, ok := res.LastArrival(); ok {
+			t.Fatalf("%s: last arrival %d in a run of %d cycles where a rank did not arrive", tc.name, c, res.Cycles)
+		}
+		data, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{`"latency":null`, `"release_spread":null`, `"last_arrival":null`, `"release":null`} {
+			if !strings.Contains(string(data), key) {
+				t.Fatalf("%s: JSON lacks %s", tc.name, key)
+			}
+		}
+		if strings.Contains(string(data), "9223372036854775807") || strings.Contains(string(data), ":-1") {
+			t.Fatalf("%s: a sentinel in the JSON", tc.name)
+		}
+		var back Result
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(back.Nodes, res.Nodes) || !reflect.DeepEqual(back.Episodes, res.Episodes) {
+			t.Fatalf("%s: nodes or episodes changed in a JSON round trip", tc.name)
 		}
 	}
 }

@@ -49,7 +49,7 @@ func vcdID(n int) string {
 
 func newVCD(out io.Writer, s *System) *vcdWriter {
 	v := &vcdWriter{w: bufio.NewWriter(out), ids: map[[2]int32]string{}, last: -1}
-	fmt.Fprintf(v.w, "$comment hxbar barrier units: %s $end\n$timescale 1ns $end\n$scope module hxbar $end\n", s.Sys.Name)
+	fmt.Fprintf(v.w, "$comment hxbar barrier units: %s $end\n$timescale 1ns $end\n$scope module hxbar $end\n", s.Sys.Title())
 	id := 0
 	for r := 0; r < s.Table.Ranks; r++ {
 		node := s.Units.NodeOf[r]

@@ -109,10 +109,10 @@ func testbenchFiles(s *design.Design, expected []byte) (map[string][]byte, error
 	}
 	ne := s.NumEpisodes()
 	return map[string][]byte{
-		TBFile:       tbText(s.Sys.Name, s.Topo.Nodes, len(evs), ne, len(writes), inj),
-		ConfigFile:   configFile(s.Sys.Name, ne, writes),
+		TBFile:       tbText(s.Sys.Title(), s.Topo.Nodes, len(evs), ne, len(writes), inj),
+		ConfigFile:   configFile(s.Sys.Title(), ne, writes),
 		ScenarioFile: scenarioFile(s),
-		ExpectedFile: expectedFile(s.Sys.Name, s.Topo.Nodes, s.Ranks(), evs, cycles, limit),
+		ExpectedFile: expectedFile(s.Sys.Title(), s.Topo.Nodes, s.Ranks(), evs, cycles, limit),
 		RunScript:    []byte(runScript),
 		MakefileName: []byte(makefile),
 		SourcesFile:  []byte(strings.Join(Sources(), "\n") + "\n"),

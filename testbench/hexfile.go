@@ -180,7 +180,7 @@ func scenarioFile(s *design.Design) []byte {
 	var b bytes.Buffer
 	b.Grow(80 * (episodes*nodes + 8))
 	fmt.Fprintf(&b, "// %s: the CPU side of the scenario for the testbench tb.v (docs/cosim.md)\n", ScenarioFile)
-	fmt.Fprintf(&b, "// system: %s\n", s.Sys.Name)
+	fmt.Fprintf(&b, "// system: %s\n", s.Sys.Title())
 	b.WriteString("// node word: arrives[127] arrival_offset[126:64] operand[63:0]\n")
 	hex := func(w word, comment string) {
 		fmt.Fprintf(&b, "%016x%016x // %s\n", w[0], w[1], comment)

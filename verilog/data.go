@@ -133,7 +133,7 @@ func DataTableBody(d *design.Design, node int) ([]uint64, error) {
 		return nil, err
 	}
 	if s.DataTable == nil {
-		return nil, fmt.Errorf("system %q: not a data collective (no data table)", s.Sys.Name)
+		return nil, fmt.Errorf("system %q: not a data collective (no data table)", s.Sys.Title())
 	}
 	if node < 0 || node >= s.Topo.Nodes {
 		return nil, fmt.Errorf("data table: node %d (allowed: 0..%d)", node, s.Topo.Nodes-1)
@@ -172,7 +172,7 @@ func checkData(s *design.Episode) error {
 	}
 	if s.Data == nil || s.DataTable == nil || !sys.IsData() {
 		return fmt.Errorf("system %q: collective %q with a data schedule %v and a data table %v (a data system needs all three: use design.New)",
-			sys.Name, sys.Collective, s.Data != nil, s.DataTable != nil)
+			sys.Title(), sys.Collective, s.Data != nil, s.DataTable != nil)
 	}
 	d, tab := s.DataTable, s.Table
 	if s.Op != barrierunit.OpBarrier {
@@ -189,16 +189,16 @@ func checkData(s *design.Episode) error {
 	}
 	if len(d.RouteItems) != len(tab.OutDst)+1 || len(d.RouteFrom) != len(tab.OutDst) || len(d.RxRoute) != tab.Ranks*tab.Stride() ||
 		int(d.RouteItems[len(d.RouteItems)-1]) != len(d.Items) {
-		return fmt.Errorf("system %q: the data table does not match the gate tables", sys.Name)
+		return fmt.Errorf("system %q: the data table does not match the gate tables", sys.Title())
 	}
 	for i := 1; i < len(d.RouteItems); i++ {
 		if d.RouteItems[i] < d.RouteItems[i-1] {
-			return fmt.Errorf("system %q: malformed data table (route %d's items)", sys.Name, i-1)
+			return fmt.Errorf("system %q: malformed data table (route %d's items)", sys.Title(), i-1)
 		}
 	}
 	for _, ri := range d.RxRoute {
 		if ri < -1 || int(ri) >= len(tab.OutDst) {
-			return fmt.Errorf("system %q: malformed data table (receive route %d)", sys.Name, ri)
+			return fmt.Errorf("system %q: malformed data table (receive route %d)", sys.Title(), ri)
 		}
 	}
 	return nil

@@ -221,19 +221,19 @@ func checkShape(s *design.Episode) error {
 	case s == nil:
 		return fmt.Errorf("no system")
 	case s.Design == nil:
-		return fmt.Errorf("system %q: no design (rank placement)", s.Sys.Name)
+		return fmt.Errorf("system %q: no design (rank placement)", s.Sys.Title())
 	case s.Topo == nil:
-		return fmt.Errorf("system %q: no topology", s.Sys.Name)
+		return fmt.Errorf("system %q: no topology", s.Sys.Title())
 	case s.Table == nil:
-		return fmt.Errorf("system %q: no gate tables", s.Sys.Name)
+		return fmt.Errorf("system %q: no gate tables", s.Sys.Title())
 	}
 	tab := s.Table
 	n := tab.Ranks * tab.Stride()
 	if tab.Ranks < 1 || tab.Gates < 0 || len(tab.Self) != n || len(tab.Need) != n || len(tab.OutStart) != n || len(tab.OutEnd) != n {
-		return fmt.Errorf("system %q: malformed gate tables (%d ranks, %d gates)", s.Sys.Name, tab.Ranks, tab.Gates)
+		return fmt.Errorf("system %q: malformed gate tables (%d ranks, %d gates)", s.Sys.Title(), tab.Ranks, tab.Gates)
 	}
 	if s.Ranks() != tab.Ranks {
-		return fmt.Errorf("system %q: %d ranks placed, the gate tables have %d", s.Sys.Name, s.Ranks(), tab.Ranks)
+		return fmt.Errorf("system %q: %d ranks placed, the gate tables have %d", s.Sys.Title(), s.Ranks(), tab.Ranks)
 	}
 	used := make(map[int32]int, tab.Ranks)
 	for r, nd := range s.Placement() {

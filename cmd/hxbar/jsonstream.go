@@ -95,9 +95,29 @@ func jsonInt(b []byte, key string, v int64, last bool) []byte {
 	return b
 }
 
-// jsonInts is jsonInt for a list of integers, one a line as the encoder
+// jsonCycle is jsonInt for a cycle: null for "never" (negative or
+// sim.Never), as sim.NodeResult's MarshalJSON writes it.
+func jsonCycle(b []byte, key string, v int64, last bool) []byte {
+	b = append(b, "\n      \""...)
+	b = append(b, key...)
+	b = append(b, "\": "...)
+	b = appendCycle(b, v)
+	if !last {
+		b = append(b, ',')
+	}
+	return b
+}
+
+func appendCycle(b []byte, v int64) []byte {
+	if v < 0 || v == sim.Never {
+		return append(b, "null"...)
+	}
+	return strconv.AppendInt(b, v, 10)
+}
+
+// jsonCycles is jsonCycle for a list of cycles, one a line as the encoder
 // indents them (nil: null).
-func jsonInts(b []byte, key string, v []int64, last bool) []byte {
+func jsonCycles(b []byte, key string, v []int64, last bool) []byte {
 	b = append(b, "\n      \""...)
 	b = append(b, key...)
 	b = append(b, "\": "...)
@@ -113,7 +133,7 @@ func jsonInts(b []byte, key string, v []int64, last bool) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, "\n        "...)
-			b = strconv.AppendInt(b, x, 10)
+			b = appendCycle(b, x)
 		}
 		b = append(b, "\n      ]"...)
 	}
@@ -208,11 +228,11 @@ func writeSimJSON(w io.Writer, res *sim.Result) error {
 		b = append(b, '{')
 		b = jsonInt(b, "rank", int64(n.Rank), false)
 		b = jsonInt(b, "node", int64(n.Node), false)
-		b = jsonInt(b, "arrive", n.Arrive, false)
+		b = jsonCycle(b, "arrive", n.Arrive, false)
 		b = jsonString(b, "operand", n.Operand, false)
-		b = jsonInt(b, "release", n.Release, false)
+		b = jsonCycle(b, "release", n.Release, false)
 		b = jsonString(b, "result", n.Result, false)
-		b = jsonInts(b, "releases", n.Releases, true)
+		b = jsonCycles(b, "releases", n.Releases, true)
 		return append(b, "\n    }"...)
 	})
 }

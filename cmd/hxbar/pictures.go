@@ -74,7 +74,7 @@ type picturesRun struct {
 func startPictures(p *pictureFlags, opt *sim.Options, s *sim.System, plotW, loadW io.Writer) *picturesRun {
 	sys := s.Sys
 	r := &picturesRun{plotW: plotW, loadW: loadW,
-		title: fmt.Sprintf("%s: %d ranks on %s %s", sys.Name, s.Table.Ranks, dimsString(sys.Dims), topologyNames[sys.Topology])}
+		title: fmt.Sprintf("%s: %d ranks on %s %s", sys.Title(), s.Table.Ranks, dimsString(sys.Dims), topologyNames[sys.Topology])}
 	run := pictures.RunOf(s, r.title)
 	if plotW != nil {
 		r.timeline = pictures.NewTimeline(run)

@@ -207,7 +207,7 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 		what = fmt.Sprintf("%s of %d items x %d flits (schedule %s, steps %s)", sys.Collective, d.Items, d.ItemFlits, d.Algo, d.Order)
 	}
 	fmt.Fprintf(w, "system %q: %d ranks on %v %s, %s, %s duplex, link latency %d, buffers %d, flit %d bits\n",
-		sys.Name, res.Ranks, dimsString(sys.Dims), topologyNames[sys.Topology], what, sys.Duplex, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth)
+		sys.Title(), res.Ranks, dimsString(sys.Dims), topologyNames[sys.Topology], what, sys.Duplex, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth)
 	fmt.Fprintf(w, "schedule: %d gates + end gate, %d routes between nodes; arrivals skewed over [0, %d] with seed %d\n\n",
 		s.Table.Gates, len(s.Table.OutDst), sys.Skew, sys.Seed)
 	if len(res.Episodes) > 1 {
@@ -236,17 +236,13 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 		hdr = append(hdr, "operand", "result")
 	}
 	tw.Header(hdr...)
-	var lastArrive, firstRel, lastRel int64 = -1, -1, -1
+	lastArrive := int64(-1) // the last arrival planned, for a run that stopped first
 	for i, n := range res.Nodes {
 		lastArrive = max(lastArrive, n.Arrive)
-		if firstRel < 0 || n.Release >= 0 && n.Release < firstRel {
-			firstRel = n.Release
-		}
-		lastRel = max(lastRel, n.Release)
 		if i >= maxTableRows {
 			continue
 		}
-		row := []any{n.Rank, n.Node, n.Arrive, relString(n.Release), relWait(n)}
+		row := []any{n.Rank, n.Node, arriveString(n.Arrive), relString(n.Release), relWait(n)}
 		if s.Op.HasPayload() {
 			row = append(row, n.Operand, n.Result)
 		}
@@ -269,9 +265,13 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 		// Latencies of a run that did not finish would be made up: say so.
 		st.Append("status", fmt.Sprintf("incomplete: %d of %d ranks released by cycle %d (max_cycles)", res.Released, res.Ranks, res.Cycles))
 	}
-	arrival := strconv.FormatInt(lastArrive, 10)
-	if lastArrive >= res.Cycles {
-		arrival += " (after the run stopped)"
+	arrival := "none"
+	if c, ok := res.LastArrival(); ok {
+		arrival = strconv.FormatInt(c, 10)
+	} else if lastArrive == sim.Never {
+		arrival = "never (a rank is stuck)"
+	} else if lastArrive >= 0 {
+		arrival = strconv.FormatInt(lastArrive, 10) + " (after the run stopped)"
 	}
 	st.Append("last arrival", arrival)
 	latency := "barrier latency (last arrival -> last release)"
@@ -279,8 +279,11 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 		latency = string(sys.Collective) + " latency (last arrival -> last release)"
 	}
 	lat, spread := "n/a", "n/a"
-	if res.Complete {
-		lat, spread = strconv.FormatInt(lastRel-lastArrive, 10), strconv.FormatInt(lastRel-firstRel, 10)
+	if c, ok := res.Latency(); ok {
+		lat = strconv.FormatInt(c, 10)
+	}
+	if c, ok := res.ReleaseSpread(); ok {
+		spread = strconv.FormatInt(c, 10)
 	}
 	st.Append(latency, lat)
 	st.Append("release spread (first -> last release)", spread)
@@ -328,8 +331,16 @@ func relString(r int64) string {
 	return strconv.FormatInt(r, 10)
 }
 
+// arriveString is a rank's arrival cycle, "never" for a stuck rank.
+func arriveString(a int64) string {
+	if a == sim.Never {
+		return "never"
+	}
+	return strconv.FormatInt(a, 10)
+}
+
 func relWait(n sim.NodeResult) string {
-	if n.Release < 0 {
+	if n.Release < 0 || n.Arrive == sim.Never {
 		return "-"
 	}
 	return strconv.FormatInt(n.Release-n.Arrive, 10)

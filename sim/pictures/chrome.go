@@ -155,8 +155,12 @@ func (c *Chrome) Add(evs []barrierunit.Event) {
 // Close marks the episodes of res and ends the JSON document.
 func (c *Chrome) Close(res *sim.Result) error {
 	for _, e := range res.Episodes {
+		var lastRelease any // null while the episode is not complete: no sentinel
+		if e.LastRelease >= 0 {
+			lastRelease = e.LastRelease
+		}
 		c.emit(chromeEvent{Name: "episode " + strconv.Itoa(e.Episode), Cat: "episode", Ph: "i", S: "g", Ts: e.FirstArrival, Pid: 1,
-			Args: map[string]any{"collective": e.Collective, "config_cycles": e.ConfigCycles, "last_release": e.LastRelease}})
+			Args: map[string]any{"collective": e.Collective, "config_cycles": e.ConfigCycles, "last_release": lastRelease}})
 	}
 	if c.err != nil {
 		return c.err

@@ -1,0 +1,224 @@
+package sim
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// The headline metrics of a run (docs/microarchitecture.md, "Statistics"),
+// the names 'hxbar sweep' measures and 'hxbar sim --format json' writes:
+//
+//   - last_arrival: the cycle the last rank arrived, when every rank
+//     arrived before the run stopped;
+//   - latency: last arrival -> last release, of a complete run;
+//   - release_spread: first release -> last release, of a complete run.
+//
+// Where one does not apply it is absent: the method's ok is false, the JSON
+// value null. No sentinel cycle stands for "never".
+
+// LastArrival is the cycle the last rank arrived (in the last episode
+// listed); ok is false when some rank never arrives (a stuck fault) or had
+// not arrived when the run stopped.
+func (r *Result) LastArrival() (cycle int64, ok bool) { return value(r.LastArrivalCycle) }
+
+// Latency is the run's latency: last arrival -> last release of its last
+// episode; ok is false for an incomplete run.
+func (r *Result) Latency() (cycles int64, ok bool) { return value(r.LatencyCycles) }
+
+// ReleaseSpread is first release -> last release of the last episode; ok is
+// false for an incomplete run.
+func (r *Result) ReleaseSpread() (cycles int64, ok bool) { return value(r.ReleaseSpreadCycles) }
+
+func value(p *int64) (int64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
+}
+
+// setMetrics fills the headline fields of res and of its episodes from the
+// nodes' arrivals and releases. lastArrival[k] is episode k+1's last
+// arrival cycle (Never: some rank never arrives).
+func setMetrics(res *Result, lastArrival []int64) {
+	for k := range res.Episodes {
+		e := &res.Episodes[k]
+		arrived := k < len(lastArrival) && lastArrival[k] != Never && lastArrival[k] < res.Cycles
+		if arrived {
+			e.LastArrival = ptr(lastArrival[k])
+		}
+		if !arrived || e.LastRelease < 0 {
+			continue
+		}
+		first := int64(-1)
+		for i := range res.Nodes {
+			if rel := res.Nodes[i].Releases; k < len(rel) && rel[k] >= 0 && (first < 0 || rel[k] < first) {
+				first = rel[k]
+			}
+		}
+		e.Latency = ptr(e.LastRelease - lastArrival[k])
+		if first >= 0 {
+			e.ReleaseSpread = ptr(e.LastRelease - first)
+		}
+	}
+	if n := len(res.Episodes); n > 0 {
+		last := res.Episodes[n-1]
+		res.LastArrivalCycle = last.LastArrival
+		if res.Complete {
+			res.LatencyCycles, res.ReleaseSpreadCycles = last.Latency, last.ReleaseSpread
+		}
+	}
+}
+
+func ptr(v int64) *int64 { return &v }
+
+// cycleOrNull is a cycle for JSON: null when it is not one (negative: not
+// released, not done; Never: never arrives).
+func cycleOrNull(c int64) *int64 {
+	if c < 0 || c == Never {
+		return nil
+	}
+	return &c
+}
+
+// MarshalJSON writes a node's arrival and releases with null for "never"
+// and "not released" (Arrive Never, Release -1): no sentinel number in the
+// JSON.
+func (n NodeResult) MarshalJSON() ([]byte, error) {
+	rel := make([]*int64, len(n.Releases))
+	for i, r := range n.Releases {
+		rel[i] = cycleOrNull(r)
+	}
+	if n.Releases == nil {
+		rel = nil
+	}
+	return json.Marshal(struct {
+		Rank     int      `json:"rank"`
+		Node     int      `json:"node"`
+		Arrive   *int64   `json:"arrive"`
+		Operand  string   `json:"operand"`
+		Release  *int64   `json:"release"`
+		Result   string   `json:"result"`
+		Releases []*int64 `json:"releases"`
+	}{n.Rank, n.Node, cycleOrNull(n.Arrive), n.Operand, cycleOrNull(n.Release), n.Result, rel})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (null: Never for arrive, -1
+// for a release).
+func (n *NodeResult) UnmarshalJSON(data []byte) error {
+	var v struct {
+		Rank     int      `json:"rank"`
+		Node     int      `json:"node"`
+		Arrive   *int64   `json:"arrive"`
+		Operand  string   `json:"operand"`
+		Release  *int64   `json:"release"`
+		Result   string   `json:"result"`
+		Releases []*int64 `json:"releases"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*n = NodeResult{Rank: v.Rank, Node: v.Node, Arrive: orElse(v.Arrive, Never), Operand: v.Operand,
+		Release: orElse(v.Release, -1), Result: v.Result}
+	if v.Releases != nil {
+		n.Releases = make([]int64, len(v.Releases))
+		for i, r := range v.Releases {
+			n.Releases[i] = orElse(r, -1)
+		}
+	}
+	return nil
+}
+
+func orElse(p *int64, v int64) int64 {
+	if p == nil {
+		return v
+	}
+	return *p
+}
+
+// episodeJSON is EpisodeResult as JSON: last_release null while the
+// episode is not complete.
+type episodeJSON struct {
+	Episode       int    `json:"episode"`
+	Collective    string `json:"collective"`
+	FirstArrival  int64  `json:"first_arrival"`
+	LastArrival   *int64 `json:"last_arrival"`
+	LastRelease   *int64 `json:"last_release"`
+	Latency       *int64 `json:"latency"`
+	ReleaseSpread *int64 `json:"release_spread"`
+	ConfigCycles  int64  `json:"config_cycles"`
+}
+
+// MarshalJSON writes last_release as null while the episode is not
+// complete.
+func (e EpisodeResult) MarshalJSON() ([]byte, error) {
+	return json.Marshal(episodeJSON{e.Episode, e.Collective, e.FirstArrival, e.LastArrival,
+		cycleOrNull(e.LastRelease), e.Latency, e.ReleaseSpread, e.ConfigCycles})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (e *EpisodeResult) UnmarshalJSON(data []byte) error {
+	var v episodeJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*e = EpisodeResult{Episode: v.Episode, Collective: v.Collective, FirstArrival: v.FirstArrival,
+		LastArrival: v.LastArrival, LastRelease: orElse(v.LastRelease, -1), Latency: v.Latency,
+		ReleaseSpread: v.ReleaseSpread, ConfigCycles: v.ConfigCycles}
+	return nil
+}
+
+// MarshalJSON writes done as null for a step not every rank finished.
+func (s StepDone) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Step int    `json:"step"`
+		Kind string `json:"kind"`
+		Gate int    `json:"gate"`
+		Done *int64 `json:"done"`
+	}{s.Step, s.Kind, s.Gate, cycleOrNull(s.Done)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (s *StepDone) UnmarshalJSON(data []byte) error {
+	var v struct {
+		Step int    `json:"step"`
+		Kind string `json:"kind"`
+		Gate int    `json:"gate"`
+		Done *int64 `json:"done"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*s = StepDone{Step: v.Step, Kind: v.Kind, Gate: v.Gate, Done: orElse(v.Done, -1)}
+	return nil
+}
+
+// maxArrival is the last of the arrival cycles (Never if any is Never).
+func maxArrival(arrive []int64) int64 {
+	if len(arrive) == 0 {
+		return -1
+	}
+	return slices.Max(arrive)
+}
+
+// MarshalJSON writes first as null for a fault that hit nothing.
+func (f FaultResult) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Spec  string `json:"spec"`
+		Hits  int    `json:"hits"`
+		First *int64 `json:"first"`
+	}{f.Spec, f.Hits, cycleOrNull(f.First)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (f *FaultResult) UnmarshalJSON(data []byte) error {
+	var v struct {
+		Spec  string `json:"spec"`
+		Hits  int    `json:"hits"`
+		First *int64 `json:"first"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*f = FaultResult{Spec: v.Spec, Hits: v.Hits, First: orElse(v.First, -1)}
+	return nil
+}
