@@ -20,14 +20,12 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "table", "output format: table or json")
 	channels := fs.Bool("channels", false, "list the channels (the names --fault and --avoid take) instead of proving the tables")
 	limit := bindBudget(fs.FlagSet)
+	fs.neverTakes(notApplicable{systemFlags("topology", "dims", "wrap", "avoid"),
+		"it proves the routing tables of --topology, --dims and --wrap (with --avoid: around those channels), nothing else of the system"})
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
 	if err := checkFormat(*format); err != nil {
-		return err
-	}
-	if err := refuseFlags(fs.FlagSet, "check", notApplicable{systemFlags("topology", "dims", "wrap", "avoid"),
-		"it proves the routing tables of --topology, --dims and --wrap (with --avoid: around those channels), nothing else of the system"}); err != nil {
 		return err
 	}
 	s, err := sys()

@@ -26,13 +26,11 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("runs", false, "table format: also list every run (fault, outcome, cycles)")
 	limit := bindBudget(fs.FlagSet)
 	perRunFlag := fs.String("per-run", "1", fmt.Sprintf("faults injected into each run: K, or K-M or K,M,... taken in turn (each 1..%d)", sim.MaxFaultsPerRun))
+	fs.neverTakes(notApplicable{[]string{"fault"}, "the campaign injects random faults: see --kinds and --per-run"})
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
 	if err := checkFormat(*format); err != nil {
-		return err
-	}
-	if err := refuseFlags(fs.FlagSet, "faults", notApplicable{[]string{"fault"}, "the campaign injects one random fault per run: see --kinds"}); err != nil {
 		return err
 	}
 	if *n < 1 || *n > 1000000 {

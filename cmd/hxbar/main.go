@@ -15,11 +15,14 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/hxbar/hxbar/hw"
 )
 
 type command struct {
@@ -28,12 +31,12 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"sim":         {"simulate one barrier or reduction, cycle by cycle", runSim},
+	"sim":         {"simulate one barrier, reduction, all-gather or broadcast, cycle by cycle", runSim},
 	"schedule":    {"print a gate schedule (every route)", runSchedule},
 	"verify":      {"prove or refute a schedule file", runVerify},
 	"traffic":     {"run synthetic traffic and report latency and throughput", runTraffic},
 	"collective":  {"print, verify and cost a data-collective schedule (Hitachi one-sided/mutual all-gather, ...)", runCollective},
-	"faults":      {"run a fault campaign: N runs with one random fault each, classified against the fault-free run", runFaults},
+	"faults":      {"run a fault campaign: N runs, each with K random faults (--per-run), classified against the fault-free run", runFaults},
 	"check":       {"prove the routing tables (reachability, minimality, deadlock freedom)", runCheck},
 	"gen":         {"generate the Verilog and a self-checking testbench for a system", runGen},
 	"cosim":       {"run the RTL under Icarus or Verilator and compare it with the model, cycle by cycle", runCosim},
@@ -147,8 +150,12 @@ func oneLine(msg string) string {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: hxbar <command> [flags]\n\ncommands:")
+	width := 0
 	for _, n := range commandNames() {
-		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
+		width = max(width, len(n))
+	}
+	for _, n := range commandNames() {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'hxbar <command> -h' for a command's flags.")
 }
@@ -161,6 +168,7 @@ type flagSet struct {
 	name   string
 	stderr io.Writer
 	args   []string
+	never  []notApplicable // flags bound but never taken: refused, not listed by -h
 }
 
 func newFlags(name string, stderr io.Writer) *flagSet {
@@ -170,35 +178,108 @@ func newFlags(name string, stderr io.Writer) *flagSet {
 	return &flagSet{FlagSet: fs, name: name, stderr: stderr}
 }
 
-// flagNameRE finds the flag in the flag package's error messages.
-var flagNameRE = regexp.MustCompile(`flag -{1,2}([a-z0-9-]+)`)
+// neverTakes declares flags that the command binds (with the shared
+// system or picture flags) but never takes: parseFlags refuses them by
+// name and -h does not list them.
+func (fs *flagSet) neverTakes(rules ...notApplicable) { fs.never = append(fs.never, rules...) }
 
-// explainFlagError turns the flag package's error into one line that names
-// the flag and, when it has one, what the flag allows.
-func explainFlagError(fs *flag.FlagSet, err error) error {
+// flagWordRE finds a flag as the flag package spells it in its errors
+// (-name); the README and every other message spell it --name.
+var flagWordRE = regexp.MustCompile(`(^|[ :])-([a-zA-Z0-9][a-zA-Z0-9_-]*)`)
+
+// explainFlagError turns the flag package's error into one line that spells
+// the flag --name, names what it allows, and for an unknown flag suggests
+// the nearest one the command takes.
+func explainFlagError(fs *flagSet, err error) error {
 	msg := err.Error()
-	if m := flagNameRE.FindStringSubmatch(msg); m != nil {
-		if f := fs.Lookup(m[1]); f != nil && !strings.Contains(msg, "allowed") {
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		msg = fmt.Sprintf("unknown flag --%s", name)
+		if best := fs.closest(name); best != "" {
+			msg += fmt.Sprintf("; did you mean --%s?", best)
+		}
+		return usageError{errors.New(msg + fmt.Sprintf(" (see 'hxbar %s -h')", fs.name))}
+	}
+	msg = flagWordRE.ReplaceAllString(msg, "$1--$2")
+	if m := flagWordRE.FindStringSubmatch(err.Error()); m != nil {
+		if f := fs.Lookup(m[2]); f != nil && !strings.Contains(msg, "allowed") {
 			msg += " (--" + f.Name + ": " + f.Usage + ")"
 		}
 	}
 	return usageError{errors.New(msg)}
 }
 
+// closest is the flag the command takes nearest to a mistyped name, or ""
+// when none is near enough to be a likely typo.
+func (fs *flagSet) closest(name string) string {
+	name = strings.ToLower(strings.ReplaceAll(strings.TrimLeft(name, "-"), "_", "-"))
+	best, bestD := "", -1
+	fs.VisitAll(func(f *flag.Flag) {
+		if fs.isNever(f.Name) {
+			return
+		}
+		if d := hw.EditDistance(name, f.Name); nearTypo(name, f.Name, d) && (bestD < 0 || d < bestD) {
+			best, bestD = f.Name, d
+		}
+	})
+	return best
+}
+
+// nearTypo is hw's rule for a did-you-mean (one edit up to 4 characters,
+// two beyond, never every character) plus a prefix: --max-mem for
+// --max-memory.
+func nearTypo(typed, known string, d int) bool {
+	if len(typed) >= 3 && strings.HasPrefix(known, typed) {
+		return true
+	}
+	limit := 2
+	if min(len(typed), len(known)) <= 4 {
+		limit = 1
+	}
+	return d <= limit && d < min(len(typed), len(known))
+}
+
+func (fs *flagSet) isNever(name string) bool {
+	for _, r := range fs.never {
+		if slices.Contains(r.flags, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// printUsage lists the flags the command takes, spelled --name.
+func (fs *flagSet) printUsage() {
+	fmt.Fprintf(fs.stderr, "usage of hxbar %s:\n", fs.name)
+	fs.VisitAll(func(f *flag.Flag) {
+		if fs.isNever(f.Name) {
+			return
+		}
+		kind, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if kind != "" {
+			line += " " + kind
+		}
+		usage = strings.ReplaceAll(usage, "\n", "\n    \t")
+		fmt.Fprintf(fs.stderr, "%s\n    \t%s", line, usage)
+		if def := f.DefValue; def != "" && def != "false" && def != "0" && def != "[]" {
+			fmt.Fprintf(fs.stderr, " (default %s)", def)
+		}
+		fmt.Fprintln(fs.stderr)
+	})
+}
+
 // parseFlags parses flags and up to maxArgs positional arguments (kept in
-// fs.args), which may come before, between or after the flags.
+// fs.args), which may come before, between or after the flags, and refuses
+// a given flag the command never takes.
 func parseFlags(fs *flagSet, args []string, maxArgs int) error {
 	fs.args = nil
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintf(fs.stderr, "usage of hxbar %s:\n", fs.name)
-				fs.SetOutput(fs.stderr)
-				fs.PrintDefaults()
-				fs.SetOutput(io.Discard)
+				fs.printUsage()
 				return err
 			}
-			return explainFlagError(fs.FlagSet, err)
+			return explainFlagError(fs, err)
 		}
 		if fs.NArg() == 0 {
 			break
@@ -209,7 +290,7 @@ func parseFlags(fs *flagSet, args []string, maxArgs int) error {
 	if len(fs.args) > maxArgs {
 		return usagef("unexpected argument %q", fs.args[maxArgs])
 	}
-	return nil
+	return refuseFlags(fs.FlagSet, fs.name, fs.never...)
 }
 
 func checkFormat(f string) error {

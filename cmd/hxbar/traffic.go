@@ -24,14 +24,8 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "table", "output format: table or json")
 	progress := fs.Bool("progress", false, "report progress on stderr")
 	bindPictureFlags(fs.FlagSet) // refused below: they draw runs of hxbar sim
-	if err := parseFlags(fs, args, 0); err != nil {
-		return err
-	}
-	if err := checkFormat(*format); err != nil {
-		return err
-	}
 	// Traffic reads the network and the seed of the system, nothing else.
-	if err := refuseFlags(fs.FlagSet, "traffic",
+	fs.neverTakes(
 		notApplicable{[]string{"max-cycles"}, "it runs --cycles cycles"},
 		notApplicable{[]string{"skew"}, "every node injects at --rate from cycle 0"},
 		notApplicable{[]string{"ranks", "placement"}, "every node of --dims injects traffic"},
@@ -40,7 +34,11 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 		pictureFlagsNotApplicable,
 		notApplicable{systemFlags("topology", "dims", "wrap", "seed", "link-latency", "buffer-depth", "duplex"),
 			"it runs synthetic packets, not a barrier or collective: see --pattern and --packet-flits"},
-	); err != nil {
+	)
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
 		return err
 	}
 	if *pattern != "hotspot" {

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// helpFlags runs "hxbar CMD -h" and returns the flags it lists.
+func helpFlags(t *testing.T, cmd string) []string {
+	t.Helper()
+	var o, e bytes.Buffer
+	if code := run([]string{cmd, "-h"}, &o, &e); code != 0 {
+		t.Fatalf("%s -h: exit %d, %s", cmd, code, e.String())
+	}
+	var flags []string
+	for _, l := range strings.Split(e.String(), "\n") {
+		if strings.HasPrefix(l, "  -") && !strings.HasPrefix(l, "  --") {
+			t.Errorf("%s -h: %q spells a flag with one dash", cmd, l)
+		}
+		if name, ok := strings.CutPrefix(l, "  --"); ok {
+			name, _, _ = strings.Cut(name, " ")
+			flags = append(flags, name)
+		}
+	}
+	if len(flags) == 0 {
+		t.Fatalf("%s -h lists no flags: %q", cmd, e.String())
+	}
+	return flags
+}
+
+// TestHelpListsWhatTheCommandTakes: -h lists only the flags a command
+// takes (issue 25, "CLI manners"): a flag it binds with the shared ones
+// but always refuses is not listed, and is refused by name when given.
+func TestHelpListsWhatTheCommandTakes(t *testing.T) {
+	cases := []struct {
+		cmd         string
+		listed, not []string
+	}{
+		{"traffic", []string{"rate", "dims", "seed", "max-memory"}, []string{"skew", "max-cycles", "ranks", "plot", "name", "algo"}},
+		{"check", []string{"dims", "topology", "avoid", "channels"}, []string{"ranks", "skew", "algo"}},
+		{"faults", []string{"campaign", "per-run", "kinds"}, []string{"fault"}},
+		{"sim", []string{"dims", "fault", "trace", "max-cycles"}, nil},
+	}
+	for _, c := range cases {
+		flags := helpFlags(t, c.cmd)
+		for _, f := range c.listed {
+			if !contains(flags, f) {
+				t.Errorf("%s -h does not list --%s (lists %v)", c.cmd, f, flags)
+			}
+		}
+		for _, f := range c.not {
+			if contains(flags, f) {
+				t.Errorf("%s -h lists --%s, which %s refuses", c.cmd, f, c.cmd)
+			}
+			var o, e bytes.Buffer
+			code := run([]string{c.cmd, "--" + f, "1"}, &o, &e)
+			if code != 2 || !strings.Contains(e.String(), "--"+f+" does not apply to "+c.cmd) {
+				t.Errorf("%s --%s 1: exit %d, %q; want it refused by name", c.cmd, f, code, e.String())
+			}
+		}
+	}
+}
+
+// TestUnknownFlagSuggests: an unknown flag is one line that spells it
+// --name and suggests the nearest flag the command takes; a name near
+// nothing gets no suggestion.
+func TestUnknownFlagSuggests(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string // "" for no suggestion
+	}{
+		{[]string{"sim", "--dimz", "4"}, "dims"},
+		{[]string{"sim", "-max-cycle", "9"}, "max-cycles"},
+		{[]string{"sim", "--max_cycles", "9"}, "max-cycles"},
+		{[]string{"sim", "--link-latncy", "2"}, "link-latency"},
+		{[]string{"traffic", "--rat", "0.2"}, "rate"},
+		{[]string{"traffic", "--paterns", "uniform"}, "pattern"},
+		{[]string{"faults", "--campain", "3"}, "campaign"},
+		{[]string{"sim", "--zzzzzz"}, ""},
+	}
+	for _, c := range cases {
+		var o, e bytes.Buffer
+		code := run(c.args, &o, &e)
+		msg := e.String()
+		if code != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "unknown flag --") {
+			t.Errorf("%v: exit %d, %q; want exit 2 and one line naming the unknown flag", c.args, code, msg)
+			continue
+		}
+		hint := regexp.MustCompile(`did you mean --([a-z-]+)\?`).FindStringSubmatch(msg)
+		switch {
+		case c.want == "" && hint != nil:
+			t.Errorf("%v: %q suggests --%s for a name near nothing", c.args, msg, hint[1])
+		case c.want != "" && (hint == nil || hint[1] != c.want):
+			t.Errorf("%v: %q; want did you mean --%s?", c.args, msg, c.want)
+		}
+	}
+	// Every flag of every command, one letter dropped, is suggested back
+	// (or as a flag at least as near): the hint is never a wrong guess.
+	for _, cmd := range []string{"sim", "traffic", "gen", "sweep", "faults", "synth"} {
+		for _, f := range helpFlags(t, cmd) {
+			if len(f) < 6 {
+				continue
+			}
+			typo := f[:len(f)/2] + f[len(f)/2+1:]
+			var o, e bytes.Buffer
+			run([]string{cmd, "--" + typo, "1"}, &o, &e)
+			if !strings.Contains(e.String(), "did you mean --") {
+				t.Errorf("%s --%s (for --%s): %q has no suggestion", cmd, typo, f, e.String())
+			}
+		}
+	}
+}
+
+// TestFlagErrorsSpellDoubleDash: the flag package's own errors are
+// rewritten to the README's spelling.
+func TestFlagErrorsSpellDoubleDash(t *testing.T) {
+	for _, args := range [][]string{{"sim", "--dims"}, {"sim", "--dims", "x"}, {"sim", "-max-cycles", "y"}, {"traffic", "--progress=maybe"}} {
+		var o, e bytes.Buffer
+		code := run(args, &o, &e)
+		msg := e.String()
+		if code != 2 || regexp.MustCompile(`(^|[ :])-[a-z]`).MatchString(strings.TrimPrefix(msg, "hxbar ")) {
+			t.Errorf("%v: exit %d, %q; want exit 2, flags spelled --name", args, code, msg)
+		}
+	}
+}
+
+// TestHelpAligned: the command list of 'hxbar help' is two aligned columns.
+func TestHelpAligned(t *testing.T) {
+	var o, e bytes.Buffer
+	if code := run([]string{"help"}, &o, &e); code != 0 {
+		t.Fatalf("help: exit %d", code)
+	}
+	col := -1
+	for _, l := range strings.Split(o.String(), "\n") {
+		name, ok := strings.CutPrefix(l, "  ")
+		if !ok {
+			continue
+		}
+		name, _, _ = strings.Cut(name, " ")
+		if _, known := commands[name]; !known {
+			t.Errorf("help line %q names no command", l)
+			continue
+		}
+		rest := l[2+len(name):]
+		c := 2 + len(name) + len(rest) - len(strings.TrimLeft(rest, " "))
+		if col < 0 {
+			col = c
+		}
+		if c != col || len(rest)-len(strings.TrimLeft(rest, " ")) < 2 {
+			t.Errorf("help line %q: summary at column %d, others at %d", l, c, col)
+		}
+	}
+	if col < 0 {
+		t.Fatal("help lists no command")
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
