@@ -112,8 +112,8 @@ var limitStatements = []limitStatement{
 		[]string{gates, "hw.GateBits", need, "hw.MaxRouteIndex+1"}},
 
 	// config.md: the keys table, the text and the error examples.
-	{"config.md", `\| 1\.\.(\S+) characters from`, []string{"hw.MaxNameLen"}},
-	{"config.md", `\| (\S+) to (\S+) sizes, each (\S+)\.\.(\S+);`, []string{"hw.MinDims", "hw.MaxDims", "hw.MinDimSize", "hw.MaxDimSize"}},
+	{"config.md", `or 1\.\.(\S+) characters from`, []string{"hw.MaxNameLen"}},
+	{"config.md", `\| (\S+) to (\S+) sizes, each (\S+)\.\.(\S+),`, []string{"hw.MinDims", "hw.MaxDims", "hw.MinDimSize", "hw.MaxDimSize"}},
 	{"config.md", `a fat tree's all equal and at most (\S+);`, []string{"noc.MaxFatTreeArity"}},
 	{"config.md", `takes at most (\S+) \((\S+)\) nodes`, []string{"sim.MaxModelNodes", "sim.MaxModelNodes"}},
 	{"config.md", `(\S+) \(2\^21\) nodes \(any topology\)`, []string{"noc.MaxFabricNodes"}},

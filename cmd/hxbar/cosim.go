@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hxbar/hxbar/sim"
 	"github.com/hxbar/hxbar/testbench"
@@ -77,7 +78,13 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 		return usagef("invalid --dir: %q is not a directory (write one with 'hxbar gen --out DIR')", target)
 	}
 
+	stopBeat := func() {}
+	if *simulator == testbench.Verilator {
+		// Its first build takes a minute or more with no output of its own.
+		stopBeat = heartbeat(stderr, "hxbar cosim: verilator: building and running (the first build takes about 80 s; later runs of the directory reuse it)", 10*time.Second)
+	}
 	rep, err := testbench.Cosim(ctx, target, *simulator)
+	stopBeat()
 	var mm *testbench.MismatchError
 	var ce *testbench.CompileError
 	var stuck *sim.StuckError

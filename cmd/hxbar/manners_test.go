@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // helpFlags runs "hxbar CMD -h" and returns the flags it lists.
@@ -164,4 +165,27 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestHeartbeat: a long silent child shows it is working, one line per
+// period, and nothing once stopped; a short one prints nothing.
+func TestHeartbeat(t *testing.T) {
+	var b bytes.Buffer
+	stop := heartbeat(&b, "building", 20*time.Millisecond)
+	time.Sleep(110 * time.Millisecond)
+	stop()
+	n := strings.Count(b.String(), "building: ")
+	if n < 2 || strings.Count(b.String(), "\n") != n {
+		t.Errorf("after 5.5 periods: %q; want a line per period", b.String())
+	}
+	after := b.Len()
+	time.Sleep(50 * time.Millisecond)
+	if b.Len() != after {
+		t.Errorf("wrote after stop: %q", b.String()[after:])
+	}
+	var quiet bytes.Buffer
+	heartbeat(&quiet, "short", time.Hour)()
+	if quiet.Len() != 0 {
+		t.Errorf("a run shorter than a period printed %q", quiet.String())
+	}
 }

@@ -74,3 +74,27 @@ func (p *progress) finish() {
 		fmt.Fprintln(p.w)
 	}
 }
+
+// heartbeat prints what and the time taken on w every period, from the
+// first period on, until stop is called: a long silent child (Verilator's
+// build, about 80 s) shows it is working. A run shorter than one period
+// prints nothing.
+func heartbeat(w io.Writer, what string, period time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-t.C:
+				fmt.Fprintf(w, "%s: %s\n", what, now.Sub(start).Round(time.Second))
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
