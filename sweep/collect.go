@@ -2,10 +2,13 @@ package sweep
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -103,11 +106,7 @@ func Collect(dir string) (*CollectSummary, error) {
 	var logData bytes.Buffer
 	seenHash := map[string]bool{}
 	if old, err := os.Lstat(filepath.Join(real, LogName)); err == nil && old.Mode().IsRegular() {
-		data, err := inputfile.Read(filepath.Join(real, LogName))
-		if err != nil {
-			return nil, err
-		}
-		if err := appendLog(&logData, data, filepath.Join(real, LogName), seenHash); err != nil {
+		if err := appendLog(&logData, filepath.Join(real, LogName), "", seenHash); err != nil {
 			return nil, err
 		}
 	}
@@ -143,11 +142,11 @@ func Collect(dir string) (*CollectSummary, error) {
 		}
 		// The log as the shard's manifest records its hash: an edited log,
 		// or one a later interrupted run appended to, is not merged.
-		ldata, err := readOwned(sdir, LogName)
+		sum, err := ownedSum(sdir, LogName)
 		if err != nil {
 			return nil, &IncompleteError{fmt.Sprintf("shard %d: %v (edited, or a run of the shard was interrupted: re-run the shard, it resumes)", m.Shard, err)}
 		}
-		if err := appendLog(&logData, ldata, filepath.Join(sdir, LogName), seenHash); err != nil {
+		if err := appendLog(&logData, filepath.Join(sdir, LogName), sum, seenHash); err != nil {
 			return nil, err
 		}
 	}
@@ -212,18 +211,43 @@ func (m *Meta) check() error {
 // readOwned reads a file of a sweep directory that its manifest lists with
 // the content it has: a file hxbar wrote and nobody edited since.
 func readOwned(dir, name string) ([]byte, error) {
-	if !gendir.Owns(dir, name) {
-		return nil, fmt.Errorf("%s: missing, or not as %s records it", filepath.Join(dir, name), gendir.ManifestName)
+	if err := gendir.CheckOwned(dir, name); err != nil {
+		return nil, err
 	}
 	return inputfile.Read(filepath.Join(dir, name))
 }
 
-// appendLog adds the records of the log at path (its content data) whose
-// hash is not in seen.
-func appendLog(b *bytes.Buffer, data []byte, path string, seen map[string]bool) error {
-	recs, err := parseLog(data, path)
+// ownedSum is the SHA-256 dir's manifest records for name, once it is
+// checked to own it.
+func ownedSum(dir, name string) (string, error) {
+	if err := gendir.CheckOwned(dir, name); err != nil {
+		return "", err
+	}
+	m, err := gendir.ReadManifest(dir)
+	if err != nil {
+		return "", err
+	}
+	e, _ := m.Lookup(name)
+	return e.SHA256, nil
+}
+
+// appendLog adds the records of the log at path whose hash is not in seen.
+// The log is read streamed, one line at a time; when sum is set, the bytes
+// read must have that SHA-256 (the manifest's), so a log edited after it
+// was checked is refused too.
+func appendLog(b *bytes.Buffer, path, sum string, seen map[string]bool) error {
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	recs, err := parseLog(io.TeeReader(f, h), path)
+	if err != nil {
+		return err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); sum != "" && got != sum {
+		return fmt.Errorf("%s: changed while read (not as %s records it: re-run the shard, it resumes)", path, gendir.ManifestName)
 	}
 	for i, r := range recs {
 		if r.Version != version.String() {
