@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/hxbar/hxbar/internal/outfile"
 	"io"
 	"io/fs"
 	"os"
@@ -131,5 +132,5 @@ func savePlot(p *plot.Plot, w, h vg.Length, file string) error {
 	out = append(out, '\n')
 	out = append(out, svgMarker...)
 	out = append(out, rest...)
-	return os.WriteFile(file, out, 0o644)
+	return outfile.WriteFile(file, out, 0o644)
 }
