@@ -113,8 +113,10 @@ func Collect(dir string) (*CollectSummary, error) {
 	for _, m := range metas {
 		sdir := filepath.Join(sd, strconv.Itoa(m.Shard))
 		jdata, err := readOwned(sdir, JSONLName)
-		if err != nil {
+		if _, ok := errors.AsType[*gendir.NotOwnedError](err); ok {
 			return nil, &IncompleteError{fmt.Sprintf("shard %d: %v (has it finished?)", m.Shard, err)}
+		} else if err != nil {
+			return nil, err
 		}
 		for line := range bytes.Lines(jdata) {
 			var p struct {
@@ -126,8 +128,10 @@ func Collect(dir string) (*CollectSummary, error) {
 			jsonRows[*p.Point] = line
 		}
 		cdata, err := readOwned(sdir, CSVName)
-		if err != nil {
+		if _, ok := errors.AsType[*gendir.NotOwnedError](err); ok {
 			return nil, &IncompleteError{fmt.Sprintf("shard %d: %v (has it finished?)", m.Shard, err)}
+		} else if err != nil {
+			return nil, err
 		}
 		recs, err := csv.NewReader(bytes.NewReader(cdata)).ReadAll()
 		if err != nil || len(recs) == 0 || !slices.Equal(recs[0], first.Columns) {
@@ -143,8 +147,10 @@ func Collect(dir string) (*CollectSummary, error) {
 		// The log as the shard's manifest records its hash: an edited log,
 		// or one a later interrupted run appended to, is not merged.
 		sum, err := ownedSum(sdir, LogName)
-		if err != nil {
+		if _, ok := errors.AsType[*gendir.NotOwnedError](err); ok {
 			return nil, &IncompleteError{fmt.Sprintf("shard %d: %v (edited, or a run of the shard was interrupted: re-run the shard, it resumes)", m.Shard, err)}
+		} else if err != nil {
+			return nil, err
 		}
 		if err := appendLog(&logData, filepath.Join(sdir, LogName), sum, seenHash); err != nil {
 			return nil, err

@@ -643,6 +643,9 @@ func Owns(dir, name string) bool { return CheckOwned(dir, name) == nil }
 func CheckOwned(dir, name string) error {
 	p := filepath.Join(dir, name)
 	m, err := ReadManifest(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &NotOwnedError{Path: p}
+	}
 	if err != nil {
 		return fmt.Errorf("%s: not owned: %s: %v", p, ManifestName, unwrapPath(err))
 	}
@@ -651,9 +654,17 @@ func CheckOwned(dir, name string) error {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("%s: missing, or not as %s records it", p, ManifestName)
+		return &NotOwnedError{Path: p}
 	}
 	return nil
+}
+
+// NotOwnedError is CheckOwned's answer for a file that is missing, not a
+// regular file, or not as the manifest records it (edited, or not listed).
+type NotOwnedError struct{ Path string }
+
+func (e *NotOwnedError) Error() string {
+	return e.Path + ": missing, or not as " + ManifestName + " records it"
 }
 
 // unwrapPath drops an *fs.PathError's operation and path (the message names
