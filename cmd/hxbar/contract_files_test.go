@@ -146,6 +146,11 @@ var _ = registerContract("files",
 		stderr: []string{"$D/out/shards/0/results.jsonl: 8589934592 bytes (allowed: at most 1024 MiB)"},
 	},
 	contractCase{
+		name: "sweep --plot over an 8 GiB results.jsonl", args: []string{"sweep", "--plot", "x=order,y=cycles", "$D/out"},
+		setup: then(sweptInto("out"), sparse("out/results.jsonl", 8<<30)), exit: 2,
+		stderr: []string{"$D/out/results.jsonl: 8589934592 bytes (allowed: at most 1024 MiB)"},
+	},
+	contractCase{
 		name: "sweep: a log line over 1 MiB names its line", args: []string{"sweep", "$D/s.yaml", "--out", "$D/out"},
 		setup: then(sweptInto("out"), appended("out/points.jsonl", strings.Repeat("x", 2<<20)+"\n")), exit: 2,
 		stderr: []string{"$D/out/points.jsonl: line 5: longer than 1048576 bytes (allowed: at most 1 MiB a line)"},
