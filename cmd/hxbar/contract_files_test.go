@@ -134,6 +134,11 @@ var _ = registerContract("files",
 		stderr: []string{"$D/out/hx_sources.f: not a regular file (a named pipe; allowed: a regular file)"},
 	},
 	contractCase{
+		name: "synth: a FIFO hx_sources.f", args: []string{"synth", "--dir", "$D/out"},
+		setup: then(generatedInto("out"), removed("out/hx_sources.f"), fifo("out/hx_sources.f")), exit: 2,
+		stderr: []string{"$D/out/hx_sources.f: not a regular file (a named pipe; allowed: a regular file)"},
+	},
+	contractCase{
 		name: "sweep over an 8 GiB results.csv", args: []string{"sweep", "$D/s.yaml", "--out", "$D/out"},
 		setup: then(sweptInto("out"), sparse("out/results.csv", 8<<30)), exit: 2,
 		stderr: []string{"$D/out/results.csv: 8589934592 bytes (allowed: at most 1024 MiB)"},
