@@ -271,15 +271,15 @@ func versionName(v string) string {
 
 // lockDir opens and locks dir's log, reads it, then writes meta: a sweep
 // refused by the lock (another runs in dir) or by its log changes nothing.
-// A directory that is not a sweep's yet gets meta first, so that the owner
-// checks of gendir.Write run before the log is created in it.
+// A directory that is not a sweep's with a log yet gets meta first, so that
+// the owner checks of gendir.Write run before the log is created in it.
 func lockDir(dir string, meta gendir.File) (string, *runLog, error) {
 	opts := gendir.Options{Tool: Tool, Parts: []string{"spec"}, Inputs: []string{LogName}}
 	real, exists, err := gendir.Resolve(dir)
 	if err != nil {
 		return "", nil, err
 	}
-	if !exists || !gendir.Owns(real, MetaName) {
+	if !exists || !lockFirst(real) {
 		if _, err := gendir.Write(dir, []gendir.File{meta}, opts); err != nil {
 			return "", nil, err
 		}
@@ -300,6 +300,23 @@ func lockDir(dir string, meta gendir.File) (string, *runLog, error) {
 		return "", nil, err
 	}
 	return real, lg, nil
+}
+
+// lockFirst says whether dir is a sweep's directory whose log can be
+// locked before anything is written: its sweep.json is owned, or it has a
+// log (opening it creates nothing) and its manifest is a sweep's (the
+// sweep.json of another run may be missing or edited; gendir.Write, after
+// the lock, decides).
+func lockFirst(dir string) bool {
+	if gendir.Owns(dir, MetaName) {
+		return true
+	}
+	m, err := gendir.ReadManifest(dir)
+	if err != nil || gendir.Owner(m.Tool) != "sweep" {
+		return false
+	}
+	st, err := os.Lstat(filepath.Join(dir, LogName))
+	return err == nil && st.Mode().IsRegular()
 }
 
 // CheckSize refuses, before any point runs, a spec whose files would not

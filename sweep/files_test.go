@@ -145,3 +145,25 @@ func TestHugeFilesRefused(t *testing.T) {
 		t.Errorf("collect over an 8 GiB shard file: %v", err)
 	}
 }
+
+// A sweep refused by the lock writes nothing even when sweep.json is
+// missing (the lock is taken before gendir.Write would make it).
+func TestLockedSweepWithoutMeta(t *testing.T) {
+	s := mustParse(t, twoPoints)
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, err := Run(s, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, MetaName))
+	lg, err := openLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lg.close()
+	if _, err := Run(s, dir, Options{}); err == nil || !strings.Contains(err.Error(), "another hxbar sweep is running") {
+		t.Fatalf("second sweep: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, MetaName)); err == nil {
+		t.Errorf("the refused sweep wrote %s", MetaName)
+	}
+}
