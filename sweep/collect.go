@@ -106,7 +106,14 @@ func Collect(dir string) (*CollectSummary, error) {
 	var logData bytes.Buffer
 	seenHash := map[string]bool{}
 	if old, err := os.Lstat(filepath.Join(real, LogName)); err == nil && old.Mode().IsRegular() {
-		if err := appendLog(&logData, filepath.Join(real, LogName), "", seenHash); err != nil {
+		// Locked as a run locks it: no collect while a sweep runs in DIR,
+		// and no log with another name (a hard link) is taken for DIR's.
+		lg, err := openLog(real)
+		if err != nil {
+			return nil, err
+		}
+		defer lg.close()
+		if err := mergeRecords(&logData, lg.recs, lg.path, seenHash); err != nil {
 			return nil, err
 		}
 	}
@@ -255,6 +262,12 @@ func appendLog(b *bytes.Buffer, path, sum string, seen map[string]bool) error {
 	if got := hex.EncodeToString(h.Sum(nil)); sum != "" && got != sum {
 		return fmt.Errorf("%s: changed while read (not as %s records it: re-run the shard, it resumes)", path, gendir.ManifestName)
 	}
+	return mergeRecords(b, recs, path, seen)
+}
+
+// mergeRecords adds the records recs of the log at path whose hash is not
+// in seen; a record of another hxbar version is refused.
+func mergeRecords(b *bytes.Buffer, recs []Record, path string, seen map[string]bool) error {
 	for i, r := range recs {
 		if r.Version != version.String() {
 			return fmt.Errorf("%s: record %d: a point run by hxbar %s, this is hxbar %q (rows of two versions are never mixed: collect into a new DIR, or with the version that ran it)", path, i+1, versionName(r.Version), version.String())

@@ -449,6 +449,7 @@ type runLog struct {
 	f    *os.File
 	path string
 	done map[string]Record
+	recs []Record // as read, in the log's order
 }
 
 // openLog opens dir's log (created when missing) through outfile.Append
@@ -478,6 +479,7 @@ func openLog(dir string) (*runLog, error) {
 	for _, r := range recs {
 		l.done[r.Hash] = r
 	}
+	l.recs = recs
 	return l, nil
 }
 

@@ -167,3 +167,36 @@ func TestLockedSweepWithoutMeta(t *testing.T) {
 		t.Errorf("the refused sweep wrote %s", MetaName)
 	}
 }
+
+// --collect locks DIR's log as a run does: refused while a sweep runs in
+// DIR, and a log with another name (a hard link) is refused.
+func TestCollectLocksLog(t *testing.T) {
+	s := mustParse(t, twoPoints)
+	d := t.TempDir()
+	dir := filepath.Join(d, "out")
+	sd, err := ShardDir(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(s, sd, Options{Shard: 0, Shards: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Collect(dir); err != nil {
+		t.Fatal(err)
+	}
+	lg, err := openLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Collect(dir); err == nil || !strings.Contains(err.Error(), "another hxbar sweep is running") {
+		t.Errorf("collect while a sweep holds the lock: %v", err)
+	}
+	lg.close()
+	log := filepath.Join(dir, LogName)
+	if err := os.Link(log, filepath.Join(d, "mine.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Collect(dir); err == nil || !strings.Contains(err.Error(), log+": a file with 2 hard links") {
+		t.Errorf("collect over a hard-linked log: %v", err)
+	}
+}
