@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -730,7 +729,7 @@ func LocateInFile(path string, err error) error {
 	if key == "" || path == "" {
 		return err
 	}
-	data, rerr := os.ReadFile(path)
+	data, rerr := inputfile.Read(path)
 	if rerr != nil {
 		return err
 	}

@@ -2,10 +2,13 @@ package sweep
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -103,19 +106,24 @@ func Collect(dir string) (*CollectSummary, error) {
 	var logData bytes.Buffer
 	seenHash := map[string]bool{}
 	if old, err := os.Lstat(filepath.Join(real, LogName)); err == nil && old.Mode().IsRegular() {
-		data, err := inputfile.Read(filepath.Join(real, LogName))
+		// Locked as a run locks it: no collect while a sweep runs in DIR,
+		// and no log with another name (a hard link) is taken for DIR's.
+		lg, err := openLog(real)
 		if err != nil {
 			return nil, err
 		}
-		if err := appendLog(&logData, data, filepath.Join(real, LogName), seenHash); err != nil {
+		defer lg.close()
+		if err := mergeRecords(&logData, lg.recs, lg.path, seenHash); err != nil {
 			return nil, err
 		}
 	}
 	for _, m := range metas {
 		sdir := filepath.Join(sd, strconv.Itoa(m.Shard))
 		jdata, err := readOwned(sdir, JSONLName)
-		if err != nil {
+		if _, ok := errors.AsType[*gendir.NotOwnedError](err); ok {
 			return nil, &IncompleteError{fmt.Sprintf("shard %d: %v (has it finished?)", m.Shard, err)}
+		} else if err != nil {
+			return nil, err
 		}
 		for line := range bytes.Lines(jdata) {
 			var p struct {
@@ -127,8 +135,10 @@ func Collect(dir string) (*CollectSummary, error) {
 			jsonRows[*p.Point] = line
 		}
 		cdata, err := readOwned(sdir, CSVName)
-		if err != nil {
+		if _, ok := errors.AsType[*gendir.NotOwnedError](err); ok {
 			return nil, &IncompleteError{fmt.Sprintf("shard %d: %v (has it finished?)", m.Shard, err)}
+		} else if err != nil {
+			return nil, err
 		}
 		recs, err := csv.NewReader(bytes.NewReader(cdata)).ReadAll()
 		if err != nil || len(recs) == 0 || !slices.Equal(recs[0], first.Columns) {
@@ -143,11 +153,13 @@ func Collect(dir string) (*CollectSummary, error) {
 		}
 		// The log as the shard's manifest records its hash: an edited log,
 		// or one a later interrupted run appended to, is not merged.
-		ldata, err := readOwned(sdir, LogName)
-		if err != nil {
+		sum, err := ownedSum(sdir, LogName)
+		if _, ok := errors.AsType[*gendir.NotOwnedError](err); ok {
 			return nil, &IncompleteError{fmt.Sprintf("shard %d: %v (edited, or a run of the shard was interrupted: re-run the shard, it resumes)", m.Shard, err)}
+		} else if err != nil {
+			return nil, err
 		}
-		if err := appendLog(&logData, ldata, filepath.Join(sdir, LogName), seenHash); err != nil {
+		if err := appendLog(&logData, filepath.Join(sdir, LogName), sum, seenHash); err != nil {
 			return nil, err
 		}
 	}
@@ -212,19 +224,50 @@ func (m *Meta) check() error {
 // readOwned reads a file of a sweep directory that its manifest lists with
 // the content it has: a file hxbar wrote and nobody edited since.
 func readOwned(dir, name string) ([]byte, error) {
-	if !gendir.Owns(dir, name) {
-		return nil, fmt.Errorf("%s: missing, or not as %s records it", filepath.Join(dir, name), gendir.ManifestName)
+	if err := gendir.CheckOwned(dir, name); err != nil {
+		return nil, err
 	}
 	return inputfile.Read(filepath.Join(dir, name))
 }
 
-// appendLog adds the records of the log at path (its content data) whose
-// hash is not in seen.
-func appendLog(b *bytes.Buffer, data []byte, path string, seen map[string]bool) error {
-	recs, err := parseLog(data, path)
+// ownedSum is the SHA-256 dir's manifest records for name, once it is
+// checked to own it.
+func ownedSum(dir, name string) (string, error) {
+	if err := gendir.CheckOwned(dir, name); err != nil {
+		return "", err
+	}
+	m, err := gendir.ReadManifest(dir)
+	if err != nil {
+		return "", err
+	}
+	e, _ := m.Lookup(name)
+	return e.SHA256, nil
+}
+
+// appendLog adds the records of the log at path whose hash is not in seen.
+// The log is read streamed, one line at a time; when sum is set, the bytes
+// read must have that SHA-256 (the manifest's), so a log edited after it
+// was checked is refused too.
+func appendLog(b *bytes.Buffer, path, sum string, seen map[string]bool) error {
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
+	h := sha256.New()
+	recs, err := parseLog(io.TeeReader(f, h), path)
+	if err != nil {
+		return err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); sum != "" && got != sum {
+		return fmt.Errorf("%s: changed while read (not as %s records it: re-run the shard, it resumes)", path, gendir.ManifestName)
+	}
+	return mergeRecords(b, recs, path, seen)
+}
+
+// mergeRecords adds the records recs of the log at path whose hash is not
+// in seen; a record of another hxbar version is refused.
+func mergeRecords(b *bytes.Buffer, recs []Record, path string, seen map[string]bool) error {
 	for i, r := range recs {
 		if r.Version != version.String() {
 			return fmt.Errorf("%s: record %d: a point run by hxbar %s, this is hxbar %q (rows of two versions are never mixed: collect into a new DIR, or with the version that ran it)", path, i+1, versionName(r.Version), version.String())

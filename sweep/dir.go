@@ -22,6 +22,7 @@ import (
 
 	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/internal/inputfile"
+	"github.com/hxbar/hxbar/internal/outfile"
 	"github.com/hxbar/hxbar/internal/version"
 )
 
@@ -249,12 +250,8 @@ func Run(s *Spec, dir string, opt Options) (*Summary, error) {
 		cw.Write(csvRecord(row))
 	}
 	cw.Flush()
-	logData, err := lg.contents()
-	if err != nil {
-		return nil, err
-	}
 	files := []gendir.File{meta,
-		{Name: LogName, Data: logData, Part: "log"},
+		{Name: LogName, Adopt: true, Part: "log"}, // as appended: hashed streamed, not rewritten
 		{Name: CSVName, Data: cv.Bytes(), Part: "results"},
 		{Name: JSONLName, Data: jl.Bytes(), Part: "results"}}
 	if _, err := gendir.Write(real, files, gendir.Options{Tool: Tool, Parts: []string{"spec", "log", "results"}, Inputs: []string{LogName}}); err != nil {
@@ -272,17 +269,17 @@ func versionName(v string) string {
 	return strconv.Quote(v)
 }
 
-// lockDir opens and locks dir's log, then writes meta: a sweep refused by
-// the lock (another runs in dir) changes nothing. A directory that is not
-// a sweep's yet gets meta first, so that the owner checks of gendir.Write
-// run before the log is created in it.
+// lockDir opens and locks dir's log, reads it, then writes meta: a sweep
+// refused by the lock (another runs in dir) or by its log changes nothing.
+// A directory that is not a sweep's with a log yet gets meta first, so that
+// the owner checks of gendir.Write run before the log is created in it.
 func lockDir(dir string, meta gendir.File) (string, *runLog, error) {
 	opts := gendir.Options{Tool: Tool, Parts: []string{"spec"}, Inputs: []string{LogName}}
 	real, exists, err := gendir.Resolve(dir)
 	if err != nil {
 		return "", nil, err
 	}
-	if !exists || !gendir.Owns(real, MetaName) {
+	if !exists || !lockFirst(real) {
 		if _, err := gendir.Write(dir, []gendir.File{meta}, opts); err != nil {
 			return "", nil, err
 		}
@@ -298,7 +295,28 @@ func lockDir(dir string, meta gendir.File) (string, *runLog, error) {
 		lg.close()
 		return "", nil, err
 	}
+	if err := lg.endLine(); err != nil {
+		lg.close()
+		return "", nil, err
+	}
 	return real, lg, nil
+}
+
+// lockFirst says whether dir is a sweep's directory whose log can be
+// locked before anything is written: its sweep.json is owned, or it has a
+// log (opening it creates nothing) and its manifest is a sweep's (the
+// sweep.json of another run may be missing or edited; gendir.Write, after
+// the lock, decides).
+func lockFirst(dir string) bool {
+	if gendir.Owns(dir, MetaName) {
+		return true
+	}
+	m, err := gendir.ReadManifest(dir)
+	if err != nil || gendir.Owner(m.Tool) != "sweep" {
+		return false
+	}
+	st, err := os.Lstat(filepath.Join(dir, LogName))
+	return err == nil && st.Mode().IsRegular()
 }
 
 // CheckSize refuses, before any point runs, a spec whose files would not
@@ -414,7 +432,15 @@ func ShardDir(dir string, i int) (string, error) {
 	if st, err := os.Lstat(sd); err != nil || !st.IsDir() {
 		return "", fmt.Errorf("%s: not a directory (a symlink is not followed)", sd)
 	}
-	return filepath.Join(sd, strconv.Itoa(i)), nil
+	// The shard's directory is resolved by Run, symlinks followed: refuse
+	// one here, or a shard would write wherever the link points.
+	p := filepath.Join(sd, strconv.Itoa(i))
+	if st, err := os.Lstat(p); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return "", fmt.Errorf("%s: a symlink, not followed (allowed: a directory, or none: it is made)", p)
+	} else if err == nil && !st.IsDir() {
+		return "", fmt.Errorf("%s: not a directory (allowed: a directory, or none: it is made)", p)
+	}
+	return p, nil
 }
 
 // runLog is the open log of a directory: the records it holds by hash,
@@ -423,32 +449,29 @@ type runLog struct {
 	f    *os.File
 	path string
 	done map[string]Record
+	recs []Record // as read, in the log's order
 }
 
+// openLog opens dir's log (created when missing) through outfile.Append
+// (never a symlink, a hard link, a FIFO), locks it and reads its records,
+// streamed. It writes nothing into a log that exists.
 func openLog(dir string) (*runLog, error) {
 	path := filepath.Join(dir, LogName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	f, err := outfile.Append(path, 0o644)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, fmt.Errorf("%s: a symlink (refusing to follow it: the log must be a regular file)", path)
-		}
 		return nil, err
 	}
 	l := &runLog{f: f, path: path, done: map[string]Record{}}
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: another hxbar sweep is running in this directory (%v)", path, err)
 	}
-	data, err := l.contents()
+	st, err := f.Stat()
 	if err != nil {
 		l.close()
 		return nil, err
 	}
-	recs, err := parseLog(data, path)
+	recs, err := parseLog(io.NewSectionReader(f, 0, st.Size()), path)
 	if err != nil {
 		l.close()
 		return nil, err
@@ -456,46 +479,57 @@ func openLog(dir string) (*runLog, error) {
 	for _, r := range recs {
 		l.done[r.Hash] = r
 	}
-	if len(data) > 0 && data[len(data)-1] != '\n' { // a line cut short by a crash
-		if _, err := f.Write([]byte("\n")); err != nil {
-			l.close()
-			return nil, err
-		}
-	}
+	l.recs = recs
 	return l, nil
+}
+
+// endLine ends a line cut short by a crash, so the next record starts a
+// line of its own.
+func (l *runLog) endLine() error {
+	st, err := l.f.Stat()
+	if err != nil || st.Size() == 0 {
+		return err
+	}
+	var last [1]byte
+	if _, err := l.f.ReadAt(last[:], st.Size()-1); err != nil {
+		return err
+	}
+	if last[0] != '\n' {
+		_, err = l.f.Write([]byte("\n"))
+	}
+	return err
 }
 
 // maxLogLine bounds one record of a log (a record is well under 4 KiB).
 const maxLogLine = 1 << 20
 
-// parseLog reads the records of the log at path. A line cut short by a
-// run killed while writing it (a prefix of a record) is skipped; any other
-// bad line (not a record, over maxLogLine, a record whose sum does not
-// match: edited by hand) is an error naming the file and the line, so no
-// line hides the records after it.
-func parseLog(data []byte, path string) ([]Record, error) {
+// parseLog reads the records of the log at path from r, one line at a time
+// (a log of any size is never held whole). A line cut short by a run
+// killed while writing it (a prefix of a record) is skipped; any other bad
+// line (not a record, over maxLogLine, a record whose sum does not match:
+// edited by hand) is an error naming the file and the line, so no line
+// hides the records after it.
+func parseLog(r io.Reader, path string) ([]Record, error) {
 	var out []Record
-	n := 0
-	for line := range bytes.Lines(data) {
-		n++
-		line = bytes.TrimSuffix(line, []byte("\n"))
+	err := inputfile.Lines(r, path, maxLogLine, func(n int, line []byte) error {
 		if len(line) == 0 {
-			continue
-		}
-		if len(line) > maxLogLine {
-			return nil, fmt.Errorf("%s: line %d: %d bytes (allowed: a record of at most %d bytes)", path, n, len(line), maxLogLine)
+			return nil
 		}
 		var r Record
 		err := json.Unmarshal(line, &r)
 		switch {
 		case err != nil && cutShort(line, err):
-			continue
+			return nil
 		case err != nil || len(r.Hash) != 64 || r.Result == nil:
-			return nil, fmt.Errorf("%s: line %d: not a record of hxbar sweep (the log is written by hxbar only: move it away to run the points again)", path, n)
+			return fmt.Errorf("%s: line %d: not a record of hxbar sweep (the log is written by hxbar only: move it away to run the points again)", path, n)
 		case r.Sum != r.sum() && (r.Sum != "" || r.Version != ""): // neither: an hxbar before versions (refused by version)
-			return nil, fmt.Errorf("%s: line %d: the record's sum does not match its content (edited since hxbar wrote it: move the log away to run the points again)", path, n)
+			return fmt.Errorf("%s: line %d: the record's sum does not match its content (edited since hxbar wrote it: move the log away to run the points again)", path, n)
 		}
 		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -504,17 +538,6 @@ func parseLog(data []byte, path string) ([]Record, error) {
 // (JSON that ends early) that starts like a record does.
 func cutShort(line []byte, err error) bool {
 	return bytes.HasPrefix(line, []byte(`{"hash":"`)) && strings.Contains(err.Error(), "unexpected end of JSON input")
-}
-
-func (l *runLog) contents() ([]byte, error) {
-	if st, err := l.f.Stat(); err != nil {
-		return nil, err
-	} else if st.Size() > inputfile.MaxSize {
-		return nil, fmt.Errorf("%s: %d bytes (allowed: at most %d)", l.path, st.Size(), inputfile.MaxSize)
-	}
-	var b bytes.Buffer
-	_, err := b.ReadFrom(io.NewSectionReader(l.f, 0, inputfile.MaxSize+1))
-	return b.Bytes(), err
 }
 
 func (l *runLog) append(r Record) error {

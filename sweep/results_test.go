@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -67,7 +68,7 @@ func TestResumeRefusesOtherVersion(t *testing.T) {
 // it: the same records, their sums made anew.
 func asVersion(t *testing.T, path, v string) {
 	t.Helper()
-	recs, err := parseLog(read(t, path), path)
+	recs, err := parseLog(bytes.NewReader(read(t, path)), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,10 +279,10 @@ func TestLogLines(t *testing.T) {
 	for name, c := range map[string]struct{ text, want string }{
 		"cut short":  {lines[0][:40] + "\n" + lines[1], ""},
 		"edited":     {strings.Replace(lines[0], `"cycles":`, `"cycles":1`, 1) + lines[1], "line 1: the record's sum does not match"},
-		"long line":  {lines[0] + `{"hash":"` + strings.Repeat("a", 2<<20) + "\"}\n" + lines[1], "line 2: 2097163 bytes (allowed: a record of at most 1048576 bytes)"},
+		"long line":  {lines[0] + `{"hash":"` + strings.Repeat("a", 2<<20) + "\"}\n" + lines[1], "line 2: longer than 1048576 bytes (allowed: at most 1 MiB a line)"},
 		"not record": {lines[0] + "hello\n" + lines[1], "line 2: not a record of hxbar sweep"},
 	} {
-		recs, err := parseLog([]byte(c.text), log)
+		recs, err := parseLog(strings.NewReader(c.text), log)
 		switch {
 		case c.want == "" && (err != nil || len(recs) != 1):
 			t.Errorf("%s: %d records, %v", name, len(recs), err)
@@ -347,7 +348,7 @@ func TestResumeRefusesUnversionedLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := filepath.Join(dir, LogName)
-	recs, err := parseLog(read(t, log), log)
+	recs, err := parseLog(bytes.NewReader(read(t, log)), log)
 	if err != nil {
 		t.Fatal(err)
 	}

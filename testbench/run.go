@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/hxbar/hxbar/internal/inputfile"
+	"github.com/hxbar/hxbar/internal/outfile"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -225,7 +227,7 @@ func RunSimulator(ctx context.Context, dir, simulator string, plusargs ...string
 	}
 	stamp = hashStrings(append([]string{stamp}, compile...))
 	stampFile := filepath.Join(dir, build+stampSuffix)
-	if old, err := os.ReadFile(stampFile); err != nil || string(old) != stamp || !exists(filepath.Join(dir, build)) {
+	if old, err := inputfile.ReadCapped(stampFile, 4<<10); err != nil || string(old) != stamp || !exists(filepath.Join(dir, build)) {
 		os.Remove(stampFile)
 		start := time.Now()
 		out, code, err := execIn(ctx, dir, compile)
@@ -238,7 +240,7 @@ func RunSimulator(ctx context.Context, dir, simulator string, plusargs ...string
 			return nil, &CompileError{Simulator: simulator, Command: strings.Join(compile, " "), Output: compileMessages(simulator, out)}
 		}
 		res.Compiled = true
-		if err := os.WriteFile(stampFile, []byte(stamp), 0o644); err != nil {
+		if err := outfile.WriteFile(stampFile, []byte(stamp), 0o644); err != nil {
 			return nil, err
 		}
 	}
@@ -307,6 +309,10 @@ func compileMessages(simulator, out string) string {
 	return strings.Join(keep, "\n")
 }
 
+// MaxSourcesSize caps SourcesFile: a list of file names, a few hundred
+// bytes as generated.
+const MaxSourcesSize = 1 << 20
+
 // sources reads the list of the Verilog sources of dir (SourcesFile: one
 // plain .v file name a line, each present) and hashes them with
 // hx_params.vh, so that a build is reused only for the same text. No other
@@ -319,7 +325,7 @@ func sources(dir string) ([]string, string, error) {
 	if !st.IsDir() {
 		return nil, "", fmt.Errorf("testbench directory %s: not a directory", dir)
 	}
-	list, err := os.ReadFile(filepath.Join(dir, SourcesFile))
+	list, err := inputfile.ReadCapped(filepath.Join(dir, SourcesFile), MaxSourcesSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, "", fmt.Errorf("%s: no %s (the list of the sources to compile): regenerate with '%s'", dir, SourcesFile, RegenerateCommand(dir))
 	}
@@ -342,7 +348,7 @@ func sources(dir string) ([]string, string, error) {
 	}
 	h := sha256.New()
 	for _, name := range append(slices.Clone(srcs), paramsFile) {
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := inputfile.Read(filepath.Join(dir, name))
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, "", fmt.Errorf("%s: no %s (a source of the design, listed in %s): regenerate with '%s'", dir, name, SourcesFile, RegenerateCommand(dir))
 		}

@@ -3,9 +3,10 @@ package verilog
 import (
 	"bytes"
 	"fmt"
+	"github.com/hxbar/hxbar/internal/inputfile"
+	"github.com/hxbar/hxbar/internal/outfile"
 	"math"
 	"math/bits"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -301,7 +302,7 @@ func CheckTableFiles(dir string) error {
 		}
 		slices.SortFunc(names, func(a, b string) int { return cmpNatural(filepath.Base(a), filepath.Base(b)) })
 		for _, path := range names {
-			data, err := os.ReadFile(path)
+			data, err := inputfile.Read(path)
 			if err == nil {
 				err = CheckTableLength(data)
 			}
@@ -338,7 +339,7 @@ func cmpNatural(a, b string) int {
 // ReadTable reads and checks the table file at path (see ParseTable). Errors
 // are *TableError values naming the file.
 func ReadTable(path string) (magic string, body []uint64, err error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path)
 	if err != nil {
 		return "", nil, &TableError{File: path, Problem: err.Error()}
 	}
@@ -356,7 +357,7 @@ func WriteTable(path, magic string, body []uint64, title ...string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return os.WriteFile(path, data, 0o644)
+	return outfile.WriteFile(path, data, 0o644)
 }
 
 // RewriteTable edits the body of the table file at path in place and writes
@@ -381,7 +382,7 @@ func RewriteTableWords(path string, edit func(words []uint64)) error {
 }
 
 func rewrite(path string, edit func(words []uint64)) error {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path)
 	if err != nil {
 		return &TableError{File: path, Problem: err.Error()}
 	}
@@ -404,5 +405,5 @@ func rewrite(path string, edit func(words []uint64)) error {
 		hex := strings.Repeat("0", 16-len(s)) + string(s)
 		copy(data[w.off:w.off+16], hex)
 	}
-	return os.WriteFile(path, data, 0o644)
+	return outfile.WriteFile(path, data, 0o644)
 }

@@ -115,7 +115,118 @@ var _ = registerContract("files",
 		}, hardLinked("p.svg", "mine.svg")),
 		exit: 2, stderr: []string{"--plot-out $D/p.svg: a file with 2 hard links"},
 	},
+
+	// One reader: a file a manifest lists is hashed streamed and capped; a
+	// FIFO is never opened.
+	contractCase{
+		name: "gen over an 8 GiB file its manifest lists", args: []string{"gen", "--out", "$D/out", "--dims", "2"},
+		setup: then(generatedInto("out"), sparse("out/hx_top.v", 8<<30)), exit: 2,
+		stderr: []string{"$D/out/hx_top.v: 8589934592 bytes (allowed: at most 1024 MiB)"},
+	},
+	contractCase{
+		name: "gen over an 8 GiB manifest", args: []string{"gen", "--out", "$D/out", "--dims", "2"},
+		setup: then(generatedInto("out"), sparse("out/hxbar-manifest.json", 8<<30)), exit: 2,
+		stderr: []string{"unreadable manifest", "8589934592 bytes (allowed: at most 16 MiB)"},
+	},
+	contractCase{
+		name: "cosim: a FIFO hx_sources.f", args: []string{"cosim", "--dir", "$D/out"},
+		setup: then(generatedInto("out"), removed("out/hx_sources.f"), fifo("out/hx_sources.f")), exit: 2,
+		stderr: []string{"$D/out/hx_sources.f: not a regular file (a named pipe; allowed: a regular file)"},
+	},
+	contractCase{
+		name: "synth: a FIFO hx_sources.f", args: []string{"synth", "--dir", "$D/out"},
+		setup: then(generatedInto("out"), removed("out/hx_sources.f"), fifo("out/hx_sources.f")), exit: 2,
+		stderr: []string{"$D/out/hx_sources.f: not a regular file (a named pipe; allowed: a regular file)"},
+	},
+	contractCase{
+		name: "sweep over an 8 GiB results.csv", args: []string{"sweep", "$D/s.yaml", "--out", "$D/out"},
+		setup: then(sweptInto("out"), sparse("out/results.csv", 8<<30)), exit: 2,
+		stderr: []string{"$D/out/results.csv: 8589934592 bytes (allowed: at most 1024 MiB)"},
+	},
+	contractCase{
+		name: "sweep --collect over an 8 GiB shard file", args: []string{"sweep", "--collect", "$D/out"},
+		setup: then(sweepSetup(map[string]string{"s.yaml": sweepSpec}), func(t *testing.T, d string) {
+			ranCLI(t, d, "sweep", "$D/s.yaml", "--out", "$D/out", "--shard", "0/1")
+		}, sparse("out/shards/0/results.jsonl", 8<<30)), exit: 2,
+		stderr: []string{"$D/out/shards/0/results.jsonl: 8589934592 bytes (allowed: at most 1024 MiB)"},
+	},
+	contractCase{
+		name: "sweep --plot over an 8 GiB results.jsonl", args: []string{"sweep", "--plot", "x=order,y=cycles", "$D/out"},
+		setup: then(sweptInto("out"), sparse("out/results.jsonl", 8<<30)), exit: 2,
+		stderr: []string{"$D/out/results.jsonl: 8589934592 bytes (allowed: at most 1024 MiB)"},
+	},
+	contractCase{
+		name: "sweep: a log line over 1 MiB names its line", args: []string{"sweep", "$D/s.yaml", "--out", "$D/out"},
+		setup: then(sweptInto("out"), appended("out/points.jsonl", strings.Repeat("x", 2<<20)+"\n")), exit: 2,
+		stderr: []string{"$D/out/points.jsonl: line 5: longer than 1048576 bytes (allowed: at most 1 MiB a line)"},
+	},
+
+	// The run log and the shards: never written through a link.
+	contractCase{
+		name: "sweep: a hard-linked points.jsonl", args: []string{"sweep", "$D/s2.yaml", "--out", "$D/out"},
+		setup: then(sweptInto("out"), files("s2.yaml", sweepSpec2), hardLinked("mine.jsonl", "out/points.jsonl")), exit: 2,
+		stderr: []string{"$D/out/points.jsonl: a file with 2 hard links"},
+	},
+	contractCase{
+		name: "sweep --shard: a symlinked DIR/shards/i", args: []string{"sweep", "$D/s.yaml", "--out", "$D/out", "--shard", "0/2"},
+		setup: then(sweepSetup(map[string]string{"s.yaml": sweepSpec}), func(t *testing.T, d string) {
+			ranCLI(t, d, "sweep", "$D/s.yaml", "--out", "$D/out", "--shard", "1/2")
+			if err := os.Mkdir(filepath.Join(d, "elsewhere"), 0o755); err != nil { // empty: a sweep would write into it
+				t.Fatal(err)
+			}
+		}, symlinked("out/shards/0", "elsewhere")), exit: 2,
+		stderr: []string{"$D/out/shards/0: a symlink, not followed"},
+	},
+	contractCase{
+		name: "sweep refused by the lock changes nothing", args: []string{"sweep", "$D/s2.yaml", "--out", "$D/out"},
+		setup: then(sweptInto("out"), files("s2.yaml", sweepSpec2), locked("out/points.jsonl")), exit: 2,
+		stderr: []string{"$D/out/points.jsonl: another hxbar sweep is running in this directory"},
+	},
 )
+
+// sweepSpec2 is sweepSpec with other points: a run of it would rewrite
+// sweep.json.
+const sweepSpec2 = "base: {collective: allgather, items: 4, skew: 0}\nvary:\n  order: [OOMM]\nmeasure: [cycles]\n"
+
+func generatedInto(dir string) func(t *testing.T, d string) {
+	return func(t *testing.T, d string) { ranCLI(t, d, "gen", "--out", "$D/"+dir, "--dims", "2") }
+}
+
+func removed(name string) func(t *testing.T, d string) {
+	return func(t *testing.T, d string) {
+		if err := os.Remove(filepath.Join(d, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func appended(name, text string) func(t *testing.T, d string) {
+	return func(t *testing.T, d string) {
+		f, err := os.OpenFile(filepath.Join(d, name), os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			_, err = f.WriteString(text)
+			f.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// locked holds an exclusive flock on name until the case ends, as a sweep
+// running in the directory does.
+func locked(name string) func(t *testing.T, d string) {
+	return func(t *testing.T, d string) {
+		f, err := os.Open(filepath.Join(d, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
 
 func readFile(t *testing.T, p string) string {
 	t.Helper()

@@ -293,8 +293,13 @@ func sweepPlot(dir, spec, plotOut, format string, stdout io.Writer) error {
 	if err != nil {
 		return usageError{sweep.NoForce(err)}
 	}
-	if !exists || !gendir.Owns(real, sweep.JSONLName) {
+	if exists {
+		err = gendir.CheckOwned(real, sweep.JSONLName)
+	}
+	if _, notOwned := errors.AsType[*gendir.NotOwnedError](err); !exists || notOwned {
 		return usagef("%s: no %s written by hxbar sweep (allowed: the --out DIR of a finished sweep, or a collected one)", dir, sweep.JSONLName)
+	} else if err != nil {
+		return usageError{err} // a file hxbar wrote no such: over the cap, a bad manifest
 	}
 	data, err := inputfile.Read(filepath.Join(real, sweep.JSONLName))
 	if err != nil {

@@ -29,7 +29,10 @@
 //     or managed) keeps its inode, since a shell may be working in it.
 //
 // Files the user adds to a generated directory (notes, build products) are
-// never touched. The package imports nothing of hxbar.
+// never touched. Every file it reads goes through internal/inputfile: the
+// manifest is capped at MaxManifestSize, a listed file is hashed streamed
+// and refused over MaxFileSize (its size named), a FIFO or device never
+// opened. The package imports nothing else of hxbar.
 package gendir
 
 import (
@@ -45,6 +48,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hxbar/hxbar/internal/inputfile"
 )
 
 // ManifestName is the manifest's file name inside a generated directory.
@@ -52,6 +57,16 @@ const ManifestName = "hxbar-manifest.json"
 
 // FormatVersion is the manifest format Write writes and reads.
 const FormatVersion = 1
+
+// The caps of what gendir reads. A manifest is about 110 bytes a file (a
+// 4,096-node design: about 2 MB). A file the manifest lists is hashed
+// streamed, in constant memory; the cap bounds the time and refuses a file
+// no hxbar writer makes (every generated file is built in memory, and the
+// sweep's files are held to 64 MiB up front), with its size.
+const (
+	MaxManifestSize = 16 << 20
+	MaxFileSize     = 1 << 30
+)
 
 // File is one file to write: a plain name (no directory part), its content
 // and permission bits (0 means 0644).
@@ -62,6 +77,11 @@ type File struct {
 	// Part groups files that are written together (e.g. "design",
 	// "testbench"); see Options.Parts.
 	Part string
+	// Adopt records the regular file of this name already in the directory
+	// as it is (Data is ignored): hashed streamed, never read whole nor
+	// rewritten. For a file the caller appends to itself (a run log); it
+	// must be named in Options.Inputs.
+	Adopt bool
 }
 
 // Options change what Write may do.
@@ -164,7 +184,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", ManifestName)
 	}
-	data, err := os.ReadFile(p)
+	data, err := inputfile.ReadCapped(p, MaxManifestSize)
 	if err != nil {
 		return nil, err
 	}
@@ -271,6 +291,9 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 		if _, dup := names[f.Name]; dup {
 			return nil, fmt.Errorf("%s: written twice", f.Name)
 		}
+		if f.Adopt && !slices.Contains(opts.Inputs, f.Name) {
+			return nil, fmt.Errorf("%s: adopted but not an input", f.Name)
+		}
 		names[f.Name] = i
 	}
 	real, exists, err := Resolve(dir)
@@ -291,6 +314,11 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 	newMan := &Manifest{Tool: tool, Format: FormatVersion}
 
 	if !exists {
+		for _, f := range files {
+			if f.Adopt {
+				return nil, fmt.Errorf("%s: cannot adopt %s: the directory does not exist", dir, f.Name)
+			}
+		}
 		// A new directory: stage everything, rename it into place.
 		staging, err := stage(real, files, nil, newMan, false)
 		if err != nil {
@@ -332,20 +360,10 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 	}
 
 	// owned: regular file named in the old manifest whose content matches.
-	owned := func(name string) (bool, error) {
-		e, ok := old.Lookup(name)
-		if !ok {
-			return false, nil
-		}
-		st, err := os.Lstat(filepath.Join(real, name))
-		if err != nil || !st.Mode().IsRegular() {
-			return false, nil
-		}
-		data, err := os.ReadFile(filepath.Join(real, name))
-		if err != nil {
-			return false, err
-		}
-		return Hash(data) == e.SHA256, nil
+	owned := func(name string) (bool, error) { return owns(real, old, name) }
+	sums, err := fileSums(real, files)
+	if err != nil {
+		return nil, err
 	}
 	inParts := func(part string) bool { return opts.Parts == nil || slices.Contains(opts.Parts, part) }
 
@@ -365,6 +383,10 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 			dirs = append(dirs, f.Name)
 			continue
 		}
+		if f.Adopt { // a regular file and an input (fileSums, the name checks)
+			same[f.Name] = true
+			continue
+		}
 		ok, err := owned(f.Name)
 		if err != nil {
 			return nil, err
@@ -375,7 +397,7 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 			}
 			continue
 		}
-		if e, _ := old.Lookup(f.Name); e.SHA256 == Hash(f.Data) && st.Mode().Perm() == mode(f) {
+		if e, _ := old.Lookup(f.Name); e.SHA256 == sums[f.Name] && st.Mode().Perm() == mode(f) {
 			same[f.Name] = true
 		}
 	}
@@ -455,7 +477,7 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 		return nil, err
 	}
 	for _, f := range files {
-		e := Entry{Name: f.Name, Part: f.Part, SHA256: Hash(f.Data)}
+		e := Entry{Name: f.Name, Part: f.Part, SHA256: sums[f.Name]}
 		res.Written = append(res.Written, f.Name)
 		if same[f.Name] {
 			current[f.Name] = e
@@ -481,6 +503,48 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 	}
 	slices.Sort(res.Written)
 	return res, nil
+}
+
+// owns reports whether the manifest m owns name in dir: a regular file it
+// names with the content it records. A file over MaxFileSize, or one that
+// cannot be read, is an error naming it.
+func owns(dir string, m *Manifest, name string) (bool, error) {
+	e, ok := m.Lookup(name)
+	if !ok {
+		return false, nil
+	}
+	p := filepath.Join(dir, name)
+	st, err := os.Lstat(p)
+	if err != nil || !st.Mode().IsRegular() {
+		return false, nil
+	}
+	sum, err := inputfile.Hash(p, MaxFileSize)
+	if err != nil {
+		return false, err
+	}
+	return sum == e.SHA256, nil
+}
+
+// fileSums is the SHA-256 of each file's new content: its Data, or for an
+// adopted file the regular file in dir, hashed streamed.
+func fileSums(dir string, files []File) (map[string]string, error) {
+	sums := make(map[string]string, len(files))
+	for _, f := range files {
+		if !f.Adopt {
+			sums[f.Name] = Hash(f.Data)
+			continue
+		}
+		p := filepath.Join(dir, f.Name)
+		if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: cannot adopt it: not a regular file", p)
+		}
+		sum, err := inputfile.Hash(p, MaxFileSize)
+		if err != nil {
+			return nil, err
+		}
+		sums[f.Name] = sum
+	}
+	return sums, nil
 }
 
 // mode is f's permission bits (0644 by default).
@@ -571,21 +635,46 @@ func list(names []string, one, many string) string {
 // Owns reports whether dir's manifest owns name: a regular file that the
 // manifest names, with the content it records. A directory without a
 // (valid) manifest owns nothing.
-func Owns(dir, name string) bool {
-	m, err := ReadManifest(dir)
-	if err != nil {
-		return false
-	}
-	e, ok := m.Lookup(name)
-	if !ok {
-		return false
-	}
+func Owns(dir, name string) bool { return CheckOwned(dir, name) == nil }
+
+// CheckOwned is Owns with the reason when dir's manifest does not own name:
+// one line naming the file (missing or edited; over MaxFileSize, with its
+// size; a manifest that cannot be read).
+func CheckOwned(dir, name string) error {
 	p := filepath.Join(dir, name)
-	if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
-		return false
+	m, err := ReadManifest(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &NotOwnedError{Path: p}
 	}
-	data, err := os.ReadFile(p)
-	return err == nil && Hash(data) == e.SHA256
+	if err != nil {
+		return fmt.Errorf("%s: not owned: %s: %v", p, ManifestName, unwrapPath(err))
+	}
+	ok, err := owns(dir, m, name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &NotOwnedError{Path: p}
+	}
+	return nil
+}
+
+// NotOwnedError is CheckOwned's answer for a file that is missing, not a
+// regular file, or not as the manifest records it (edited, or not listed).
+type NotOwnedError struct{ Path string }
+
+func (e *NotOwnedError) Error() string {
+	return e.Path + ": missing, or not as " + ManifestName + " records it"
+}
+
+// unwrapPath drops an *fs.PathError's operation and path (the message names
+// the file already).
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Owner is the tool that owns a directory whose manifest names tool: a

@@ -8,6 +8,7 @@
 package inputfile
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -151,4 +152,69 @@ func Open(path string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// Hash returns the SHA-256 (lower-case hex, as manifests record it) of the
+// regular file at path, streamed: memory stays constant whatever its size.
+// A file over limit bytes, or one that grows past it while hashed, is
+// refused with its size, so an 8 GiB sparse file costs a Stat, not a read.
+func Hash(path string, limit int64) (string, error) {
+	f, err := Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if err := check(path, st, limit); err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(f, limit+1))
+	if err != nil {
+		return "", err
+	}
+	if n > limit {
+		return "", fmt.Errorf("%s: more than %d bytes, it grew while read (allowed: at most %s)", path, limit, sizeText(limit))
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Lines calls fn for each line of r (without its line end), numbered from
+// 1, reading one line at a time: a line longer than maxLine bytes is an
+// error naming path and the line's number, so it cannot hide the lines
+// after it, and a file of any size is read in constant memory. line is
+// valid only during the call.
+func Lines(r io.Reader, path string, maxLine int, fn func(n int, line []byte) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte // a line longer than br's buffer, gathered
+	for n := 1; ; {
+		chunk, err := br.ReadSlice('\n')
+		if len(long)+len(chunk) > maxLine+1 || (err != nil && len(long)+len(chunk) > maxLine) {
+			return fmt.Errorf("%s: line %d: longer than %d bytes (allowed: at most %s a line)", path, n, maxLine, sizeText(int64(maxLine)))
+		}
+		if err == bufio.ErrBufferFull {
+			long = append(long, chunk...)
+			continue
+		}
+		line := chunk
+		if len(long) > 0 {
+			line = append(long, chunk...)
+		}
+		long = long[:0]
+		if len(line) > 0 {
+			if ferr := fn(n, bytes.TrimSuffix(line, []byte("\n"))); ferr != nil {
+				return ferr
+			}
+			n++
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }

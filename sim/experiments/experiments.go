@@ -10,6 +10,7 @@ package experiments
 import (
 	"errors"
 	"fmt"
+	"github.com/hxbar/hxbar/internal/outfile"
 	"io"
 	"io/fs"
 	"os"
@@ -243,5 +244,5 @@ func Write(opt Options, docPath, imgDir string) error {
 	}
 	var b strings.Builder
 	r.Markdown(&b, plots)
-	return os.WriteFile(docPath, []byte(b.String()), 0o644)
+	return outfile.WriteFile(docPath, []byte(b.String()), 0o644)
 }

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/hxbar/hxbar/internal/inputfile"
+	"github.com/hxbar/hxbar/internal/outfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -79,7 +80,7 @@ func existingDir(dir, what string) error {
 // ownFile accepts a path that does not exist or a regular file carrying the
 // Marker in one of its first lines.
 func ownFile(path string, lines int) error {
-	st, err := os.Stat(path)
+	st, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -89,20 +90,20 @@ func ownFile(path string, lines int) error {
 	refuse := func(why string) error {
 		return fmt.Errorf("%s: %s, not overwritten (allowed: a new file, or one hxbar experiments wrote, which starts with %q)", path, why, Marker)
 	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return refuse("a symlink (not followed)")
+	}
 	if !st.Mode().IsRegular() {
 		return refuse("not a regular file")
 	}
-	f, err := os.Open(path)
+	if err := outfile.Check(path); err != nil { // a hard link: the user's other name
+		return err
+	}
+	head, err := inputfile.ReadHead(path, 512)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	head := make([]byte, 512)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return err
-	}
-	for i, l := range strings.SplitN(string(head[:n]), "\n", lines+1) {
+	for i, l := range strings.SplitN(string(head), "\n", lines+1) {
 		if i < lines && strings.HasPrefix(l, Marker) {
 			return nil
 		}
@@ -131,5 +132,5 @@ func savePlot(p *plot.Plot, w, h vg.Length, file string) error {
 	out = append(out, '\n')
 	out = append(out, svgMarker...)
 	out = append(out, rest...)
-	return os.WriteFile(file, out, 0o644)
+	return outfile.WriteFile(file, out, 0o644)
 }

@@ -27,12 +27,17 @@ func TestCheckOutputs(t *testing.T) {
 	write(filepath.Join(d, "badimg", plotFiles[1]), "<?xml version=\"1.0\"?>\n<svg/>\n")
 	write(filepath.Join(d, "file"), "x")
 	syscall.Mkfifo(filepath.Join(d, "fifo.md"), 0o644)
+	os.Symlink("own.md", filepath.Join(d, "link.md"))
+	write(filepath.Join(d, "img2", plotFiles[0]), ownSVG)
+	os.Link(filepath.Join(d, "img2", plotFiles[0]), filepath.Join(d, "mine.svg"))
 	for _, c := range []struct{ doc, img, want string }{
 		{"new.md", "img", ""},
 		{"own.md", "img", ""},
 		{"own.md", "newimg", ""},
 		{"foreign.md", "img", "foreign.md: exists and was not written by hxbar experiments, not overwritten"},
 		{"fifo.md", "img", "fifo.md: not a regular file, not overwritten"},
+		{"link.md", "img", "link.md: a symlink (not followed), not overwritten"},
+		{"new.md", "img2", plotFiles[0] + ": a file with 2 hard links"},
 		{"nodir/x.md", "img", "nodir: the report's directory does not exist"},
 		{"file/x.md", "img", "file: the report's directory is not a directory"},
 		{"new.md", "nodir/img", "nodir: the plot directory's parent does not exist"},

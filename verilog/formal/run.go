@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/hxbar/hxbar/internal/inputfile"
+	"github.com/hxbar/hxbar/internal/outfile"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -111,7 +113,7 @@ func Run(ctx context.Context, j *Job, dir string) (r Result, err error) {
 // prove writes the property's model with the last episode due in frame
 // depth-1 and checks depth frames; it returns what bmc3 said.
 func prove(ctx context.Context, j *Job, dir string, depth int) ([]byte, error) {
-	if err := os.WriteFile(filepath.Join(dir, PropFile), PropertyScript(j.Prefix+depth-1), 0o644); err != nil {
+	if err := outfile.WriteFile(filepath.Join(dir, PropFile), PropertyScript(j.Prefix+depth-1), 0o644); err != nil {
 		return nil, fmt.Errorf("proof %s: %w", j.Name, err)
 	}
 	if _, err := tool(ctx, dir, "yosys", "-q", "-l", "property.log", "-s", PropFile); err != nil {
@@ -121,7 +123,7 @@ func prove(ctx context.Context, j *Job, dir string, depth int) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("proof %s: yosys-abc on %s: %w", j.Name, AIGFile, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("bmc-%d.log", depth)), out, 0o644); err != nil {
+	if err := outfile.WriteFile(filepath.Join(dir, fmt.Sprintf("bmc-%d.log", depth)), out, 0o644); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -176,7 +178,7 @@ func stats(out []byte) (latches, ands int) {
 func failedAssert(out []byte, dir string) string {
 	m := reAsserted.FindSubmatch(out)
 	idx := string(m[1])
-	data, err := os.ReadFile(filepath.Join(dir, MapFile))
+	data, err := inputfile.Read(filepath.Join(dir, MapFile))
 	if err != nil {
 		return "output " + idx
 	}

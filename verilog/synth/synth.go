@@ -26,6 +26,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hxbar/hxbar/internal/inputfile"
 	"io"
 	"os"
 	"os/exec"
@@ -369,9 +370,12 @@ func (r *Report) WriteTable(w io.Writer) error {
 // Sources returns the design sources of a generated directory: its
 // SourcesFile without the testbench.
 func Sources(dir string) ([]string, error) {
-	list, err := os.ReadFile(filepath.Join(dir, SourcesFile))
-	if err != nil {
+	list, err := inputfile.ReadCapped(filepath.Join(dir, SourcesFile), 1<<20) // a list of names
+	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no %s (the list of the sources): write the directory with 'hxbar gen --out %s'", dir, SourcesFile, dir)
+	}
+	if err != nil {
+		return nil, err // names the file: a FIFO, a device, over the cap
 	}
 	var srcs []string
 	for _, l := range strings.Split(string(list), "\n") {
