@@ -269,7 +269,7 @@ func versionName(v string) string {
 	if v == "" {
 		return "of no recorded version (older than hxbar version)"
 	}
-	return strconv.Quote(v)
+	return quoteCut(v)
 }
 
 // lockDir opens and locks dir's log, then writes meta: a sweep refused by
