@@ -32,13 +32,19 @@ func oneLine(t *testing.T, msg string, most int, want ...string) {
 // combination of its axes, every point a valid system with the hash of
 // that system and its values as JSON, so every row can be written.
 func FuzzParseSpec(f *testing.F) {
-	for _, p := range []string{"small.yaml", "orders.yaml"} {
-		data, err := os.ReadFile(filepath.Join("..", "examples", "sweeps", p))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
+	// small.yaml without its comments: Go's minimiser is quadratic in the
+	// input's length, and orders.yaml's 240 points make every run slow.
+	data, err := os.ReadFile(filepath.Join("..", "examples", "sweeps", "small.yaml"))
+	if err != nil {
+		f.Fatal(err)
 	}
+	var keep []string
+	for l := range strings.Lines(string(data)) {
+		if !strings.HasPrefix(l, "#") && strings.TrimSpace(l) != "" {
+			keep = append(keep, l)
+		}
+	}
+	f.Add([]byte(strings.Join(keep, "")))
 	for _, s := range []string{
 		"", "~", "{}", "- 1\n", "vary: {skew: [0, 4]}\n", "base: {skew: 0}\nvary:\n  duplex: [full, half]\n",
 		// issue 24's hostile values, as the spec wrote them
