@@ -64,7 +64,7 @@ race:
 rtl:
 	bash verilog/rtl/test/run.sh
 
-# Short, bounded fuzz runs (FUZZTIME each, 8 targets); see docs/testing.md
+# Short, bounded fuzz runs (FUZZTIME each, 9 targets); see docs/testing.md
 # for longer ones. Each -fuzz pattern is anchored: FuzzParse alone would
 # match FuzzParseFault too, and go test fuzzes one target at a time.
 fuzz:
@@ -72,6 +72,7 @@ fuzz:
 	$(GO) test ./hw -run=NONE -fuzz='^FuzzParseFault$$' -fuzztime=$(FUZZTIME)
 	$(GO) test ./barrierunit -run=NONE -fuzz='^FuzzReadSchedule$$' -fuzztime=$(FUZZTIME)
 	$(GO) test ./sim -run=NONE -fuzz='^FuzzDataSchedule$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./sim -run=NONE -fuzz='^FuzzRunSystem$$' -fuzztime=$(FUZZTIME)
 	$(GO) test ./sweep -run=NONE -fuzz='^FuzzParseSpec$$' -fuzztime=$(FUZZTIME)
 	$(GO) test ./sweep -run=NONE -fuzz='^FuzzParseLog$$' -fuzztime=$(FUZZTIME)
 	$(GO) test ./sweep -run=NONE -fuzz='^FuzzParseMeta$$' -fuzztime=$(FUZZTIME)
