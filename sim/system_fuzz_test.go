@@ -14,8 +14,9 @@ import (
 // lists, through the model end to end (hw.Parse, Build, Run), as hxbar sim
 // runs it. Whatever the file: no panic; every refusal, and every run's
 // error, is one line; a run ends complete, at max_cycles (*StuckError) or
-// in a unit's error (*UnitError), nothing else; a run without faults is
-// complete with every rank released. Systems too big to run cheaply are
+// in a unit's error (*UnitError), nothing else; a run without faults or
+// watchdog (a watchdog of 1 cycle times out, as documented), with 20,000
+// cycles for a skew of at most 1,000, completes with every rank released. Systems too big to run cheaply are
 // skipped (FuzzParse covers their parsing).
 func FuzzRunSystem(f *testing.F) {
 	for _, name := range []string{"default-4x4.yaml", "episodes-4x4.yaml"} {
@@ -38,6 +39,7 @@ func FuzzRunSystem(f *testing.F) {
 		"dims: [4]\nfaults: [\"dead:n0.d0.up@0\"]\nmax_cycles: 3000\n",
 		"dims: [4]\nfaults: [\"ackflip:n0.d0.up@4\"]\nlink_retry: 4\n",
 		"dims: [4]\nfaults: [\"creditdrop:n2.d0.up@6\"]\nmax_cycles: 5000\n",
+		"watchdog: 1\n", // times out at once, as documented: not a fault-free completion
 		"dims: [4]\nfaults: [\"drop:n9.eject@5\"]\n", "dims: [4]\nfaults: [\"flip:n0.eject@3:99\"]\n",
 		"dims: [3, 3]\navoid: [n0.d0.up]\n", "dims: [3, 3]\navoid: [n0.inject]\n", "dims: [3, 3]\navoid: [n0.d0.up, n0.d1.up]\n",
 		"dims: [3, 3]\navoid: [N0.D0.UP]\n", "topology: torus\ndims: [3, 3]\navoid: [n0.d0+.vc0]\n",
@@ -75,10 +77,21 @@ func FuzzRunSystem(f *testing.F) {
 		case res == nil || !res.Complete || res.Released != sys.NumRanks():
 			t.Fatalf("Run without error: %+v, not complete", res)
 		}
-		if len(sys.Faults) == 0 && err != nil {
-			t.Fatalf("a run without faults: %v", err)
+		if err != nil && len(sys.Faults) == 0 && sys.Watchdog == 0 && sys.MaxCycles == 20_000 && maxSkew(&sys) <= 1000 {
+			t.Fatalf("a run without faults or watchdog, 20,000 cycles long: %v", err)
 		}
 	})
+}
+
+// maxSkew is the largest skew of s's episodes.
+func maxSkew(s *hw.System) int {
+	m := s.Skew
+	for _, e := range s.Episodes {
+		if e.Skew != nil {
+			m = max(m, *e.Skew)
+		}
+	}
+	return m
 }
 
 // manyItems says whether an episode of s moves more than 64 item flits.
