@@ -6,7 +6,7 @@
 #   make test  installs what is missing (iverilog, verilator, yosys, SLURM) and runs every test
 GO      ?= go
 BIN     := ./hxbar
-FUZZTIME ?= 10s
+FUZZTIME ?= 5s
 
 .PHONY: all build run pictures test deps vet unit race fuzz rtl slurm sweep-demo bench experiments area mutate clean faults cosim-random formal
 
@@ -64,11 +64,19 @@ race:
 rtl:
 	bash verilog/rtl/test/run.sh
 
-# Short, bounded fuzz runs (FUZZTIME each); see docs/testing.md for longer ones.
+# Short, bounded fuzz runs (FUZZTIME each, 9 targets); see docs/testing.md
+# for longer ones. Each -fuzz pattern is anchored: FuzzParse alone would
+# match FuzzParseFault too, and go test fuzzes one target at a time.
 fuzz:
-	$(GO) test ./hw -run=NONE -fuzz=FuzzParse -fuzztime=$(FUZZTIME)
-	$(GO) test ./barrierunit -run=NONE -fuzz=FuzzReadSchedule -fuzztime=$(FUZZTIME)
-	$(GO) test ./sim -run=NONE -fuzz=FuzzDataSchedule -fuzztime=$(FUZZTIME)
+	$(GO) test ./hw -run=NONE -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./hw -run=NONE -fuzz='^FuzzParseFault$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./barrierunit -run=NONE -fuzz='^FuzzReadSchedule$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./sim -run=NONE -fuzz='^FuzzDataSchedule$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./sim -run=NONE -fuzz='^FuzzRunSystem$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./sweep -run=NONE -fuzz='^FuzzParseSpec$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./sweep -run=NONE -fuzz='^FuzzParseLog$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./sweep -run=NONE -fuzz='^FuzzParseMeta$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./internal/gendir -run=NONE -fuzz='^FuzzParseManifest$$' -fuzztime=$(FUZZTIME)
 
 # The seeds' claims measured on the cycle model: rewrites docs/experiments.md
 # and its plots in docs/img (a few seconds; TestDocInStep keeps them in step).

@@ -21,6 +21,7 @@ package design
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/barrierunit/regmap"
@@ -155,7 +156,9 @@ func avoidRoutes(sys *hw.System, fab noc.Fabric) (*noc.Avoid, error) {
 	}
 	a, _, err := noc.AvoidChannels(fab, ids)
 	if err != nil {
-		return nil, &hw.FieldError{Field: "avoid", Value: fmt.Sprintf("%q", sys.Avoid), Allowed: err.Error()}
+		// noc's reason names the channel; "allowed" is what routing needs.
+		why := strings.TrimPrefix(err.Error(), "avoid: ")
+		return nil, &hw.FieldError{Field: "avoid", Value: fmt.Sprintf("%q", sys.Avoid), Allowed: "channels the network can do without; " + why}
 	}
 	return a, nil
 }

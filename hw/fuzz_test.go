@@ -38,6 +38,17 @@ func FuzzParse(f *testing.F) {
 		"skew: &a 3\nlink_latency: *a\n", "dims: [4,\n", "<<: {skew: 1}\n", "? [a]\n: 1\n",
 		"name: \"a\\nb\"\n", "max_cycles: 1e12\n", "algo: dissemination\nop: xor\n",
 		"dims: &d [4, 4]\nplacement: *d\n", "ranks: 5\nranks: 6\n", "\xff\xfe",
+		// issue 24: episodes, repeat, faults and avoid lists, hostile.
+		"repeat: 3\nepisodes:\n  - {op: sum}\n  - {collective: allgather, items: 4, item_flits: 8}\n",
+		"episodes: []\nrepeat: 0\n", "repeat: -1\n", "repeat: 1000000000000\n", "repeat: 0x10\n", "repeat: \"16\"\n",
+		"episodes:\n  - {op: sum, op: max}\n", "episodes:\n  - {dims: [2, 2]}\n", "episodes:\n  - {skew: 2024-01-01}\n",
+		"episodes: [~]\n", "episodes: {op: sum}\n", "episodes:\n  - {item_placement: [0, 0, 1]}\n",
+		"episodes: &e [{op: sum}]\nrepeat: 2\n", "episodes:\n  - {order: \"a\\x00b\"}\n",
+		"faults: [\"flip:n0.d0.up@10:3\", \"flip:n0.d0.up@10:3\"]\n", "faults: [\"flip:n0.d0.up@010:3\", \"flip:n0.d0.up@10:3\"]\n",
+		"faults: [\"stuck:-1\"]\n", "faults: [\"stuck:1000000000000\"]\n", "faults: [\"drop:n0.eject@99999999999999999999\"]\n",
+		"faults: [\"flip:n0.eject@3:0x10\"]\n", "faults: [\"ackflip:n0.d0.up@5\"]\nlink_retry: 2\n", "faults: [\"dead:\\u0007@1\"]\n",
+		"faults: [\"stuck:3\", \"stuck:03\"]\n", "faults: stuck:3\n", "faults: [[1]]\n",
+		"avoid: [n0.d0.up, n0.d0.up]\n", "avoid: [n0.inject]\n", "avoid: [\"n0.d0.up\\n\"]\n", "avoid: n0.d0.up\n", "avoid: [~]\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -65,6 +76,54 @@ func FuzzParse(f *testing.F) {
 		}
 		if !reflect.DeepEqual(back, s) {
 			t.Fatalf("round trip changed the system:\n%+v\n%+v", s, back)
+		}
+	})
+}
+
+// FuzzParseFault: ParseFault never panics; a spec it accepts prints
+// (Fault.String) as a spec that parses to the same fault, so the canonical
+// form the duplicate check compares is a faithful one; a spec it refuses
+// gives one short line quoting the spec with the parser's reason. In a
+// system the spec is checked by Validate, whose error names the entry.
+func FuzzParseFault(f *testing.F) {
+	for _, s := range []string{
+		"flip:n0.d0.up@10:3", "drop:n0.eject@0", "dead:n5.d1.down@100", "stuck:3", "ackflip:n0.d0.up@5",
+		"creditdrop:l0.w0.up1@7", "flip:n0.d0+.vc1@1:64", " flip:n0.d0.up@10:3 ", "flip:n0.d0.up@010:3",
+		// issue 24: hostile numbers and names
+		"stuck:-1", "stuck:1000000000000", "stuck:0x10", "stuck:\"16\"", "stuck:", "stuck:1e3",
+		"drop:n0.eject@99999999999999999999", "drop:n0.eject@-1", "drop:n0.eject@2024-01-01", "drop:@3", "drop:n0.eject",
+		"flip:n0.eject@3", "flip:n0.eject@3:", "flip:n0.eject@3:1048576", "flip:a:b@3:1", "flip:a@b@3:1",
+		"dead:n0\x00.eject@1", "dead:n0\n.eject@1", "drop:n0.eject@\u0663", "zap:n0.eject@3", "", ":", "flip", "\xff:\xfe@1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		fault, err := ParseFault(spec)
+		if err != nil {
+			msg := err.Error()
+			if strings.ContainsAny(msg, "\r\n") || len(msg) > 1000 || !strings.Contains(msg, showString(spec)) {
+				t.Fatalf("error is not one short line quoting the spec: %q", msg)
+			}
+			if _, ok := errors.AsType[*faultSyntaxError](err); !ok {
+				t.Fatalf("error %T lacks the parser's reason: %v", err, err)
+			}
+		} else {
+			back, err := ParseFault(fault.String())
+			if err != nil || back != fault {
+				t.Fatalf("%q parses to %+v, printed %q, which parses to %+v, %v", spec, fault, fault.String(), back, err)
+			}
+		}
+		s := Default()
+		s.Faults = []string{spec, spec}
+		err = s.Validate()
+		if err == nil {
+			t.Fatalf("the fault %q given twice was accepted", spec)
+		}
+		if fe, ok := errors.AsType[*FieldError](err); !ok || !strings.HasPrefix(fe.Field, "faults[") {
+			t.Fatalf("Validate with faults %q: %v, not an error on a faults entry", s.Faults, err)
+		}
+		if msg := err.Error(); strings.ContainsAny(msg, "\r\n") {
+			t.Fatalf("Validate error is not one line: %q", msg)
 		}
 	})
 }

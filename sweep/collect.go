@@ -16,8 +16,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/internal/inputfile"
+	"github.com/hxbar/hxbar/internal/strictjson"
 	"github.com/hxbar/hxbar/internal/version"
 )
 
@@ -68,11 +70,8 @@ func Collect(dir string) (*CollectSummary, error) {
 		if err != nil {
 			return nil, err
 		}
-		var m Meta
-		if err := json.Unmarshal(data, &m); err != nil || m.Tool != Tool || m.Shard != n {
-			return nil, fmt.Errorf("%s: not a shard of hxbar sweep %d", filepath.Join(sd, e.Name(), MetaName), n)
-		}
-		if err := m.check(); err != nil {
+		m, err := parseMeta(data, n)
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(sd, e.Name(), MetaName), err)
 		}
 		metas = append(metas, m)
@@ -201,6 +200,23 @@ func Collect(dir string) (*CollectSummary, error) {
 // point a shard at most.
 const MaxShards = MaxPoints
 
+// parseMeta reads the sweep.json of shard directory shard: strict JSON (no
+// unknown or repeated key, no null, nothing after the object) whose every
+// field check accepts.
+func parseMeta(data []byte, shard int) (Meta, error) {
+	var m Meta
+	if err := strictjson.Unmarshal(data, &m, MetaName); err != nil {
+		return Meta{}, err
+	}
+	switch {
+	case m.Tool != Tool:
+		return Meta{}, fmt.Errorf("invalid tool: %s (allowed: %q; not a shard of hxbar sweep)", quoteCut(m.Tool), Tool)
+	case m.Shard != shard:
+		return Meta{}, fmt.Errorf("invalid shard: %d (allowed: %d, the shard directory's number)", m.Shard, shard)
+	}
+	return m, m.check()
+}
+
 // check refuses a Meta this hxbar did not write: every field within its
 // limits, and the version this one.
 func (m *Meta) check() error {
@@ -212,13 +228,54 @@ func (m *Meta) check() error {
 	case m.Shard < 0 || m.Shard >= m.Shards:
 		return fmt.Errorf("invalid shard: %d (allowed: 0..%d)", m.Shard, m.Shards-1)
 	case len(m.PointsSHA256) != 64 || strings.Trim(m.PointsSHA256, "0123456789abcdef") != "":
-		return fmt.Errorf("invalid points_sha256: %q (allowed: 64 hex digits)", m.PointsSHA256)
-	case len(m.Columns) < 4 || m.Columns[0] != "point" || !slices.Equal(m.Columns[len(m.Columns)-3:], []string{"wall_ms", "hash", "hxbar_version"}):
-		return fmt.Errorf("invalid columns: %q (allowed: point, the varied keys, the measured fields, wall_ms, hash, hxbar_version)", m.Columns)
+		return fmt.Errorf("invalid points_sha256: %s (allowed: 64 hex digits)", quoteCut(m.PointsSHA256))
+	case !validColumns(m.Columns):
+		return fmt.Errorf("invalid columns: %s (allowed: point, the varied keys, the measured fields, wall_ms, hash, hxbar_version, each once)", showColumns(m.Columns))
 	case m.HxbarVersion != version.String():
 		return fmt.Errorf("written by hxbar %s, this is hxbar %q (rows of two versions are never mixed: collect with the version that ran the shards)", versionName(m.HxbarVersion), version.String())
 	}
 	return nil
+}
+
+// validColumns says whether c are columns a spec has (Spec.Columns):
+// point, then system keys and measured fields, each once, then wall_ms,
+// hash and hxbar_version.
+func validColumns(c []string) bool {
+	if len(c) < 4 || c[0] != "point" || !slices.Equal(c[len(c)-3:], []string{"wall_ms", "hash", "hxbar_version"}) {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, k := range c[1 : len(c)-3] {
+		if seen[k] || !slices.Contains(hw.Keys(), k) && !slices.Contains(Fields(), k) {
+			return false
+		}
+		seen[k] = true
+	}
+	return true
+}
+
+// showColumns quotes columns for a message, the first few only: a
+// sweep.json can hold millions.
+func showColumns(c []string) string {
+	const most = 8
+	q := make([]string, 0, most)
+	for _, k := range c[:min(len(c), most)] {
+		q = append(q, quoteCut(k))
+	}
+	if len(c) > most {
+		return fmt.Sprintf("[%s] and %d more", strings.Join(q, " "), len(c)-most)
+	}
+	return "[" + strings.Join(q, " ") + "]"
+}
+
+// quoteCut quotes a string read from a file for a message, cut after 64
+// characters so that a hostile file cannot make a huge message.
+func quoteCut(v string) string {
+	const most = 64
+	if r := []rune(v); len(r) > most {
+		return strconv.Quote(string(r[:most])) + "..."
+	}
+	return strconv.Quote(v)
 }
 
 // readOwned reads a file of a sweep directory that its manifest lists with

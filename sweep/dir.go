@@ -266,7 +266,7 @@ func versionName(v string) string {
 	if v == "" {
 		return "of no recorded version (older than hxbar version)"
 	}
-	return strconv.Quote(v)
+	return quoteCut(v)
 }
 
 // lockDir opens and locks dir's log, reads it, then writes meta: a sweep

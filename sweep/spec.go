@@ -15,7 +15,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -57,9 +60,28 @@ func (s *Spec) Label(p *Point) string {
 	}
 	parts := make([]string, len(s.Keys))
 	for i, k := range s.Keys {
-		parts[i] = k + "=" + CSVValue(p.Values[i])
+		parts[i] = k + "=" + labelValue(CSVValue(p.Values[i]))
 	}
 	return fmt.Sprintf("point %d (%s)", p.Index, strings.Join(parts, ", "))
+}
+
+// labelValue is a value for a point's label: as the spec wrote it, but
+// quoted when it holds a control character (a newline would split the
+// message) and cut after 40 characters.
+func labelValue(v string) string {
+	const most = 40
+	r := []rune(v)
+	cut := len(r) > most
+	if cut {
+		v = string(r[:most])
+	}
+	if strings.ContainsFunc(v, func(c rune) bool { return unicode.IsControl(c) || c == utf8.RuneError }) {
+		v = strconv.Quote(v)
+	}
+	if cut {
+		v += "..."
+	}
+	return v
 }
 
 // Hash is the key of a point in a sweep directory: the hex SHA-256 of the

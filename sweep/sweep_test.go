@@ -395,3 +395,18 @@ func TestDocSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A point's label is one line whatever the spec's values: a control
+// character is quoted, a long value cut (FuzzParseSpec found the newline).
+func TestLabelOneLine(t *testing.T) {
+	for spec, want := range map[string]string{
+		"vary: {name: [\"\\n\"]}\n":                              `point 0 (name="\n"): line 1: invalid name`,
+		"vary: {name: [\"" + strings.Repeat("x", 100) + "\"]}\n": `point 0 (name=` + strings.Repeat("x", 40) + `...): line 1: invalid name`,
+		"vary: {duplex: [full, \"q\\tr\"]}\n":                    `point 1 (duplex="q\tr"): line 1: invalid duplex`,
+	} {
+		_, err := Parse([]byte(spec), "spec.yaml")
+		if err == nil || !strings.Contains(err.Error(), want) || strings.ContainsAny(err.Error(), "\n\t") {
+			t.Errorf("%q: %v, want %s", spec, err, want)
+		}
+	}
+}

@@ -26,7 +26,7 @@ func TestMessagesNameTheCause(t *testing.T) {
 		{[]string{"check", "--dims", "64,64,64,64,64,64"}, []string{"invalid dims", "68719476736 nodes"}, []string{"flit_width"}},
 		{[]string{"check", "--avoid", "n0.inject"}, []string{"n0.inject is node 0's injection channel"}, []string{"channel 80"}},
 		{[]string{"check", "--topology", "torus", "--avoid", "n5.inject"}, []string{"n5.inject is node 5's injection channel"}, nil},
-		{[]string{"sim", "--avoid", "n3.inject"}, []string{"n3.inject"}, []string{"channel 8"}},
+		{[]string{"sim", "--avoid", "n3.inject"}, []string{"n3.inject", "allowed: channels the network can do without; n3.inject is node 3's injection channel"}, []string{"channel 8", "allowed: avoid:"}},
 		{[]string{"sim", "--fault", "flip:n0.eject@x"}, []string{`"flip:n0.eject@x", no :BIT`}, nil},
 		{[]string{"sim", "--fault", "flip:n0.eject@x:3"}, []string{`the cycle "x" is not a number`}, nil},
 		{[]string{"sim", "--fault", "zap:n0.eject@3"}, []string{`unknown kind "zap"`}, nil},

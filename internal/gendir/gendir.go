@@ -32,7 +32,8 @@
 // never touched. Every file it reads goes through internal/inputfile: the
 // manifest is capped at MaxManifestSize, a listed file is hashed streamed
 // and refused over MaxFileSize (its size named), a FIFO or device never
-// opened. The package imports nothing else of hxbar.
+// opened; the manifest is read strictly (internal/strictjson). The
+// package imports nothing else of hxbar.
 package gendir
 
 import (
@@ -48,8 +49,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hxbar/hxbar/internal/inputfile"
+	"github.com/hxbar/hxbar/internal/strictjson"
 )
 
 // ManifestName is the manifest's file name inside a generated directory.
@@ -173,8 +176,9 @@ var (
 )
 
 // ReadManifest reads dir's manifest. The error wraps fs.ErrNotExist when
-// there is none; a manifest that is a symlink, does not parse, or names
-// files that are not plain names is an error too.
+// there is none; a manifest that is a symlink or not a regular file, over
+// inputfile.MaxSize, does not parse, or names files that are not plain
+// names is an error too.
 func ReadManifest(dir string) (*Manifest, error) {
 	p := filepath.Join(dir, ManifestName)
 	st, err := os.Lstat(p)
@@ -188,26 +192,46 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseManifest(data)
+}
+
+// parseManifest reads a manifest strictly (one JSON object, no unknown or
+// repeated key, no null): a manifest Encode did not write is refused, with
+// one short line naming what is wrong.
+func parseManifest(data []byte) (*Manifest, error) {
 	var m Manifest
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("%s: %v", ManifestName, err)
+	if err := strictjson.Unmarshal(data, &m, ManifestName); err != nil {
+		return nil, errors.New(cut(err.Error()))
 	}
 	if m.Format != FormatVersion {
 		return nil, fmt.Errorf("%s: format %d (this hxbar reads format %d)", ManifestName, m.Format, FormatVersion)
 	}
 	seen := map[string]bool{}
-	for _, e := range m.Files {
+	for i, e := range m.Files {
 		if err := checkName(e.Name); err != nil || seen[e.Name] {
-			return nil, fmt.Errorf("%s: bad file entry %q", ManifestName, e.Name)
+			return nil, fmt.Errorf("%s: files[%d]: bad name %s (allowed: a plain file name, once)", ManifestName, i, cut(strconv.Quote(e.Name)))
 		}
-		if len(e.SHA256) != 64 {
-			return nil, fmt.Errorf("%s: bad sha256 for %q", ManifestName, e.Name)
+		if len(e.SHA256) != 64 || strings.Trim(e.SHA256, "0123456789abcdef") != "" {
+			return nil, fmt.Errorf("%s: files[%d]: bad sha256 %s for %s (allowed: 64 hex digits)", ManifestName, i, cut(strconv.Quote(e.SHA256)), cut(strconv.Quote(e.Name)))
 		}
 		seen[e.Name] = true
 	}
 	return &m, nil
+}
+
+// cut shortens a message part read from a file: a hostile manifest cannot
+// make a huge message.
+func cut(s string) string {
+	const most = 200
+	if len(s) <= most {
+		return s
+	}
+	for i := most; i > 0; i-- {
+		if utf8.RuneStart(s[i]) {
+			return s[:i] + "..."
+		}
+	}
+	return s[:most] + "..."
 }
 
 // Encode renders the manifest: JSON with one file entry per line, so that

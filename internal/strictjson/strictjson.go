@@ -13,6 +13,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // DecodeOne decodes exactly one JSON object from r into v, rejecting
@@ -21,7 +22,7 @@ import (
 func DecodeOne(r io.Reader, v any, what string) error {
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return fmt.Errorf("invalid %s JSON: %w", what, err)
+		return invalid(what, err)
 	}
 	return Unmarshal(data, v, what)
 }
@@ -34,7 +35,7 @@ func Unmarshal(data []byte, v any, what string) error {
 		if errors.Is(err, io.EOF) {
 			return fmt.Errorf("invalid %s JSON: empty input", what)
 		}
-		return fmt.Errorf("invalid %s JSON: %w", what, err)
+		return invalid(what, err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return fmt.Errorf("invalid %s JSON: more data after the %s object", what, what)
@@ -55,9 +56,37 @@ func Check(data []byte, what string) error {
 		if errors.Is(err, io.EOF) {
 			err = errors.New("unexpected end of input")
 		}
-		return fmt.Errorf("invalid %s JSON: %w", what, err)
+		return invalid(what, err)
 	}
 	return nil
+}
+
+// maxDetail bounds the part of a message that quotes the document (an
+// unknown key, a duplicate key's path): a hostile file cannot make a
+// huge message.
+const maxDetail = 300
+
+// detailError is err under a one-line message of bounded length.
+type detailError struct {
+	msg string
+	err error
+}
+
+func (e *detailError) Error() string { return e.msg }
+func (e *detailError) Unwrap() error { return e.err }
+
+// invalid is "invalid <what> JSON: <err>", err's text cut at maxDetail
+// bytes (on a character boundary).
+func invalid(what string, err error) error {
+	d := err.Error()
+	if len(d) > maxDetail {
+		i := maxDetail
+		for i > 0 && !utf8.RuneStart(d[i]) {
+			i--
+		}
+		d = d[:i] + fmt.Sprintf("... (%d more bytes)", len(d)-i)
+	}
+	return &detailError{msg: fmt.Sprintf("invalid %s JSON: %s", what, d), err: err}
 }
 
 // scan walks one value, returning the first duplicate key or null with its

@@ -1,8 +1,11 @@
 package strictjson
 
 import (
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 type route struct {
@@ -61,5 +64,24 @@ func TestCheck(t *testing.T) {
 	}
 	if err := Check([]byte(`{"a":{"k":1},"b":{"k":2},"c":[{"k":1},{"k":2}]}`), "w"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLongDetailCut: a key of megabytes (unknown or given twice) makes a
+// message of a few hundred bytes that says how much was cut, still
+// unwrapping to encoding/json's error.
+func TestLongDetailCut(t *testing.T) {
+	long := strings.Repeat("é", 1<<20)
+	for _, in := range []string{`{"` + long + `":1}`, `{"routes":[{"to_rank":1,"` + long + `":2,"` + long + `":3}]}`} {
+		var d doc
+		err := Unmarshal([]byte(in), &d, "thing")
+		if err == nil || len(err.Error()) > maxDetail+100 || !strings.Contains(err.Error(), "more bytes)") || !utf8.ValidString(err.Error()) {
+			t.Errorf("%.40q: %.400v", in, err)
+		}
+	}
+	var d doc
+	err := Unmarshal([]byte(`{"a":"x"}`), &d, "thing")
+	if _, ok := errors.AsType[*json.UnmarshalTypeError](err); !ok {
+		t.Errorf("%v does not unwrap to a *json.UnmarshalTypeError", err)
 	}
 }
