@@ -156,7 +156,7 @@ var _ = registerContract("sweep",
 	contractCase{
 		name: "sweep: --plot-out replaces a plot with the old marker", args: []string{"sweep", "--plot", "x=order,y=cycles", "$D/out", "--plot-out", "$D/old.svg"},
 		setup: then(sweptInto("out"), files("old.svg", "<?xml version=\"1.0\"?>\n"+oldPlotMarker+"<svg/>\n")),
-		exit: 0, owns: []string{"old.svg"},
+		exit:  0, owns: []string{"old.svg"},
 		check: func(t *testing.T, d string) {
 			b, err := os.ReadFile(filepath.Join(d, "old.svg"))
 			if err != nil || !strings.HasPrefix(string(b), "<?xml version=\"1.0\"?>\n"+plotMarker) || strings.Contains(string(b), oldPlotMarker) {
