@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"image/png"
+	"io"
 	"regexp"
 	"strconv"
 	"testing"
@@ -79,17 +81,31 @@ func TestPlotOutFormat(t *testing.T) {
 	}
 }
 
-// checkXML parses b with encoding/xml in strict mode, to the end.
+// checkXML parses b to its end with encoding/xml in strict mode (as
+// TestCommittedFilesParse does) and requires one root element.
 func checkXML(b []byte) error {
 	d := xml.NewDecoder(bytes.NewReader(b))
 	d.Strict = true
+	roots, depth := 0, 0
 	for {
-		_, err := d.Token()
-		if err != nil {
-			if err.Error() == "EOF" {
-				return nil
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			if roots != 1 {
+				return errors.New("no single root element")
 			}
+			return nil
+		}
+		if err != nil {
 			return err
+		}
+		switch tok.(type) {
+		case xml.StartElement:
+			if depth == 0 {
+				roots++
+			}
+			depth++
+		case xml.EndElement:
+			depth--
 		}
 	}
 }
