@@ -13,6 +13,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
@@ -68,11 +70,33 @@ var palette = []color.Color{
 // and an x (they differ in another varied key) are drawn as their mean,
 // and the y label says so.
 func Plot(jsonl []byte, ps PlotSpec, title string) ([]byte, error) {
+	return PlotAs(jsonl, ps, title, "svg")
+}
+
+// PlotFormats are the file formats PlotAs draws, by their extension.
+var PlotFormats = []string{"svg", "png", "pdf"}
+
+// plotDPI is the resolution of a PNG plot: twice the 72 points per inch of
+// its size, so its lines and text stay sharp on a high-density screen.
+const plotDPI = 144
+
+// PlotAs is Plot drawn as format, one of PlotFormats.
+func PlotAs(jsonl []byte, ps PlotSpec, title, format string) ([]byte, error) {
+	var c vg.CanvasWriterTo
 	p, w, h, err := buildPlot(jsonl, ps, title)
 	if err != nil {
 		return nil, err
 	}
-	c := vgsvg.New(w, h)
+	switch format {
+	case "svg":
+		c = vgsvg.New(w, h)
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(plotDPI))}
+	case "pdf":
+		c = vgpdf.New(w, h)
+	default:
+		return nil, fmt.Errorf("format %q (allowed: %s)", format, strings.Join(PlotFormats, ", "))
+	}
 	p.Draw(draw.New(c))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,6 +118,59 @@ var _ = registerContract("sweep",
 			}
 		},
 		exit: 2, stderr: []string{"exists and is not a plot hxbar sweep wrote"},
+	},
+	contractCase{
+		name: "sweep: --plot-out by extension: PNG", args: []string{"sweep", "--plot", "x=order,y=cycles", "$D/out", "--plot-out", "$D/p.PNG"},
+		setup: sweptInto("out"), exit: 0, owns: []string{"p.PNG"}, stdout: []string{"wrote $D/p.PNG"},
+		check: func(t *testing.T, d string) {
+			b, err := os.ReadFile(filepath.Join(d, "p.PNG"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := png.Decode(bytes.NewReader(b)); err != nil || !isPlotHead(b[:200]) {
+				t.Errorf("p.PNG: not a marked PNG: %v\n%q", err, b[:min(len(b), 200)])
+			}
+		},
+	},
+	contractCase{
+		name: "sweep: --plot-out by extension: PDF", args: []string{"sweep", "--plot", "x=order,y=cycles", "$D/out", "--plot-out", "$D/p.pdf"},
+		setup: sweptInto("out"), exit: 0, owns: []string{"p.pdf"},
+		check: func(t *testing.T, d string) {
+			b, err := os.ReadFile(filepath.Join(d, "p.pdf"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !isPlotHead(b[:200]) {
+				t.Errorf("p.pdf: no mark in %q", b[:200])
+			}
+			checkPDFOffsets(t, b)
+		},
+	},
+	contractCase{
+		name: "sweep: --plot-out replaces its own PNG", args: []string{"sweep", "--plot", "x=order,y=latency", "$D/out", "--plot-out", "$D/p.png"},
+		setup: then(sweptInto("out"), func(t *testing.T, d string) {
+			ranCLI(t, d, "sweep", "--plot", "x=order,y=cycles", "$D/out", "--plot-out", "$D/p.png")
+		}),
+		exit: 0, owns: []string{"p.png"},
+	},
+	contractCase{
+		name: "sweep: --plot-out replaces a plot with the old marker", args: []string{"sweep", "--plot", "x=order,y=cycles", "$D/out", "--plot-out", "$D/old.svg"},
+		setup: then(sweptInto("out"), files("old.svg", "<?xml version=\"1.0\"?>\n"+oldPlotMarker+"<svg/>\n")),
+		exit:  0, owns: []string{"old.svg"},
+		check: func(t *testing.T, d string) {
+			b, err := os.ReadFile(filepath.Join(d, "old.svg"))
+			if err != nil || !strings.HasPrefix(string(b), "<?xml version=\"1.0\"?>\n"+plotMarker) || strings.Contains(string(b), oldPlotMarker) {
+				t.Errorf("old.svg: %v\n%.300s", err, b)
+			}
+		},
+	},
+	contractCase{
+		name: "sweep: --plot-out refuses another extension", args: []string{"sweep", "--plot", "x=order,y=cycles", "$D/out", "--plot-out", "$D/p.jpg"},
+		setup: sweptInto("out"), exit: 2, stderr: []string{"--plot-out $D/p.jpg: extension .jpg (allowed: .svg, .png, .pdf)"},
+	},
+	contractCase{
+		name: "sweep: --plot-out refuses no extension", args: []string{"sweep", "--plot", "x=order,y=cycles", "$D/out", "--plot-out", "$D/plot"},
+		setup: sweptInto("out"), exit: 2, stderr: []string{"--plot-out $D/plot: no extension (allowed: .svg, .png, .pdf)"},
 	},
 	contractCase{
 		name: "sweep: --plot draws DIR/plot.svg", args: []string{"sweep", "--plot", "x=order,y=cycles,series=item_flits", "$D/out"},

@@ -6,17 +6,21 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
 	"github.com/hxbar/hxbar/testbench"
+	"github.com/hxbar/hxbar/verilog"
 )
 
 func runCosim(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("cosim", stderr)
 	sys := bindSystem(fs.FlagSet)
+	printCfg := bindPrintConfig(fs.FlagSet)
 	dir := fs.String("dir", "", "check the design in `DIR` (made by 'hxbar gen', possibly edited) against DIR/system.yaml; without it the system flags are generated into a temporary directory")
 	schedFile := fs.String("schedule", "", "without --dir: generate for the schedule in `FILE`: a gate schedule (JSON of 'hxbar schedule'), or with --collective a data schedule (JSON of 'hxbar collective')")
 	simulator := fs.String("simulator", testbench.Icarus, "simulator: "+strings.Join(testbench.Simulators, " or "))
@@ -27,7 +31,7 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 	if !slices.Contains(testbench.Simulators, *simulator) {
 		return usagef("invalid --simulator: %q (allowed: %s)", *simulator, strings.Join(testbench.Simulators, ", "))
 	}
-	own := map[string]bool{"dir": true, "simulator": true, "keep": true, "schedule": true}
+	own := map[string]bool{"dir": true, "simulator": true, "keep": true, "schedule": true, "print-config": true}
 	var sysFlags []string
 	fs.Visit(func(f *flag.Flag) {
 		if !own[f.Name] {
@@ -43,6 +47,9 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 	}
 	if *dir != "" && *keep {
 		return usagef("--keep applies only without --dir (a temporary directory)")
+	}
+	if *printCfg {
+		return cosimPrintConfig(fs.FlagSet, *dir, *schedFile, sys, stdout)
 	}
 
 	ctx, stop := runContext(stdout)
@@ -102,4 +109,27 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, rep.Summary())
 	return nil
+}
+
+// cosimPrintConfig prints the system cosim would check: DIR/system.yaml
+// with --dir, else the system of the flags (and --schedule).
+func cosimPrintConfig(fs *flag.FlagSet, dir, schedFile string, sys func() (hw.System, error), stdout io.Writer) error {
+	if dir != "" {
+		s, err := hw.Load(filepath.Join(dir, verilog.SystemFile))
+		if err != nil {
+			return usageError{err}
+		}
+		return printConfig(stdout, s)
+	}
+	s, err := sys()
+	if err != nil {
+		return usageError{err}
+	}
+	if err := refuseFaults("cosim", s); err != nil {
+		return err
+	}
+	if _, _, err := schedulesFlag(fs, schedFile, &s); err != nil {
+		return err
+	}
+	return printConfig(stdout, s)
 }

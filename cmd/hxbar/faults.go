@@ -20,6 +20,7 @@ import (
 func runFaults(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("faults", stderr)
 	sys := bindSystem(fs.FlagSet)
+	printCfg := bindPrintConfig(fs.FlagSet)
 	n := fs.Int("campaign", 100, "runs, each with one random fault (kinds taken in turn)")
 	kinds := fs.String("kinds", "", "comma-separated fault kinds to inject: "+strings.Join(hw.FaultKinds, ", ")+" (default: every kind the system can meet; ackflip needs link_retry)")
 	format := fs.String("format", "table", "output format: table or json")
@@ -70,14 +71,17 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if len(s.Faults) > 0 {
+		return usagef("the system has faults (key faults: %s): a campaign injects its own, one per run", strings.Join(s.Faults, ", "))
+	}
+	if *printCfg {
+		return printConfig(stdout, s)
+	}
 	// A campaign holds the fault-free run, one faulty run and both traces
 	// in memory: about 32 KiB a node resident (2.1 GB at 65,536 nodes,
 	// measured), twice that as address space.
 	if err := checkModelBudget(limit, fmt.Sprintf("a fault campaign on %d nodes", s.Nodes()), &s, 64<<10); err != nil {
 		return err
-	}
-	if len(s.Faults) > 0 {
-		return usagef("the system has faults (key faults: %s): a campaign injects its own, one per run", strings.Join(s.Faults, ", "))
 	}
 	res, err := sim.RunCampaign(s, sim.CampaignOptions{Runs: *n, Seed: s.Seed, Kinds: ks, PerRun: perRun, Keep: *verbose})
 	if err != nil {

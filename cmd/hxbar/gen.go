@@ -22,13 +22,14 @@ import (
 func runGen(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("gen", stderr)
 	sys := bindSystem(fs.FlagSet)
+	printCfg := bindPrintConfig(fs.FlagSet)
 	out := fs.String("out", "", "write the Verilog and the testbench into `DIR`: a new (created) or empty directory, or one hxbar gen wrote (it has "+gendir.ManifestName+"); only the files that manifest lists, unedited, are replaced or removed")
 	force := fs.Bool("force", false, "also write into a non-empty DIR that hxbar did not write, and overwrite files in DIR that its manifest does not list or that were edited since (a symlink is replaced, never written through); never a directory, never the filesystem root")
 	schedFile := fs.String("schedule", "", "generate for the schedule in `FILE`: a gate schedule (JSON of 'hxbar schedule'), or with --collective a data schedule (JSON of 'hxbar collective'); it is copied into DIR")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
-	if *out == "" {
+	if *out == "" && !*printCfg {
 		return usagef("missing --out DIR: the directory to write the Verilog and the testbench into")
 	}
 	s, err := sys()
@@ -41,6 +42,9 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	sched, cs, err := schedulesFlag(fs.FlagSet, *schedFile, &s)
 	if err != nil {
 		return err
+	}
+	if *printCfg {
+		return printConfig(stdout, s)
 	}
 	inputs := []string{*schedFile}
 	if f := fs.Lookup("config"); f != nil {

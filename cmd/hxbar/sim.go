@@ -31,6 +31,7 @@ const maxTableRows = 64
 func runSim(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sim", stderr)
 	sys := bindSystem(fs.FlagSet)
+	printCfg := bindPrintConfig(fs.FlagSet)
 	format := fs.String("format", "table", "output format: table or json")
 	trace := fs.String("trace", "", "write the event trace to `FILE`")
 	vcd := fs.String("vcd", "", "write a VCD waveform of the barrier units to `FILE`")
@@ -59,6 +60,13 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := simFlagsApply(fs.FlagSet, &s, *schedFile); err != nil {
 		return err
+	}
+	if *printCfg {
+		// With --schedule, the system the schedule's ranks and items make.
+		if _, _, err := schedulesFlag(fs.FlagSet, *schedFile, &s); err != nil {
+			return err
+		}
+		return printConfig(stdout, s)
 	}
 	// JSON keeps a result per rank (about 200 bytes) until it is written.
 	perNode := int64(0)

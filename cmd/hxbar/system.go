@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"io"
 
 	"github.com/hxbar/hxbar/hw"
 )
@@ -12,4 +13,20 @@ func bindSystem(fs *flag.FlagSet) func() (hw.System, error) {
 	config := fs.String("config", "", "system description `FILE` (YAML, see docs/config.md); flags override it")
 	flags := hw.BindFlags(fs)
 	return func() (hw.System, error) { return flags.Load(*config) }
+}
+
+// bindPrintConfig registers --print-config on fs.
+func bindPrintConfig(fs *flag.FlagSet) *bool {
+	return fs.Bool("print-config", false, "print the resolved system (defaults, then --config, then the system flags) as a system file that --config reads back to the same system, and exit without running or writing any file (docs/config.md)")
+}
+
+// printConfig writes s as the system file of --print-config: every key,
+// so reading it back applies no default (hw.System.YAML).
+func printConfig(w io.Writer, s hw.System) error {
+	y, err := s.YAML()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(y)
+	return err
 }

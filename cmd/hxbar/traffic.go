@@ -15,6 +15,7 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("traffic", stderr)
 	limit := bindBudget(fs.FlagSet)
 	sys := bindSystem(fs.FlagSet)
+	printCfg := bindPrintConfig(fs.FlagSet)
 	pattern := fs.String("pattern", "uniform", "traffic pattern: "+strings.Join(sim.Patterns, ", "))
 	rate := fs.Float64("rate", 0.1, "offered load in flits per node per cycle (0 < rate <= 1)")
 	pflits := fs.Int("packet-flits", 1, "flits per packet, head included")
@@ -49,6 +50,9 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 	s, err := sys()
 	if err != nil {
 		return usageError{err}
+	}
+	if *printCfg {
+		return printConfig(stdout, s)
 	}
 	if err := checkModelBudget(limit, fmt.Sprintf("the network model of %d nodes", s.Nodes()), &s, 0); err != nil {
 		return err
