@@ -9,6 +9,7 @@ import (
 
 	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/internal/version"
 	"github.com/hxbar/hxbar/sim"
 )
 
@@ -46,7 +47,7 @@ func TestSimOutputsOfAnError(t *testing.T) {
 	if err := writeSimJSON(&js, res); err != nil {
 		t.Fatal(err)
 	}
-	if err := encodeIndented(&ref, res); err != nil {
+	if err := encodeIndented(&ref, simJSONOut{version.String(), res}); err != nil {
 		t.Fatal(err)
 	}
 	if js.String() != ref.String() {
