@@ -173,3 +173,21 @@ func TestRunEndsWhenNoUnitCanAct(t *testing.T) {
 		}
 	}
 }
+
+// hw.Default() with new Dims runs every node: Ranks 0 is one rank a node,
+// in a program as in a file, so 8x8 runs 64 ranks, every one released.
+func TestDefaultWithDimsRunsEveryNode(t *testing.T) {
+	sys := hw.Default()
+	sys.Dims = []int{8, 8}
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ranks != 64 || len(res.Nodes) != 64 || res.Released != 64 || !res.Complete || res.Nodes[63].Node != 63 {
+		t.Fatalf("ranks %d, nodes %d, released %d, complete %v: want 64 ranks on 64 nodes", res.Ranks, len(res.Nodes), res.Released, res.Complete)
+	}
+}
