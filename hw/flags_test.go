@@ -379,3 +379,39 @@ func TestFlagFieldIsTheKeys(t *testing.T) {
 		}
 	}
 }
+
+// One rule for Ranks: 0 is every node, in the struct, the file and the
+// flags alike. hw.Default() with new Dims, a file with dims and no ranks,
+// and --dims without --ranks are the same system: 64 ranks on 8x8.
+func TestRanksZeroIsEveryNode(t *testing.T) {
+	lib := Default()
+	lib.Dims = []int{8, 8}
+	if err := lib.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	file, err := Parse([]byte("dims: [8, 8]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, f := newFlags(t)
+	if err := fs.Parse([]string{"--dims", "8,8"}); err != nil {
+		t.Fatal(err)
+	}
+	cli := Default()
+	if err := f.Apply(&cli); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]System{"struct": lib, "file": file, "flags": cli} {
+		if s.Ranks != 0 || s.NumRanks() != 64 || s.RankNode(63) != 63 {
+			t.Errorf("%s: ranks %d, NumRanks %d, want 0 and 64 (every node)", name, s.Ranks, s.NumRanks())
+		}
+		if !reflect.DeepEqual(s, lib) {
+			t.Errorf("%s reads as %+v, the struct as %+v", name, s, lib)
+		}
+	}
+	// Ranks past the nodes is refused by name, not cut to the nodes.
+	lib.Ranks = 65
+	if err := lib.Validate(); err == nil || !strings.Contains(err.Error(), "invalid ranks: 65") {
+		t.Errorf("ranks 65 on 64 nodes: %v", err)
+	}
+}

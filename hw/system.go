@@ -152,8 +152,15 @@ type System struct {
 	// Wrap says, per dimension, whether a torus has its wrap-around link
 	// (a ring) or not (a mesh line); empty means every dimension wraps.
 	// Only the torus has it.
-	Wrap        []bool     `yaml:"wrap,omitempty" json:"wrap,omitempty"`
-	Ranks       int        `yaml:"ranks" json:"ranks"`
+	Wrap []bool `yaml:"wrap,omitempty" json:"wrap,omitempty"`
+	// Ranks is the number of ranks taking part; 0 means one rank on every
+	// node (NumRanks), so that changing Dims keeps "every node" as a file
+	// or --dims without ranks does. Ranks R in 1..Nodes() runs ranks
+	// 0..R-1 on the nodes Placement names, or on nodes 0..R-1.
+	Ranks int `yaml:"ranks" json:"ranks"`
+	// Placement is the node of each rank (distinct, exactly NumRanks
+	// entries); empty: rank r on node r. A file or the flags that give
+	// placement without ranks set Ranks to its length; in Go, set both.
 	Placement   []int      `yaml:"placement,omitempty" json:"placement,omitempty"`
 	Algo        Algorithm  `yaml:"algo" json:"algo"`
 	Op          OpName     `yaml:"op" json:"op"`

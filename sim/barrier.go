@@ -237,25 +237,44 @@ func (s *System) eval(e int32, t int64, w int) int {
 	return s.Units.Eval(int(r), t, s.Net, w)
 }
 
+// Why a run stopped (Result.Stop).
+const (
+	// StopComplete: every rank was released (a unit error makes the run
+	// incomplete and stops it otherwise).
+	StopComplete = "complete"
+	// StopMaxCycles: the run reached max_cycles with some rank not released.
+	StopMaxCycles = "max_cycles"
+	// StopNoProgress: a unit is in error and nothing can change any more:
+	// no flit is in flight or can move, and no arrival or watchdog deadline
+	// is ahead (every other unit is released, in error, waiting for good
+	// or never arrives). Cycles is the cycle after the last change.
+	StopNoProgress = "no_progress"
+)
+
 // Result is the outcome of a run; its JSON is the contract of `hxbar sim`.
 //
 // Cycles is, for a complete run, the last release cycle + 1 (so at most
 // max_cycles); for an incomplete run, max_cycles: cycles 0..max_cycles-1
-// were simulated (or skipped as idle) and some rank was still not released.
-// Complete says which; Released counts the ranks released (all of them when
-// Complete). An incomplete run has no latency: Waiting says why.
+// were simulated (or skipped as idle) and some rank was still not released,
+// or, when a unit's error left nothing able to change, the cycle after the
+// last change. Complete says which, and Stop why the run stopped; Released
+// counts the ranks released (all of them when Complete). An incomplete run
+// has no latency: Waiting and Errors say why.
 type Result struct {
-	Cycles   int64        `json:"cycles"`
-	Ranks    int          `json:"ranks"`
-	Complete bool         `json:"complete"`
-	Released int          `json:"released"`
+	Cycles   int64 `json:"cycles"`
+	Ranks    int   `json:"ranks"`
+	Complete bool  `json:"complete"`
+	// Stop is why the run stopped: StopComplete, StopMaxCycles or
+	// StopNoProgress.
+	Stop     string `json:"stop"`
+	Released int    `json:"released"`
 	// The headline metrics (metrics.go; nil where they do not apply):
 	// read them with LastArrival, Latency and ReleaseSpread.
 	LastArrivalCycle    *int64       `json:"last_arrival"`
 	LatencyCycles       *int64       `json:"latency"`
 	ReleaseSpreadCycles *int64       `json:"release_spread"`
 	Nodes               []NodeResult `json:"nodes"`
-	Network  NetStats     `json:"network"`
+	Network             NetStats     `json:"network"`
 	// Waiting explains, when the run stopped at max_cycles, which ranks
 	// wait at which gate and for whom.
 	Waiting []string `json:"waiting,omitempty"`
@@ -291,7 +310,9 @@ type ErrorResult struct {
 }
 
 // UnitError reports a run in which a unit raised an error
-// (docs/microarchitecture.md, "Error paths"); its message names the first.
+// (docs/microarchitecture.md, "Error paths"); its message names the first,
+// without an "error: " prefix: a caller that wraps it, or a command that
+// prints it, adds its own.
 type UnitError struct {
 	Errors []barrierunit.UnitError
 	// Context explains the first error in a run with faults: the faults
@@ -300,7 +321,7 @@ type UnitError struct {
 }
 
 func (e *UnitError) Error() string {
-	msg := "error: " + e.Errors[0].String()
+	msg := e.Errors[0].String()
 	if n := len(e.Errors); n > 1 {
 		msg += fmt.Sprintf(" (and %d more errors)", n-1)
 	}
@@ -523,16 +544,18 @@ func (s *System) Run(opt Options) (*Result, error) {
 			})
 			next = 0
 		}
+		// A rank a stuck fault holds back (Never) is no arrival to wait for.
+		arrivals := next < R && u.Arrive[order[next]] != Never
 		if s.exhaustive {
 			t++
-		} else if s.eng.pending() && len(s.Units.Errors) > 0 && s.frozen(t, next == R, &fz) {
+		} else if s.eng.pending() && len(s.Units.Errors) > 0 && s.frozen(t, !arrivals, &fz) {
 			// In error, switches still polling, but nothing has changed
 			// since cycle t-1 and nothing is in flight: from cycle t on
 			// nothing can change (settle).
 			return s.stopInError(t, tw, vcd)
 		} else if s.eng.pending() {
 			t++
-		} else if next < R {
+		} else if arrivals {
 			t = s.wd.due(u.Arrive[order[next]])
 		} else if d := s.wd.due(math.MaxInt64); len(u.Errors) > 0 && d != math.MaxInt64 {
 			// A unit is in ERROR, but the watchdog of another, still
@@ -540,7 +563,8 @@ func (s *System) Run(opt Options) (*Result, error) {
 			// RTL's units each have their own counter).
 			t = d
 		} else if len(u.Errors) > 0 {
-			// A unit is in ERROR and nothing can change any more: the run
+			// A unit is in ERROR and nothing can change any more (nothing
+			// in flight, no arrival or watchdog deadline ahead): the run
 			// stops here (cycles = t + 1), incomplete.
 			return s.stopInError(t+1, tw, vcd)
 		} else if u.Released < R {
@@ -582,7 +606,9 @@ func (s *System) stopInError(c int64, tw *bufio.Writer, vcd *vcdWriter) (*Result
 	if vcd != nil {
 		vcd.finish(c)
 	}
-	return s.result(c), s.unitError()
+	res := s.result(c)
+	res.Stop = StopNoProgress
+	return res, s.unitError()
 }
 
 func (s *System) result(t int64) *Result {
@@ -610,6 +636,10 @@ func (s *System) result(t int64) *Result {
 		res.Nodes[r].Releases = rel
 	}
 	res.Complete = u.Released == s.Table.Ranks && len(u.Errors) == 0
+	res.Stop = StopComplete
+	if !res.Complete {
+		res.Stop = StopMaxCycles // stopInError says otherwise
+	}
 	for _, e := range u.Errors {
 		res.Errors = append(res.Errors, ErrorResult{Cycle: e.Cycle, Node: int(e.Node), Rank: int(e.Rank),
 			Code: barrierunit.ErrName(e.Code), Gate: int(e.Gate), From: int(e.From)})

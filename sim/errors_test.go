@@ -44,7 +44,7 @@ func TestRunStopsAtAnError(t *testing.T) {
 			t.Fatalf("run error %v, want a *UnitError", err)
 		}
 		msg := err.Error()
-		if !regexp.MustCompile(`^error: cycle \d+: node 5 \(rank 5\): OVER at gate 3 from rank \d+`).MatchString(msg) {
+		if !regexp.MustCompile(`^cycle \d+: node 5 \(rank 5\): OVER at gate 3 from rank \d+`).MatchString(msg) {
 			t.Fatalf("message %q", msg)
 		}
 		if res.Complete || len(res.Errors) == 0 || res.Errors[0].Code != "OVER" || res.Errors[0].Rank != 5 || res.Errors[0].Gate != 3 {

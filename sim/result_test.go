@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -122,5 +123,71 @@ func TestMetricsWithoutSentinels(t *testing.T) {
 		if !reflect.DeepEqual(back.Nodes, res.Nodes) || !reflect.DeepEqual(back.Episodes, res.Episodes) {
 			t.Fatalf("%s: nodes or episodes changed in a JSON round trip", tc.name)
 		}
+	}
+}
+
+// TestRunEndsWhenNoUnitCanAct: a run whose waiting units all time out while
+// a stuck rank never arrives ends at the cycle after its last error and
+// says so (Stop no_progress), not at max_cycles; the trace has no event at
+// or past that cycle. Complete and max_cycles runs say why they stopped.
+func TestRunEndsWhenNoUnitCanAct(t *testing.T) {
+	sys := hw.Default()
+	sys.Faults, sys.Watchdog = []string{"stuck:7"}, 100
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace strings.Builder
+	res, err := s.Run(Options{Trace: &trace})
+	ue, ok := errors.AsType[*UnitError](err)
+	if !ok {
+		t.Fatalf("run error %v, want a *UnitError", err)
+	}
+	if len(ue.Errors) != sys.NumRanks()-1 {
+		t.Fatalf("%d unit errors, want every waiting rank's TIMEOUT (%d)", len(ue.Errors), sys.NumRanks()-1)
+	}
+	last := ue.Errors[len(ue.Errors)-1].Cycle
+	if res.Stop != StopNoProgress || res.Complete || res.Cycles != last+1 {
+		t.Fatalf("stop %q, complete %v, cycles %d; want no_progress at cycle %d (last TIMEOUT + 1)", res.Stop, res.Complete, res.Cycles, last+1)
+	}
+	lines := strings.Split(strings.TrimSpace(trace.String()), "\n")
+	if f := strings.Fields(lines[len(lines)-1]); f[0] != strconv.FormatInt(last, 10) {
+		t.Fatalf("last trace line %q, want cycle %d", lines[len(lines)-1], last)
+	}
+	if data, _ := json.Marshal(res); !strings.Contains(string(data), `"stop":"no_progress"`) {
+		t.Fatalf("JSON lacks the stop reason: %.200s", data)
+	}
+
+	for _, tc := range []struct {
+		maxCycles int64
+		want      string
+	}{{hw.Default().MaxCycles, StopComplete}, {30, StopMaxCycles}} {
+		sys := hw.Default()
+		sys.MaxCycles = tc.maxCycles
+		s, err := Build(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, _ := s.Run(Options{}); res.Stop != tc.want {
+			t.Errorf("max_cycles %d: stop %q, want %q", tc.maxCycles, res.Stop, tc.want)
+		}
+	}
+}
+
+// hw.Default() with new Dims runs every node: Ranks 0 is one rank a node,
+// in a program as in a file, so 8x8 runs 64 ranks, every one released.
+func TestDefaultWithDimsRunsEveryNode(t *testing.T) {
+	sys := hw.Default()
+	sys.Dims = []int{8, 8}
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ranks != 64 || len(res.Nodes) != 64 || res.Released != 64 || !res.Complete || res.Nodes[63].Node != 63 {
+		t.Fatalf("ranks %d, nodes %d, released %d, complete %v: want 64 ranks on 64 nodes", res.Ranks, len(res.Nodes), res.Released, res.Complete)
 	}
 }

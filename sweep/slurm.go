@@ -29,19 +29,27 @@ var (
 	timeRE      = regexp.MustCompile(`^([0-9]+-)?[0-9]+(:[0-9]+){0,2}$`)
 )
 
-// PartitionAllowed and TimeAllowed say what --partition and --time accept.
+// partitionAllowed and timeAllowed say what Partition (--partition) and
+// Time (--time) accept.
 const (
-	PartitionAllowed = "a partition name (letters, digits, _ . -), or a comma-separated list"
-	TimeAllowed      = "a SLURM time limit: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS"
+	partitionAllowed = "a partition name (letters, digits, _ . -), or a comma-separated list"
+	timeAllowed      = "a SLURM time limit: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS"
 )
 
-// CheckPartition and CheckTime validate the flags before anything is written.
-func CheckPartition(p string) bool { return p == "" || partitionRE.MatchString(p) }
-func CheckTime(t string) bool      { return t == "" || timeRE.MatchString(t) }
+func checkPartition(p string) bool { return p == "" || partitionRE.MatchString(p) }
+func checkTime(t string) bool      { return t == "" || timeRE.MatchString(t) }
 
-// Check refuses a job whose strings hold a control character (a newline
-// would end the #SBATCH directives and become a command of every task).
+// Check refuses a job Script cannot write safely: a partition or time limit
+// sbatch would not read (each goes on an #SBATCH line as it is), a string
+// holding a control character (a newline would end the #SBATCH directives
+// and become a command of every task), a task count out of range.
 func (s *Slurm) Check() error {
+	if !checkPartition(s.Partition) {
+		return fmt.Errorf("invalid --partition: %q (allowed: %s)", s.Partition, partitionAllowed)
+	}
+	if !checkTime(s.Time) {
+		return fmt.Errorf("invalid --time: %q (allowed: %s)", s.Time, timeAllowed)
+	}
 	for _, f := range []struct{ name, v string }{{"the hxbar binary's path", s.Hxbar}, {"the spec's path", s.Spec},
 		{"--out", s.Dir}, {"the job name (from the spec's file name)", s.JobName}} {
 		if i := strings.IndexFunc(f.v, isControl); i >= 0 {

@@ -336,8 +336,20 @@ func TestSlurmScript(t *testing.T) {
 			t.Errorf("script lacks %q:\n%s", want, got)
 		}
 	}
-	if !CheckTime("2-12:00:00") || !CheckTime("30") || CheckTime("1h") || !CheckPartition("a,b") || CheckPartition("a b") {
+	if !checkTime("2-12:00:00") || !checkTime("30") || checkTime("1h") || !checkPartition("a,b") || checkPartition("a b") {
 		t.Error("time or partition check")
+	}
+	// A program that fills Slurm itself gets the same refusals as the
+	// flags: nothing reaches an #SBATCH line that sbatch would misread.
+	for _, bad := range []Slurm{{Partition: "debug\necho pwned"}, {Time: "1h"}} {
+		job := *s
+		job.Partition, job.Time = bad.Partition, bad.Time
+		if err := job.Check(); err == nil || !strings.Contains(err.Error(), "invalid --") {
+			t.Errorf("Check of partition %q time %q: %v", bad.Partition, bad.Time, err)
+		}
+	}
+	if err := s.Check(); err != nil {
+		t.Errorf("Check of a good job: %v", err)
 	}
 }
 

@@ -174,6 +174,14 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// stopText says where and why a run in error stopped (sim.Result.Stop).
+func stopText(res *sim.Result) string {
+	if res.Stop == sim.StopNoProgress {
+		return fmt.Sprintf("the run stopped at cycle %d: no unit can act any more and nothing is in flight", res.Cycles)
+	}
+	return fmt.Sprintf("the run stopped at cycle %d (max_cycles)", res.Cycles)
+}
+
 // simFlagsApply refuses the flags the run s would ignore: the data keys for
 // a barrier, --algo when --schedule gives the schedule.
 func simFlagsApply(fs *flag.FlagSet, s *hw.System, schedFile string) error {
@@ -267,8 +275,8 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	switch {
 	case len(res.Errors) > 0:
 		e := res.Errors[0]
-		st.Append("status", fmt.Sprintf("incomplete: %d of %d ranks released; %d unit errors, the first %s at node %d cycle %d (the run stopped at cycle %d)",
-			res.Released, res.Ranks, len(res.Errors), e.Code, e.Node, e.Cycle, res.Cycles))
+		st.Append("status", fmt.Sprintf("incomplete: %d of %d ranks released; %d unit errors, the first %s at node %d cycle %d (%s)",
+			res.Released, res.Ranks, len(res.Errors), e.Code, e.Node, e.Cycle, stopText(res)))
 	case !res.Complete:
 		// Latencies of a run that did not finish would be made up: say so.
 		st.Append("status", fmt.Sprintf("incomplete: %d of %d ranks released by cycle %d (max_cycles)", res.Released, res.Ranks, res.Cycles))

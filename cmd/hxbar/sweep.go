@@ -95,12 +95,6 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if *tasks < 0 || *tasks > sweep.MaxShards {
 		return usagef("invalid --tasks: %d (allowed: 0 for the default, or 1..%d, the shard limit)", *tasks, sweep.MaxShards)
 	}
-	if !sweep.CheckPartition(*partition) {
-		return usagef("invalid --partition: %q (allowed: %s)", *partition, sweep.PartitionAllowed)
-	}
-	if !sweep.CheckTime(*timeLimit) {
-		return usagef("invalid --time: %q (allowed: %s)", *timeLimit, sweep.TimeAllowed)
-	}
 	for _, n := range []string{sweep.CSVName, sweep.JSONLName, sweep.LogName, sweep.MetaName, sweep.SbatchName, gendir.ManifestName} {
 		if o := filepath.Join(*out, n); sameFile(o, specPath) {
 			return usagef("the spec %s is %s, a file of --out %s (allowed: a spec outside the files the sweep writes)", specPath, n, *out)
@@ -205,8 +199,9 @@ func sweepSlurm(spec *sweep.Spec, specPath, out string, tasks int, partition, ti
 	if err != nil {
 		return err
 	}
-	job := &sweep.Slurm{Hxbar: exe, Spec: specAbs, Dir: out, Tasks: tasks, JobName: "hxbar-sweep-" + strings.TrimSuffix(filepath.Base(specPath), filepath.Ext(specPath))}
-	if err := job.Check(); err != nil { // before anything is written
+	job := &sweep.Slurm{Hxbar: exe, Spec: specAbs, Dir: out, Tasks: tasks, Partition: partition, Time: timeLimit,
+		JobName: "hxbar-sweep-" + strings.TrimSuffix(filepath.Base(specPath), filepath.Ext(specPath))}
+	if err := job.Check(); err != nil { // before anything is written: --partition and --time too
 		return usageError{sweep.NoForce(err)}
 	}
 	if err := sweep.EnsureDir(out); err != nil {
@@ -219,7 +214,7 @@ func sweepSlurm(spec *sweep.Spec, specPath, out string, tasks int, partition, ti
 	if strings.ContainsAny(dir, " \t\n%\"'\\") {
 		return usagef("--out %s: a SLURM #SBATCH --output line cannot hold blanks, quotes, backslashes or %%: choose a plain path", dir)
 	}
-	job.Dir, job.Partition, job.Time, job.Workers = dir, partition, timeLimit, workers
+	job.Dir, job.Workers = dir, workers
 	if err := job.Check(); err != nil {
 		return usageError{sweep.NoForce(err)}
 	}

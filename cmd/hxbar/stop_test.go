@@ -1,0 +1,41 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// A run whose waiting units all time out while a stuck rank never arrives
+// ends after the last TIMEOUT and says why, in the table and the JSON; its
+// message is printed once, under one prefix (no "error: " stutter).
+func TestSimStopsWhenNoUnitCanAct(t *testing.T) {
+	args := []string{"sim", "--fault", "stuck:7", "--watchdog", "100"}
+	code, out, errs := hx(t, args...)
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.HasPrefix(errs, "hxbar sim: cycle ") || strings.Contains(errs, "error: ") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("message %q: want one line 'hxbar sim: cycle ...' without 'error: '", errs)
+	}
+	if !strings.Contains(out, "no unit can act any more and nothing is in flight") || strings.Contains(out, "1000000") {
+		t.Errorf("table does not say why the run stopped, or shows max_cycles:\n%s", out)
+	}
+	code, out, errs = hx(t, append(args, "--format", "json")...)
+	if code != 1 {
+		t.Fatalf("json: exit %d: %s", code, errs)
+	}
+	var res struct {
+		Cycles int64  `json:"cycles"`
+		Stop   string `json:"stop"`
+		Errors []struct {
+			Cycle int64 `json:"cycle"`
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.Errors); n == 0 || res.Stop != "no_progress" || res.Cycles != res.Errors[n-1].Cycle+1 {
+		t.Errorf("stop %q, cycles %d, errors %+v: want no_progress after the last error", res.Stop, res.Cycles, res.Errors)
+	}
+}
