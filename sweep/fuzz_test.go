@@ -122,7 +122,7 @@ func FuzzParseLog(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		recs, err := parseLog(data, "points.jsonl")
+		recs, err := parseLog(bytes.NewReader(data), "points.jsonl")
 		if err != nil {
 			oneLine(t, err.Error(), 1000, "points.jsonl: line ")
 			return
@@ -135,7 +135,7 @@ func FuzzParseLog(f *testing.F) {
 			}
 			again.Write(append(b, '\n'))
 		}
-		back, err := parseLog(again.Bytes(), "points.jsonl")
+		back, err := parseLog(bytes.NewReader(again.Bytes()), "points.jsonl")
 		if err != nil {
 			t.Fatalf("the accepted records, written again, are refused: %v\n%s", err, again.Bytes())
 		}
