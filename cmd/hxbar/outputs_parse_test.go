@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hxbar/hxbar/internal/xmlcheck"
 )
 
 // TestOutputsParse: every SVG any command writes (sim --plot timelines and
@@ -99,7 +101,7 @@ func checkTree(t *testing.T, dir string) int {
 		switch filepath.Ext(path) {
 		case ".svg":
 			svgs++
-			if err := checkXML(b); err != nil {
+			if err := xmlcheck.Strict(b); err != nil {
 				t.Errorf("%s: not XML: %v", rel, err)
 			}
 		case ".json":

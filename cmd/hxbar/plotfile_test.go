@@ -2,15 +2,13 @@ package main
 
 import (
 	"bytes"
-	"encoding/xml"
-	"errors"
 	"fmt"
 	"image/png"
-	"io"
 	"regexp"
 	"strconv"
 	"testing"
 
+	"github.com/hxbar/hxbar/internal/xmlcheck"
 	"github.com/hxbar/hxbar/sweep"
 )
 
@@ -47,7 +45,7 @@ func TestPlotMarks(t *testing.T) {
 	if !bytes.HasPrefix(svg, []byte("<?xml version=\"1.0\"?>\n"+plotMarker)) {
 		t.Errorf("svg: %.120q", svg)
 	}
-	if err := checkXML(svg); err != nil {
+	if err := xmlcheck.Strict(svg); err != nil {
 		t.Errorf("svg: %v", err)
 	}
 	if _, err := png.Decode(bytes.NewReader(drawnPlot(t, "png"))); err != nil {
@@ -77,35 +75,6 @@ func TestPlotOutFormat(t *testing.T) {
 	} {
 		if _, err := plotOutFormat(in); err == nil || err.Error() != want {
 			t.Errorf("%s: %v; want %s", in, err, want)
-		}
-	}
-}
-
-// checkXML parses b to its end with encoding/xml in strict mode (as
-// TestCommittedFilesParse does) and requires one root element.
-func checkXML(b []byte) error {
-	d := xml.NewDecoder(bytes.NewReader(b))
-	d.Strict = true
-	roots, depth := 0, 0
-	for {
-		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			if roots != 1 {
-				return errors.New("no single root element")
-			}
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		switch tok.(type) {
-		case xml.StartElement:
-			if depth == 0 {
-				roots++
-			}
-			depth++
-		case xml.EndElement:
-			depth--
 		}
 	}
 }

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"encoding/xml"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/hxbar/hxbar/internal/xmlcheck"
 	"github.com/hxbar/hxbar/verilog/synth"
 )
 
@@ -48,37 +45,8 @@ func TestPlotsParse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := strictXML(b); err != nil {
+		if err := xmlcheck.Strict(b); err != nil {
 			t.Errorf("%s: not XML: %v", filepath.Base(f), err)
-		}
-	}
-}
-
-// strictXML parses b to its end with encoding/xml in strict mode and
-// requires one root element (TestCommittedFilesParse's check).
-func strictXML(b []byte) error {
-	d := xml.NewDecoder(bytes.NewReader(b))
-	d.Strict = true
-	roots, depth := 0, 0
-	for {
-		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			if roots != 1 {
-				return errors.New("no single root element")
-			}
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		switch tok.(type) {
-		case xml.StartElement:
-			if depth == 0 {
-				roots++
-			}
-			depth++
-		case xml.EndElement:
-			depth--
 		}
 	}
 }
