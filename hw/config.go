@@ -535,7 +535,7 @@ func Parse(data []byte) (System, error) {
 // Load reads and parses the system file at path; errors name the file. The
 // file must be a regular file of at most 64 MiB (internal/inputfile).
 func Load(path string) (System, error) {
-	data, err := inputfile.Read(path)
+	data, err := inputfile.ReadInput(path)
 	if err != nil {
 		return System{}, err
 	}

@@ -124,7 +124,7 @@ func (e *SpecError) Unwrap() error { return e.Err }
 
 // Load reads and parses the spec at path (a regular file of at most 64 MiB).
 func Load(path string) (*Spec, error) {
-	data, err := inputfile.Read(path)
+	data, err := inputfile.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/internal/inputfile"
 )
 
 type command struct {
@@ -99,6 +100,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hxbar: unknown command %q (allowed: %s; see 'hxbar help')\n", args[0], strings.Join(commandNames(), ", "))
 		return 2
 	}
+	inputfile.Forget() // a new run: no file read before is its input
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out := &errWriter{w: stdout, ctx: ctx, cancel: cancel}

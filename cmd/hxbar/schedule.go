@@ -112,7 +112,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 // verifier can execute, so that one which deadlocks is reported as a
 // deadlock (exit 1), not refused as input (readScheduleFile, for runs).
 func readVerifyFile(name string) (*barrierunit.Schedule, error) {
-	data, err := inputfile.Read(name)
+	data, err := inputfile.ReadInput(name)
 	if err != nil {
 		return nil, err
 	}

@@ -202,7 +202,7 @@ func simFlagsApply(fs *flag.FlagSet, s *hw.System, schedFile string) error {
 }
 
 func readScheduleFile(name string) (*barrierunit.Schedule, error) {
-	data, err := inputfile.Read(name)
+	data, err := inputfile.ReadInput(name)
 	if err != nil {
 		return nil, err
 	}
@@ -395,7 +395,7 @@ func dataScheduleFlag(fs *flag.FlagSet, name string, s *hw.System) (*collective.
 	if name == "" {
 		return nil, nil
 	}
-	data, err := inputfile.Read(name)
+	data, err := inputfile.ReadInput(name)
 	if err != nil {
 		return nil, usageError{err}
 	}

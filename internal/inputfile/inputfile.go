@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"sync"
 	"syscall"
 )
 
@@ -217,4 +218,52 @@ func Lines(r io.Reader, path string, maxLine int, fn func(n int, line []byte) er
 			return err
 		}
 	}
+}
+
+// inputs are the user's inputs of this run (ReadInput), so that an output
+// never replaces one: `sim --config f.yaml --trace f.yaml` must not destroy
+// the system file it ran (internal/outfile asks InputOf).
+var inputs struct {
+	sync.Mutex
+	list []input
+}
+
+type input struct {
+	path string
+	st   fs.FileInfo
+}
+
+// ReadInput is Read for a file the user hands to the run (a system file, a
+// schedule, a sweep spec): the file is remembered as an input until Forget.
+func ReadInput(path string) ([]byte, error) {
+	data, err := Read(path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(path); err == nil {
+		inputs.Lock()
+		inputs.list = append(inputs.list, input{path, st})
+		inputs.Unlock()
+	}
+	return data, nil
+}
+
+// InputOf reports whether st is a file ReadInput read in this run, and the
+// path it was read as.
+func InputOf(st fs.FileInfo) (path string, ok bool) {
+	inputs.Lock()
+	defer inputs.Unlock()
+	for _, in := range inputs.list {
+		if os.SameFile(in.st, st) {
+			return in.path, true
+		}
+	}
+	return "", false
+}
+
+// Forget starts a new run: no file is an input any more.
+func Forget() {
+	inputs.Lock()
+	inputs.list = nil
+	inputs.Unlock()
 }

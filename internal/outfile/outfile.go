@@ -6,7 +6,8 @@
 // directory, a FIFO, a device, a socket, or a regular file with another hard
 // link (writing would change the user's other name for it). Appends (run
 // logs) follow the same rules on the open file. Errors are one line naming
-// the path and what is allowed. It imports nothing of hxbar.
+// the path and what is allowed. It imports nothing of hxbar but
+// internal/inputfile (an output never replaces an input of the run).
 package outfile
 
 import (
@@ -16,6 +17,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/hxbar/hxbar/internal/inputfile"
 )
 
 // allowed is the tail of every refusal.
@@ -43,6 +46,9 @@ func checkInfo(path string, st fs.FileInfo) error {
 	}
 	if n := links(st); n > 1 {
 		return fmt.Errorf("%s: a file with %d hard links, writing would change its other names (%s)", path, n, allowed)
+	}
+	if in, ok := inputfile.InputOf(st); ok {
+		return fmt.Errorf("%s: an input of this run (read as %s), never overwritten by its output (%s that is not an input)", path, in, allowed)
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/hxbar/hxbar/internal/inputfile"
 )
 
 // refusals are the paths every form of the writer must refuse; each leaves
@@ -188,5 +190,38 @@ func TestCreateOutputDevice(t *testing.T) {
 		if _, err := CreateOutput(path, 0o644); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("CreateOutput(%s) = %v, want %q", path, err, want)
 		}
+	}
+}
+
+// TestInputNeverReplaced: a file the run read as an input is refused as an
+// output (WriteFile, Create, Append), naming the input, and left whole;
+// after Forget (a new run) it may be written again.
+func TestInputNeverReplaced(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(in, []byte("dims: [4, 4]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer inputfile.Forget()
+	if _, err := inputfile.ReadInput(filepath.Join(dir, ".", "s.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(in, []byte("trace"), 0o644); err == nil || !strings.Contains(err.Error(), "an input of this run") {
+		t.Errorf("WriteFile onto the input: %v; want refused as an input", err)
+	}
+	if f, err := Append(in, 0o644); err == nil {
+		f.Close()
+		t.Errorf("Append onto the input accepted")
+	}
+	if b, _ := os.ReadFile(in); string(b) != "dims: [4, 4]\n" {
+		t.Errorf("the input changed: %q", b)
+	}
+	other := filepath.Join(dir, "t.yaml")
+	if err := WriteFile(other, []byte("x"), 0o644); err != nil {
+		t.Errorf("a file that is no input: %v", err)
+	}
+	inputfile.Forget()
+	if err := WriteFile(in, []byte("trace"), 0o644); err != nil {
+		t.Errorf("after Forget: %v", err)
 	}
 }

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestOutputNeverReplacesInput: an output path that is one of the run's
+// inputs (the system file, a schedule) is refused by name before the run,
+// and the input is left whole (issue 24: "never onto an input of the same
+// run").
+func TestOutputNeverReplacesInput(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "s.yaml")
+	text := "dims: [2, 2]\n"
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--trace", "--vcd", "--plot"} {
+		var o, e bytes.Buffer
+		code := run([]string{"sim", "--config", cfg, flag, filepath.Join(dir, ".", "s.yaml")}, &o, &e)
+		if code != 2 || !strings.Contains(e.String(), "input of") || strings.Count(e.String(), "\n") != 1 {
+			t.Errorf("sim --config s.yaml %s s.yaml: exit %d, %q; want exit 2 naming the input", flag, code, e.String())
+		}
+		if b, _ := os.ReadFile(cfg); string(b) != text {
+			t.Fatalf("%s destroyed the system file: %q", flag, b)
+		}
+	}
+	// The next run starts afresh: the same file is an output it may write.
+	var o, e bytes.Buffer
+	if code := run([]string{"sim", "--dims", "2,2", "--trace", cfg}, &o, &e); code != 0 {
+		t.Errorf("a run that does not read s.yaml: exit %d, %s", code, e.String())
+	}
+}
