@@ -74,6 +74,11 @@ func Collect(dir string) (*CollectSummary, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(sd, e.Name(), MetaName), err)
 		}
+		// Valid fields are not enough: the shard's manifest records what
+		// its run wrote, so a hand-edited sweep.json is refused, not merged.
+		if err := gendir.CheckOwned(filepath.Join(sd, e.Name()), MetaName); err != nil {
+			return nil, fmt.Errorf("shard %s: %w (re-run the shard: it rewrites it)", e.Name(), err)
+		}
 		metas = append(metas, m)
 		names = append(names, e.Name())
 	}
