@@ -416,3 +416,25 @@ func TestAvoidTableEdited(t *testing.T) {
 		t.Fatalf("edited rx_s0.hex: %v", err)
 	}
 }
+
+// TestDamagedManifestChecked: a manifest that cannot be read does not turn
+// the design and table checks off: Cosim refuses the directory naming the
+// manifest, before any simulation (a directory without one is the only
+// case left unchecked).
+func TestDamagedManifestChecked(t *testing.T) {
+	t.Parallel()
+	sys := avoidWorkload(t, []int{4, 4}, 0, "n0.d1.up", 1)
+	dir := t.TempDir()
+	generate(t, dir, sys)
+	if err := os.WriteFile(filepath.Join(dir, "rx_s0.hex"), []byte("00\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hxbar-manifest.json"), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Cosim(ctxFor(t, time.Minute), dir, Icarus)
+	var de *DirError
+	if !errors.As(err, &de) || de.File != "hxbar-manifest.json" || !strings.Contains(err.Error(), "cannot be read") {
+		t.Fatalf("damaged manifest with an edited table: %v", err)
+	}
+}

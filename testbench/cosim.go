@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -234,9 +235,9 @@ func (e *DirError) Error() string { return e.Msg }
 // hx_params.vh) missing from dir. A directory without a manifest (written
 // by hand or by an older hxbar) is not checked.
 func checkDesignFiles(dir string) error {
-	m, err := gendir.ReadManifest(dir)
-	if err != nil {
-		return nil
+	m, err := manifestOrNone(dir)
+	if m == nil {
+		return err
 	}
 	for _, e := range m.Files {
 		if e.Part != verilog.PartDesign {
@@ -255,13 +256,29 @@ func checkDesignFiles(dir string) error {
 	return nil
 }
 
+// manifestOrNone reads dir's manifest: nil and no error for a directory
+// without one (written by hand or by an older hxbar: not checked), an error
+// naming it for one that cannot be read (edited, truncated, too large), so a
+// damaged manifest cannot turn the checks off.
+func manifestOrNone(dir string) (*gendir.Manifest, error) {
+	m, err := gendir.ReadManifest(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &DirError{Dir: dir, File: gendir.ManifestName, Msg: fmt.Sprintf("%s: %s cannot be read (%v): regenerate with '%s --force'",
+			dir, gendir.ManifestName, err, RegenerateCommand(dir))}
+	}
+	return m, nil
+}
+
 // checkTablesUnedited reports the first table file (gt_n*, rt_s*, dt_n*)
 // that dir's manifest records and that differs from what hxbar wrote. A
 // directory without a manifest is not checked.
 func checkTablesUnedited(dir string) error {
-	m, err := gendir.ReadManifest(dir)
-	if err != nil {
-		return nil
+	m, err := manifestOrNone(dir)
+	if m == nil {
+		return err
 	}
 	for _, e := range m.Files {
 		table := false
