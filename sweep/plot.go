@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/color"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,18 +19,30 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// PlotSpec is what --plot draws: y against x, one line per value of series.
+// PlotSpec is what --plot draws: y against x, one line per value of
+// series, each axis on a log scale if asked.
 type PlotSpec struct {
 	X, Y, Series string
+	LogX, LogY   bool
 }
 
-// ParsePlotSpec reads "x=KEY,y=FIELD[,series=KEY]".
+// plotSyntax is the form of a --plot spec, for its errors.
+const plotSyntax = "x=KEY,y=FIELD[,series=KEY][,logx][,logy]"
+
+// ParsePlotSpec reads "x=KEY,y=FIELD[,series=KEY][,logx][,logy]".
 func ParsePlotSpec(s string) (PlotSpec, error) {
 	var p PlotSpec
 	for part := range strings.SplitSeq(s, ",") {
+		if flag := map[string]*bool{"logx": &p.LogX, "logy": &p.LogY}[part]; flag != nil {
+			if *flag {
+				return p, fmt.Errorf("%s given twice", part)
+			}
+			*flag = true
+			continue
+		}
 		k, v, ok := strings.Cut(part, "=")
 		if !ok || v == "" {
-			return p, fmt.Errorf("%q is not NAME=COLUMN (allowed: x=KEY,y=FIELD[,series=KEY])", part)
+			return p, fmt.Errorf("%q is not NAME=COLUMN, logx or logy (allowed: %s)", part, plotSyntax)
 		}
 		var dst *string
 		switch k {
@@ -39,8 +52,10 @@ func ParsePlotSpec(s string) (PlotSpec, error) {
 			dst = &p.Y
 		case "series":
 			dst = &p.Series
+		case "logx", "logy":
+			return p, fmt.Errorf("%s takes no value (allowed: %s)", k, plotSyntax)
 		default:
-			return p, fmt.Errorf("unknown %q (allowed: x, y, series)", k)
+			return p, fmt.Errorf("unknown %q (allowed: x, y, series, logx, logy)", k)
 		}
 		if *dst != "" {
 			return p, fmt.Errorf("%s given twice", k)
@@ -48,9 +63,69 @@ func ParsePlotSpec(s string) (PlotSpec, error) {
 		*dst = v
 	}
 	if p.X == "" || p.Y == "" {
-		return p, fmt.Errorf("x and y are required (allowed: x=KEY,y=FIELD[,series=KEY])")
+		return p, fmt.Errorf("x and y are required (allowed: %s)", plotSyntax)
 	}
 	return p, nil
+}
+
+// checkLog refuses a log axis that cannot be drawn: logx of a nominal x,
+// and a value <= 0 on a log axis (a log scale has no place for it).
+func checkLog(rows []map[string]json.RawMessage, ps PlotSpec, numericX bool) error {
+	if ps.LogX && !numericX {
+		return fmt.Errorf("logx: x=%s is not numeric (allowed: logx with a numeric x)", ps.X)
+	}
+	for _, r := range rows {
+		if v, err := strconv.ParseFloat(string(r[ps.X]), 64); ps.LogX && err == nil && v <= 0 {
+			return fmt.Errorf("logx: x=%s has the value %s (allowed: values > 0 on a log axis)", ps.X, r[ps.X])
+		}
+		if v, err := strconv.ParseFloat(string(r[ps.Y]), 64); ps.LogY && err == nil && v <= 0 {
+			return fmt.Errorf("logy: y=%s has the value %s at %s=%s (allowed: values > 0 on a log axis)", ps.Y, r[ps.Y], ps.X, CSVValue(r[ps.X]))
+		}
+	}
+	return nil
+}
+
+// logAxis puts a on a log scale with labelled ticks at the powers of ten
+// in its range, and at 2 and 5 times them too when it spans less than two
+// decades (every tick when that still labels fewer than two).
+func logAxis(a *plot.Axis) {
+	a.Scale = plot.LogScale{}
+	a.Tick.Marker = logTicks{}
+}
+
+type logTicks struct{}
+
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if lo <= 0 || hi <= 0 || lo > hi { // checkLog keeps these out; no panic
+		return nil
+	}
+	labelled := []float64{1}
+	if math.Log10(hi)-math.Log10(lo) < 2 {
+		labelled = []float64{1, 2, 5}
+	}
+	var ts []plot.Tick
+	for dec := math.Pow10(int(math.Floor(math.Log10(lo)))); dec <= hi; dec *= 10 {
+		for i := 1; i < 10; i++ {
+			v := dec * float64(i)
+			if v < lo || v > hi {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if slices.Contains(labelled, float64(i)) {
+				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			ts = append(ts, t)
+		}
+	}
+	if n := len(slices.DeleteFunc(slices.Clone(ts), func(t plot.Tick) bool { return t.Label == "" })); n < 2 {
+		for i := range ts { // a narrow range (3..8): label every tick
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', -1, 64)
+		}
+	}
+	if len(ts) == 0 { // lo == hi between two ticks
+		ts = []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 4, 64)}}
+	}
+	return ts
 }
 
 var palette = []color.Color{
@@ -137,6 +212,9 @@ func buildPlot(jsonl []byte, ps PlotSpec, title string) (*plot.Plot, vg.Length, 
 			xNames = append(xNames, n)
 		}
 	}
+	if err := checkLog(rows, ps, numericX); err != nil {
+		return nil, 0, 0, err
+	}
 	type key struct{ series, x string }
 	sums := map[key]float64{}
 	counts := map[key]int{}
@@ -211,8 +289,18 @@ func buildPlot(jsonl []byte, ps PlotSpec, title string) (*plot.Plot, vg.Length, 
 	if !numericX {
 		p.NominalX(xNames...)
 	}
+	if ps.LogX {
+		logAxis(&p.X)
+	}
+	if ps.LogY {
+		logAxis(&p.Y)
+	}
 	if ps.Series != "" { // headroom for the legend, top left
-		p.Y.Max += 0.35 * (p.Y.Max - p.Y.Min)
+		if ps.LogY {
+			p.Y.Max *= math.Pow(p.Y.Max/p.Y.Min, 0.35)
+		} else {
+			p.Y.Max += 0.35 * (p.Y.Max - p.Y.Min)
+		}
 	}
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true

@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -419,6 +420,85 @@ func TestLabelOneLine(t *testing.T) {
 		_, err := Parse([]byte(spec), "spec.yaml")
 		if err == nil || !strings.Contains(err.Error(), want) || strings.ContainsAny(err.Error(), "\n\t") {
 			t.Errorf("%q: %v, want %s", spec, err, want)
+		}
+	}
+}
+
+// scaling is a results.jsonl of a scaling curve from 64 to 65,536 ranks.
+func scaling(zeroAt int) []byte {
+	var b bytes.Buffer
+	for i, r := range []int{64, 256, 1024, 4096, 16384, 65536} {
+		y := 10 * (i + 1)
+		if r == zeroAt {
+			y = 0
+		}
+		fmt.Fprintf(&b, `{"point":%d,"ranks":%d,"order":"a","cycles":%d}`+"\n", i, r, y)
+	}
+	return b.Bytes()
+}
+
+// TestPlotLog: logx puts the decades of a scaling curve on the x axis as
+// labelled ticks (a linear axis labels 0, 20000, ... and squashes 64 to
+// 4096 against its left edge).
+func TestPlotLog(t *testing.T) {
+	ps, err := ParsePlotSpec("x=ranks,y=cycles,logx,logy,series=order")
+	if err != nil || !ps.LogX || !ps.LogY || ps.Series != "order" {
+		t.Fatalf("parse: %+v %v", ps, err)
+	}
+	p, _, _, err := buildPlot(scaling(-1), ps, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if want := []string{"100", "1000", "10000"}; !slices.Equal(labels, want) {
+		t.Errorf("logx tick labels %v, want the decades %v", labels, want)
+	}
+	if p.X.Min != 64 || p.X.Max != 65536 {
+		t.Errorf("x axis %g..%g, want the data's 64..65536", p.X.Min, p.X.Max)
+	}
+	svg, err := Plot(scaling(-1), ps, "t")
+	if err != nil || !bytes.Contains(svg, []byte(">10000<")) {
+		t.Errorf("SVG has no tick label 10000: %v", err)
+	}
+	// A narrow range still gets two labels at least.
+	var n int
+	for _, tk := range (logTicks{}).Ticks(3, 8) {
+		if tk.Label != "" {
+			n++
+		}
+	}
+	if n < 2 {
+		t.Errorf("3..8 on a log axis: %d labels", n)
+	}
+}
+
+func TestPlotLogRefused(t *testing.T) {
+	for spec, want := range map[string]string{
+		"x=ranks,y=cycles,logx,logx": "logx given twice",
+		"x=ranks,y=cycles,logx=yes":  "logx takes no value (allowed: x=KEY,y=FIELD[,series=KEY][,logx][,logy])",
+		"x=ranks,y=cycles,logz":      `"logz" is not NAME=COLUMN, logx or logy (allowed: x=KEY,y=FIELD[,series=KEY][,logx][,logy])`,
+		"x=ranks,y=cycles,log=x":     `unknown "log" (allowed: x, y, series, logx, logy)`,
+	} {
+		if _, err := ParsePlotSpec(spec); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %s", spec, err, want)
+		}
+	}
+	for spec, want := range map[string]string{
+		"x=ranks,y=cycles,logy": "logy: y=cycles has the value 0 at ranks=1024 (allowed: values > 0 on a log axis)",
+		"x=order,y=cycles,logx": "logx: x=order is not numeric (allowed: logx with a numeric x)",
+		"x=point,y=cycles,logx": "logx: x=point has the value 0 (allowed: values > 0 on a log axis)",
+	} {
+		ps, err := ParsePlotSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Plot(scaling(1024), ps, "t"); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %s", spec, err, want)
 		}
 	}
 }

@@ -173,6 +173,22 @@ var _ = registerContract("sweep",
 		setup: sweptInto("out"), exit: 2, stderr: []string{"--plot-out $D/plot: no extension (allowed: .svg, .png, .pdf)"},
 	},
 	contractCase{
+		name: "sweep: --plot logx,logy", args: []string{"sweep", "--plot", "x=item_flits,y=cycles,series=order,logx,logy", "$D/out", "--plot-out", "$D/p.svg"},
+		setup: sweptInto("out"), exit: 0, owns: []string{"p.svg"},
+	},
+	contractCase{
+		name: "sweep: --plot logx of a nominal x", args: []string{"sweep", "--plot", "x=order,y=cycles,logx", "$D/out"},
+		setup: sweptInto("out"), exit: 2, stderr: []string{"--plot x=order,y=cycles,logx: logx: x=order is not numeric (allowed: logx with a numeric x)"},
+	},
+	contractCase{
+		name: "sweep: --plot logx of a zero", args: []string{"sweep", "--plot", "x=point,y=cycles,logx", "$D/out"},
+		setup: sweptInto("out"), exit: 2, stderr: []string{"logx: x=point has the value 0 (allowed: values > 0 on a log axis)"},
+	},
+	contractCase{
+		name: "sweep: --plot unknown part", args: []string{"sweep", "--plot", "x=order,y=cycles,logz", "$D/out"},
+		setup: sweptInto("out"), exit: 2, stderr: []string{`invalid --plot: "logz" is not NAME=COLUMN, logx or logy (allowed: x=KEY,y=FIELD[,series=KEY][,logx][,logy])`},
+	},
+	contractCase{
 		name: "sweep: --plot draws DIR/plot.svg", args: []string{"sweep", "--plot", "x=order,y=cycles,series=item_flits", "$D/out"},
 		setup: func(t *testing.T, d string) {
 			writeFiles(t, d, map[string]string{"s.yaml": sweepSpec})

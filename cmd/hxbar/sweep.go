@@ -24,7 +24,8 @@ import (
 //	hxbar sweep SPEC.yaml --out DIR [--workers N] [--shard i/N]   run (a shard of) the points
 //	hxbar sweep SPEC.yaml --out DIR --slurm [--tasks N] ...        write DIR/sweep.sbatch, submit it
 //	hxbar sweep --collect DIR                                      merge DIR/shards/* into DIR
-//	hxbar sweep --plot x=KEY,y=FIELD[,series=KEY] DIR              draw DIR/plot.svg
+//	hxbar sweep --plot x=KEY,y=FIELD[,series=KEY][,logx][,logy] DIR
+//	                                                               draw DIR/plot.svg
 func runSweep(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sweep", stderr)
 	out := fs.String("out", "", "write the results into `DIR`: a new or empty directory, or one hxbar sweep wrote (it resumes: points already there are skipped)")
@@ -36,7 +37,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	timeLimit := fs.String("time", "", "SLURM time limit of each task of --slurm (`T`, e.g. 30 or 1:00:00; default: the partition's)")
 	dryRun := fs.Bool("dry-run", false, "with --slurm: write the script and print the sbatch command, do not submit")
 	collect := fs.Bool("collect", false, "merge the shards of the sweep directory given as the argument into its results.csv and results.jsonl")
-	plotSpec := fs.String("plot", "", "draw `x=KEY,y=FIELD[,series=KEY]` from the results of the sweep directory given as the argument")
+	plotSpec := fs.String("plot", "", "draw `x=KEY,y=FIELD[,series=KEY][,logx][,logy]` from the results of the sweep directory given as the argument")
 	plotOut := fs.String("plot-out", "", "with --plot: write the plot to `FILE`, SVG, PNG or PDF by its extension (.svg, .png, .pdf; default: DIR/plot.svg)")
 	format := fs.String("format", "table", "output format: table or json")
 	if err := parseFlags(fs, args, 1); err != nil {
@@ -53,7 +54,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if len(fs.args) != 1 {
-			return usagef("--plot needs the sweep directory: hxbar sweep --plot x=KEY,y=FIELD[,series=KEY] DIR")
+			return usagef("--plot needs the sweep directory: hxbar sweep --plot x=KEY,y=FIELD[,series=KEY][,logx][,logy] DIR")
 		}
 		return sweepPlot(fs.args[0], *plotSpec, *plotOut, *format, stdout)
 	case *collect:

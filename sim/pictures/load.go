@@ -29,7 +29,8 @@ func cyclesText(n int64) string {
 // LoadSVG draws the channel loads l (sim.Options.Load) as a heat map: the
 // channels down (one row per channel, or per group of PerRow channels),
 // time across in l.Bucket-cycle columns, each cell coloured by the row's
-// mean utilisation in that column (flits per cycle per channel, 0..1). A
+// mean utilisation in that column (flits per cycle per channel), on a
+// colour scale from 0 to the busiest cell of the run (its legend). A
 // run of fewer than 8 columns gets one column for the whole run. The
 // boundaries between the episodes of res (nil: none) are marked.
 func LoadSVG(w io.Writer, l *sim.ChannelLoad, res *sim.Result, title string) error {
@@ -37,10 +38,13 @@ func LoadSVG(w io.Writer, l *sim.ChannelLoad, res *sim.Result, title string) err
 	return writeSVG(w, p, wd, h)
 }
 
-func loadPlot(l *sim.ChannelLoad, res *sim.Result, title string) (*plot.Plot, vg.Length, vg.Length) {
+// loadCells is the load map's cells: load[i][j] is row i's mean load in
+// column j (flits per cycle per channel), columns bucket cycles wide
+// (the last one may be shorter).
+func loadCells(l *sim.ChannelLoad) (load [][]float64, bucket int64) {
 	rows := len(l.Rows)
 	cycles := max(l.Cycles, 1)
-	bucket := l.Bucket
+	bucket = l.Bucket
 	cols := int((cycles + bucket - 1) / bucket)
 	flits := l.Flits
 	for cols > maxLoadColumns { // wider buckets: shades rather than single flits
@@ -66,6 +70,37 @@ func loadPlot(l *sim.ChannelLoad, res *sim.Result, title string) (*plot.Plot, vg
 			flits[i] = []uint32{s}
 		}
 	}
+	load = make([][]float64, rows)
+	for i, row := range flits {
+		load[i] = make([]float64, cols)
+		n := min(l.PerRow, l.Channels()-i*l.PerRow)
+		for j, f := range row[:min(len(row), cols)] {
+			width := min(bucket, cycles-int64(j)*bucket)
+			load[i][j] = float64(f) / float64(width) / float64(n)
+		}
+	}
+	return load, bucket
+}
+
+// busiest is the largest value of cells (0: none).
+func busiest(cells [][]float64) float64 {
+	top := 0.0
+	for _, row := range cells {
+		for _, v := range row {
+			top = max(top, v)
+		}
+	}
+	return top
+}
+
+func loadPlot(l *sim.ChannelLoad, res *sim.Result, title string) (*plot.Plot, vg.Length, vg.Length) {
+	rows := len(l.Rows)
+	cycles := max(l.Cycles, 1)
+	load, bucket := loadCells(l)
+	cols := 1
+	if rows > 0 {
+		cols = len(load[0])
+	}
 	p := plot.New()
 	what := "channel"
 	if l.PerRow > 1 {
@@ -90,16 +125,17 @@ func loadPlot(l *sim.ChannelLoad, res *sim.Result, title string) (*plot.Plot, vg
 		}
 		return ts
 	})
+	// The colour scale runs to the run's busiest cell, so a light load
+	// (a barrier's few flits) still shows which channels carry it.
+	top := busiest(load)
+	scale := max(top, 1e-300)
 	p.Add(grid{x0: 0, dx: float64(bucket), x1: float64(cycles), dy: 1, y1: float64(rows), rows: rows, cols: cols,
-		val: func(i, j int) float64 {
-			if j >= len(flits[i]) || flits[i][j] == 0 {
-				return 0
-			}
-			width := min(bucket, cycles-int64(j)*bucket)
-			n := min(l.PerRow, l.Channels()-i*l.PerRow)
-			return float64(flits[i][j]) / float64(width) / float64(n)
-		}})
-	heatLegend(p, "%.2f flits/cycle", 1, 4)
+		val: func(i, j int) float64 { return load[i][j] / scale }})
+	vals := []float64{0}
+	if top > 0 {
+		vals = heatSteps(top, 4)
+	}
+	heatLegend(p, vals, scale, func(v float64) string { return fmt.Sprintf("%.3g flits/cycle", v) })
 	if res != nil && cols > 1 {
 		episodeLines(p, episodesOf(res))
 	}

@@ -10,7 +10,6 @@ package pictures
 
 import (
 	"bytes"
-	"fmt"
 	"image/color"
 	"io"
 
@@ -108,10 +107,34 @@ func (s swatch) Thumbnail(c *draw.Canvas) {
 		[]vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}, r.Min})
 }
 
-// heatLegend adds swatches for the values lo..hi in steps.
-func heatLegend(p *plot.Plot, format string, hi float64, steps int) {
-	for i := 0; i <= steps; i++ {
-		v := hi * float64(i) / float64(steps)
-		p.Legend.Add(fmt.Sprintf(format, v), swatch{heatAt(float64(i) / float64(steps))})
+// heatLegend adds a swatch per value of vals, coloured as a cell of that
+// value on a scale whose darkest colour is top, labelled by label.
+func heatLegend(p *plot.Plot, vals []float64, top float64, label func(float64) string) {
+	for _, v := range vals {
+		p.Legend.Add(label(v), swatch{heatAt(v / top)})
 	}
+}
+
+// heatSteps is 0..top in steps equal parts: the values of a legend.
+func heatSteps(top float64, steps int) []float64 {
+	vs := make([]float64, steps+1)
+	for i := range vs {
+		vs[i] = top * float64(i) / float64(steps)
+	}
+	return vs
+}
+
+// countSteps is 0..top in at most steps parts, each a whole count (an
+// event is not divisible): the values of a legend of counts.
+func countSteps(top uint32, steps int) []float64 {
+	var vs []float64
+	prev := -1
+	for i := 0; i <= steps; i++ {
+		v := int((uint64(top)*uint64(i) + uint64(steps)/2) / uint64(steps)) // rounded
+		if v != prev {
+			vs = append(vs, float64(v))
+			prev = v
+		}
+	}
+	return vs
 }

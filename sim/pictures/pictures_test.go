@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -284,4 +287,109 @@ func checkChrome(b []byte, ranks int) error {
 		return errors.New("no gate slices")
 	}
 	return nil
+}
+
+// legendValues reads the values of the legend entries "V unit" of an SVG.
+func legendValues(t *testing.T, svg []byte, unit string) []float64 {
+	t.Helper()
+	var vs []float64
+	for _, m := range regexp.MustCompile(`>([^<> ]+) `+unit+`<`).FindAllSubmatch(svg, -1) {
+		v, err := strconv.ParseFloat(string(m[1]), 64)
+		if err != nil {
+			t.Fatalf("legend %q: %v", m[0], err)
+		}
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+// TestLoadScale: the load map's colour scale ends at the run's busiest
+// cell, not at 1 flit per cycle: its legend's top value is that load and
+// some cell is drawn in the darkest colour.
+func TestLoadScale(t *testing.T) {
+	for _, name := range []string{"default", "big", "allgather", "repeat"} {
+		t.Run(name, func(t *testing.T) {
+			s, err := sim.Build(systems()[name], nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var l sim.ChannelLoad
+			res, err := s.Run(sim.Options{Load: &l})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if err := LoadSVG(&b, &l, res, "x"); err != nil {
+				t.Fatal(err)
+			}
+			vs := legendValues(t, b.Bytes(), "flits/cycle")
+			if len(vs) == 0 {
+				t.Fatal("no legend entry in flits/cycle")
+			}
+			top := slices.Max(vs)
+			cells, _ := loadCells(&l)
+			if want, _ := strconv.ParseFloat(fmt.Sprintf("%.3g", busiest(cells)), 64); top != want {
+				t.Errorf("legend runs to %g flits/cycle, the busiest cell has %g", top, want)
+			}
+			// The busiest channel's mean over the whole run is a lower bound
+			// of its busiest bucket, whatever the bucketing.
+			var mean float64
+			for _, row := range l.Flits {
+				var f uint32
+				for _, v := range row {
+					f += v
+				}
+				mean = max(mean, float64(f)/float64(max(l.Cycles, 1))/float64(l.PerRow))
+			}
+			if top < mean*0.999 || top > 1 || top == 0 {
+				t.Errorf("legend top %g flits/cycle, want in [%g, 1]", top, mean)
+			}
+			dark := heatAt(1)
+			if c := fmt.Sprintf("fill:#%02X%02X%02X", dark.R, dark.G, dark.B); bytes.Count(b.Bytes(), []byte(c)) < 2 {
+				t.Errorf("no cell in the darkest colour %s (only its legend swatch)", c)
+			}
+		})
+	}
+}
+
+// TestDensityLegend: the density view's legend counts whole events, up
+// to the busiest cell's count.
+func TestDensityLegend(t *testing.T) {
+	s, err := sim.Build(systems()["big"], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := NewTimeline(RunOf(s, "x"))
+	res, err := s.Run(sim.Options{Events: tl.Add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := tl.WriteSVG(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	vs := append(legendValues(t, b.Bytes(), "events"), legendValues(t, b.Bytes(), "event")...)
+	if len(vs) < 2 {
+		t.Fatalf("legend %v: want 0 and the top at least", vs)
+	}
+	var top uint32
+	for _, row := range tl.counts {
+		top = max(top, slices.Max(append(row, 0)))
+	}
+	for _, v := range vs {
+		if v != float64(int64(v)) {
+			t.Errorf("legend entry %g events is not a whole count", v)
+		}
+	}
+	if got := slices.Max(vs); got != float64(top) {
+		t.Errorf("legend runs to %g events, the busiest cell has %d", got, top)
+	}
+}
+
+func TestCountSteps(t *testing.T) {
+	for top, want := range map[uint32][]float64{0: {0}, 1: {0, 1}, 2: {0, 1, 2}, 6: {0, 2, 3, 5, 6}, 100: {0, 25, 50, 75, 100}} {
+		if got := countSteps(top, 4); !slices.Equal(got, want) {
+			t.Errorf("countSteps(%d, 4) = %v, want %v", top, got, want)
+		}
+	}
 }

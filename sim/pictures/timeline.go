@@ -225,5 +225,13 @@ func (t *Timeline) density(p *plot.Plot, res *sim.Result) {
 			}
 			return float64(t.counts[i][j]) / float64(top)
 		}})
-	heatLegend(p, "%.3g events", float64(top), 4)
+	heatLegend(p, countSteps(top, 4), float64(max(top, 1)), eventsText)
+}
+
+// eventsText is "1 event" or "N events".
+func eventsText(n float64) string {
+	if n == 1 {
+		return "1 event"
+	}
+	return fmt.Sprintf("%d events", int64(n))
 }
