@@ -452,8 +452,13 @@ func (s *System) Run(opt Options) (*Result, error) {
 			lastReport = time.Now()
 		}
 		if t >= s.Sys.MaxCycles {
+			// A run that stops incomplete still writes whole outputs: the
+			// caller commits them (the stuck run is what a user debugs).
 			if tw != nil {
 				tw.Flush()
+			}
+			if vcd != nil {
+				vcd.finish(t)
 			}
 			if len(u.Errors) > 0 {
 				return s.result(t), s.unitError()
@@ -577,14 +582,6 @@ func (s *System) Run(opt Options) (*Result, error) {
 	if load != nil {
 		load.finish(s, res.Cycles)
 	}
-	if s.Data != nil {
-		if err := s.dataError(); err != nil {
-			if E > 1 {
-				err = fmt.Errorf("episode %d: %w", k, err)
-			}
-			return res, err
-		}
-	}
 	if vcd != nil {
 		if err := vcd.finish(res.Cycles); err != nil {
 			return res, fmt.Errorf("vcd: %w", err)
@@ -593,6 +590,14 @@ func (s *System) Run(opt Options) (*Result, error) {
 	if tw != nil {
 		if err := tw.Flush(); err != nil {
 			return res, fmt.Errorf("trace: %w", err)
+		}
+	}
+	if s.Data != nil {
+		if err := s.dataError(); err != nil {
+			if E > 1 {
+				err = fmt.Errorf("episode %d: %w", k, err)
+			}
+			return res, err
 		}
 	}
 	return res, nil

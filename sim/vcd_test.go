@@ -73,3 +73,37 @@ func TestVCDIsWellFormed(t *testing.T) {
 		t.Fatalf("VCD ends at %d, before the last release at %d", last, want)
 	}
 }
+
+// TestVCDOfAStoppedRun: a run stopped by max_cycles (the stuck run a user
+// debugs) writes its whole VCD, flushed to the stop: the waveform runs to
+// the last cycle simulated, however small the buffer's share of it.
+func TestVCDOfAStoppedRun(t *testing.T) {
+	for _, maxCycles := range []int64{5, 20, 40} {
+		sys := hw.Default()
+		sys.Dims = []int{8, 8}
+		sys.MaxCycles = maxCycles
+		s, err := Build(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vcd bytes.Buffer
+		_, err = s.Run(Options{VCD: &vcd})
+		if err == nil {
+			t.Fatalf("max_cycles %d: the run completed; want it stopped", maxCycles)
+		}
+		text := vcd.String()
+		if !strings.Contains(text, "$enddefinitions") {
+			t.Fatalf("max_cycles %d: VCD of %d bytes has no header", maxCycles, len(text))
+		}
+		lines := strings.Split(strings.TrimSpace(text), "\n")
+		lastTime := int64(-1)
+		for _, l := range lines {
+			if ts, ok := strings.CutPrefix(l, "#"); ok {
+				lastTime, _ = strconv.ParseInt(ts, 10, 64)
+			}
+		}
+		if want := 10 * maxCycles; lastTime < want {
+			t.Errorf("max_cycles %d: VCD ends at time %d, want at least %d (flushed to the stop)", maxCycles, lastTime, want)
+		}
+	}
+}
