@@ -93,7 +93,26 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot create a temporary file beside it: %v", path, unwrapPath(err))
 	}
-	return &File{path: path, perm: perm, tmp: tmp}, nil
+	return &File{path: path, perm: modeFor(path, perm), tmp: tmp}, nil
+}
+
+// umask is the process's file-creation mask, read once (reading it means
+// setting it), so that a replaced output gets the mode a plain create
+// would give it.
+var umask = func() fs.FileMode {
+	m := syscall.Umask(0)
+	syscall.Umask(m)
+	return fs.FileMode(m)
+}()
+
+// modeFor is the mode the output at path gets: an existing file keeps its
+// own (a private 0600 trace stays private), a new one perm less the umask,
+// as os.WriteFile would make it.
+func modeFor(path string, perm fs.FileMode) fs.FileMode {
+	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() {
+		return st.Mode().Perm()
+	}
+	return perm &^ umask
 }
 
 // Name is the path the file will have once committed.
@@ -210,10 +229,11 @@ type Output interface {
 }
 
 // CreateOutput is Create for the outputs a user may send to a character
-// device (/dev/null, a terminal): such a path, symlinks followed, is written
-// directly, as no file is replaced; every other path goes through Create.
+// device (/dev/null, a terminal): such a path is written directly, as no
+// file is replaced; every other path, a symlink to a device included, goes
+// through Create (a symlink is never followed).
 func CreateOutput(path string, perm fs.FileMode) (Output, error) {
-	if st, err := os.Stat(path); err == nil && st.Mode()&fs.ModeCharDevice != 0 {
+	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeCharDevice != 0 {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
 			return nil, err

@@ -183,6 +183,13 @@ func TestCreateOutputDevice(t *testing.T) {
 	if err := o.Commit(); err != nil {
 		t.Fatal(err)
 	}
+	link := filepath.Join(t.TempDir(), "nl.vcd")
+	if err := os.Symlink("/dev/null", link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CreateOutput(link, 0o644); err == nil || !strings.Contains(err.Error(), "a symlink, not followed") {
+		t.Errorf("CreateOutput(symlink to /dev/null) = %v, want refused as a symlink", err)
+	}
 	for path, want := range refusals(t) {
 		if path == "/dev/null" {
 			continue
@@ -223,5 +230,36 @@ func TestInputNeverReplaced(t *testing.T) {
 	inputfile.Forget()
 	if err := WriteFile(in, []byte("trace"), 0o644); err != nil {
 		t.Errorf("after Forget: %v", err)
+	}
+}
+
+// TestModeKept: replacing a file keeps its mode (a private trace stays
+// private); a new file gets perm less the umask, as os.WriteFile gives.
+func TestModeKept(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "private.trace")
+	if err := os.WriteFile(old, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(old, []byte("y"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(old); st.Mode().Perm() != 0o600 {
+		t.Errorf("replaced 0600 file is %v", st.Mode().Perm())
+	}
+	plain, ours := filepath.Join(dir, "plain"), filepath.Join(dir, "ours")
+	if err := os.WriteFile(plain, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(ours, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.Stat(plain)
+	b, _ := os.Stat(ours)
+	if a.Mode().Perm() != b.Mode().Perm() {
+		t.Errorf("new file %v, os.WriteFile gives %v", b.Mode().Perm(), a.Mode().Perm())
 	}
 }
