@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -27,7 +28,9 @@ var units = []struct {
 }
 
 // Allowed describes the flag's values, for messages.
-const Allowed = "a positive size in bytes, with an optional unit B, KB, MB, GB, TB (powers of 1000) or K, M, G, T, KiB, MiB, GiB, TiB (powers of 1024), e.g. 4GiB"
+const Allowed = "a size of 1 B to under 4 EiB: decimal digits with an optional fraction and an optional unit B, KB, MB, GB, TB (powers of 1000) or K, M, G, T, KiB, MiB, GiB, TiB (powers of 1024), e.g. 4GiB or 1.5G"
+
+var sizeRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 
 // Parse reads "4GiB", "512M", "1000000".
 func Parse(s string) (Bytes, error) {
@@ -38,8 +41,13 @@ func Parse(s string) (Bytes, error) {
 			break
 		}
 	}
+	// Plain decimals only: ParseFloat alone takes NaN, Inf, hex floats,
+	// exponents and underscores, none of which a size is written with.
+	if !sizeRE.MatchString(num) {
+		return 0, fmt.Errorf("%q is not %s", s, Allowed)
+	}
 	n, err := strconv.ParseFloat(num, 64)
-	if err != nil || n <= 0 || n*float64(mult) >= 1<<62 {
+	if err != nil || n*float64(mult) < 1 || n*float64(mult) >= 1<<62 {
 		return 0, fmt.Errorf("%q is not %s", s, Allowed)
 	}
 	return Bytes(n * float64(mult)), nil

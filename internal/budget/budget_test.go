@@ -13,7 +13,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "0", "-1G", "12QB", "GiB", "1e30"} {
+	for _, in := range []string{"", "0", "-1G", "12QB", "GiB", "1e30", "NaN", "nan", "NaNGiB", "Inf", "0.1", "1e-300", "0x1p30", "1_000_000", "+1G", "0x100000000", "4194304TiB", "9223372036854775807"} {
 		if _, err := Parse(in); err == nil || !strings.Contains(err.Error(), "e.g. 4GiB") {
 			t.Errorf("Parse(%q): %v, want a refusal naming the allowed sizes", in, err)
 		}
