@@ -301,10 +301,11 @@ func Parse(data []byte, file string) (*Spec, error) {
 
 	// Every point, validated.
 	values := make([][]json.RawMessage, len(s.Keys))
+	expand := maxVariedValues
 	for i, l := range lists {
 		values[i] = make([]json.RawMessage, len(l))
 		for j, n := range l {
-			v, err := nodeJSON(n, 0)
+			v, err := nodeJSON(n, 0, &expand)
 			if err != nil {
 				return nil, errAt(n.Line, "vary: %s[%d]: %v", s.Keys[i], j, err)
 			}
@@ -378,14 +379,25 @@ func kindName(n *yaml.Node) string {
 	return fmt.Sprintf("%q", n.Value)
 }
 
+// maxVariedValues bounds the values of all varied lists written out,
+// aliases expanded (nodeJSON): far more than the 64 MiB log of a sweep
+// holds (docs/sweeps.md), far less than a parse could build.
+const maxVariedValues = 1 << 20
+
 // nodeJSON is a varied value as the spec wrote it, as JSON: a plain
 // scalar whose text is a JSON number, true, false or null is that literal;
 // every other scalar (0x10, 2024-01-01, a quoted "16") is its text as a
 // JSON string, never a value YAML derived from it; lists and mappings are
 // built of the same. The CSV cell (CSVValue) is then the spec's text.
-func nodeJSON(n *yaml.Node, depth int) (json.RawMessage, error) {
+//
+// left bounds the values written, aliases expanded: a 467-byte spec of
+// nested aliases stands for 10^9 values (a "billion laughs").
+func nodeJSON(n *yaml.Node, depth int, left *int) (json.RawMessage, error) {
 	if depth > 64 {
 		return nil, errors.New("nested too deeply (allowed: 64 levels)")
+	}
+	if *left--; *left < 0 {
+		return nil, fmt.Errorf("too many values once aliases are expanded (allowed: at most %d in all varied values)", maxVariedValues)
 	}
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -408,7 +420,7 @@ func nodeJSON(n *yaml.Node, depth int) (json.RawMessage, error) {
 				b.Write(jsonText(n.Content[i].Value))
 				b.WriteByte(':')
 			}
-			v, err := nodeJSON(n.Content[i+step-1], depth+1)
+			v, err := nodeJSON(n.Content[i+step-1], depth+1, left)
 			if err != nil {
 				return nil, err
 			}
@@ -417,7 +429,7 @@ func nodeJSON(n *yaml.Node, depth int) (json.RawMessage, error) {
 		b.WriteByte(close)
 		return b.Bytes(), nil
 	case yaml.AliasNode:
-		return nodeJSON(n.Alias, depth+1)
+		return nodeJSON(n.Alias, depth+1, left)
 	}
 	return nil, fmt.Errorf("not a value (YAML kind %d)", n.Kind)
 }

@@ -1,0 +1,31 @@
+package sweep
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAliasBombRefused: nested YAML aliases that stand for 10^9 varied
+// values (467 bytes) are refused by name, quickly, instead of being
+// written out until the memory runs out.
+func TestAliasBombRefused(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("base: {name: x}\nvary:\n  seed: [1]\n  avoid:\n    - &a0 [" + strings.TrimSuffix(strings.Repeat(`"x", `, 10), ", ") + "]\n")
+	for i := 1; i <= 8; i++ {
+		b.WriteString(fmt.Sprintf("    - &a%d [%s]\n", i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d, ", i-1), 10), ", ")))
+	}
+	start := time.Now()
+	_, err := Parse([]byte(b.String()), "bomb.yaml")
+	if err == nil || !strings.Contains(err.Error(), "too many values once aliases are expanded") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("alias bomb: %v", err)
+	}
+	if d := time.Since(start); d > time.Minute {
+		t.Errorf("refused after %v", d)
+	}
+	// A modest alias is still a value.
+	if _, err := Parse([]byte("base: {dims: [4, 4]}\nvary:\n  dims: [&d [2, 2], *d]\n"), "ok.yaml"); err != nil {
+		t.Errorf("one alias: %v", err)
+	}
+}
