@@ -29,3 +29,14 @@ func TestAliasBombRefused(t *testing.T) {
 		t.Errorf("one alias: %v", err)
 	}
 }
+
+// TestMissingShardsListed: a sweep.json claiming a million shards, with
+// two present, gives a short message: ten missing shards named and the
+// count of the rest, its tail (the shard range) kept.
+func TestMissingShardsListed(t *testing.T) {
+	present := map[int]bool{0: true, 1: true}
+	msg := missingShards("d", 1_000_000, present)
+	if len(msg) > 300 || !strings.Contains(msg, "2, 3, 4") || !strings.Contains(msg, "and 999988 more") || !strings.HasSuffix(msg, "of 0..999999 are missing") {
+		t.Errorf("%d bytes: %q", len(msg), msg)
+	}
+}

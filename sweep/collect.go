@@ -95,14 +95,8 @@ func Collect(dir string) (*CollectSummary, error) {
 	for _, m := range metas {
 		byShard[m.Shard] = true
 	}
-	var missing []string
-	for i := range first.Shards {
-		if !byShard[i] {
-			missing = append(missing, strconv.Itoa(i))
-		}
-	}
-	if len(missing) > 0 || len(metas) != first.Shards {
-		return nil, &IncompleteError{fmt.Sprintf("%s: shards %s of 0..%d are missing", dir, strings.Join(missing, ", "), first.Shards-1)}
+	if len(byShard) != first.Shards || len(metas) != first.Shards {
+		return nil, &IncompleteError{missingShards(dir, first.Shards, byShard)}
 	}
 
 	jsonRows := make([][]byte, first.Points)
@@ -342,4 +336,23 @@ func mergeRecords(b *bytes.Buffer, recs []Record, path string, seen map[string]b
 		b.Write(append(line, '\n'))
 	}
 	return nil
+}
+
+// missingShards says which of shards 0..n-1 are not in present: the first
+// ten by number and the count of the rest, so a sweep.json claiming a
+// million shards makes a line, not megabytes.
+func missingShards(dir string, n int, present map[int]bool) string {
+	var missing []string
+	count := 0
+	for i := range n {
+		if !present[i] {
+			if count++; count <= 10 {
+				missing = append(missing, strconv.Itoa(i))
+			}
+		}
+	}
+	if count > 10 {
+		missing = append(missing, fmt.Sprintf("and %d more", count-10))
+	}
+	return fmt.Sprintf("%s: shards %s of 0..%d are missing", dir, strings.Join(missing, ", "), n-1)
 }
