@@ -4,9 +4,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/hxbar/hxbar/internal/outfile"
 )
 
 func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
@@ -97,4 +101,28 @@ func heartbeat(w io.Writer, what string, period time.Duration) (stop func()) {
 		}
 	}()
 	return func() { close(done); <-finished }
+}
+
+// abortOnSignal removes the temporary files of outputs when SIGINT,
+// SIGTERM or SIGHUP ends the run (the old files stay whole, and no hidden
+// .NAME.tmp* is left beside them), then exits as the signal would. stop
+// ends the watch once the outputs are committed or aborted.
+func abortOnSignal(outputs []outfile.Output) (stop func()) {
+	if len(outputs) == 0 {
+		return func() {}
+	}
+	ch := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		select {
+		case sig := <-ch:
+			for _, f := range outputs {
+				f.Abort()
+			}
+			os.Exit(128 + int(sig.(syscall.Signal)))
+		case <-done:
+		}
+	}()
+	return func() { signal.Stop(ch); close(done) }
 }

@@ -125,6 +125,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		outputs = append(outputs, f)
 		*o.dst = f
 	}
+	stopWatch := abortOnSignal(outputs)
+	defer stopWatch()
 	drawn := startPictures(pics, &opt, system, plotW, loadW)
 	if *progress {
 		opt.Progress = func(cycle int64, released, ranks int) {
