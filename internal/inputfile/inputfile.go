@@ -65,7 +65,7 @@ func read(path string, limit int64) ([]byte, error) {
 // check refuses what is not a regular file of at most limit bytes.
 func check(path string, st fs.FileInfo, limit int64) error {
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s: not a regular file (%s; allowed: a regular file)", path, kind(st.Mode()))
+		return fmt.Errorf("%s: not a regular file (%s; allowed: a regular file)", path, Kind(st.Mode()))
 	}
 	if st.Size() > limit {
 		return fmt.Errorf("%s: %d bytes (allowed: at most %s)", path, st.Size(), sizeText(limit))
@@ -81,8 +81,8 @@ func sizeText(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// kind names a file type for messages.
-func kind(m fs.FileMode) string {
+// Kind names what a file that is not regular is, for messages.
+func Kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"

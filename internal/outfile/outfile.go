@@ -42,7 +42,7 @@ func checkInfo(path string, st fs.FileInfo) error {
 		return fmt.Errorf("%s: a symlink, not followed (%s)", path, allowed)
 	}
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s: %s (%s)", path, kind(st.Mode()), allowed)
+		return fmt.Errorf("%s: %s (%s)", path, inputfile.Kind(st.Mode()), allowed)
 	}
 	if n := links(st); n > 1 {
 		return fmt.Errorf("%s: a file with %d hard links, writing would change its other names (%s)", path, n, allowed)
@@ -201,23 +201,6 @@ func unwrapPath(err error) error {
 		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
 	}
 	return err
-}
-
-// kind names a file type for messages.
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	}
-	return "a special file"
 }
 
 // Output is a stream being written: Commit makes it final, Abort leaves the
