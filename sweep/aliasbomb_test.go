@@ -40,3 +40,33 @@ func TestMissingShardsListed(t *testing.T) {
 		t.Errorf("%d bytes: %q", len(msg), msg)
 	}
 }
+
+// TestHugeSpecRefusedBeforeBuilding: a spec whose log alone would outgrow
+// what a sweep reads back is refused by Parse, before a million points
+// are built and validated.
+func TestHugeSpecRefusedBeforeBuilding(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("base: {dims: [2, 2]}\nvary:\n  seed: [")
+	for i := range 1000 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, i)
+	}
+	b.WriteString("]\n  skew: [")
+	for i := range 1000 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, i)
+	}
+	b.WriteString("]\n")
+	start := time.Now()
+	_, err := Parse([]byte(b.String()), "many.yaml")
+	if err == nil || !strings.Contains(err.Error(), "1000000 points: the sweep's points.jsonl would exceed") {
+		t.Fatalf("a million points: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("refused after %v: the points were built first", d)
+	}
+}
