@@ -39,36 +39,6 @@ func TestOutputNeverReplacesInput(t *testing.T) {
 	}
 }
 
-// TestGenKeepsItsInput: regenerating a directory from its own system.yaml
-// is allowed, but not with overrides that would replace the system file
-// the run was given.
-func TestGenKeepsItsInput(t *testing.T) {
-	g := filepath.Join(t.TempDir(), "g")
-	var o, e bytes.Buffer
-	if code := run([]string{"gen", "--dims", "2,2", "--out", g}, &o, &e); code != 0 {
-		t.Fatalf("gen: exit %d, %s", code, e.String())
-	}
-	cfg := filepath.Join(g, "system.yaml")
-	before, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.Reset()
-	e.Reset()
-	if code := run([]string{"gen", "--config", cfg, "--out", g}, &o, &e); code != 0 {
-		t.Errorf("regenerating from its own system.yaml: exit %d, %s", code, e.String())
-	}
-	o.Reset()
-	e.Reset()
-	code := run([]string{"gen", "--config", cfg, "--out", g, "--dims", "2,3", "--force"}, &o, &e)
-	if code != 2 || !strings.Contains(e.String(), "system.yaml is an input of this run") || strings.Count(e.String(), "\n") != 1 {
-		t.Errorf("gen --config g/system.yaml --out g --dims 2,3: exit %d, %q; want refused naming the input", code, e.String())
-	}
-	if after, _ := os.ReadFile(cfg); !bytes.Equal(after, before) {
-		t.Errorf("system.yaml changed:\n%s", after)
-	}
-}
-
 // TestSignalLeavesNoTemporaryOutput: SIGTERM in the middle of a run with
 // --trace and --vcd removes their temporary files, keeps the old trace
 // whole, and exits 143 (128 + SIGTERM).

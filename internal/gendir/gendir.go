@@ -300,22 +300,6 @@ func Resolve(dir string) (string, bool, error) {
 	return abs, exists, nil
 }
 
-// notChangingAnInput refuses to replace a file the run read as its input
-// (inputfile.ReadInput: `gen --config D/system.yaml --out D --dims 2,2`)
-// with other content: the run would destroy the system it was given.
-// Rewriting it unchanged (regenerating a directory) is allowed.
-func notChangingAnInput(dir, p string, st fs.FileInfo, data []byte) error {
-	in, ok := inputfile.InputOf(st)
-	if !ok {
-		return nil
-	}
-	if old, err := inputfile.ReadCapped(p, MaxFileSize); err == nil && bytes.Equal(old, data) {
-		return nil
-	}
-	return &RefusedError{Dir: dir, Files: []string{filepath.Base(p)}, Reason: fmt.Sprintf(
-		"%s is an input of this run (read as %s) and would change; refusing to overwrite it (allowed: another --out, or a copy of it as the input)", filepath.Base(p), in)}
-}
-
 // Write makes dir hold files (see the package comment for the rules) and
 // records them in its manifest. Nothing in dir changes when it returns a
 // *RefusedError or fails before the first rename.
@@ -426,9 +410,6 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 		if f.Adopt { // a regular file and an input (fileSums, the name checks)
 			same[f.Name] = true
 			continue
-		}
-		if err := notChangingAnInput(dir, p, st, f.Data); err != nil {
-			return nil, err
 		}
 		ok, err := owned(f.Name)
 		if err != nil {
