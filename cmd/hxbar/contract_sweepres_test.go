@@ -41,37 +41,13 @@ var _ = registerContract("sweep-results",
 	},
 	contractCase{
 		name: "sweep: --collect refuses shards: 0", args: []string{"sweep", "--collect", "$D/out"},
-		setup: func(t *testing.T, d string) {
-			writeFiles(t, d, map[string]string{"s.yaml": sweepSpec})
-			var o, e strings.Builder
-			if code := run([]string{"sweep", filepath.Join(d, "s.yaml"), "--out", filepath.Join(d, "out"), "--shard", "0/1"}, &o, &e); code != 0 {
-				t.Fatalf("shard 0: %d %s", code, e.String())
-			}
-			p := filepath.Join(d, "out", "shards", "0", "sweep.json")
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			writeFiles(t, d, map[string]string{"out/shards/0/sweep.json": strings.Replace(string(b), `"shards": 1`, `"shards": 0`, 1)})
-		},
-		exit: 2, owns: []string{"out"}, stderr: []string{"shards/0/sweep.json: invalid shards: 0 (allowed: 1..1000000)"},
+		setup: editedShardMeta(func(meta string) string { return strings.Replace(meta, `"shards": 1`, `"shards": 0`, 1) }),
+		exit:  2, owns: []string{"out"}, stderr: []string{"shards/0/sweep.json: invalid shards: 0 (allowed: 1..1000000)"},
 	},
 	contractCase{
 		name: "sweep: --collect refuses a hand-edited sweep.json with valid fields", args: []string{"sweep", "--collect", "$D/out"},
-		setup: func(t *testing.T, d string) {
-			writeFiles(t, d, map[string]string{"s.yaml": sweepSpec})
-			var o, e strings.Builder
-			if code := run([]string{"sweep", filepath.Join(d, "s.yaml"), "--out", filepath.Join(d, "out"), "--shard", "0/1"}, &o, &e); code != 0 {
-				t.Fatalf("shard 0: %d %s", code, e.String())
-			}
-			p := filepath.Join(d, "out", "shards", "0", "sweep.json")
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			writeFiles(t, d, map[string]string{"out/shards/0/sweep.json": " " + string(b)}) // same fields, other bytes
-		},
-		exit: 2, owns: []string{"out"}, stderr: []string{"shard 0: ", "shards/0/sweep.json: missing, or not as hxbar-manifest.json records it"},
+		setup: editedShardMeta(func(meta string) string { return " " + meta }), // same fields, other bytes
+		exit:  2, owns: []string{"out"}, stderr: []string{"shard 0: ", "shards/0/sweep.json: missing, or not as hxbar-manifest.json records it"},
 	},
 	contractCase{
 		name: "version prints the build's version", args: []string{"version"}, exit: 0,
@@ -119,3 +95,20 @@ var _ = registerContract("sweep-limits",
 		stderr: []string{`point 1 (avoid=["n3.d3.down"]): line 3: invalid avoid[0]: "n3.d3.down"`},
 	},
 )
+
+// editedShardMeta is a setup that runs shard 0 of 1 of sweepSpec into
+// $D/out and then rewrites its sweep.json with edit.
+func editedShardMeta(edit func(meta string) string) func(t *testing.T, d string) {
+	return func(t *testing.T, d string) {
+		writeFiles(t, d, map[string]string{"s.yaml": sweepSpec})
+		var o, e strings.Builder
+		if code := run([]string{"sweep", filepath.Join(d, "s.yaml"), "--out", filepath.Join(d, "out"), "--shard", "0/1"}, &o, &e); code != 0 {
+			t.Fatalf("shard 0: %d %s", code, e.String())
+		}
+		b, err := os.ReadFile(filepath.Join(d, "out", "shards", "0", "sweep.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, d, map[string]string{"out/shards/0/sweep.json": edit(string(b))})
+	}
+}
