@@ -133,28 +133,30 @@ func listChannels(f noc.Fabric, format string, stdout io.Writer) error {
 	return tw.Render()
 }
 
-// writeChannelsJSON writes the channel list one element at a time, byte
-// for byte what json.Encoder writes for noc.Channels (a compact array and
-// a newline) without holding the list: 2^21 nodes have tens of millions.
+// writeChannelsJSON writes the channel list one element at a time without
+// holding it (2^21 nodes have tens of millions): a JSON array with one
+// channel a line, so grep, head and a line-by-line reader work on it
+// (one compact line of hundreds of megabytes did not).
 func writeChannelsJSON(w io.Writer, f noc.Fabric) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	sep := byte('[')
+	sep := "[\n"
 	err := noc.EachChannel(f, func(c noc.Channel) error {
 		b, err := json.Marshal(c)
 		if err != nil {
 			return err
 		}
-		bw.WriteByte(sep)
-		sep = ','
+		bw.WriteString(sep)
+		sep = ",\n"
 		_, err = bw.Write(b)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	if sep == '[' {
-		bw.WriteByte('[')
+	if sep == "[\n" {
+		bw.WriteString("[]\n")
+	} else {
+		bw.WriteString("\n]\n")
 	}
-	bw.WriteString("]\n")
 	return bw.Flush()
 }

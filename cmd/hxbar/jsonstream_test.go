@@ -127,8 +127,17 @@ func TestGeneratedStreamsMatchEncoder(t *testing.T) {
 		if err := json.NewEncoder(&want).Encode(noc.Channels(f)); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, got.Bytes()); err != nil {
+			t.Fatalf("%s %v: channel stream is not JSON: %v\n%s", s.Topology, s.Dims, err, got.Bytes())
+		}
+		compact.WriteByte('\n')
+		if !bytes.Equal(compact.Bytes(), want.Bytes()) {
 			t.Fatalf("%s %v: channel stream\n%s\nencoder\n%s", s.Topology, s.Dims, got.Bytes(), want.Bytes())
+		}
+		// One channel a line, between the brackets' lines.
+		if lines, n := bytes.Count(got.Bytes(), []byte("\n")), noc.NumChannels(f); lines != n+2 {
+			t.Fatalf("%s %v: %d lines for %d channels, want one a line and two for the brackets", s.Topology, s.Dims, lines, n)
 		}
 	}
 }
