@@ -24,7 +24,15 @@ const (
 var FaultKinds = []string{FaultFlip, FaultDrop, FaultDead, FaultStuck, FaultAckFlip, FaultCreditDrop}
 
 // FaultAllowed describes a fault spec, for messages.
-const FaultAllowed = "flip:CHANNEL@CYCLE:BIT, drop:CHANNEL@CYCLE, dead:CHANNEL@CYCLE, stuck:RANK, ackflip:CHANNEL@CYCLE (with link_retry) or creditdrop:CHANNEL@CYCLE; CHANNEL as hxbar check --channels lists it"
+const FaultAllowed = "flip:CHANNEL@CYCLE:BIT, drop:CHANNEL@CYCLE, dead:CHANNEL@CYCLE, stuck:RANK, ackflip:CHANNEL@CYCLE (with link_retry) or creditdrop:CHANNEL@CYCLE; CHANNEL as hxbar check --channels lists it, CYCLE a number or first"
+
+// AtFirst is the CYCLE of a fault spec that aims at the first flit (ACK
+// word, credit) the channel carries: the model fixes the cycle when it
+// happens (docs/reliability.md, "Fault model and injection").
+const AtFirst = "first"
+
+// cycleAllowed describes a fault's CYCLE, for messages.
+const cycleAllowed = "a number 0..max_cycles-1, or first (the first flit that crosses the channel)"
 
 // CRCAllowed describes crc_bits, for messages.
 const CRCAllowed = "0 (no check code) or 32 (CRC-32C in sideband bits of the tail flit)"
@@ -37,20 +45,33 @@ const AvoidAllowed = "a list of channel names as hxbar check --channels lists th
 type Fault struct {
 	Kind    string
 	Channel string // flip, drop, dead
-	Cycle   int64  // flip, drop, dead
+	Cycle   int64  // flip, drop, dead, ackflip, creditdrop (0 with First)
+	// First: the spec says @first, the first flit (ACK word, credit) the
+	// channel carries; the model resolves the cycle (Cycle is 0).
+	First bool
 	Bit     int    // flip: bit of the flit on the wire (Wire): data, check code, tail, head
 	Rank    int    // stuck
 }
 
 // String is the spec the fault was parsed from (canonical form).
 func (f Fault) String() string {
+	at := strconv.FormatInt(f.Cycle, 10)
+	if f.First {
+		at = AtFirst
+	}
 	switch f.Kind {
 	case FaultFlip:
-		return fmt.Sprintf("flip:%s@%d:%d", f.Channel, f.Cycle, f.Bit)
+		return fmt.Sprintf("flip:%s@%s:%d", f.Channel, at, f.Bit)
 	case FaultStuck:
 		return fmt.Sprintf("stuck:%d", f.Rank)
 	}
-	return fmt.Sprintf("%s:%s@%d", f.Kind, f.Channel, f.Cycle)
+	return fmt.Sprintf("%s:%s@%s", f.Kind, f.Channel, at)
+}
+
+// At returns f aimed at cycle c (a resolved @first).
+func (f Fault) At(c int64) Fault {
+	f.Cycle, f.First = c, false
+	return f
 }
 
 // ParseFault parses a fault spec. Ranges that depend on the system (the
@@ -93,9 +114,13 @@ func ParseFault(spec string) (Fault, error) {
 		}
 		f.Bit = int(b)
 	}
+	if at == AtFirst {
+		f.First = true
+		return f, nil
+	}
 	c, ok := decimal(at, MaxMaxCycles)
 	if !ok {
-		return bad(fmt.Sprintf("the cycle %s is not a number 0..max_cycles-1", showString(at)))
+		return bad(fmt.Sprintf("the cycle %s is not %s", showString(at), cycleAllowed))
 	}
 	f.Cycle = c
 	return f, nil
@@ -154,7 +179,7 @@ func (s *System) validateFaults() error {
 		}
 		seen[f.String()] = i
 		switch {
-		case f.Kind != FaultStuck && f.Cycle >= s.MaxCycles:
+		case f.Kind != FaultStuck && !f.First && f.Cycle >= s.MaxCycles:
 			return &FieldError{Field: field, Value: showString(spec), Allowed: fmt.Sprintf("a cycle 0..%d (max_cycles %d)", s.MaxCycles-1, s.MaxCycles)}
 		case f.Kind == FaultFlip && f.Bit >= s.Wire().Bits():
 			return &FieldError{Field: field, Value: showString(spec), Allowed: s.Wire().BitsAllowed()}

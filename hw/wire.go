@@ -201,3 +201,26 @@ func (w *Wire) CutTail(fl *Flit) {
 	w.setData(fl, false, lo, hi)
 	fl.SetTail(true)
 }
+
+// Field names the field wire bit b falls in on a head flit (head) or any
+// other flit, for messages: dst_addr, src_rank, gate, above the header,
+// data, check code, tail mark or head mark.
+func (w *Wire) Field(b int, head bool) string {
+	switch {
+	case b == w.headBit:
+		return "head mark"
+	case b == w.tailBit:
+		return "tail mark"
+	case b >= w.fw:
+		return "check code"
+	case !head:
+		return "data"
+	case b < w.ab:
+		return "dst_addr"
+	case b < w.ab+w.rb:
+		return "src_rank"
+	case b < w.ab+w.rb+GateBits:
+		return "gate"
+	}
+	return "above the header"
+}

@@ -34,6 +34,27 @@ type LinkFault struct {
 	Hits int
 	// First is the cycle of the first flit it acted on, -1 for none.
 	First int64
+	// AtFirst: the fault acts on the first flit (ACK word, credit) that
+	// reaches it from cycle 0 on (hw.AtFirst); its first hit sets Cycle to
+	// that cycle and clears AtFirst, so that from then on it is the fault
+	// at that cycle (a resolved @first hits what @Cycle would).
+	AtFirst bool
+	// What the first hit of a flip, drop or dead fault acted on: the flit
+	// as sent (Sent) and as it went on (Got: a flip's inverted bit), and
+	// the head of its packet as the output sent it (Packet; Head() false
+	// when the packet's head was not seen).
+	Sent, Got, Packet hw.Flit
+	// Replays counts the resends link-level retry made for the fault, and
+	// ReplayCycles the cycles they delayed its flit (0 without retry).
+	Replays      int
+	ReplayCycles int64
+}
+
+// aim resolves an @first fault to cycle t, the first it can act in.
+func (f *LinkFault) aim(t int64) {
+	if f.AtFirst {
+		f.Cycle, f.AtFirst = t, false
+	}
 }
 
 // Crossing is one flit crossing one channel, or with Credit one credit
@@ -66,6 +87,9 @@ type faultState struct {
 	last  []int64
 	// Retried counts the flits resent.
 	Retried int
+	// heads: the last head each faulted output sent (the packet of the
+	// flits that follow it: an output sends one packet's flits in order).
+	heads map[int32]hw.Flit
 	// dropLog: every change of a switch's illegal-flit counts (illegal.go).
 	dropLog []DropChange
 	// cutTail makes a head the cut tail that ends its input's open packet
@@ -217,7 +241,7 @@ func (n *Network) LinkFaults() []LinkFault {
 func (n *Network) faultState() *faultState {
 	if n.faults == nil {
 		n.faults = &faultState{byOut: map[int32][]int{}, byDown: map[int32][]int{}, acks: map[int32][]int{},
-			lastGive: map[int32]int64{}, lost: map[int32]uint32{}}
+			lastGive: map[int32]int64{}, lost: map[int32]uint32{}, heads: map[int32]hw.Flit{}}
 		n.faultBits = make([]uint64, (len(n.out)+63)/64)
 		n.armIllegal()
 	}
@@ -232,33 +256,45 @@ const (
 	retryFlit          // the link caught the fault: the flit is resent
 )
 
-// applyFault runs the faults of output o on the flit it sends in cycle t.
-func (n *Network) applyFault(o int32, fl *hw.Flit, t int64) int {
+// applyFault runs the faults of output o on the flit it sends in cycle t;
+// hit is the index of the fault that decided the outcome (-1: none).
+func (n *Network) applyFault(o int32, fl *hw.Flit, t int64) (res, hit int) {
 	st := n.faults
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.record != nil {
 		st.record(Crossing{Channel: o, Cycle: t, Head: fl.Head(), Lat: int32(n.fifo[n.out[o].down].lat)})
 	}
-	res := passFlit
+	if fl.Head() && len(st.byOut[o]) > 0 {
+		st.heads[o] = *fl
+	}
+	res, hit = passFlit, -1
 	for _, i := range st.byOut[o] {
 		f := &st.Faults[i]
-		hit := false
+		sent := *fl
+		acted := false
 		switch f.Kind {
 		case LinkDead:
+			f.aim(t)
 			if t >= f.Cycle {
-				res, hit = swallowFlit, true
+				res, acted = swallowFlit, true
 			}
 		case LinkDrop:
+			if res == passFlit {
+				f.aim(t)
+			}
 			if t == f.Cycle && res == passFlit {
-				res, hit = dropFlit, true
+				res, acted = dropFlit, true
 				if st.retry {
 					res = retryFlit
 				}
 			}
 		case LinkFlip:
+			if res == passFlit {
+				f.aim(t)
+			}
 			if t == f.Cycle && res == passFlit {
-				hit = true
+				acted = true
 				switch {
 				case st.retry:
 					res = retryFlit
@@ -267,14 +303,16 @@ func (n *Network) applyFault(o int32, fl *hw.Flit, t int64) int {
 				}
 			}
 		}
-		if hit {
+		if acted {
 			if f.Hits == 0 {
 				f.First = t
+				f.Sent, f.Got, f.Packet = sent, *fl, st.heads[o]
 			}
 			f.Hits++
+			hit = i
 		}
 	}
-	return res
+	return res, hit
 }
 
 // swallow spends output o's credit on a flit that never arrives: the
@@ -309,7 +347,7 @@ func (n *Network) faultySend(o int32, fl hw.Flit, t int64) (_ hw.Flit, gone bool
 	if st.retry {
 		return n.retrySend(o, f, t)
 	}
-	switch n.applyFault(o, f, t) {
+	switch res, _ := n.applyFault(o, f, t); res {
 	case passFlit:
 		return *f, false, 0
 	case swallowFlit:
@@ -338,7 +376,8 @@ func (n *Network) retrySend(o int32, f *hw.Flit, t int64) (_ hw.Flit, gone bool,
 	lat := int64(n.fifo[n.out[o].down].lat)
 	c := max(t, st.last[o]+1)
 	for {
-		switch n.applyFault(o, f, c) {
+		res, hit := n.applyFault(o, f, c)
+		switch res {
 		case passFlit:
 			st.last[o] = c
 			n.ackFlipAt(o, c+lat-1) // the word that acknowledges it
@@ -349,7 +388,12 @@ func (n *Network) retrySend(o int32, f *hw.Flit, t int64) (_ hw.Flit, gone bool,
 			return *f, true, 0
 		}
 		st.Retried++
-		c = n.nakCycle(o, c+2*lat-1, lat) + 1
+		next := n.nakCycle(o, c+2*lat-1, lat) + 1
+		if hit >= 0 {
+			st.Faults[hit].Replays++
+			st.Faults[hit].ReplayCycles += next - c
+		}
+		c = next
 	}
 }
 
@@ -370,7 +414,9 @@ func (n *Network) ackFlipAt(o int32, u int64) bool {
 	st := n.faults
 	hit := false
 	for _, i := range st.acks[o] {
-		if f := &st.Faults[i]; f.Cycle == u {
+		f := &st.Faults[i]
+		f.aim(u)
+		if f.Cycle == u {
 			if f.Hits == 0 {
 				f.First = u
 			}
@@ -414,7 +460,9 @@ func (n *Network) creditPop(f int32, t int64) bool {
 	}
 	drop := false
 	for _, i := range is {
-		if fl := &st.Faults[i]; fl.Cycle == t {
+		fl := &st.Faults[i]
+		fl.aim(t)
+		if fl.Cycle == t {
 			if fl.Hits == 0 {
 				fl.First = t
 			}
@@ -451,7 +499,9 @@ func (n *Network) creditGive(f int32, t, lat int64) int64 {
 	for {
 		hit := false
 		for _, i := range st.byDown[f] {
-			if fl := &st.Faults[i]; fl.Cycle == g-lat+1 {
+			fl := &st.Faults[i]
+			fl.aim(g - lat + 1)
+			if fl.Cycle == g-lat+1 {
 				if fl.Hits == 0 {
 					fl.First = fl.Cycle
 				}

@@ -677,6 +677,7 @@ func (s *System) result(t int64) *Result {
 	if len(s.Sys.Faults) > 0 {
 		res.Faults = s.faultResults()
 		res.Dropped = s.dropResults()
+		s.explainFaults(res)
 	}
 	return res
 }

@@ -19,6 +19,25 @@ type FaultResult struct {
 	// First the cycle of the first, -1 when it hit none (JSON: null).
 	Hits  int   `json:"hits"`
 	First int64 `json:"first"`
+	// Effect says in one line what the fault did: the packet it hit,
+	// where a flipped head went, and how it was detected or recovered
+	// (the table's text; faulteffect.go).
+	Effect string `json:"effect"`
+	// Packet is the packet a flip, drop or dead fault first hit (nil:
+	// none, or not a flit fault); Misrouted a flipped head's destination
+	// before and after (nil: not misrouted).
+	Packet    *FaultPacket `json:"packet"`
+	Misrouted *Misroute    `json:"misrouted"`
+	// DetectedBy is the unit error that reported the fault (nil: none
+	// names its packet or rank).
+	DetectedBy *ErrorResult `json:"detected_by"`
+	// Replays and ReplayCycles: with link-level retry, the resends the
+	// fault caused and the cycles they delayed its flit (nil without
+	// retry, or for a kind retry does not resend).
+	Replays      *int   `json:"replays"`
+	ReplayCycles *int64 `json:"replay_cycles"`
+	// The flit the first hit acted on, as sent and as it went on.
+	sent, got hw.Flit
 }
 
 // armFaults resolves the system's fault specs on the network and arms them
@@ -40,7 +59,7 @@ func (s *System) armFaults() error {
 		if err != nil {
 			return &hw.FieldError{Field: fmt.Sprintf("faults[%d]", i), Value: fmt.Sprintf("%q", s.Sys.Faults[i]), Allowed: noc.ChannelHint(err)}
 		}
-		lf := noc.LinkFault{Channel: id, Cycle: f.Cycle, Bit: f.Bit}
+		lf := noc.LinkFault{Channel: id, Cycle: f.Cycle, Bit: f.Bit, AtFirst: f.First}
 		switch f.Kind {
 		case hw.FaultFlip:
 			lf.Kind = noc.LinkFlip
@@ -109,7 +128,9 @@ func (s *System) dropResults() []SwitchDrops {
 func (s *System) faultResults() []FaultResult {
 	var out []FaultResult
 	for i, f := range s.Net.LinkFaults() {
-		out = append(out, FaultResult{Spec: s.linkSpecs[i], Hits: f.Hits, First: f.First})
+		r := FaultResult{Spec: s.linkSpecs[i], Hits: f.Hits, First: f.First}
+		faultDetail(&r, f, s.Sys.LinkRetry > 0)
+		out = append(out, r)
 	}
 	for _, r := range s.stuckRanks {
 		out = append(out, FaultResult{Spec: fmt.Sprintf("stuck:%d", r), First: -1})

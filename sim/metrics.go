@@ -3,6 +3,9 @@ package sim
 import (
 	"encoding/json"
 	"slices"
+	"strings"
+
+	"github.com/hxbar/hxbar/hw"
 )
 
 // The headline metrics of a run (docs/microarchitecture.md, "Statistics"),
@@ -200,25 +203,36 @@ func maxArrival(arrive []int64) int64 {
 	return slices.Max(arrive)
 }
 
-// MarshalJSON writes first as null for a fault that hit nothing.
+// faultJSON is FaultResult as JSON: first is null for a fault that hit
+// nothing, hit says whether it hit (a stuck rank: true).
+type faultJSON struct {
+	Spec         string       `json:"spec"`
+	Hit          bool         `json:"hit"`
+	Hits         int          `json:"hits"`
+	First        *int64       `json:"first"`
+	Effect       string       `json:"effect"`
+	Packet       *FaultPacket `json:"packet"`
+	Misrouted    *Misroute    `json:"misrouted"`
+	DetectedBy   *ErrorResult `json:"detected_by"`
+	Replays      *int         `json:"replays"`
+	ReplayCycles *int64       `json:"replay_cycles"`
+}
+
+// MarshalJSON writes null for what did not happen (first, packet,
+// misrouted, detected_by, replays).
 func (f FaultResult) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Spec  string `json:"spec"`
-		Hits  int    `json:"hits"`
-		First *int64 `json:"first"`
-	}{f.Spec, f.Hits, cycleOrNull(f.First)})
+	hit := f.Hits > 0 || strings.HasPrefix(f.Spec, hw.FaultStuck+":")
+	return json.Marshal(faultJSON{f.Spec, hit, f.Hits, cycleOrNull(f.First), f.Effect, f.Packet, f.Misrouted,
+		f.DetectedBy, f.Replays, f.ReplayCycles})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
 func (f *FaultResult) UnmarshalJSON(data []byte) error {
-	var v struct {
-		Spec  string `json:"spec"`
-		Hits  int    `json:"hits"`
-		First *int64 `json:"first"`
-	}
+	var v faultJSON
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	*f = FaultResult{Spec: v.Spec, Hits: v.Hits, First: orElse(v.First, -1)}
+	*f = FaultResult{Spec: v.Spec, Hits: v.Hits, First: orElse(v.First, -1), Effect: v.Effect, Packet: v.Packet,
+		Misrouted: v.Misrouted, DetectedBy: v.DetectedBy, Replays: v.Replays, ReplayCycles: v.ReplayCycles}
 	return nil
 }

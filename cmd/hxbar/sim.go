@@ -312,25 +312,7 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	st.Append("mean channel load (flits/cycle)", fmt.Sprintf("%.4f", res.Network.MeanLoad))
 	st.Append("busiest channel (load)", fmt.Sprintf("%s (%.4f)", res.Network.Busiest, res.Network.BusiestLoad))
 	for _, f := range res.Faults {
-		// What a fault acts on: an ACK word or a credit on the reverse
-		// path, a flit otherwise.
-		unit, units := "flit", "flits"
-		switch {
-		case strings.HasPrefix(f.Spec, hw.FaultAckFlip+":"):
-			unit, units = "ACK word", "ACK words"
-		case strings.HasPrefix(f.Spec, hw.FaultCreditDrop+":"):
-			unit, units = "credit", "credits"
-		}
-		what := "hit no " + unit
-		switch {
-		case strings.HasPrefix(f.Spec, "stuck:"):
-			what = "the rank never arrives"
-		case f.Hits == 1:
-			what = fmt.Sprintf("hit 1 %s, cycle %d", unit, f.First)
-		case f.Hits > 1:
-			what = fmt.Sprintf("hit %d %s, the first in cycle %d", f.Hits, units, f.First)
-		}
-		st.Append("fault "+f.Spec, what)
+		st.Append("fault "+f.Spec, f.Effect) // what it did (sim/faulteffect.go)
 	}
 	for _, d := range res.Dropped {
 		st.Append(fmt.Sprintf("switch %d dropped (illegal flits)", d.Switch),
