@@ -24,7 +24,7 @@ const (
 var FaultKinds = []string{FaultFlip, FaultDrop, FaultDead, FaultStuck, FaultAckFlip, FaultCreditDrop}
 
 // FaultAllowed describes a fault spec, for messages.
-const FaultAllowed = "flip:CHANNEL@CYCLE:BIT, drop:CHANNEL@CYCLE, dead:CHANNEL@CYCLE, stuck:RANK, ackflip:CHANNEL@CYCLE (with link_retry) or creditdrop:CHANNEL@CYCLE; CHANNEL as hxbar check --channels lists it, CYCLE a number or first"
+const FaultAllowed = "flip:CHANNEL@CYCLE:BIT, drop:CHANNEL@CYCLE, dead:CHANNEL@CYCLE, stuck:RANK, ackflip:CHANNEL@CYCLE (with link_retry) or creditdrop:CHANNEL@CYCLE; CHANNEL as hxbar check --channels lists it; CYCLE a number, or first: the first flit (ACK word, credit) that crosses"
 
 // AtFirst is the CYCLE of a fault spec that aims at the first flit (ACK
 // word, credit) the channel carries: the model fixes the cycle when it
