@@ -163,3 +163,29 @@ func (s *System) checkCode() *barrierunit.CheckCode {
 	}
 	return barrierunit.NewCheckCode(addr, sys.AddrBits(), sys.RankBits(), sys.FlitWidth)
 }
+
+// ResolvedFaults is, after Run, the system's fault specs with each @first
+// fault aimed at the cycle of its first hit (the spec that does the same
+// in a run of this system); an @first fault that hit nothing is left out,
+// since it did nothing. The RTL testbench injects faults by cycle
+// (testbench.Resolved).
+func (s *System) ResolvedFaults() []string {
+	links := s.Net.LinkFaults()
+	out := make([]string, 0, len(s.Sys.Faults))
+	k := 0
+	for _, f := range s.Sys.ParsedFaults() {
+		if f.Kind == hw.FaultStuck {
+			out = append(out, f.String())
+			continue
+		}
+		lf := links[k]
+		k++
+		switch {
+		case !f.First:
+			out = append(out, f.String())
+		case !lf.AtFirst:
+			out = append(out, f.At(lf.Cycle).String())
+		}
+	}
+	return out
+}

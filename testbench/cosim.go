@@ -161,7 +161,7 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 	rep.Model = Lines(trace)
 	rep.Events, rep.Cycles, rep.Errors = len(rep.Model), res.Cycles, res.Errors
 
-	want, err := testbenchFiles(s.Design, trace)
+	want, err := testbenchFiles(Resolved(s), trace) // as gen rendered it
 	if err != nil {
 		return nil, err
 	}

@@ -2,11 +2,13 @@ package testbench
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/noc"
+	"github.com/hxbar/hxbar/sim"
 )
 
 // injection is the fault injection of tb.v (docs/reliability.md, "Fault
@@ -63,6 +65,20 @@ func channelInstances(s *design.Design) map[int]chanInst {
 	return out
 }
 
+// Resolved is the design of s, run, as the testbench injects its faults:
+// every @first fault aimed at the cycle the model's run hit it in, one
+// that hit nothing left out (sim.System.ResolvedFaults). A run with the
+// resolved faults is the run with @first, so the co-simulation compares
+// the same thing; the directory's system.yaml keeps the specs as given.
+func Resolved(s *sim.System) *design.Design {
+	if !slices.ContainsFunc(s.Sys.ParsedFaults(), func(f hw.Fault) bool { return f.First }) {
+		return s.Design
+	}
+	d := *s.Design
+	d.Sys.Faults = s.ResolvedFaults()
+	return &d
+}
+
 // faultInjection renders the system's faults as tb.v statements, as
 // docs/reliability.md specifies, in the model's cycle numbering (cycle t
 // is the cycle in which cyc reads t; the testbench drives at the falling
@@ -109,6 +125,10 @@ func faultInjection(s *design.Design) (injection, error) {
 	for i, f := range parsed {
 		if f.Kind == hw.FaultStuck {
 			continue
+		}
+		if f.First {
+			return injection{}, &hw.FieldError{Field: fmt.Sprintf("faults[%d]", i), Value: fmt.Sprintf("%q", sys.Faults[i]),
+				Allowed: "a fault at a cycle: the testbench injects by cycle, so @first is resolved by the model's run first (testbench.Resolved; hxbar gen and hxbar cosim do it)"}
 		}
 		id, err := idx.Parse(f.Channel)
 		if err != nil {

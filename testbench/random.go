@@ -257,7 +257,7 @@ func CosimSystem(ctx context.Context, dir string, sys hw.System, simulator strin
 	if _, err := verilog.Generate(dir, s.Design); err != nil {
 		return nil, err
 	}
-	if err := Generate(dir, s.Design, trace); err != nil {
+	if err := Generate(dir, Resolved(s), trace); err != nil {
 		return nil, err
 	}
 	return Cosim(ctx, dir, simulator)

@@ -149,7 +149,7 @@ func generateDirWith(dir string, sys hw.System, sched *barrierunit.Schedule, cs 
 		}
 		files = append(files, f)
 	}
-	tb, err := testbench.Render(s.Design, trace)
+	tb, err := testbench.Render(testbench.Resolved(s), trace) // @first faults at the cycles the model hit them
 	if err != nil {
 		return nil, err
 	}
