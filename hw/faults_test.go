@@ -145,3 +145,53 @@ func TestFlipUnmodelledBits(t *testing.T) {
 		t.Errorf("flit width 64: %d of %d bits modelled", w.Modelled(), w.Bits())
 	}
 }
+
+// @first aims every channel fault at the first flit that crosses: it
+// parses, prints back, and is not held to max_cycles; a CYCLE that is
+// neither a number nor first is refused naming both forms.
+func TestParseFaultFirst(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		want Fault
+	}{
+		{"flip:n4.d0.up@first:3", Fault{Kind: FaultFlip, Channel: "n4.d0.up", First: true, Bit: 3}},
+		{"drop:n5.d1.down@first", Fault{Kind: FaultDrop, Channel: "n5.d1.down", First: true}},
+		{"dead:n0.inject@first", Fault{Kind: FaultDead, Channel: "n0.inject", First: true}},
+		{"ackflip:n1.d0.down@first", Fault{Kind: FaultAckFlip, Channel: "n1.d0.down", First: true}},
+		{"creditdrop:n2.eject@first", Fault{Kind: FaultCreditDrop, Channel: "n2.eject", First: true}},
+	} {
+		got, err := ParseFault(c.spec)
+		if err != nil || got != c.want || got.String() != c.spec {
+			t.Errorf("ParseFault(%q) = %+v (%s), %v", c.spec, got, got, err)
+		}
+		if at := got.At(42); at.First || at.Cycle != 42 || strings.Contains(at.String(), "first") {
+			t.Errorf("%s.At(42) = %+v (%s)", c.spec, at, at)
+		}
+	}
+	for _, bad := range []string{"flip:n0.d0.up@First:3", "flip:n0.d0.up@first", "flip:n0.d0.up@first:", "drop:n0.d0.up@first+1",
+		"drop:n0.d0.up@firsts", "drop:n0.d0.up@", "dead:n0.d0.up@ first", "stuck:first"} {
+		_, err := ParseFault(bad)
+		if err == nil {
+			t.Errorf("ParseFault(%q): no error", bad)
+			continue
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "\n") || !strings.Contains(msg, "CYCLE a number, or first") {
+			t.Errorf("ParseFault(%q): %q lacks the allowed CYCLE forms", bad, msg)
+		}
+	}
+	// The reason names the bad cycle and the forms it may take.
+	if _, err := ParseFault("drop:n0.d0.up@firsts"); err == nil || !strings.Contains(err.Error(), `the cycle "firsts" is not a number 0..max_cycles-1, or first`) {
+		t.Errorf("bad cycle: %v", err)
+	}
+	s := Default()
+	s.MaxCycles = 10
+	s.Faults = []string{"drop:n0.d0.up@first", "flip:n0.d0.up@first:3"}
+	if err := s.Validate(); err != nil {
+		t.Errorf("@first with max_cycles 10: %v", err)
+	}
+	s.Faults = []string{"drop:n0.d0.up@first", "drop:n0.d0.up@first"}
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "faults[1]") {
+		t.Errorf("the same @first fault twice: %v", err)
+	}
+}
