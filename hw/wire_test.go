@@ -122,3 +122,26 @@ func TestWireHeadBit(t *testing.T) {
 		t.Fatalf("tail bit: %+v", p)
 	}
 }
+
+// Field names a bit's field as docs/reliability.md, "Bits of a flit",
+// lays them out.
+func TestWireField(t *testing.T) {
+	s := Default()
+	w := s.Wire()
+	ab, rb := s.AddrBits(), s.RankBits()
+	for _, c := range []struct {
+		bit  int
+		head bool
+		want string
+	}{
+		{0, true, "dst_addr"}, {ab - 1, true, "dst_addr"}, {ab, true, "src_rank"}, {ab + rb - 1, true, "src_rank"},
+		{ab + rb, true, "gate"}, {ab + rb + GateBits - 1, true, "gate"}, {ab + rb + GateBits, true, "above the header"},
+		{s.FlitWidth - 1, true, "above the header"}, {0, false, "data"}, {s.FlitWidth - 1, false, "data"},
+		{s.FlitWidth, false, "check code"}, {w.TailBit() - 1, true, "check code"}, {w.TailBit(), false, "tail mark"},
+		{w.HeadBit(), true, "head mark"},
+	} {
+		if got := w.Field(c.bit, c.head); got != c.want {
+			t.Errorf("Field(%d, head %v) = %q, want %q", c.bit, c.head, got, c.want)
+		}
+	}
+}
