@@ -184,7 +184,8 @@ type System struct {
 	Episodes []Episode `yaml:"episodes" json:"episodes,omitempty"`
 	// Faults are injected into the run (docs/reliability.md): specs
 	// flip:CHANNEL@CYCLE:BIT, drop:CHANNEL@CYCLE, dead:CHANNEL@CYCLE,
-	// stuck:RANK. Empty: a fault-free run.
+	// stuck:RANK, ackflip:CHANNEL@CYCLE, creditdrop:CHANNEL@CYCLE; CYCLE
+	// may be first (AtFirst). Empty: a fault-free run.
 	Faults []string `yaml:"faults" json:"faults,omitempty"`
 	// Avoid names channels the routing keeps off (a hyper-crossbar's dead
 	// channels, docs/reliability.md). Empty: the generated tables.
