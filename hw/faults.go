@@ -49,8 +49,8 @@ type Fault struct {
 	// First: the spec says @first, the first flit (ACK word, credit) the
 	// channel carries; the model resolves the cycle (Cycle is 0).
 	First bool
-	Bit     int    // flip: bit of the flit on the wire (Wire): data, check code, tail, head
-	Rank    int    // stuck
+	Bit   int // flip: bit of the flit on the wire (Wire): data, check code, tail, head
+	Rank  int // stuck
 }
 
 // String is the spec the fault was parsed from (canonical form).
