@@ -47,10 +47,10 @@ func TestParseEventRejects(t *testing.T) {
 		"01 n0 send to=1 gate=2",                         // leading zero
 		"1 n0 send to=1 gate=64",                         // gate past 6 bits
 		"1 n0 recv from=1 gate=2 value=ABCDEF0123456789", // upper case
-		"40 n14 error code=6 gate=2 from=4",           // no name
-		"40 n14 error code=6 name=OVER gate=2 from=4", // the name of another code
-		"40 n14 error code=6 name=crc gate=2 from=4",  // not the name's case
-		"40 n14 error name=CRC code=6 gate=2 from=4",  // field order
+		"40 n14 error code=6 gate=2 from=4",              // no name
+		"40 n14 error code=6 name=OVER gate=2 from=4",    // the name of another code
+		"40 n14 error code=6 name=crc gate=2 from=4",     // not the name's case
+		"40 n14 error name=CRC code=6 gate=2 from=4",     // field order
 		"- tb.v:276: Verilog $finish",
 		"FATAL: tb.v:271: hx_tb: the RTL trace differs",
 	} {

@@ -35,7 +35,7 @@ type Timeline struct {
 	run    Run
 	rankOf []int32
 	ranks  int
-	evs    []tev // detailed view
+	evs    []tev               // detailed view
 	errs   []barrierunit.Event // the units' errors (at most one a node), both views
 
 	// density view
