@@ -144,18 +144,19 @@ func (t *Timeline) plot(res *sim.Result) (*plot.Plot, vg.Length, vg.Length) {
 	p.Legend.Top = true
 	p.Legend.Left = false
 	var h vg.Length
-	top, row := -0.5, func(r int32) float64 { return float64(r) } // detail: a row per rank
+	y := rows{top: -0.5, line: 0.75, row: func(r int32) float64 { return float64(r) }} // a row of 12 points per rank
 	if t.counts == nil {
 		t.detail(p)
 		h = vg.Points(float64(t.ranks)*12 + 120)
 	} else {
 		t.density(p, res)
 		h = vg.Points(float64(len(t.counts))*8 + 120)
-		top, row = 0, func(r int32) float64 { return float64(r) + 0.5 }
+		// A row of 8 points per perRow ranks.
+		y = rows{top: 0, line: 1.125 * float64(t.perRow), row: func(r int32) float64 { return float64(r) + 0.5 }}
 	}
 	episodeLines(p, episodesOf(res))
-	t.faults(p, res, top, row)
-	t.errors(p, row)
+	t.faults(p, res, y)
+	t.errors(p, y.row)
 	return p, 10 * vg.Inch, max(h, 3*vg.Inch)
 }
 
@@ -245,10 +246,17 @@ func eventsText(n float64) string {
 	return fmt.Sprintf("%d events", int64(n))
 }
 
+// rows places marks on the rank axis: top is its top edge, line the
+// height of a line of label text, row the y of a rank.
+type rows struct {
+	top, line float64
+	row       func(int32) float64
+}
+
 // faults marks each injected fault (faultMarks): a ring labelled with its
 // spec, on the stuck rank's row, or at the top with a dashed line down
 // the ranks at the cycle a channel's fault first hit.
-func (t *Timeline) faults(p *plot.Plot, res *sim.Result, top float64, row func(int32) float64) {
+func (t *Timeline) faults(p *plot.Plot, res *sim.Result, y rows) {
 	marks := faultMarks(res, t.ranks)
 	if len(marks) == 0 {
 		return
@@ -259,14 +267,14 @@ func (t *Timeline) faults(p *plot.Plot, res *sim.Result, top float64, row func(i
 		if m.cycle > max(res.Cycles, 1) {
 			continue // aimed past the run's end: it never came
 		}
-		x, y := float64(m.cycle), row(m.rank)
+		x, at0 := float64(m.cycle), y.row(m.rank)
 		if m.rank < 0 {
 			// Labels at the top, one below the other so that faults close
 			// in time stay readable.
-			y = top + 0.6*float64(i%8)
+			at0 = y.top + y.line*float64(i%8)
 			lines.xs = append(lines.xs, x)
 		}
-		at.XYs = append(at.XYs, plotter.XY{X: x, Y: y})
+		at.XYs = append(at.XYs, plotter.XY{X: x, Y: at0})
 		at.Labels = append(at.Labels, m.label)
 	}
 	if len(at.XYs) == 0 {
