@@ -813,6 +813,10 @@ func AppendEvent(b []byte, e barrierunit.Event) []byte {
 	case barrierunit.EvError:
 		b = append(b, " error code="...)
 		b = strconv.AppendUint(b, e.Value, 10)
+		// The name too, so a reader needs no table (the RTL's tb.v prints it
+		// in step: testbench, errNameCase).
+		b = append(b, " name="...)
+		b = append(b, barrierunit.ErrName(uint8(e.Value))...)
 		b = append(b, " gate="...)
 		b = strconv.AppendInt(b, int64(e.Gate), 10)
 		b = append(b, " from="...)

@@ -291,7 +291,7 @@ func runErrCase(t *testing.T, c errCase, cosim bool) {
 	if res.Complete || len(res.Errors) != len(ue.Errors) {
 		t.Fatalf("result: complete %v, errors %v", res.Complete, res.Errors)
 	}
-	line := fmt.Sprintf("%d n%d error code=%d gate=%d from=%d", e.Cycle, e.Node, e.Code, e.Gate, e.From)
+	line := fmt.Sprintf("%d n%d error code=%d name=%s gate=%d from=%d", e.Cycle, e.Node, e.Code, barrierunit.ErrName(e.Code), e.Gate, e.From)
 	if !strings.Contains(trace.String(), line+"\n") {
 		t.Fatalf("trace lacks %q:\n%s", line, trace.String())
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/hw"
 )
 
@@ -443,7 +444,13 @@ module hx_tb;
             8'd2: $write("%%0d n%%0d release rank=%%0d value=%%h", w[191:144], w[143:112], w[95:64], w[63:0]);
             8'd3: $write("%%0d n%%0d send to=%%0d gate=%%0d", w[191:144], w[143:112], w[95:64], w[103:96]);
             8'd4: $write("%%0d n%%0d recv from=%%0d gate=%%0d value=%%h", w[191:144], w[143:112], w[95:64], w[103:96], w[63:0]);
-            8'd5: $write("%%0d n%%0d error code=%%0d gate=%%0d from=%%0d", w[191:144], w[143:112], w[63:0], w[103:96], w[95:64]);
+            8'd5: begin
+                $write("%%0d n%%0d error code=%%0d name=", w[191:144], w[143:112], w[63:0]);
+                case (w[63:0])
+%[11]s                default: $write("code%%0d", w[63:0]);
+                endcase
+                $write(" gate=%%0d from=%%0d", w[103:96], w[95:64]);
+            end
             default: $write("%%0d n%%0d kind%%0d gate=%%0d rank=%%0d value=%%h", w[191:144], w[143:112], w[111:104], w[103:96], w[95:64], w[63:0]);
             endcase
         end
@@ -592,5 +599,18 @@ func tbText(name string, nodes, nev, ne, nw int, inj injection) []byte {
 		}
 		fmt.Fprintf(&mon, "    assign ev_err_code[%d*8 +: 8] = %sev_err_code;\n", n, u)
 	}
-	return []byte(fmt.Sprintf(tbSource, b.String(), nev, drainCycles, ne, nw, mon.String(), hw.GateBits, inj.drive, inj.module, inj.pass))
+	return []byte(fmt.Sprintf(tbSource, b.String(), nev, drainCycles, ne, nw, mon.String(), hw.GateBits, inj.drive, inj.module, inj.pass, errNameCase()))
+}
+
+// errNameCase is the body of tb.v's case that prints an error code's name,
+// one item per code barrierunit.ErrName names, so the RTL's trace line is
+// the model's (sim.AppendEvent).
+func errNameCase() string {
+	var b strings.Builder
+	for c := 1; c < 256; c++ {
+		if name := barrierunit.ErrName(uint8(c)); name != fmt.Sprintf("code%d", c) {
+			fmt.Fprintf(&b, "                64'd%d: $write(\"%s\");\n", c, name)
+		}
+	}
+	return b.String()
 }

@@ -67,7 +67,7 @@ func ParseEvent(line string) (barrierunit.Event, error) {
 	case barrierunit.EvRecv:
 		keys = []string{"from", "gate", "value"}
 	case barrierunit.EvError:
-		keys = []string{"code", "gate", "from"}
+		keys = []string{"code", "name", "gate", "from"}
 	}
 	if len(f) != 3+len(keys) {
 		return e, fmt.Errorf("trace line %q: %s takes the fields %s", line, f[2], strings.Join(keys, "=, ")+"=")
@@ -90,6 +90,9 @@ func ParseEvent(line string) (barrierunit.Event, error) {
 				return e, fmt.Errorf("trace line %q: code %q (allowed: 1..255)", line, v)
 			}
 			e.Value = x
+		case "name":
+			// The code's name (barrierunit.ErrName): the canonical check
+			// below holds it to the code.
 		case "g", "gate":
 			x, err := strconv.ParseUint(v, 10, 8)
 			if err != nil || x >= 1<<6 {

@@ -15,6 +15,9 @@ func TestParseEventRoundTrip(t *testing.T) {
 		"9 n0 release rank=5 value=ffffffffffffffff",
 		"1 n0 send to=1 gate=2",
 		"1099511627775 n16777215 recv from=16777214 gate=63 value=0123456789abcdef",
+		"40 n14 error code=6 name=CRC gate=2 from=4",
+		"1050 n3 error code=8 name=TIMEOUT gate=3 from=0",
+		"7 n0 error code=200 name=code200 gate=0 from=0",
 	} {
 		e, err := ParseEvent(line)
 		if err != nil {
@@ -44,6 +47,10 @@ func TestParseEventRejects(t *testing.T) {
 		"01 n0 send to=1 gate=2",                         // leading zero
 		"1 n0 send to=1 gate=64",                         // gate past 6 bits
 		"1 n0 recv from=1 gate=2 value=ABCDEF0123456789", // upper case
+		"40 n14 error code=6 gate=2 from=4",              // no name
+		"40 n14 error code=6 name=OVER gate=2 from=4",    // the name of another code
+		"40 n14 error code=6 name=crc gate=2 from=4",     // not the name's case
+		"40 n14 error name=CRC code=6 gate=2 from=4",     // field order
 		"- tb.v:276: Verilog $finish",
 		"FATAL: tb.v:271: hx_tb: the RTL trace differs",
 	} {

@@ -136,6 +136,7 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	writeCampaignLegend(stdout, &s, len(perRun) > 1 || perRun[0] != 1)
 	if *verbose {
 		tw := tablewriter.NewWriter(stdout)
 		tw.Header("fault", "outcome", "cycles", "error")
@@ -187,4 +188,35 @@ func parsePerRun(v string) ([]int, error) {
 		}
 	}
 	return out, nil
+}
+
+// campaignLegend says what each column of the campaign table counts
+// (docs/reliability.md, "Campaigns"; sim.CampaignCounts), in the table's
+// order.
+var campaignLegend = [][2]string{
+	{"kind", "the fault kind injected (all: every run)"},
+	{"runs", "runs with faults of that kind"},
+	{"injected", "runs whose faults acted: hit a flit, an ACK or a credit (a stuck rank always acts)"},
+	{"detected", "runs in which a unit raised an error (CRC, TIMEOUT, ...): the hardware saw the fault"},
+	{"recovered", "runs whose results equal the fault-free run's: every release, value and message"},
+	{"reported", "runs that ended with an error the system sees: a unit error, or a run that never completed"},
+	{"silent", "runs that completed with wrong results and no error: the failures that matter, want 0"},
+	{"detection latency", "mean cycles from a fault's first hit to the first unit error (max), over the detected runs"},
+	{"rerouted", "dead channels: runs that, repeated with --avoid naming the channel, give the fault-free results"},
+	{"extra cycles", "mean cycles over the fault-free run's, of the rerouted runs (dead) or else the recovered runs"},
+}
+
+// writeCampaignLegend prints the legend of the campaign table under it,
+// one line a column, and what a count depends on.
+func writeCampaignLegend(w io.Writer, sys *hw.System, perRun bool) {
+	fmt.Fprintln(w, "legend (a run counts in every class it is in: detected and reported, or with retry detected and recovered):")
+	for _, l := range campaignLegend {
+		fmt.Fprintf(w, "  %-18s %s\n", l[0], l[1])
+	}
+	if perRun {
+		fmt.Fprintf(w, "  %-18s %s\n", "faults per run", "the same counts by the number of faults injected into a run (--per-run)")
+	}
+	if sys.Watchdog == 0 {
+		fmt.Fprintln(w, "no watchdog: a lost signal hangs the run (reported, not detected); --watchdog N makes the units detect it")
+	}
 }

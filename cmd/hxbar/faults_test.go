@@ -61,6 +61,50 @@ func TestFaultsCampaignJSON(t *testing.T) {
 	}
 }
 
+// TestFaultsCampaignLegend: the table of hxbar faults is followed by a
+// legend with a line for every column of its header, and says when a
+// missing watchdog keeps lost signals from being detected.
+func TestFaultsCampaignLegend(t *testing.T) {
+	for _, wd := range []string{"0", "200"} {
+		code, out, errs := hx(t, "faults", "--campaign", "6", "--per-run", "1,2", "--watchdog", wd)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		lines := strings.Split(out, "\n")
+		legend := map[string]bool{}
+		header := ""
+		for i, l := range lines {
+			if header == "" && strings.Contains(l, "KIND") {
+				header = l
+			}
+			if strings.HasPrefix(l, "legend ") {
+				for _, e := range lines[i+1:] {
+					if name, _, ok := strings.Cut(strings.TrimPrefix(e, "  "), "  "); ok && strings.HasPrefix(e, "  ") {
+						legend[strings.TrimSpace(name)] = true
+					}
+				}
+			}
+		}
+		var cols []string
+		for _, c := range strings.Split(header, "│") {
+			if c = strings.TrimSpace(c); c != "" {
+				cols = append(cols, strings.ToLower(c))
+			}
+		}
+		if len(cols) < 10 {
+			t.Fatalf("header %q: %d columns", header, len(cols))
+		}
+		for _, c := range append(cols, "faults per run") {
+			if !legend[c] {
+				t.Errorf("no legend line for column %q:\n%s", c, out)
+			}
+		}
+		if note := strings.Contains(out, "no watchdog: a lost signal hangs the run"); note != (wd == "0") {
+			t.Errorf("--watchdog %s: the no-watchdog note shown: %v", wd, note)
+		}
+	}
+}
+
 func TestFaultFlags(t *testing.T) {
 	code, _, errs := hx(t, "sim", "--fault", "drop:n5.d1.dwn@4")
 	if code != 2 || !strings.Contains(errs, "did you mean n5.d1.down") {

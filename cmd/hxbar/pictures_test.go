@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hxbar/hxbar/internal/xmlcheck"
 )
 
 // TestPictureFlagsRefused: the picture flags are refused where they do not
@@ -89,6 +92,61 @@ func TestSimPictures(t *testing.T) {
 		}
 		if bounds := bytes.Contains(first[0], []byte("episode boundary")); bounds != (c.name == "episodes") {
 			t.Errorf("%s: episode boundaries %v", c.name, bounds)
+		}
+	}
+}
+
+// TestSimFaultsExplained: a run's error is named in the text trace (the
+// code kept: cosim compares it with the RTL's line), and the Chrome trace
+// and the timeline show the injected fault where it hit and the error.
+func TestSimFaultsExplained(t *testing.T) {
+	d := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want *regexp.Regexp
+	}{
+		{[]string{"--op", "sum", "--fault", "flip:n5.d1.up@14:3"}, regexp.MustCompile(`(?m)^\d+ n5 error code=6 name=CRC gate=\d+ from=\d+$`)},
+		{[]string{"--fault", "stuck:7", "--watchdog", "50"}, regexp.MustCompile(`(?m)^\d+ n\d+ error code=8 name=TIMEOUT gate=\d+ from=\d+$`)},
+	} {
+		f := filepath.Join(d, "t.txt")
+		code, _, stderr := hx(t, append([]string{"sim", "--trace", f}, c.args...)...)
+		b, _ := os.ReadFile(f)
+		if code != 1 || !c.want.Match(b) {
+			t.Errorf("sim %v: exit %d (%s), trace lacks %v:\n%s", c.args, code, stderr, c.want, b)
+		}
+	}
+	tf, pf := filepath.Join(d, "t.json"), filepath.Join(d, "t.svg")
+	code, _, stderr := hx(t, "sim", "--op", "sum", "--fault", "flip:n5.d1.up@14:3", "--trace-format", "chrome", "--trace", tf, "--plot", pf)
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var trace struct {
+		TraceEvents []struct {
+			Name string `json:"name"`
+			Ts   int64  `json:"ts"`
+		} `json:"traceEvents"`
+	}
+	b, _ := os.ReadFile(tf)
+	if err := json.Unmarshal(b, &trace); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int64{}
+	for _, e := range trace.TraceEvents {
+		seen[e.Name] = e.Ts
+	}
+	if ts, ok := seen["fault flip:n5.d1.up@14:3"]; !ok || ts != 14 {
+		t.Errorf("Chrome trace: the fault at %d (present %v), want at its hit, cycle 14", ts, ok)
+	}
+	if _, ok := seen["error CRC"]; !ok {
+		t.Error("Chrome trace has no event error CRC")
+	}
+	svg, _ := os.ReadFile(pf)
+	if err := xmlcheck.Strict(svg); err != nil {
+		t.Errorf("timeline: %v", err)
+	}
+	for _, want := range []string{">flip:n5.d1.up@14:3</text>", ">error CRC (code 6)<"} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Errorf("timeline lacks %q", want)
 		}
 	}
 }

@@ -28,7 +28,12 @@ import (
 //     and the flow is written with the recv (a message never received,
 //     in a run stopped by max_cycles, has no flow).
 //
-// At Close, global instant events mark each episode's first arrival.
+// A unit's error is an instant event "error NAME" on its rank's thread
+// (the process's for a node without a rank), args its code, name, node,
+// gate and source rank. At Close, global instant events mark each
+// episode's first arrival, and instant events "fault SPEC" each injected
+// fault (faultMarks): a stuck rank on its thread at cycle 0, a channel's
+// fault on the process at its first hit.
 // Events are written as they come, so memory stays bounded by the ranks
 // and the messages in flight.
 type Chrome struct {
@@ -93,8 +98,7 @@ func (c *Chrome) emit(e chromeEvent) {
 
 func hex(v uint64) string { return "0x" + strconv.FormatUint(v, 16) }
 
-// Add writes one cycle's events (sim.Options.Events); kinds other than
-// arrive, gate, release, send and recv are left out.
+// Add writes one cycle's events (sim.Options.Events).
 func (c *Chrome) Add(evs []barrierunit.Event) {
 	for _, e := range evs {
 		switch e.Kind {
@@ -148,7 +152,36 @@ func (c *Chrome) Add(evs []barrierunit.Event) {
 					c.flows[k] = q[1:]
 				}
 			}
+		case barrierunit.EvError:
+			c.emit(c.errorEvent(e))
 		}
+	}
+}
+
+// errorEvent is the instant event of a unit's error: on the thread of the
+// node's rank, on the process for a node without one.
+func (c *Chrome) errorEvent(e barrierunit.Event) chromeEvent {
+	ev := chromeEvent{Name: "error " + barrierunit.ErrName(uint8(e.Value)), Cat: "error", Ph: "i", S: "p", Ts: e.Cycle, Pid: 1, Args: errorArgs(e)}
+	if int(e.Node) < len(c.rankOf) && c.rankOf[e.Node] >= 0 {
+		ev.S, ev.Tid = "t", c.rankOf[e.Node]
+	}
+	return ev
+}
+
+// faultEvents are the instant events of res's faults (faultMarks), args
+// the spec, the flits it hit and the cycle of the first (null: none).
+func (c *Chrome) faultEvents(res *sim.Result) {
+	for _, m := range faultMarks(res, len(c.passed)) {
+		var first any // null when it hit nothing: no sentinel
+		if m.first >= 0 {
+			first = m.first
+		}
+		ev := chromeEvent{Name: "fault " + m.spec, Cat: "fault", Ph: "i", S: "p", Ts: m.cycle, Pid: 1,
+			Args: map[string]any{"spec": m.spec, "hits": m.hits, "first": first}}
+		if m.rank >= 0 {
+			ev.S, ev.Tid = "t", m.rank
+		}
+		c.emit(ev)
 	}
 }
 
@@ -162,6 +195,7 @@ func (c *Chrome) Close(res *sim.Result) error {
 		c.emit(chromeEvent{Name: "episode " + strconv.Itoa(e.Episode), Cat: "episode", Ph: "i", S: "g", Ts: e.FirstArrival, Pid: 1,
 			Args: map[string]any{"collective": e.Collective, "config_cycles": e.ConfigCycles, "last_release": lastRelease}})
 	}
+	c.faultEvents(res)
 	if c.err != nil {
 		return c.err
 	}

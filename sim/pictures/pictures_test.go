@@ -36,7 +36,8 @@ func pics(t *testing.T, sys hw.System) (timeline, chrome, load []byte, res *sim.
 		ch.Add(evs)
 	}})
 	var stuck *sim.StuckError
-	if err != nil && !errors.As(err, &stuck) {
+	var unit *sim.UnitError
+	if err != nil && !errors.As(err, &stuck) && !errors.As(err, &unit) {
 		t.Fatal(err)
 	}
 	if err := ch.Close(res); err != nil {
@@ -68,7 +69,17 @@ func systems() map[string]hw.System {
 	big.Name, big.Dims, big.Ranks = "big", []int{16, 16}, 0
 	stuck := hw.Default()
 	stuck.Name, stuck.MaxCycles = "stuck", 30
-	return map[string]hw.System{"default": def, "allgather": ag, "repeat": rep, "torus": torus, "big": big, "stuck": stuck}
+	return map[string]hw.System{"default": def, "allgather": ag, "repeat": rep, "torus": torus, "big": big, "stuck": stuck, "faults": faulty()}
+}
+
+// faulty has a flip that the check code reports (CRC at node 5, the fault's
+// first hit at cycle 14), a stuck rank that the others' watchdogs report
+// (TIMEOUT) and a drop aimed past the run's end (it hits nothing).
+func faulty() hw.System {
+	sys := hw.Default()
+	sys.Name, sys.Op, sys.Watchdog = "faults", "sum", 50
+	sys.Faults = []string{"flip:n5.d1.up@14:3", "stuck:7", "drop:n2.d0.up@5000"}
+	return sys
 }
 
 // TestPictures: every picture of every system is deterministic, the SVGs
@@ -99,6 +110,10 @@ func TestPictures(t *testing.T) {
 				if want := len(res.Episodes) > 1; boundary != want {
 					t.Errorf("%s shows episode boundaries: %v, want %v", what, boundary, want)
 				}
+			}
+			faults := bytes.Contains(tl, []byte("fault (labelled with its spec)"))
+			if want := len(res.Faults) > 0; faults != want {
+				t.Errorf("timeline shows faults: %v, want %v", faults, want)
 			}
 			density := bytes.Contains(tl, []byte("events per"))
 			if want := sys.NumRanks() > MaxDetailRanks; density != want {
@@ -391,5 +406,95 @@ func TestCountSteps(t *testing.T) {
 		if got := countSteps(top, 4); !slices.Equal(got, want) {
 			t.Errorf("countSteps(%d, 4) = %v, want %v", top, got, want)
 		}
+	}
+}
+
+// TestFaultsDrawn: the Chrome trace has an instant event per injected
+// fault at its first hit (a stuck rank on its thread at cycle 0, a fault
+// that hit nothing at its own cycle, first null) and per unit error at
+// the error's cycle on its rank, named by its code's name; the timeline
+// labels each fault within the run with its spec and marks the errors,
+// one legend entry per code.
+func TestFaultsDrawn(t *testing.T) {
+	tl, ch, _, res := pics(t, faulty())
+	var doc struct {
+		TraceEvents []struct {
+			Name string         `json:"name"`
+			Ph   string         `json:"ph"`
+			S    string         `json:"s"`
+			Ts   int64          `json:"ts"`
+			Tid  int32          `json:"tid"`
+			Args map[string]any `json:"args"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(ch, &doc); err != nil {
+		t.Fatal(err)
+	}
+	type mark struct {
+		s    string
+		ts   int64
+		tid  int32
+		args string
+	}
+	got := map[string]mark{}
+	var errs []string
+	for _, e := range doc.TraceEvents {
+		if strings.HasPrefix(e.Name, "fault ") || strings.HasPrefix(e.Name, "error ") {
+			if e.Ph != "i" {
+				t.Errorf("%s: ph %q, want an instant event", e.Name, e.Ph)
+			}
+			args, _ := json.Marshal(e.Args)
+			got[e.Name] = mark{e.S, e.Ts, e.Tid, string(args)}
+		}
+		if strings.HasPrefix(e.Name, "error ") {
+			errs = append(errs, fmt.Sprintf("%s@%d/%d", e.Name, e.Ts, e.Tid))
+		}
+	}
+	for name, want := range map[string]mark{
+		"fault flip:n5.d1.up@14:3": {"p", 14, 0, `{"first":14,"hits":1,"spec":"flip:n5.d1.up@14:3"}`},
+		"fault stuck:7":            {"t", 0, 7, `{"first":null,"hits":0,"spec":"stuck:7"}`},
+		"fault drop:n2.d0.up@5000": {"p", 5000, 0, `{"first":null,"hits":0,"spec":"drop:n2.d0.up@5000"}`},
+	} {
+		if got[name] != want {
+			t.Errorf("%s: %+v, want %+v", name, got[name], want)
+		}
+	}
+	// Every error of the result, at its cycle on its rank's thread.
+	var want []string
+	crc := 0
+	for _, e := range res.Errors {
+		want = append(want, fmt.Sprintf("error %s@%d/%d", e.Code, e.Cycle, e.Rank))
+		if e.Code == "CRC" {
+			crc++
+			if a := got["error CRC"].args; a != fmt.Sprintf(`{"code":6,"from":%d,"gate":%d,"name":"CRC","node":%d}`, e.From, e.Gate, e.Node) {
+				t.Errorf("error CRC args %s", a)
+			}
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(errs)
+	if crc != 1 || len(want) < 2 || !slices.Equal(errs, want) {
+		t.Errorf("error events %v, want %v (one CRC, TIMEOUTs)", errs, want)
+	}
+	if err := checkChrome(ch, 16); err != nil {
+		t.Error(err)
+	}
+	svg := string(tl)
+	for _, s := range []string{">flip:n5.d1.up@14:3</text>", ">stuck:7 (never arrives)</text>", ">error CRC (code 6)<", ">error TIMEOUT (code 8)<",
+		"fill:none;stroke:#C01CC0", "stroke-dasharray:2,2"} {
+		if !strings.Contains(svg, s) {
+			t.Errorf("timeline lacks %q", s)
+		}
+	}
+	if strings.Contains(svg, "n2.d0.up@5000") {
+		t.Error("timeline marks a fault aimed past the run's end")
+	}
+	// A cross is two strokes; the legend has one more.
+	c := errorColor(barrierunit.ErrCRC)
+	if n := strings.Count(svg, fmt.Sprintf("stroke:#%02X%02X%02X", c.R, c.G, c.B)); n != 2*(crc+1) {
+		t.Errorf("%d strokes in CRC's colour, want %d (a cross per CRC error and the legend's)", n, 2*(crc+1))
+	}
+	if err := checkXML(tl); err != nil {
+		t.Error(err)
 	}
 }

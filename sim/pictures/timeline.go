@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -34,7 +35,8 @@ type Timeline struct {
 	run    Run
 	rankOf []int32
 	ranks  int
-	evs    []tev // detailed view
+	evs    []tev               // detailed view
+	errs   []barrierunit.Event // the units' errors (at most one a node), both views
 
 	// density view
 	perRow int
@@ -62,8 +64,8 @@ func NewTimeline(r Run) *Timeline {
 	return t
 }
 
-// Add records one cycle's events (sim.Options.Events); kinds other than
-// arrive, gate, release, send and recv are left out.
+// Add records one cycle's events (sim.Options.Events): the units' errors
+// as they are, the other kinds for the detailed or the density view.
 func (t *Timeline) Add(evs []barrierunit.Event) {
 	for _, e := range evs {
 		var rank int32
@@ -72,6 +74,9 @@ func (t *Timeline) Add(evs []barrierunit.Event) {
 			rank = e.Rank
 		case barrierunit.EvGate, barrierunit.EvSend, barrierunit.EvRecv:
 			rank = t.rankOf[e.Node]
+		case barrierunit.EvError:
+			t.errs = append(t.errs, e)
+			continue
 		default:
 			continue
 		}
@@ -139,14 +144,19 @@ func (t *Timeline) plot(res *sim.Result) (*plot.Plot, vg.Length, vg.Length) {
 	p.Legend.Top = true
 	p.Legend.Left = false
 	var h vg.Length
+	y := rows{top: -0.5, line: 0.75, row: func(r int32) float64 { return float64(r) }} // a row of 12 points per rank
 	if t.counts == nil {
 		t.detail(p)
 		h = vg.Points(float64(t.ranks)*12 + 120)
 	} else {
 		t.density(p, res)
 		h = vg.Points(float64(len(t.counts))*8 + 120)
+		// A row of 8 points per perRow ranks.
+		y = rows{top: 0, line: 1.125 * float64(t.perRow), row: func(r int32) float64 { return float64(r) + 0.5 }}
 	}
 	episodeLines(p, episodesOf(res))
+	t.faults(p, res, y)
+	t.errors(p, y.row)
 	return p, 10 * vg.Inch, max(h, 3*vg.Inch)
 }
 
@@ -234,4 +244,83 @@ func eventsText(n float64) string {
 		return "1 event"
 	}
 	return fmt.Sprintf("%d events", int64(n))
+}
+
+// rows places marks on the rank axis: top is its top edge, line the
+// height of a line of label text, row the y of a rank.
+type rows struct {
+	top, line float64
+	row       func(int32) float64
+}
+
+// faults marks each injected fault (faultMarks): a ring labelled with its
+// spec, on the stuck rank's row, or at the top with a dashed line down
+// the ranks at the cycle a channel's fault first hit.
+func (t *Timeline) faults(p *plot.Plot, res *sim.Result, y rows) {
+	marks := faultMarks(res, t.ranks)
+	if len(marks) == 0 {
+		return
+	}
+	lines := vlines{style: draw.LineStyle{Color: faultColor, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}}
+	var at plotter.XYLabels
+	for i, m := range marks {
+		if m.cycle > max(res.Cycles, 1) {
+			continue // aimed past the run's end: it never came
+		}
+		x, at0 := float64(m.cycle), y.row(m.rank)
+		if m.rank < 0 {
+			// Labels at the top, one below the other so that faults close
+			// in time stay readable.
+			at0 = y.top + y.line*float64(i%8)
+			lines.xs = append(lines.xs, x)
+		}
+		at.XYs = append(at.XYs, plotter.XY{X: x, Y: at0})
+		at.Labels = append(at.Labels, m.label)
+	}
+	if len(at.XYs) == 0 {
+		return
+	}
+	p.Add(lines)
+	sc, _ := plotter.NewScatter(at)
+	sc.GlyphStyle = draw.GlyphStyle{Shape: draw.RingGlyph{}, Color: faultColor, Radius: vg.Points(4)}
+	p.Add(sc)
+	if l, err := plotter.NewLabels(at); err == nil {
+		for i := range l.TextStyle {
+			l.TextStyle[i].Color = faultColor
+			l.TextStyle[i].Font.Size = vg.Points(8)
+			l.TextStyle[i].YAlign = draw.YCenter
+		}
+		l.Offset = vg.Point{X: vg.Points(6)}
+		p.Add(l)
+	}
+	p.Legend.Add("fault (labelled with its spec)", sc, lines)
+}
+
+// errors marks each unit's error with a cross on its rank's row (a node
+// without a rank: the row of the packet's source), one legend entry and
+// colour per error code.
+func (t *Timeline) errors(p *plot.Plot, row func(int32) float64) {
+	byCode := map[uint8]plotter.XYs{}
+	var codes []uint8
+	for _, e := range t.errs {
+		r := e.Rank // the source rank
+		if int(e.Node) < len(t.rankOf) && t.rankOf[e.Node] >= 0 {
+			r = t.rankOf[e.Node]
+		}
+		code := uint8(e.Value)
+		if _, ok := byCode[code]; !ok {
+			codes = append(codes, code)
+		}
+		byCode[code] = append(byCode[code], plotter.XY{X: float64(e.Cycle), Y: row(r)})
+	}
+	slices.Sort(codes)
+	for _, code := range codes {
+		sc, err := plotter.NewScatter(byCode[code])
+		if err != nil {
+			continue
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Shape: draw.CrossGlyph{}, Color: errorColor(code), Radius: vg.Points(4)}
+		p.Add(sc)
+		p.Legend.Add(errorLabel(code), sc)
+	}
 }

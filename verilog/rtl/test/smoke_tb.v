@@ -223,10 +223,22 @@ module smoke_tb;
                     $display("%0d n%0d recv from=%0d gate=%0d value=%016h", cyc - 1, n,
                              ev_recv_from[RB*n +: RB], ev_recv_gate[6*n +: 6],
                              ev_recv_value[64*n +: 64]);
-                if (ev_error[n])
-                    $display("%0d n%0d error code=%0d gate=%0d from=%0d", cyc - 1, n,
-                             ev_err_code[8*n +: 8], ev_err_gate[6*n +: 6],
-                             ev_err_src[RB*n +: RB]);
+                if (ev_error[n]) begin
+                    // The code's name too, as the model writes it (sim.AppendEvent).
+                    $write("%0d n%0d error code=%0d name=", cyc - 1, n, ev_err_code[8*n +: 8]);
+                    case (ev_err_code[8*n +: 8])
+                    8'd1: $write("BADGATE");
+                    8'd2: $write("NORANK");
+                    8'd3: $write("SHORT");
+                    8'd4: $write("FLITS");
+                    8'd5: $write("OVER");
+                    8'd6: $write("CRC");
+                    8'd7: $write("SEQ");
+                    8'd8: $write("TIMEOUT");
+                    default: $write("code%0d", ev_err_code[8*n +: 8]);
+                    endcase
+                    $display(" gate=%0d from=%0d", ev_err_gate[6*n +: 6], ev_err_src[RB*n +: RB]);
+                end
             end
             // Stop a few cycles after every rank has released, so that a
             // stray late event would still be printed.
