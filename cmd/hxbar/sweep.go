@@ -155,7 +155,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	var problems []string
 	if sum.Incomplete > 0 {
-		problems = append(problems, fmt.Sprintf("%d points did not complete by max_cycles (complete=false in the results)", sum.Incomplete))
+		problems = append(problems, fmt.Sprintf("%d points did not complete: stopped at max_cycles, or where nothing could happen any more (complete=false in the results)", sum.Incomplete))
 	}
 	for _, e := range sum.Failed {
 		problems = append(problems, e.Error())
