@@ -335,7 +335,9 @@ func specOf(key string) *keySpec {
 }
 
 // KeyFlag is the command-line flag (without dashes) of a key, "" when the
-// key has none (episodes).
+// key has none (episodes). It, BindFlags and LocateInFile stay in hw: the
+// flags come from the same table as the keys (so the two cannot drift),
+// and any program that reads a system from flags or a file can use them.
 func KeyFlag(key string) string {
 	if k := specOf(key); k != nil {
 		return k.flag

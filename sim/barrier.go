@@ -244,10 +244,11 @@ const (
 	StopComplete = "complete"
 	// StopMaxCycles: the run reached max_cycles with some rank not released.
 	StopMaxCycles = "max_cycles"
-	// StopNoProgress: a unit is in error and nothing can change any more:
-	// no flit is in flight or can move, and no arrival or watchdog deadline
-	// is ahead (every other unit is released, in error, waiting for good
-	// or never arrives). Cycles is the cycle after the last change.
+	// StopNoProgress: some rank is not released (or a unit is in error)
+	// and nothing can change any more: no flit is in flight or can move,
+	// and no arrival or watchdog deadline is ahead (every unit is
+	// released, in error, waiting for good or never arrives). Cycles is
+	// the cycle after the last change.
 	StopNoProgress = "no_progress"
 )
 
@@ -256,8 +257,9 @@ const (
 // Cycles is, for a complete run, the last release cycle + 1 (so at most
 // max_cycles); for an incomplete run, max_cycles: cycles 0..max_cycles-1
 // were simulated (or skipped as idle) and some rank was still not released,
-// or, when a unit's error left nothing able to change, the cycle after the
-// last change. Complete says which, and Stop why the run stopped; Released
+// or, when nothing was able to change any more (a unit's error, a rank
+// that never arrives, a schedule that deadlocks), the cycle after the last
+// change. Complete says which, and Stop why the run stopped; Released
 // counts the ranks released (all of them when Complete). An incomplete run
 // has no latency: Waiting and Errors say why.
 type Result struct {
@@ -275,8 +277,8 @@ type Result struct {
 	ReleaseSpreadCycles *int64       `json:"release_spread"`
 	Nodes               []NodeResult `json:"nodes"`
 	Network             NetStats     `json:"network"`
-	// Waiting explains, when the run stopped at max_cycles, which ranks
-	// wait at which gate and for whom.
+	// Waiting explains, when the run stopped incomplete without a unit
+	// error, which ranks wait at which gate and for whom.
 	Waiting []string `json:"waiting,omitempty"`
 	// Data and Steps describe a data collective: what it ran, and the
 	// cycle each step was done (the last rank passed the step's gate).
@@ -363,11 +365,15 @@ type NetStats struct {
 	BusiestLoad float64 `json:"busiest_channel_load"`
 }
 
-// StuckError reports a run that hit max_cycles; it names the ranks and gates
-// still waiting and for whom.
+// StuckError reports a run that did not complete: it hit max_cycles, or
+// (At > 0) nothing could change any more from cycle At on (Stop
+// no_progress). It names the ranks and gates still waiting and for whom.
 type StuckError struct {
 	MaxCycles int64
-	Waiting   []string
+	// At is the cycle from which nothing can happen (Result.Cycles); 0
+	// when the run hit max_cycles.
+	At      int64
+	Waiting []string
 }
 
 func (e *StuckError) Error() string {
@@ -377,6 +383,9 @@ func (e *StuckError) Error() string {
 	if len(w) > show {
 		more = fmt.Sprintf("; and %d more", len(w)-show)
 		w = w[:show]
+	}
+	if e.At > 0 {
+		return fmt.Sprintf("stuck: nothing can happen after cycle %d: %s%s", e.At-1, strings.Join(w, "; "), more)
 	}
 	return fmt.Sprintf("not complete after max_cycles %d: %s%s", e.MaxCycles, strings.Join(w, "; "), more)
 }
@@ -397,11 +406,11 @@ type Options struct {
 	Load *ChannelLoad
 }
 
-// Run simulates the system until every rank is released or max_cycles. A
-// run in which a unit raises an error (docs/microarchitecture.md, "Error
-// paths") stops once nothing can change any more and returns a
-// *UnitError; one that hits max_cycles a *StuckError (or the *UnitError,
-// when a unit is in error).
+// Run simulates the system until every rank is released, nothing can
+// change any more, or max_cycles. A run in which a unit raises an error
+// (docs/microarchitecture.md, "Error paths") returns a *UnitError; one
+// that hits max_cycles, or in which ranks wait for good without an error
+// (Stop no_progress), a *StuckError.
 func (s *System) Run(opt Options) (*Result, error) {
 	var tw *bufio.Writer
 	var vcd *vcdWriter
@@ -574,8 +583,13 @@ func (s *System) Run(opt Options) (*Result, error) {
 			return s.stopInError(t+1, tw, vcd)
 		} else if u.Released < R {
 			// Nothing can ever change again but a watchdog: the schedule
-			// is stuck.
-			t = s.wd.due(s.Sys.MaxCycles)
+			// is stuck. Without a deadline ahead the run ends here
+			// (cycles = t + 1), as a run in error does.
+			if d := s.wd.due(math.MaxInt64); d != math.MaxInt64 || len(s.later) > 0 {
+				t = min(d, s.Sys.MaxCycles)
+			} else {
+				return s.stopStuck(t+1, tw, vcd, load)
+			}
 		}
 	}
 	res := s.result(t)
@@ -601,6 +615,26 @@ func (s *System) Run(opt Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// stopStuck ends a run without errors whose cycles 0..c-1 hold every
+// change: some rank waits for good (a rank that never arrives, a schedule
+// that deadlocks) and no watchdog can fire.
+func (s *System) stopStuck(c int64, tw *bufio.Writer, vcd *vcdWriter, load *loadRec) (*Result, error) {
+	if tw != nil {
+		tw.Flush()
+	}
+	if vcd != nil {
+		vcd.finish(c)
+	}
+	res, err := s.result(c), s.stuck()
+	if load != nil {
+		load.finish(s, res.Cycles)
+	}
+	res.Stop = StopNoProgress
+	err.At = c
+	res.Waiting = err.Waiting
+	return res, err
 }
 
 // stopInError ends a run in error whose cycles 0..c-1 hold every change.

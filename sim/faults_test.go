@@ -113,16 +113,19 @@ func TestFaultKinds(t *testing.T) {
 		}
 	}
 	// A lost head or a dead channel: the barrier cannot complete; without
-	// a watchdog it runs to max_cycles, with one the waiting units raise
-	// TIMEOUT and the message follows the wait to the lost signal's
-	// channel or the rank that never came.
+	// a watchdog it stops once nothing can change (no_progress, long
+	// before max_cycles), with one the waiting units raise TIMEOUT and the
+	// message follows the wait to the lost signal's channel or the rank
+	// that never came.
 	for _, f := range []string{spec("drop", head, ""), spec("dead", head, ""), "stuck:5"} {
 		sys.Faults = []string{f}
 		sys.MaxCycles = 5000
 		sys.Watchdog = 0
 		res, _, _, err := faultTrace(t, sys, false)
-		if _, ok := errors.AsType[*StuckError](err); !ok || res.Complete || res.Cycles != 5000 {
-			t.Fatalf("%s: err %v", f, err)
+		se, ok := errors.AsType[*StuckError](err)
+		if !ok || res.Complete || res.Stop != StopNoProgress || res.Cycles >= 1000 || se.At != res.Cycles ||
+			!strings.HasPrefix(err.Error(), fmt.Sprintf("stuck: nothing can happen after cycle %d: ", res.Cycles-1)) {
+			t.Fatalf("%s: stop %q, cycles %d, err %v", f, res.Stop, res.Cycles, err)
 		}
 		sys.Watchdog = 200
 		res, _, _, err = faultTrace(t, sys, false)

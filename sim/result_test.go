@@ -191,3 +191,63 @@ func TestDefaultWithDimsRunsEveryNode(t *testing.T) {
 		t.Fatalf("ranks %d, nodes %d, released %d, complete %v: want 64 ranks on 64 nodes", res.Ranks, len(res.Nodes), res.Released, res.Complete)
 	}
 }
+
+// TestStuckRunStopsWhenNothingCanHappen: a run without a unit error in
+// which ranks wait for good (a rank that never arrives) and no watchdog can
+// fire ends at the cycle after its last event with Stop no_progress and a
+// *StuckError that says who waits for whom, not at max_cycles. A watchdog
+// whose deadline is ahead still fires; one past max_cycles leaves the run
+// to max_cycles; a live run with long idle gaps (large skew) completes.
+func TestStuckRunStopsWhenNothingCanHappen(t *testing.T) {
+	sys := hw.Default()
+	sys.Faults = []string{"stuck:7"}
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace strings.Builder
+	res, err := s.Run(Options{Trace: &trace})
+	se, ok := errors.AsType[*StuckError](err)
+	if !ok {
+		t.Fatalf("run error %v, want a *StuckError", err)
+	}
+	lines := strings.Split(strings.TrimSpace(trace.String()), "\n")
+	last, _ := strconv.ParseInt(strings.Fields(lines[len(lines)-1])[0], 10, 64)
+	if res.Stop != StopNoProgress || res.Complete || res.Cycles != last+1 || se.At != res.Cycles {
+		t.Fatalf("stop %q, complete %v, cycles %d, at %d; want no_progress at cycle %d (last event + 1)", res.Stop, res.Complete, res.Cycles, se.At, last+1)
+	}
+	want := "stuck: nothing can happen after cycle " + strconv.FormatInt(last, 10) + ": "
+	if msg := err.Error(); !strings.HasPrefix(msg, want) || !strings.Contains(msg, "rank 7 has not arrived") {
+		t.Fatalf("message %q, want it to start %q and name rank 7", msg, want)
+	}
+	data, _ := json.Marshal(res)
+	if !strings.Contains(string(data), `"stop":"no_progress"`) || !strings.Contains(string(data), `"waiting":["rank 0 gate`) {
+		t.Fatalf("JSON lacks the stop reason or the waits: %.300s", data)
+	}
+
+	for _, tc := range []struct {
+		watchdog, maxCycles int64
+		want                string
+	}{{100, 1000000, StopNoProgress}, {5000, 1000, StopMaxCycles}} {
+		sys.Watchdog, sys.MaxCycles = tc.watchdog, tc.maxCycles
+		s, err := Build(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Run(Options{})
+		_, unit := errors.AsType[*UnitError](err)
+		if res.Stop != tc.want || unit != (tc.want == StopNoProgress) || tc.want == StopMaxCycles && res.Cycles != tc.maxCycles {
+			t.Errorf("watchdog %d, max_cycles %d: stop %q, cycles %d, err %v; want %s", tc.watchdog, tc.maxCycles, res.Stop, res.Cycles, err, tc.want)
+		}
+	}
+
+	live := hw.Default()
+	live.Skew = 500000 // arrivals hundreds of thousands of idle cycles apart
+	s, err = Build(live, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Run(Options{}); err != nil || !res.Complete || res.Stop != StopComplete || res.Cycles < 100000 {
+		t.Fatalf("large skew: %v, stop %q, cycles %d", err, res.Stop, res.Cycles)
+	}
+}

@@ -34,7 +34,11 @@ const (
 	CSVName   = "results.csv"   // one row per point, in point order
 	JSONLName = "results.jsonl" // the same rows as JSON objects
 	ShardsDir = "shards"        // DIR/shards/i: shard i of a sharded run
-	Tool      = "hxbar sweep"
+	// Tool is the owner a sweep directory's manifest and sweep.json name
+	// (Collect checks it); a program that adds files to a sweep directory
+	// through gendir, as hxbar sweep --plot and --slurm do, writes them
+	// as this tool.
+	Tool = "hxbar sweep"
 )
 
 // Meta is the content of MetaName.
@@ -381,26 +385,10 @@ func rowBound(s *Spec) int64 {
 	return n + int64(len(`,"wall_ms":99999999.999,"hash":"`)+64+len(`","hxbar_version":""`)+len(version.String()))
 }
 
-// NoForce drops the --force advice of gendir's refusals: hxbar sweep has
-// no --force (a sweep directory is never written over a user's files).
-func NoForce(err error) error {
-	re, ok := errors.AsType[*gendir.RefusedError](err)
-	if !ok {
-		return err
-	}
-	r := *re
-	r.Reason = strings.ReplaceAll(r.Reason, " (even with --force)", "")
-	if i := strings.Index(r.Reason, ", or --force"); i >= 0 {
-		r.Reason = r.Reason[:i]
-	} else if i := strings.Index(r.Reason, "--force"); i >= 0 {
-		r.Reason = strings.TrimRight(r.Reason[:i], ":; ") + ": move it away, or name a new directory"
-	}
-	return &r
-}
-
 // EnsureDir makes dir a sweep directory (one with a manifest) when it is
 // not one yet, so that the shards inside it and the results Collect writes
-// later live in a directory hxbar owns. Array tasks may race here; a
+// later live in a directory hxbar owns. It is part of the sharded-run API
+// (ShardDir, Run with Options.Shard, Collect), not a CLI helper. Array tasks may race here; a
 // writer that fails finds the manifest another wrote.
 func EnsureDir(dir string) error {
 	if _, err := gendir.ReadManifest(dir); err == nil {
@@ -416,7 +404,9 @@ func EnsureDir(dir string) error {
 	return err
 }
 
-// ShardDir returns dir/shards/i, creating dir (EnsureDir) and dir/shards.
+// ShardDir returns dir/shards/i, creating dir (EnsureDir) and dir/shards:
+// where Run writes shard i (Options.Shard) for Collect(dir) to merge. A
+// program that runs the shards of a sweep itself lays them out with it.
 func ShardDir(dir string, i int) (string, error) {
 	if err := EnsureDir(dir); err != nil {
 		return "", err

@@ -188,29 +188,6 @@ func TestSlurmScriptInjection(t *testing.T) {
 	}
 }
 
-// NoForce keeps gendir's refusals but drops the advice of a --force that
-// hxbar sweep does not have.
-func TestNoForce(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := mustParse(t, "base: {skew: 0}\n")
-	_, err := Run(s, dir, Options{})
-	if err == nil || !strings.Contains(err.Error(), "not written by hxbar") {
-		t.Fatalf("foreign directory: %v", err)
-	}
-	if msg := NoForce(err).Error(); strings.Contains(msg, "--force") || !strings.Contains(msg, "not written by hxbar") {
-		t.Errorf("NoForce: %s", msg)
-	}
-	for _, r := range []string{"unreadable manifest (x); refusing to write into it: --force writes into it anyway (replacing files of the same names)",
-		"refusing to write into the filesystem root (even with --force): name a directory"} {
-		if msg := NoForce(&gendir.RefusedError{Dir: "d", Reason: r}).Error(); strings.Contains(msg, "--force") {
-			t.Errorf("NoForce: %s", msg)
-		}
-	}
-}
-
 // Varied values are written as the spec wrote them: 0x10 stays 0x10, a
 // date stays a date, a quoted "16" is the string 16, a plain 16 a number.
 func TestValuesAsWritten(t *testing.T) {

@@ -166,6 +166,17 @@ var _ = registerContract("cli",
 		name: "incomplete run JSON", args: []string{"sim", "--max-cycles", "1", "--format", "json"}, exit: 1,
 		stdout: []string{`"cycles": 1,`, `"complete": false,`, `"released": 0,`},
 	},
+	// A run that waits for good (a rank never arrives, no watchdog) ends
+	// where nothing can happen any more, not at max_cycles 1000000.
+	contractCase{
+		name: "stuck run table", args: []string{"sim", "--op", "sum", "--fault", "stuck:7"}, exit: 1,
+		stdout: []string{"│ cycles  ", "│ 66  ", "stuck: 0 of 16 ranks released; nothing can happen after cycle 65 (no_progress)"},
+		stderr: []string{"stuck: nothing can happen after cycle 65: ", "rank 7 has not arrived"},
+	},
+	contractCase{
+		name: "stuck run JSON", args: []string{"sim", "--op", "sum", "--fault", "stuck:7", "--format", "json"}, exit: 1,
+		stdout: []string{`"cycles": 66,`, `"stop": "no_progress",`, `"waiting": [`, `"rank 7 has not arrived (fault stuck:7: it never arrives)"`},
+	},
 	contractCase{
 		name: "complete run JSON", args: []string{"sim", "--format", "json"}, exit: 0,
 		stdout: []string{`"complete": true,`, `"released": 16,`},

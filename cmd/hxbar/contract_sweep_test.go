@@ -79,7 +79,7 @@ var _ = registerContract("sweep",
 	contractCase{
 		name: "sweep: points stopped by max_cycles are a problem found", args: []string{"sweep", "$D/s.yaml", "--out", "$D/out"},
 		setup: sweepSetup(map[string]string{"s.yaml": "base: {skew: 0}\nvary:\n  max_cycles: [2, 100000]\n"}), exit: 1,
-		owns: []string{"out"}, stderr: []string{"1 points did not complete by max_cycles"},
+		owns: []string{"out"}, stderr: []string{"1 points did not complete: stopped at max_cycles"},
 	},
 	contractCase{
 		name: "sweep: collect with a shard not run", args: []string{"sweep", "--collect", "$D/out"},

@@ -279,8 +279,10 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 		e := res.Errors[0]
 		st.Append("status", fmt.Sprintf("incomplete: %d of %d ranks released; %d unit errors, the first %s at node %d cycle %d (%s)",
 			res.Released, res.Ranks, len(res.Errors), e.Code, e.Node, e.Cycle, stopText(res)))
-	case !res.Complete:
+	case !res.Complete && res.Stop == sim.StopNoProgress:
 		// Latencies of a run that did not finish would be made up: say so.
+		st.Append("status", fmt.Sprintf("stuck: %d of %d ranks released; nothing can happen after cycle %d (no_progress)", res.Released, res.Ranks, res.Cycles-1))
+	case !res.Complete:
 		st.Append("status", fmt.Sprintf("incomplete: %d of %d ranks released by cycle %d (max_cycles)", res.Released, res.Ranks, res.Cycles))
 	}
 	arrival := "none"

@@ -103,13 +103,13 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	spec, err := sweep.Load(specPath)
 	if err != nil {
-		return usageError{sweep.NoForce(err)}
+		return usageError{noForce(err)}
 	}
 	if err := spec.CheckSize(); err != nil {
 		return usageError{fmt.Errorf("%s: %w", specPath, err)}
 	}
 	if err := spec.CheckAll(); err != nil {
-		return usageError{sweep.NoForce(err)}
+		return usageError{noForce(err)}
 	}
 	if *slurm {
 		return sweepSlurm(spec, specPath, *out, *tasks, *partition, *timeLimit, *workers, *dryRun, *format, stdout)
@@ -118,7 +118,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if shardN > 0 {
 		var err error
 		if dir, err = sweep.ShardDir(dir, shardI); err != nil {
-			return usageError{sweep.NoForce(err)}
+			return usageError{noForce(err)}
 		}
 	}
 	start := time.Now()
@@ -126,7 +126,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	sum, err := sweep.Run(spec, dir, sweep.Options{Workers: *workers, Shard: shardI, Shards: shardN, Progress: prog.update})
 	prog.finish()
 	if err != nil {
-		return usageError{sweep.NoForce(err)}
+		return usageError{noForce(err)}
 	}
 	wall := time.Since(start)
 	if *format == "json" {
@@ -155,7 +155,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	var problems []string
 	if sum.Incomplete > 0 {
-		problems = append(problems, fmt.Sprintf("%d points did not complete by max_cycles (complete=false in the results)", sum.Incomplete))
+		problems = append(problems, fmt.Sprintf("%d points did not complete: stopped at max_cycles, or where nothing could happen any more (complete=false in the results)", sum.Incomplete))
 	}
 	for _, e := range sum.Failed {
 		problems = append(problems, e.Error())
@@ -203,25 +203,25 @@ func sweepSlurm(spec *sweep.Spec, specPath, out string, tasks int, partition, ti
 	job := &sweep.Slurm{Hxbar: exe, Spec: specAbs, Dir: out, Tasks: tasks, Partition: partition, Time: timeLimit,
 		JobName: "hxbar-sweep-" + strings.TrimSuffix(filepath.Base(specPath), filepath.Ext(specPath))}
 	if err := job.Check(); err != nil { // before anything is written: --partition and --time too
-		return usageError{sweep.NoForce(err)}
+		return usageError{noForce(err)}
 	}
 	if err := sweep.EnsureDir(out); err != nil {
-		return usageError{sweep.NoForce(err)}
+		return usageError{noForce(err)}
 	}
 	dir, _, err := gendir.Resolve(out)
 	if err != nil {
-		return usageError{sweep.NoForce(err)}
+		return usageError{noForce(err)}
 	}
 	if strings.ContainsAny(dir, " \t\n%\"'\\") {
 		return usagef("--out %s: a SLURM #SBATCH --output line cannot hold blanks, quotes, backslashes or %%: choose a plain path", dir)
 	}
 	job.Dir, job.Workers = dir, workers
 	if err := job.Check(); err != nil {
-		return usageError{sweep.NoForce(err)}
+		return usageError{noForce(err)}
 	}
 	if _, err := gendir.Write(dir, []gendir.File{{Name: sweep.SbatchName, Data: []byte(job.Script()), Mode: 0o755, Part: "slurm"}},
 		gendir.Options{Tool: sweep.Tool, Parts: []string{"slurm"}}); err != nil {
-		return usageError{sweep.NoForce(err)}
+		return usageError{noForce(err)}
 	}
 	for _, d := range []string{sweep.LogsDir, sweep.ShardsDir} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
@@ -265,7 +265,7 @@ func sweepCollect(dir, format string, stdout io.Writer) error {
 		if ie, ok := errors.AsType[*sweep.IncompleteError](err); ok {
 			return failure{ie.Error()}
 		}
-		return usageError{sweep.NoForce(err)}
+		return usageError{noForce(err)}
 	}
 	if format == "json" {
 		return encodeIndented(stdout, map[string]any{"dir": sum.Dir, "shards": sum.Shards, "points": sum.Points,
@@ -298,7 +298,7 @@ func checkPlotOut(plotOut, dir string) (string, error) {
 			return "", usagef("--plot-out %s exists and is not a plot hxbar sweep wrote (allowed: a new file, or one it wrote); refusing to overwrite it", plotOut)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return "", usageError{sweep.NoForce(err)}
+		return "", usageError{noForce(err)}
 	}
 	return format, nil
 }
@@ -310,7 +310,7 @@ func sweepPlot(dir, spec, plotOut, format string, stdout io.Writer) error {
 	}
 	real, exists, err := gendir.Resolve(dir)
 	if err != nil {
-		return usageError{sweep.NoForce(err)}
+		return usageError{noForce(err)}
 	}
 	if exists {
 		err = gendir.CheckOwned(real, sweep.JSONLName)
@@ -322,7 +322,7 @@ func sweepPlot(dir, spec, plotOut, format string, stdout io.Writer) error {
 	}
 	data, err := inputfile.Read(filepath.Join(real, sweep.JSONLName))
 	if err != nil {
-		return usageError{sweep.NoForce(err)}
+		return usageError{noForce(err)}
 	}
 	plotFormat := "svg"
 	if plotOut != "" {
@@ -341,12 +341,12 @@ func sweepPlot(dir, spec, plotOut, format string, stdout io.Writer) error {
 	target := filepath.Join(real, "plot.svg")
 	if plotOut == "" {
 		if _, err := gendir.Write(real, []gendir.File{{Name: "plot.svg", Data: plot, Part: "plot"}}, gendir.Options{Tool: sweep.Tool, Parts: []string{"plot"}}); err != nil {
-			return usageError{sweep.NoForce(err)}
+			return usageError{noForce(err)}
 		}
 	} else {
 		target = plotOut
 		if err := outfile.WriteFile(plotOut, plot, 0o644); err != nil {
-			return usageError{sweep.NoForce(err)}
+			return usageError{noForce(err)}
 		}
 	}
 	if format == "json" {
@@ -354,4 +354,21 @@ func sweepPlot(dir, spec, plotOut, format string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", target)
 	return nil
+}
+
+// noForce drops the --force advice of gendir's refusals: hxbar sweep has
+// no --force (a sweep directory is never written over a user's files).
+func noForce(err error) error {
+	re, ok := errors.AsType[*gendir.RefusedError](err)
+	if !ok {
+		return err
+	}
+	r := *re
+	r.Reason = strings.ReplaceAll(r.Reason, " (even with --force)", "")
+	if i := strings.Index(r.Reason, ", or --force"); i >= 0 {
+		r.Reason = r.Reason[:i]
+	} else if i := strings.Index(r.Reason, "--force"); i >= 0 {
+		r.Reason = strings.TrimRight(r.Reason[:i], ":; ") + ": move it away, or name a new directory"
+	}
+	return &r
 }

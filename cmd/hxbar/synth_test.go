@@ -34,6 +34,7 @@ func TestSynthJSONContract(t *testing.T) {
 	}
 	type figures struct {
 		Module     *string `json:"module"`
+		Label      string  `json:"label"`
 		Instances  *int    `json:"instances"`
 		Cells      *int    `json:"cells"`
 		Flops      *int    `json:"flops"`
@@ -69,6 +70,15 @@ func TestSynthJSONContract(t *testing.T) {
 	if *tot.Instances != inst || *tot.Cells != cells || *tot.Flops != flops || *tot.MemoryBits != bits || *tot.Depth != topDepth {
 		t.Errorf("total %d instances, %d cells, %d flops, %d memory bits, depth %d; modules: %d, %d, %d, %d, hx_top depth %d",
 			*tot.Instances, *tot.Cells, *tot.Flops, *tot.MemoryBits, *tot.Depth, inst, cells, flops, bits, topDepth)
+	}
+	// The exchangers and the crossbar are variants of hx_switch: labelled
+	// by the parameter they differ in (MODE; both have 2 ports), not by Yosys's hash.
+	labels := map[string]int{}
+	for _, m := range rep.Modules {
+		labels[m.Label] += *m.Instances
+	}
+	if labels["hx_switch[MODE=0]"] != 2 || labels["hx_switch[MODE=1]"] != 1 || labels["hx_top"] != 1 {
+		t.Errorf("labels %v, want 2 hx_switch[MODE=0], 1 hx_switch[MODE=1], 1 hx_top", labels)
 	}
 	if seen["hx_switch"] != 3 || seen["hx_barrier_unit"] != 2 || seen["hx_top"] != 1 {
 		t.Errorf("instances %v, want 3 hx_switch, 2 hx_barrier_unit, 1 hx_top", seen)

@@ -10,6 +10,7 @@
 //	check -assert               -> no driver conflicts, undriven wires or loops
 //	stat -json                  -> cells and flip-flops per module
 //	dump t:$mem_v2              -> memory bits (SIZE x WIDTH of each $mem_v2)
+//	dump -n                     -> module headers: each variant's parameters (labels)
 //	memory_map; techmap; flatten -> each module with its submodules and its
 //	                               memories' read logic inlined
 //	ltp -noff                   -> logic depth per module and of hx_top
@@ -22,6 +23,7 @@ package synth
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,6 +34,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,13 +76,19 @@ func (e *YosysError) Unwrap() error { return e.Err }
 // Parametrisations of a module with equal figures are merged into one row
 // (Variants of them); ones that differ are separate rows of the same name.
 type Module struct {
-	Module     string `json:"module"`      // Verilog module name, e.g. hx_switch
-	Instances  int    `json:"instances"`   // instances in the design (hx_top: 1)
-	Cells      int    `json:"cells"`       // generic cells (gates and flip-flops) outside memories, submodules excluded
-	Flops      int    `json:"flops"`       // single-bit flip-flops among Cells
-	MemoryBits int    `json:"memory_bits"` // bits of the memories ($mem_v2 cells: SIZE x WIDTH), not in Cells
-	Depth      int    `json:"depth"`       // longest flop-to-flop/port path in generic cells, submodules inlined
-	Variants   int    `json:"variants"`    // Yosys parametrisations merged into this row
+	Module string `json:"module"` // Verilog module name, e.g. hx_switch
+	// Label names the row's parametrisation by the parameters in which
+	// the module's variants differ, e.g. hx_switch[P=4,MODE=1,XDIM=0|1]
+	// (values of merged variants joined by |); the module name alone when
+	// it has one variant (SetLabels).
+	Label      string   `json:"label"`
+	Instances  int      `json:"instances"`   // instances in the design (hx_top: 1)
+	Cells      int      `json:"cells"`       // generic cells (gates and flip-flops) outside memories, submodules excluded
+	Flops      int      `json:"flops"`       // single-bit flip-flops among Cells
+	MemoryBits int      `json:"memory_bits"` // bits of the memories ($mem_v2 cells: SIZE x WIDTH), not in Cells
+	Depth      int      `json:"depth"`       // longest flop-to-flop/port path in generic cells, submodules inlined
+	Variants   int      `json:"variants"`    // Yosys parametrisations merged into this row
+	yosys      []string // the Yosys names of the variants merged into this row
 }
 
 // Total is the whole design: Cells, Flops and MemoryBits are the sums of
@@ -223,6 +232,115 @@ func ParseMemories(text string) (map[string]int, error) {
 	return out, nil
 }
 
+// ModuleParam is one parameter of a Yosys module and its value as
+// RTLIL prints it (a decimal number for a 32-bit integer; a string
+// without its quotes).
+type ModuleParam struct {
+	Name, Value string
+}
+
+var dumpParamRE = regexp.MustCompile(`^\s*parameter\s+(?:signed\s+|real\s+)*\\?(\S+)(?:\s+(.*))?$`)
+
+// ParseParams reads the module headers of Yosys's `dump -n` (RTLIL) and
+// returns each module's parameters, in declaration order, by module name
+// as ltp prints it. A derived module ($paramod...) holds the values it was
+// built with, which its name may hide behind a hash.
+func ParseParams(text string) map[string][]ModuleParam {
+	out := map[string][]ModuleParam{}
+	mod := ""
+	for _, l := range strings.Split(text, "\n") {
+		if m := dumpModRE.FindStringSubmatch(l); m != nil {
+			mod = strings.TrimPrefix(m[1], `\`)
+			continue
+		}
+		if m := dumpParamRE.FindStringSubmatch(l); m != nil && mod != "" {
+			v := strings.TrimSpace(m[2])
+			if uq, err := strconv.Unquote(v); err == nil {
+				v = uq
+			}
+			out[mod] = append(out[mod], ModuleParam{Name: m[1], Value: v})
+		}
+	}
+	return out
+}
+
+// SetLabels labels each row by the parameters in which the variants of
+// its module differ (params from ParseParams), e.g. two hx_switch rows
+// hx_switch[P=3,MODE=0] and hx_switch[P=4,MODE=1]; a row merging variants
+// that differ joins their values (XDIM=0|1). A module with one variant is
+// labelled by its name.
+func (r *Report) SetLabels(params map[string][]ModuleParam) {
+	// The parameters, in declaration order, whose values differ among a
+	// module's variants.
+	differ := map[string][]string{}
+	first := map[string]map[string]string{}
+	for _, m := range r.Modules {
+		for _, y := range m.yosys {
+			f, seen := first[m.Module]
+			if !seen {
+				f = map[string]string{}
+				for _, p := range params[y] {
+					f[p.Name] = p.Value
+				}
+				first[m.Module] = f
+				continue
+			}
+			for _, p := range params[y] {
+				if v, ok := f[p.Name]; (!ok || v != p.Value) && !slices.Contains(differ[m.Module], p.Name) {
+					differ[m.Module] = append(differ[m.Module], p.Name)
+				}
+			}
+		}
+	}
+	for i := range r.Modules {
+		m := &r.Modules[i]
+		m.Label = m.Module
+		names := differ[m.Module]
+		if len(names) == 0 {
+			continue
+		}
+		order := paramOrder(params, m.yosys, names)
+		var parts []string
+		for _, n := range order {
+			var vals []string
+			for _, y := range m.yosys {
+				for _, p := range params[y] {
+					if p.Name == n && !slices.Contains(vals, p.Value) {
+						vals = append(vals, p.Value)
+					}
+				}
+			}
+			slices.SortFunc(vals, compareValues)
+			parts = append(parts, n+"="+strings.Join(vals, "|"))
+		}
+		m.Label = m.Module + "[" + strings.Join(parts, ",") + "]"
+	}
+}
+
+// paramOrder is names in the declaration order of the variants' parameters.
+func paramOrder(params map[string][]ModuleParam, yosys []string, names []string) []string {
+	var out []string
+	for _, y := range yosys {
+		for _, p := range params[y] {
+			if slices.Contains(names, p.Name) && !slices.Contains(out, p.Name) {
+				out = append(out, p.Name)
+			}
+		}
+	}
+	return out
+}
+
+// compareValues orders parameter values numerically when both are
+// numbers, else as text.
+func compareValues(a, b string) int {
+	x, errA := strconv.ParseInt(a, 10, 64)
+	y, errB := strconv.ParseInt(b, 10, 64)
+	if errA == nil && errB == nil {
+		return cmp.Compare(x, y)
+	}
+	return strings.Compare(a, b)
+}
+
 // IsMemory says whether a cell type is a memory left unmapped ($mem_v2).
 func IsMemory(typ string) bool { return typ == "$mem_v2" || typ == "$mem" }
 
@@ -316,9 +434,10 @@ func Build(mem map[string]int, stat map[string]StatModule, depth map[string]int,
 		k := key{BaseName(name), cells, flops, mem[name], d}
 		r := rows[k]
 		if r == nil {
-			r = &Module{Module: k.base, Cells: cells, Flops: flops, MemoryBits: k.memBits, Depth: d}
+			r = &Module{Module: k.base, Label: k.base, Cells: cells, Flops: flops, MemoryBits: k.memBits, Depth: d}
 			rows[k] = r
 		}
+		r.yosys = append(r.yosys, name)
 		r.Instances += n
 		r.Variants++
 		rep.Total.Instances += n
@@ -346,16 +465,24 @@ func Build(mem map[string]int, stat map[string]StatModule, depth map[string]int,
 // WriteTable prints the report as an aligned table.
 func (r *Report) WriteTable(w io.Writer) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%-18s %9s %9s %9s %11s %6s\n", "module", "instances", "cells", "flops", "memory_bits", "depth")
-	for _, m := range r.Modules {
-		name := m.Module
-		if m.Variants > 1 {
-			name = fmt.Sprintf("%s (%d)", name, m.Variants)
+	names := make([]string, len(r.Modules))
+	wid := 18
+	for i, m := range r.Modules {
+		names[i] = m.Label
+		if names[i] == "" {
+			names[i] = m.Module
 		}
-		fmt.Fprintf(&b, "%-18s %9d %9d %9d %11d %6d\n", name, m.Instances, m.Cells, m.Flops, m.MemoryBits, m.Depth)
+		if m.Variants > 1 {
+			names[i] = fmt.Sprintf("%s (%d)", names[i], m.Variants)
+		}
+		wid = max(wid, len(names[i]))
+	}
+	fmt.Fprintf(&b, "%-*s %9s %9s %9s %11s %6s\n", wid, "module", "instances", "cells", "flops", "memory_bits", "depth")
+	for i, m := range r.Modules {
+		fmt.Fprintf(&b, "%-*s %9d %9d %9d %11d %6d\n", wid, names[i], m.Instances, m.Cells, m.Flops, m.MemoryBits, m.Depth)
 	}
 	t := r.Total
-	fmt.Fprintf(&b, "%-18s %9d %9d %9d %11d %6d\n", "total", t.Instances, t.Cells, t.Flops, t.MemoryBits, t.Depth)
+	fmt.Fprintf(&b, "%-*s %9d %9d %9d %11d %6d\n", wid, "total", t.Instances, t.Cells, t.Flops, t.MemoryBits, t.Depth)
 	fmt.Fprintln(&b, "(per module: per instance, submodules excluded, depth with them; cells and flops outside memories; total: times instances, depth of the whole design)")
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "yosys: %s\n", w)
@@ -426,6 +553,7 @@ func Script(sources []string, top string, params []Param, out string) string {
 		"setattr -mod -unset top",
 		"tee -q -o " + o("stat.json") + " stat -json",
 		"tee -q -o " + o("mem.il") + " dump t:$mem_v2",
+		"tee -q -o " + o("params.il") + " dump -n",
 		"memory_map",
 		"techmap",
 		"opt_clean",
@@ -567,6 +695,11 @@ wait:
 	if err != nil {
 		return nil, err
 	}
+	paramsIL, err := read("params.il")
+	if err != nil {
+		return nil, err
+	}
+	rep.SetLabels(ParseParams(string(paramsIL)))
 	if log, err := read("yosys.log"); err == nil {
 		rep.Warnings = warningLines(string(log))
 	}

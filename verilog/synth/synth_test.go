@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -245,5 +246,92 @@ func TestLastPass(t *testing.T) {
 	}
 	if got, want := lastPass(f), "step 5.10 OPT_MERGE pass (detect identical cells)"; got != want {
 		t.Errorf("lastPass = %q, want %q", got, want)
+	}
+}
+
+// paramsIL is a `dump -n` of the testdata design's derived modules (the
+// header format of Yosys 0.23; the values as the generator sets them: two
+// exchangers and one crossbar).
+const paramsIL = `
+autoidx 3442
+
+attribute \dynports 1
+attribute \hdlname "\\hx_switch"
+module $paramod$db54381c021b0ff1bcc70679fe6438227fcdd74d\hx_switch
+
+  parameter \P 2
+  parameter \FW 64
+  parameter \MODE 0
+  parameter \XDIM 0
+end
+
+attribute \hdlname "\\hx_switch"
+module $paramod$35c0c614209931e49893511f7b97dc3057bc636e\hx_switch
+
+  parameter \P 2
+  parameter \FW 64
+  parameter \MODE 1
+  parameter \XDIM 0
+end
+
+module $paramod$9d8f9e2bfb3d87c662a34793e549339f32923640\hx_chan
+
+  parameter \W 66
+  parameter \NAME "inj"
+end
+
+module \hx_top
+end
+`
+
+// TestLabels: the two hx_switch rows are labelled by the parameter they
+// differ in (MODE), in table and JSON; a module with one variant keeps its
+// name; a row that merges variants joins their values.
+func TestLabels(t *testing.T) {
+	ps := ParseParams(paramsIL)
+	if got := ps[`$paramod$9d8f9e2bfb3d87c662a34793e549339f32923640\hx_chan`]; len(got) != 2 || got[1] != (ModuleParam{"NAME", "inj"}) {
+		t.Fatalf("hx_chan params %+v", got)
+	}
+	mem, err := ParseMemories(string(readTestdata(t, "mem.il")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Build(mem, parse(t, "stat.json"), ParseLTP(string(readTestdata(t, "ltp.txt"))), "hx_top")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.SetLabels(ps)
+	labels := map[string]int{}
+	for _, m := range rep.Modules {
+		labels[m.Label] += m.Instances
+	}
+	want := map[string]int{"hx_switch[MODE=0]": 2, "hx_switch[MODE=1]": 1, "hx_chan": 8, "hx_top": 1, "hx_alu": 4}
+	for l, n := range want {
+		if labels[l] != n {
+			t.Errorf("label %s: %d instances, want %d (all: %v)", l, labels[l], n, labels)
+		}
+	}
+	var b strings.Builder
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^hx_switch\[MODE=0\] +2 `).MatchString(b.String()) {
+		t.Errorf("table lacks the labelled exchangers:\n%s", b.String())
+	}
+	data, _ := json.Marshal(rep)
+	if !strings.Contains(string(data), `"module":"hx_switch","label":"hx_switch[MODE=1]"`) {
+		t.Errorf("JSON lacks the label: %s", data)
+	}
+
+	// Merged variants (equal figures): one row, both values.
+	merged := &Report{Modules: []Module{
+		{Module: "hx_switch", Variants: 2, yosys: []string{"a", "b"}},
+		{Module: "hx_switch", Variants: 1, yosys: []string{"c"}},
+	}}
+	merged.SetLabels(map[string][]ModuleParam{
+		"a": {{"P", "4"}, {"XDIM", "1"}}, "b": {{"P", "4"}, {"XDIM", "0"}}, "c": {{"P", "10"}, {"XDIM", "0"}},
+	})
+	if l0, l1 := merged.Modules[0].Label, merged.Modules[1].Label; l0 != "hx_switch[P=4,XDIM=0|1]" || l1 != "hx_switch[P=10,XDIM=0]" {
+		t.Errorf("labels %q, %q", l0, l1)
 	}
 }
