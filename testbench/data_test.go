@@ -244,6 +244,9 @@ func TestDataMutationsDetected(t *testing.T) {
 // (two seeds, one build).
 func TestCosimDataVerilator(t *testing.T) {
 	needTools(t, Verilator)
+	if !fullMatrix() {
+		t.Skip("make bench runs it (HXBAR_FULL_MATRIX): a 3-minute Verilator build; make test builds Verilator in TestCosimVerilator")
+	}
 	t.Parallel()
 	sys := dataSystem(t, "vd-2x4-ag4-OMM-F5-L2-B1-fw16", []int{2, 4}, 8, "allgather", 4, "OMM", "butterfly", 5, 2, 1, 16)
 	dir := filepath.Join(t.TempDir(), sys.Name)

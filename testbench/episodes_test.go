@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -155,16 +154,11 @@ func TestCosimEpisodes(t *testing.T) {
 // Verilator.
 func TestCosimEpisodesVerilator(t *testing.T) {
 	needTools(t, Verilator)
-	if testing.Short() {
-		t.Skip("Verilator builds are slow")
+	if !fullMatrix() {
+		t.Skip("make bench runs it (HXBAR_FULL_MATRIX): two Verilator builds of random episode designs, 5 minutes; make test builds Verilator in TestCosimVerilator")
 	}
 	t.Parallel()
-	// One random design per make test (a Verilator build is about a
-	// minute); make bench (HXBAR_FULL_MATRIX) builds two.
-	designs := 1
-	if os.Getenv("HXBAR_FULL_MATRIX") != "" {
-		designs = 2
-	}
+	designs := 2
 	rng := rand.New(rand.NewPCG(77, 1))
 	for i := 0; i < designs; i++ {
 		sys := randomEpisodes(t, rng, fmt.Sprintf("epv%d", i))

@@ -80,3 +80,8 @@ func saveFile(t testing.TB, path string) func() {
 }
 
 func join(dir, name string) string { return filepath.Join(dir, name) }
+
+// fullMatrix reports whether the long co-simulation matrices run whole
+// (HXBAR_FULL_MATRIX set, as make bench does). make test runs a sample of
+// each, so that it stays under 15 minutes on a 2-core machine.
+func fullMatrix() bool { return os.Getenv("HXBAR_FULL_MATRIX") != "" }
