@@ -187,14 +187,19 @@ func TestNewcomerTasks(t *testing.T) {
 		if errs, _ := res["errors"].([]any); len(errs) == 0 {
 			t.Errorf("no unit error reported")
 		}
-		// TODO(issue 25, branch faultaim): the README's first fault line,
-		// `sim --op sum --fault flip:n4.d0.up@20:3 --fault stuck:7`, hits
-		// no flit (the flip's cycle misses every flit on n4.d0.up); once
-		// faults can be aimed and the README line hits, check it here too.
-		// Its stuck rank ends the run where nothing can happen any more.
-		out, errs := n.run(1, "sim", "--op", "sum", "--fault", "flip:n4.d0.up@20:3", "--fault", "stuck:7")
-		if !strings.Contains(out, "the rank never arrives") || !strings.Contains(errs, "stuck: nothing can happen after cycle") {
+		// The README's first fault line: the flip aimed with @first hits,
+		// says what it did and is detected; the run stops at that error,
+		// and the stuck rank's line says so.
+		out, errs := n.run(1, "sim", "--op", "sum", "--fault", "flip:n4.d0.up@first:3", "--fault", "stuck:7")
+		if strings.Contains(out, "hit no flit") || !strings.Contains(out, "flipped bit 3") || !strings.Contains(out, "detected by CRC") {
+			t.Errorf("flip:n4.d0.up@first:3 does not say what it hit:\n%s", out)
+		}
+		if !strings.Contains(out, "rank 7 never arrives") || !strings.Contains(errs, "CRC") {
 			t.Errorf("stuck:7: %s\n%s", out, errs)
+		}
+		// stuck:7 alone: nothing can happen once the others wait for it.
+		if _, errs := n.run(1, "sim", "--op", "sum", "--fault", "stuck:7"); !strings.Contains(errs, "stuck: nothing can happen after cycle") {
+			t.Errorf("stuck:7 alone: %s", errs)
 		}
 	})
 
