@@ -163,6 +163,12 @@ type Units struct {
 	// PreStepBefore enables Eval's taking a gate step a cycle ahead for
 	// steps in cycles below it (the run's max_cycles); 0 disables it.
 	PreStepBefore int64
+
+	// iterations > 1 makes the units run a loop (SetIterations); Looped
+	// lists the ranks released in a loop iteration that is not their last
+	// since the last Collect (the run schedules their next arrival).
+	iterations uint32
+	Looped     []int32
 }
 
 // unitCtrl is a unit's CTRL register when it is not the system's.
@@ -184,6 +190,7 @@ type dataState struct {
 }
 
 type workerStats struct {
+	looped         []int32
 	released       int
 	packets, flits uint64
 	items, errs    uint64
@@ -201,6 +208,10 @@ func (u *Units) Collect() {
 		u.Packets += w.packets
 		u.Flits += w.flits
 		w.released, w.packets, w.flits = 0, 0, 0
+		if len(w.looped) > 0 {
+			u.Looped = append(u.Looped, w.looped...)
+			w.looped = w.looped[:0]
+		}
 		if w.items|w.errs != 0 {
 			u.ItemsReceived += w.items
 			if w.errs != 0 && u.DataErrors == 0 {
@@ -251,11 +262,12 @@ func (u *Units) SetCtrl(r int, en bool, op Op, data bool, gates int) error {
 	}
 	u.ctrl[r] = c
 	if op.HasPayload() {
-		st := u.gates + 2
-		ra := u.rxacc[r*st : (r+1)*st]
 		id := op.Identity()
-		for g := range ra {
-			ra[g] = id
+		for b := range u.banks() {
+			ra := u.acc(r, b)
+			for g := range ra {
+				ra[g] = id
+			}
 		}
 	}
 	return nil
@@ -277,6 +289,12 @@ type rankState struct {
 	// pre is 1 + the parity of the cycle whose gate step an evaluation
 	// already took (see Eval's end), 0 for none.
 	pre uint8
+	// rxBank is the receive bank of the packet being received (its head's
+	// iteration bit; 0 outside a loop).
+	rxBank uint8
+	// iter counts the rank's releases in a loop (0 outside one): it runs
+	// iteration iter+1, whose receive bank is iter&1.
+	iter uint32
 }
 
 // gateState is one gate's table entry and receive count: 8 bytes (a
@@ -285,9 +303,10 @@ type rankState struct {
 type gateState struct {
 	outEnd int32 // one past the gate's last route; its first is the entry before's outEnd
 	need   uint8
-	rxcnt  uint8
-	self   bool
-	_      uint8
+	// rxcnt is the received count per bank: bank 0 only, except in a loop
+	// (SetIterations), whose iterations alternate between the two.
+	rxcnt [2]uint8
+	self  bool
 }
 
 // A gateState is 8 bytes, the size docs/performance.md's memory figures
@@ -412,9 +431,9 @@ func (u *Units) NextEpisode(tab *FlatTable, op Op, flitWidth int, d *DataTable, 
 // rearm clears a rank's received counts (gs) and values (ra) at its
 // release: the unit takes the next episode's arrival and signals from a
 // clean slate. Only an op with a payload reads the values.
-func (u *Units) rearm(gs []gateState, ra []uint64, op Op) {
+func (u *Units) rearm(gs []gateState, ra []uint64, op Op, bank int) {
 	for g := range gs {
-		gs[g].rxcnt = 0
+		gs[g].rxcnt[bank] = 0
 	}
 	if op.HasPayload() {
 		id := op.Identity()
@@ -451,7 +470,9 @@ func (u *Units) Gate(r int) int {
 func (u *Units) Node(r int) int { return int(u.rank[r].node) }
 
 // Received returns how many routes from other ranks have delivered to (r, g).
-func (u *Units) Received(r, g int) int { return int(u.gate[r*(u.gates+2)+g].rxcnt) }
+func (u *Units) Received(r, g int) int {
+	return int(u.gate[r*(u.gates+2)+g].rxcnt[u.rank[r].iter&1])
+}
 
 // SendDone reports whether rank r has sent every packet of its current gate.
 func (u *Units) SendDone(r int) bool {
@@ -500,7 +521,8 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	G := u.gates // the table's gate count (the layout of gs)
 	rs := &u.rank[r]
 	gs := u.gate[r*(G+2) : (r+1)*(G+2)]
-	ra := u.rxacc[r*(G+2) : (r+1)*(G+2)]
+	b := rs.iter & 1 // the receive bank of the rank's iteration
+	ra := u.acc(r, int(b))
 	node := int(rs.node)
 	op, data, npay, Gr := u.Op, u.Data != nil, u.payloadFlits, G
 	if u.ctrl != nil {
@@ -544,15 +566,16 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 			}
 			rs.sendIdx = gs[0].outEnd // gate 1's first route
 			changed = true
+			u.Release[r] = -1 // a loop's next iteration: waiting again
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvArrive, Gate: 1, Rank: int32(r), Value: rs.acc})
 			if Gr == 0 { // gate 1 is the end gate: released by the same edge
 				released = true
 				u.Release[r], u.Result[r] = t, rs.acc
-				ws.released++
+				u.releaseLooped(r, rs, ws)
 				u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: 1, Rank: int32(r), Value: rs.acc})
 			}
 		}
-	case !sending && gs[c+1].rxcnt == gs[c+1].need:
+	case !sending && gs[c+1].rxcnt[b] == gs[c+1].need:
 		g := c + 1
 		passGate(rs, gs, ra, op, g)
 		curNx = g
@@ -561,7 +584,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 		if g == Gr+1 {
 			released = true
 			u.Release[r], u.Result[r] = t, rs.acc
-			ws.released++
+			u.releaseLooped(r, rs, ws)
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: uint8(g), Rank: int32(r), Value: rs.acc})
 		} else {
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvGate, Gate: uint8(g), Value: rs.acc})
@@ -569,7 +592,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	}
 	// The gate check finds more signals than the gate needs: OVER.
 	var e UnitError
-	if waiting && !pre && gs[c+1].rxcnt > gs[c+1].need {
+	if waiting && !pre && gs[c+1].rxcnt[b] > gs[c+1].need {
 		e = UnitError{Code: ErrOver, Gate: uint8(c + 1)}
 	}
 
@@ -584,7 +607,9 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 		k := rs.sendFlit
 		var f hw.Flit
 		if k == 0 {
-			f = hw.Flit{Dst: u.NodeOf[dst], Src: int32(r), Gate: uint8(c + 1), Flags: hw.FlitHead}
+			// The head's first bit above the header is its iteration bit
+			// (a loop's receive bank; 0 outside one).
+			f = hw.Flit{Dst: u.NodeOf[dst], Src: int32(r), Gate: uint8(c + 1), Flags: hw.FlitHead, Data: uint64(b)}
 			ws.packets++
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvSend, Gate: uint8(c + 1), Rank: dst})
 		} else {
@@ -641,7 +666,11 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 			}
 		}
 		tailOK := tail && inRange && code == 0
-		if tailOK && waiting && int(gate) <= curNx {
+		rb := rs.rxBank
+		if head {
+			rb = u.bankOf(&f)
+		}
+		if tailOK && waiting && rb == uint8(b) && int(gate) <= curNx {
 			code = ErrOver // a tail for a gate passed (or passing now)
 		}
 		if code != 0 {
@@ -651,17 +680,20 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 			}
 		}
 		if head {
-			rs.rxSrc, rs.rxGate, rs.rxVal, rs.rxFlit = f.Src, f.Gate, 0, 0
+			rs.rxSrc, rs.rxGate, rs.rxVal, rs.rxFlit, rs.rxBank = f.Src, f.Gate, 0, 0, rb
 		} else {
 			rs.rxVal |= f.Data << (uint(rs.rxFlit) * u.flitWidth)
 			rs.rxFlit++
 		}
 		rs.rxOpen = !tail
 		if tailOK && code == 0 && !failed {
-			gr := &gs[gate]
-			gr.rxcnt++
+			gs[gate].rxcnt[rb]++
 			if op.HasPayload() {
-				ra[gate] = op.Apply(ra[gate], rs.rxVal)
+				rx := ra
+				if rb != uint8(b) {
+					rx = u.acc(r, int(rb))
+				}
+				rx[gate] = op.Apply(rx[gate], rs.rxVal)
 			}
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRecv, Gate: gate, Rank: src, Value: rs.rxVal})
 		}
@@ -675,7 +707,9 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 		changed = true
 	}
 	if released {
-		u.rearm(gs, ra, op) // after the receive part: a count received in this cycle is cleared too
+		// After the receive part: a count received in this cycle into the
+		// bank of the iteration that ends is cleared too.
+		u.rearm(gs, ra, op, int(b))
 	}
 	if changed && u.Progress != nil {
 		u.Progress[r] = t
@@ -697,9 +731,9 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	switch {
 	case rs.sendIdx < gs[c].outEnd:
 		return 1
-	case gs[g].rxcnt < gs[g].need:
+	case gs[g].rxcnt[b] < gs[g].need:
 		return 0
-	case gs[g].rxcnt > gs[g].need || g > Gr || t+1 >= u.PreStepBefore || data || u.ctrl != nil:
+	case gs[g].rxcnt[b] > gs[g].need || g > Gr || t+1 >= u.PreStepBefore || data || u.ctrl != nil:
 		return 1
 	}
 	// Only gate g's step is left for t+1 (no flit ready, nothing to
@@ -835,4 +869,81 @@ func (u *Units) Prefetch(r int, stage int) int32 {
 		return -1
 	}
 	return u.NodeOf[dst]
+}
+
+// SetIterations makes the units run a loop of n iterations of their one
+// schedule (docs/microarchitecture.md, "Iterations"); n <= 1 is a single
+// run. In a loop each unit keeps two banks of receive state: iteration i
+// counts in bank (i-1)&1, a head carries its sender's bank as its first
+// bit above the header, and a release clears only the bank of the
+// iteration that ends, so that the next iteration's signals, which may
+// come before it, are kept. A release that is not a rank's last is listed
+// in Looped (Collect), and counts in Released only at the last iteration.
+// Call it before the run, after NewUnits.
+func (u *Units) SetIterations(n int) {
+	u.iterations = uint32(max(n, 1))
+	if n <= 1 {
+		return
+	}
+	u.rxacc = bigmem.MakeSparse[uint64](u, 2*len(u.rank)*u.Tab.Stride())
+	if u.Op.HasPayload() {
+		id := u.Op.Identity()
+		for i := range u.rxacc {
+			u.rxacc[i] = id
+		}
+	}
+}
+
+// Iteration is the loop iteration rank r runs, or ran last when released
+// (1-based; 1 outside a loop).
+func (u *Units) Iteration(r int) int {
+	rs := &u.rank[r]
+	i := int(rs.iter) + 1
+	if c := int(rs.cur); i > 1 && (c == 0 || c == u.gates+1) {
+		i-- // released, not yet arrived again
+	}
+	return i
+}
+
+// banks is the number of receive banks: 2 in a loop, else 1.
+func (u *Units) banks() int {
+	if u.iterations > 1 {
+		return 2
+	}
+	return 1
+}
+
+// acc is rank r's received values of bank b.
+func (u *Units) acc(r, b int) []uint64 {
+	st := u.gates + 2
+	i := r * st
+	if u.iterations > 1 {
+		i = (2*r + b) * st
+	}
+	return u.rxacc[i : i+st]
+}
+
+// bankOf is the receive bank a head flit names: its iteration bit in a
+// loop, else 0.
+func (u *Units) bankOf(f *hw.Flit) uint8 {
+	if u.iterations > 1 {
+		return uint8(f.Data & 1)
+	}
+	return 0
+}
+
+// releaseLooped counts rank r's release: in a loop the rank moves to its
+// next iteration's bank, and a release before the last iteration is
+// listed for the run to schedule the next arrival.
+func (u *Units) releaseLooped(r int, rs *rankState, ws *workerStats) {
+	if u.iterations <= 1 {
+		ws.released++
+		return
+	}
+	rs.iter++
+	if rs.iter >= u.iterations {
+		ws.released++
+		return
+	}
+	ws.looped = append(ws.looped, int32(r))
 }

@@ -258,6 +258,33 @@ var keys = []keySpec{
 			return err
 		},
 		write: func(s *System) string { return strconv.Itoa(s.RepeatCount()) }},
+	{key: "iterations", flag: "iterations", typ: "integer", allowed: fmt.Sprintf("1..%d", MaxIterations),
+		field: func(s *System) any { return &s.Iterations }, help: "run the barrier this many times back to back, each rank arriving again compute cycles after its own release",
+		doc: "Back-to-back iterations (MPI_Barrier in a loop): each rank arrives at the next iteration compute (+ jitter) cycles after its own release, with no quiet point between iterations; the same tables serve every iteration (docs/microarchitecture.md, Iterations). Collective barrier only, with one episode.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Iterations, err = decodeInt(n, "iterations", fmt.Sprintf("1..%d", MaxIterations))
+			if err == nil && s.Iterations < 1 { // Validate reads 0 as 1 (a Go literal); a file says 1
+				return &ParseError{Line: n.Line, Err: outOfRange("iterations", s.Iterations, 1, MaxIterations)}
+			}
+			return err
+		},
+		write: func(s *System) string { return strconv.Itoa(s.IterationCount()) }},
+	{key: "compute", flag: "compute", typ: "integer", allowed: fmt.Sprintf("0..%d", MaxSkew),
+		field: func(s *System) any { return &s.Compute }, help: "cycles from a rank's release to its next arrival in a loop",
+		doc: "Cycles of work between iterations: a rank released in cycle t arrives at the next iteration in cycle t + 1 + compute (+ its jitter). 0: at once, the most overlap.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Compute, err = decodeInt(n, "compute", fmt.Sprintf("0..%d", MaxSkew))
+			return err
+		},
+		write: func(s *System) string { return strconv.Itoa(s.Compute) }},
+	{key: "jitter", flag: "jitter", typ: "integer", allowed: fmt.Sprintf("0..%d", MaxSkew),
+		field: func(s *System) any { return &s.Jitter }, help: "extra 0..jitter cycles (drawn from seed per rank and iteration) before each next arrival",
+		doc: "Jitter of the loop: each rank's arrival at iteration i > 1 comes a further 0..jitter cycles late, drawn from seed per rank and iteration.",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Jitter, err = decodeInt(n, "jitter", fmt.Sprintf("0..%d", MaxSkew))
+			return err
+		},
+		write: func(s *System) string { return strconv.Itoa(s.Jitter) }},
 	{key: "episodes", flag: "", typ: "list of mappings", allowed: episodesAllowed + "; at most " + strconv.Itoa(MaxEpisodes) + " episodes with repeat",
 		doc:    "The run as a list of episodes, each a mapping overriding keys of this system for that episode (each entry overrides the system, not the entry before it). Empty: every episode is this system. File only (no flag).",
 		decode: nil, // set by init: decodeEpisodes reads the other keys' decoders

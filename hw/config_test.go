@@ -265,6 +265,9 @@ func genSystem(t *rapid.T) System {
 		CRCBits:     rapid.SampledFrom([]int{0, PacketCodeBits}).Draw(t, "crc_bits"),
 		Watchdog:    rapid.Int64Range(0, MaxMaxCycles).Draw(t, "watchdog"),
 		Repeat:      rapid.IntRange(1, MaxEpisodes).Draw(t, "repeat"),
+		Iterations:  1,
+		Compute:     rapid.IntRange(0, MaxSkew).Draw(t, "compute"),
+		Jitter:      rapid.IntRange(0, MaxSkew).Draw(t, "jitter"),
 	}
 	if s.Topology == "fattree" {
 		for i := range s.Dims {
@@ -313,7 +316,10 @@ func genSystem(t *rapid.T) System {
 			s.ItemPlace = rapid.SliceOfNDistinct(rapid.IntRange(0, R-1), n, n, rapid.ID[int]).Draw(t, "item_placement")
 		}
 	}
-	s.FlitWidth = rapid.IntRange(max(MinFlitWidth, s.HeaderBits()), MaxFlitWidth).Draw(t, "flit_width")
+	if s.Collective == CollBarrier && s.Repeat == 1 {
+		s.Iterations = rapid.IntRange(1, MaxIterations).Draw(t, "iterations")
+	}
+	s.FlitWidth = rapid.IntRange(max(MinFlitWidth, s.HeaderBits()+s.loopBits()), MaxFlitWidth).Draw(t, "flit_width")
 	if s.LinkLatency <= MaxRetryLatency && rapid.Bool().Draw(t, "retry") {
 		s.LinkRetry = rapid.IntRange(s.BufferDepth, MaxLinkRetry).Draw(t, "link_retry")
 	}
@@ -356,7 +362,7 @@ func yamlRoundTrip(s System) error {
 // instead, explicitly.
 func minimalSystem() System {
 	return System{Name: "0", Topology: "hyperxbar", Dims: []int{2}, Algo: "butterfly", Op: "barrier",
-		Collective: "barrier", ItemFlits: 1, LinkLatency: 1, BufferDepth: 1, FlitWidth: 16, Duplex: "full", MaxCycles: 1, Repeat: 1}
+		Collective: "barrier", ItemFlits: 1, LinkLatency: 1, BufferDepth: 1, FlitWidth: 16, Duplex: "full", MaxCycles: 1, Repeat: 1, Iterations: 1}
 }
 
 // TestRoundTripRegressions replays the recorded rapid failures: the YAML

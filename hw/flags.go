@@ -76,6 +76,9 @@ func (f *Flags) Apply(dst *System) error {
 		if key == "repeat" && v.Repeat < 1 { // Validate reads 0 as 1 (a Go literal); a flag says 1
 			return &FlagError{Flag: "repeat", Err: outOfRange("repeat", v.Repeat, 1, MaxEpisodes)}
 		}
+		if key == "iterations" && v.Iterations < 1 {
+			return &FlagError{Flag: "iterations", Err: outOfRange("iterations", v.Iterations, 1, MaxIterations)}
+		}
 		k := specOf(key)
 		copyField(k.field(&s), k.field(v))
 	}

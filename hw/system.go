@@ -179,6 +179,17 @@ type System struct {
 	// Repeat runs the collective (or the Episodes list) this many times
 	// back to back; 0 is read as 1 (docs/microarchitecture.md, "Episodes").
 	Repeat int `yaml:"repeat" json:"repeat,omitempty"`
+	// Iterations runs the collective this many times in a loop with no
+	// quiet point between iterations: each rank arrives at iteration i+1
+	// Compute (+ a seeded 0..Jitter) cycles after its own release from i
+	// (docs/microarchitecture.md, "Iterations"); 0 is read as 1.
+	Iterations int `yaml:"iterations" json:"iterations,omitempty"`
+	// Compute is the cycles from a rank's release to its next arrival in a
+	// loop (its release event's cycle + 1 + Compute, plus its jitter).
+	Compute int `yaml:"compute" json:"compute,omitempty"`
+	// Jitter adds a seeded 0..Jitter cycles per rank and iteration to
+	// Compute (IterationDraw).
+	Jitter int `yaml:"jitter" json:"jitter,omitempty"`
 	// Episodes, when not empty, is the run: one episode per entry, each
 	// entry overriding some keys of the system (EpisodeKeys).
 	Episodes []Episode `yaml:"episodes" json:"episodes,omitempty"`
@@ -223,6 +234,7 @@ func Default() System {
 		Duplex:      DuplexFull,
 		MaxCycles:   1_000_000,
 		Repeat:      1,
+		Iterations:  1,
 		CRCBits:     PacketCodeBits,
 	}
 }
@@ -424,7 +436,7 @@ func (s *System) Validate() error {
 	if err := inRange("flit_width", s.FlitWidth, MinFlitWidth, MaxFlitWidth); err != nil {
 		return err
 	}
-	if need := s.HeaderBits(); s.FlitWidth < need {
+	if need := s.HeaderBits() + s.loopBits(); s.FlitWidth < need {
 		return &FieldError{Field: "flit_width", Value: s.FlitWidth, Allowed: fmt.Sprintf("%d..%d: the head flit must hold the %d-bit header of this system", need, MaxFlitWidth, need)}
 	}
 	if err := oneOf("duplex", s.Duplex, DuplexModes); err != nil {
@@ -454,7 +466,10 @@ func (s *System) Validate() error {
 			return &FieldError{Field: fmt.Sprintf("avoid[%d]", i), Value: showString(c), Allowed: "a channel name as hxbar check --channels lists it"}
 		}
 	}
-	return s.validateEpisodes()
+	if err := s.validateEpisodes(); err != nil {
+		return err
+	}
+	return s.validateLoop()
 }
 
 // WrapAllowed describes the allowed wrap lists.

@@ -64,6 +64,7 @@ type System struct {
 	releases   [][]int64                          // every rank's release cycle in each finished episode but the last
 	// (the routing around the avoided channels is the design's Avoid)
 	wd         *watchdog // the units' watchdog (nil: off)
+	loop       *loopRun  // the run's iteration loop (nil: none, loop.go)
 	stuckRanks []int     // ranks a stuck fault keeps from arriving
 	linkSpecs  []string  // the spec of each armed link fault, in the network's order
 }
@@ -165,6 +166,7 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 	}
 	s.Units = barrierunit.NewUnits(ep.Table, ep.Op, sys.FlitWidth, nodeOf, arrive, operand)
 	s.Units.SetNodes(fab.NumNodes())
+	s.Units.SetIterations(sys.IterationCount())
 	if ep.DataTable != nil {
 		if err := s.Units.SetData(ep.DataTable); err != nil {
 			return nil, err
@@ -288,6 +290,9 @@ type Result struct {
 	// "Episodes"); a run stopped by max_cycles lists those it started.
 	// Nodes, Data and Steps describe the last one listed.
 	Episodes []EpisodeResult `json:"episodes"`
+	// Communicators lists the run's communicators with their iterations
+	// (loop.go); a run without communicators has one, world.
+	Communicators []CommunicatorResult `json:"communicators"`
 	// Faults lists the injected faults and what each hit (none: omitted).
 	Faults []FaultResult `json:"faults,omitempty"`
 	// Dropped lists the switches that met illegal flits (docs/
@@ -455,6 +460,10 @@ func (s *System) Run(opt Options) (*Result, error) {
 	s.epResults = append(s.epResults[:0], EpisodeResult{Episode: 1, Collective: string(s.Cur.Sys.Collective), FirstArrival: t, LastRelease: -1})
 	s.epArrival = append(s.epArrival[:0], maxArrival(u.Arrive))
 	s.releases = s.releases[:0]
+	s.loop = nil
+	if s.Sys.Looping() {
+		s.loop = newLoop(s.Sys.IterationCount(), s.Sys.Compute, u.Arrive)
+	}
 	for {
 		if opt.Progress != nil && t&63 == 0 && time.Since(lastReport) > time.Second {
 			opt.Progress(t, u.Released, R)
@@ -484,6 +493,9 @@ func (s *System) Run(opt Options) (*Result, error) {
 			s.wd.arrived(t)
 			next++
 		}
+		if s.loop != nil {
+			s.loopArrivals(t)
+		}
 		if s.exhaustive {
 			for e := 0; e < s.Net.Elements(); e++ {
 				s.eng.wake(0, int32(e), t)
@@ -496,6 +508,9 @@ func (s *System) Run(opt Options) (*Result, error) {
 		s.eng.step(t)
 		s.checkWatchdog(t)
 		u.Collect()
+		if len(u.Looped) > 0 {
+			s.loopReleased(t)
+		}
 		// A unit that took its next cycle's gate step ahead (Units.Eval)
 		// emitted that step's event in this one: it waits in later for
 		// its cycle, which is run (the unit is woken after it).
@@ -559,7 +574,11 @@ func (s *System) Run(opt Options) (*Result, error) {
 			next = 0
 		}
 		// A rank a stuck fault holds back (Never) is no arrival to wait for.
-		arrivals := next < R && u.Arrive[order[next]] != Never
+		na := s.loop.nextArrival()
+		if next < R {
+			na = min(na, u.Arrive[order[next]])
+		}
+		arrivals := na != Never
 		if s.exhaustive {
 			t++
 		} else if s.eng.pending() && len(s.Units.Errors) > 0 && s.frozen(t, !arrivals, &fz) {
@@ -570,7 +589,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 		} else if s.eng.pending() {
 			t++
 		} else if arrivals {
-			t = s.wd.due(u.Arrive[order[next]])
+			t = s.wd.due(na)
 		} else if d := s.wd.due(math.MaxInt64); len(u.Errors) > 0 && d != math.MaxInt64 {
 			// A unit is in ERROR, but the watchdog of another, still
 			// waiting, has a deadline: its TIMEOUT is an event too (the
@@ -708,6 +727,7 @@ func (s *System) result(t int64) *Result {
 		s.dataResult(res)
 	}
 	setMetrics(res, s.epArrival)
+	res.Communicators = s.communicators(res)
 	if len(s.Sys.Faults) > 0 {
 		res.Faults = s.faultResults()
 		res.Dropped = s.dropResults()

@@ -162,3 +162,32 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkLoop runs osu_barrier-style loops (compute 0, skew 0) of 10
+// and 100 iterations on 32x32x32 (32,768 ranks): the time per iteration
+// must not grow with the iteration count (docs/performance.md, "Loops").
+func BenchmarkLoop(b *testing.B) {
+	for _, it := range []int{10, 100} {
+		sys := hw.Default()
+		sys.Dims, sys.Ranks, sys.Skew, sys.Iterations = []int{32, 32, 32}, 0, 0, it
+		b.Run(fmt.Sprintf("iterations=%d", it), func(b *testing.B) {
+			s, err := Build(sys, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				s, err = Build(sys, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if _, err := s.Run(Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*it), "ns/iteration")
+		})
+	}
+}

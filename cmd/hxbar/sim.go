@@ -233,6 +233,11 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 			return err
 		}
 	}
+	if s.Sys.Looping() && len(res.Communicators) > 0 {
+		if err := printLoop(w, &s.Sys, &res.Communicators[0]); err != nil {
+			return err
+		}
+	}
 	if res.Data != nil {
 		tw := tablewriter.NewWriter(w)
 		tw.Header("step", "kind", "gate", "done at cycle", "items in largest message")
@@ -454,4 +459,45 @@ func printEpisodes(w io.Writer, s *sim.System, res *sim.Result) error {
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// printLoop shows a loop's iterations (the first and last ones of a long
+// loop) and its averages, as osu_barrier reports them.
+func printLoop(w io.Writer, sys *hw.System, c *sim.CommunicatorResult) error {
+	fmt.Fprintf(w, "loop of %d iterations (compute %d, jitter %d), no quiet point between them; the rank table below describes the last\n",
+		sys.IterationCount(), sys.Compute, sys.Jitter)
+	tw := tablewriter.NewWriter(w)
+	tw.Header("iteration", "first arrival", "last release", "latency")
+	n := len(c.Iterations)
+	for i, it := range c.Iterations {
+		if n > loopRows && i >= loopRows/2 && i < n-loopRows/2 {
+			if i == loopRows/2 {
+				tw.Append(fmt.Sprintf("... %d more", n-loopRows), "", "", "")
+			}
+			continue
+		}
+		tw.Append(it.Iteration, it.FirstArrival, optString(it.LastRelease, "not released"), optString(it.Latency, "n/a"))
+	}
+	if err := tw.Render(); err != nil {
+		return err
+	}
+	if c.AvgPeriod != nil {
+		fmt.Fprintf(w, "avg period %.2f cycles per iteration; latency avg %.2f, min %d, max %d cycles\n", *c.AvgPeriod, *c.AvgLatency, *c.MinLatency, *c.MaxLatency)
+	} else {
+		fmt.Fprintf(w, "the loop did not complete: no period\n")
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// loopRows is the iterations a loop's table shows: the first and last
+// halves.
+const loopRows = 20
+
+// optString is *v in decimal, or none when v is nil.
+func optString(v *int64, none string) string {
+	if v == nil {
+		return none
+	}
+	return strconv.FormatInt(*v, 10)
 }
