@@ -109,7 +109,7 @@ func testbenchFiles(s *design.Design, expected []byte) (map[string][]byte, error
 	}
 	ne := s.NumEpisodes()
 	return map[string][]byte{
-		TBFile:       tbText(s.Sys.Title(), s.Topo.Nodes, len(evs), ne, len(writes), inj),
+		TBFile:       tbText(s.Sys.Title(), s.Topo.Nodes, len(evs), ne, s.Sys.IterationCount(), len(writes), inj),
 		ConfigFile:   configFile(s.Sys.Title(), ne, writes),
 		ScenarioFile: scenarioFile(s),
 		ExpectedFile: expectedFile(s.Sys.Title(), s.Topo.Nodes, s.Ranks(), evs, cycles, limit),
@@ -121,7 +121,7 @@ func testbenchFiles(s *design.Design, expected []byte) (map[string][]byte, error
 
 // checkTrace checks that a parsed trace belongs to s and is complete: every
 // event on a node that hosts a rank, arrival and release events naming that
-// rank, every rank released once per episode. It returns the run's cycle
+// rank, every rank released once per episode (per iteration of a loop). It returns the run's cycle
 // count (last release + 1).
 func checkTrace(s *design.Design, evs []barrierunit.Event) (int64, error) {
 	nodes := s.Topo.Nodes
@@ -129,7 +129,7 @@ func checkTrace(s *design.Design, evs []barrierunit.Event) (int64, error) {
 	for n := range rankOf {
 		rankOf[n] = int32(s.RankOf(n))
 	}
-	E := s.NumEpisodes()
+	E := s.NumEpisodes() * s.Sys.IterationCount() // releases per rank (a loop has one episode)
 	R := s.Ranks()
 	released := make([]int, R) // releases of each rank so far
 	nrel := 0

@@ -127,7 +127,7 @@ func expectedFile(name string, nodes, ranks int, evs []barrierunit.Event, cycles
 // scenarioFile builds scenario.hex: where and when each rank arrives, per
 // episode (s.Arrivals, with the operand of an op without a payload 0).
 //
-//	word 0              [127:96] "HXSC" [95:64] version 2 [63:32] episodes E [31:0] nodes N
+//	word 0              [127:96] "HXSC" [95:64] version 2 [63:32] groups E [31:0] nodes N
 //	word 1              checksum of words 2 .. E*N+2
 //	word 2+(e-1)*N+n    episode e, node n: [127] arrives [126:64] arrival offset [63:0] operand
 //	word E*N+2          [127:96] "END!" [63:32] E [31:0] N
@@ -155,6 +155,22 @@ func scenarioFile(s *design.Design) []byte {
 		}
 		eps[k-1] = a
 	}
+	// A loop's iterations 2..NI follow as groups: the delay from the first
+	// cycle a rank's released reads 1 to its next arrival (compute + its
+	// jitter), and the iteration's operand.
+	for k := 2; k <= s.Sys.IterationCount(); k++ {
+		a := make([]arr, s.Ranks())
+		op := s.Episode(1).Op
+		for r := range a {
+			jit, opd := s.Sys.IterationDraw(r, k)
+			a[r].at = int64(s.Sys.Compute) + jit
+			if op.HasPayload() {
+				a[r].opd = opd
+			}
+		}
+		eps = append(eps, a)
+	}
+	groups := len(eps)
 	// A stuck rank (fault stuck:R) never arrives: in episode 1, as the
 	// model's units (an episode after it never starts: the watchdog ends
 	// the run).
@@ -163,7 +179,7 @@ func scenarioFile(s *design.Design) []byte {
 			eps[0][f.Rank].at = sim.Never
 		}
 	}
-	body := make([]word, episodes*nodes+1)
+	body := make([]word, groups*nodes+1)
 	for k := range eps {
 		for r := range s.Ranks() {
 			if eps[k][r].at == sim.Never {
@@ -172,21 +188,21 @@ func scenarioFile(s *design.Design) []byte {
 			body[k*nodes+s.NodeOf(r)] = word{1<<63 | uint64(eps[k][r].at), eps[k][r].opd}
 		}
 	}
-	body[episodes*nodes] = word{magic32(MagicEnd) << 32, uint64(episodes)<<32 | uint64(nodes)}
+	body[groups*nodes] = word{magic32(MagicEnd) << 32, uint64(groups)<<32 | uint64(nodes)}
 	var sum word
 	for _, w := range body {
 		sum = rotlXor(sum, w, 2)
 	}
 	var b bytes.Buffer
-	b.Grow(80 * (episodes*nodes + 8))
+	b.Grow(80 * (groups*nodes + 8))
 	fmt.Fprintf(&b, "// %s: the CPU side of the scenario for the testbench tb.v (docs/cosim.md)\n", ScenarioFile)
 	fmt.Fprintf(&b, "// system: %s\n", s.Sys.Title())
 	b.WriteString("// node word: arrives[127] arrival_offset[126:64] operand[63:0]\n")
 	hex := func(w word, comment string) {
 		fmt.Fprintf(&b, "%016x%016x // %s\n", w[0], w[1], comment)
 	}
-	hex(word{magic32(MagicScenario)<<32 | ScenarioVersion, uint64(episodes)<<32 | uint64(nodes)},
-		fmt.Sprintf("header: magic %s, version %d, %d episodes, %d nodes", MagicScenario, ScenarioVersion, episodes, nodes))
+	hex(word{magic32(MagicScenario)<<32 | ScenarioVersion, uint64(groups)<<32 | uint64(nodes)},
+		fmt.Sprintf("header: magic %s, version %d, %d episodes and iterations, %d nodes", MagicScenario, ScenarioVersion, groups, nodes))
 	hex(sum, "checksum of the words below")
 	for k := range eps {
 		for n := 0; n < nodes; n++ {
@@ -199,10 +215,15 @@ func scenarioFile(s *design.Design) []byte {
 					when = "at offset"
 				}
 				c = fmt.Sprintf("episode %d, node %d: rank %d arrives %s %d, operand %016x", k+1, n, r, when, eps[k][r].at, eps[k][r].opd)
+				if k >= episodes { // a loop's iteration k-episodes+2
+					c = fmt.Sprintf("iteration %d, node %d: rank %d arrives %d cycles after its release is seen, operand %016x", k-episodes+2, n, r, eps[k][r].at, eps[k][r].opd)
+				}
+			} else if k >= episodes {
+				c = fmt.Sprintf("iteration %d, node %d: no rank, never arrives", k-episodes+2, n)
 			}
 			hex(body[k*nodes+n], c)
 		}
 	}
-	hex(body[episodes*nodes], fmt.Sprintf("end: %d episodes, %d nodes", episodes, nodes))
+	hex(body[groups*nodes], fmt.Sprintf("end: %d episodes and iterations, %d nodes", groups, nodes))
 	return b.Bytes()
 }

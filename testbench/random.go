@@ -84,14 +84,18 @@ func drawSystem(rng *rand.Rand, seed uint64) hw.System {
 		s.LinkRetry = s.BufferDepth + rng.IntN(5)
 	}
 	drawEpisodes(rng, &s)
+	for s.Looping() && s.FlitWidth < s.HeaderBits()+1 { // a loop's head carries the iteration bit
+		s.FlitWidth *= 2
+	}
 	if rng.IntN(6) == 0 && len(s.Dims) >= 2 {
 		drawAvoid(rng, &s)
 	}
 	return s
 }
 
-// drawEpisodes draws the run: one collective (repeated or not) or a list
-// of 2-5 entries, the list sometimes repeated.
+// drawEpisodes draws the run: one collective (repeated or not), a list
+// of 2-5 entries, the list sometimes repeated, or a barrier or reduction
+// in a back-to-back loop.
 func drawEpisodes(rng *rand.Rand, s *hw.System) {
 	entry := func() hw.Episode {
 		var e hw.Episode
@@ -111,7 +115,16 @@ func drawEpisodes(rng *rand.Rand, s *hw.System) {
 		return e
 	}
 	s.Repeat = 1
-	switch n := rng.IntN(6); {
+	switch n := rng.IntN(7); {
+	case n == 6: // a loop of 2-6 iterations (docs/microarchitecture.md, "Iterations")
+		c, op, algo := hw.CollBarrier, hw.Ops[rng.IntN(len(hw.Ops))], hw.Algorithms[rng.IntN(len(hw.Algorithms))]
+		if algo == hw.AlgoDissemination && (op == hw.OpSum || op == hw.OpXor) {
+			op = hw.OpMax
+		}
+		s.Collective, s.Op, s.Algo = c, op, algo
+		s.Iterations = 2 + rng.IntN(5)
+		s.Compute = []int{0, 0, 1, 6}[rng.IntN(4)]
+		s.Jitter = []int{0, 0, 3, 12}[rng.IntN(4)]
 	case n == 0: // the plain one-episode run
 		e := entry()
 		s.Collective, s.Op, s.Algo = *e.Collective, *e.Op, *e.Algo
@@ -310,6 +323,12 @@ func shrinkSteps(sys hw.System) []hw.System {
 	if sys.Repeat > 1 {
 		add(func(c *hw.System) { c.Repeat-- })
 	}
+	if sys.IterationCount() > 2 {
+		add(func(c *hw.System) { c.Iterations-- })
+	}
+	if sys.Jitter > 0 {
+		add(func(c *hw.System) { c.Jitter = 0 })
+	}
 	for i := range sys.Episodes {
 		if len(sys.Episodes) > 1 {
 			add(func(c *hw.System) { c.Episodes = slices.Delete(c.Episodes, i, i+1) })
@@ -339,9 +358,9 @@ func shrinkSteps(sys hw.System) []hw.System {
 // randomFeatures counts what a sample of random designs covers, so a run
 // can say what it looked at and a test can hold the generator to it.
 type randomFeatures struct {
-	designs, episodes, multi, gatesChange, retry, watchdog, avoid, crcOn, partial, placed int
-	dims                                                                                  [4]int
-	collectives, ops, faultKinds, faultCounts                                             map[string]int
+	designs, episodes, multi, gatesChange, retry, watchdog, avoid, crcOn, partial, placed, loops int
+	dims                                                                                         [4]int
+	collectives, ops, faultKinds, faultCounts                                                    map[string]int
 }
 
 func (f *randomFeatures) add(sys hw.System) {
@@ -357,6 +376,7 @@ func (f *randomFeatures) add(sys hw.System) {
 		}
 	}
 	count(sys.NumEpisodes() > 1, &f.multi)
+	count(sys.Looping(), &f.loops)
 	count(sys.LinkRetry > 0, &f.retry)
 	count(sys.Watchdog > 0, &f.watchdog)
 	count(len(sys.Avoid) > 0, &f.avoid)
@@ -392,6 +412,7 @@ func (f *randomFeatures) missing() []string {
 		}
 	}
 	need(f.multi, "a multi-episode run")
+	need(f.loops, "a back-to-back loop")
 	need(f.gatesChange, "episodes whose gate counts change")
 	need(f.retry, "link retry")
 	need(f.watchdog, "a watchdog")
@@ -419,6 +440,6 @@ func (f *randomFeatures) missing() []string {
 }
 
 func (f *randomFeatures) String() string {
-	return fmt.Sprintf("%d episodes; %d multi-episode (%d with changing gate counts); dims 1/2/3: %d/%d/%d; collectives %v; ops %v; faults per run %v, by kind %v; retry %d, watchdog %d, avoid %d, check code %d, partial ranks %d, placed %d",
-		f.episodes, f.multi, f.gatesChange, f.dims[1], f.dims[2], f.dims[3], f.collectives, f.ops, f.faultCounts, f.faultKinds, f.retry, f.watchdog, f.avoid, f.crcOn, f.partial, f.placed)
+	return fmt.Sprintf("%d episodes; %d multi-episode (%d with changing gate counts); %d loops; dims 1/2/3: %d/%d/%d; collectives %v; ops %v; faults per run %v, by kind %v; retry %d, watchdog %d, avoid %d, check code %d, partial ranks %d, placed %d",
+		f.episodes, f.multi, f.gatesChange, f.loops, f.dims[1], f.dims[2], f.dims[3], f.collectives, f.ops, f.faultCounts, f.faultKinds, f.retry, f.watchdog, f.avoid, f.crcOn, f.partial, f.placed)
 }

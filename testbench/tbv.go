@@ -28,6 +28,8 @@ module hx_tb;
     localparam integer RB    = ` + "`" + `HX_RB;     // rank bits (hx_params.vh)
     localparam integer NEV   = %[2]d;  // events in expected.hex (its header must agree)
     localparam integer NE    = %[4]d;  // episodes (scenario.hex and config.hex must agree)
+    localparam integer NI    = %[12]d;  // loop iterations (1: no loop; a loop has one episode)
+    localparam integer NG    = NE + NI - 1;  // node word groups of scenario.hex: episodes, then iterations 2..NI
     localparam integer NW    = %[5]d;  // configuration writes in config.hex
     localparam integer GB    = %[7]d;  // gate number bits (hw.GateBits; a byte in expected.hex)
     localparam integer DRAIN = %[3]d;  // cycles watched after the last event and release
@@ -86,7 +88,7 @@ module hx_tb;
     // Data files, checked at time 0 (docs/cosim.md)
     // ------------------------------------------------------------------
     reg [8*256-1:0] scen_file, exp_file, cfg_file;
-    reg [127:0]     scen [0:NE*N+2];  // header, checksum, episode e node n at 2+(e-1)*N+n, end
+    reg [127:0]     scen [0:NG*N+2];  // header, checksum, group e node n at 2+(e-1)*N+n, end
     reg [191:0]     expm [0:NEV+3];   // header, checksum, limits, event 0..NEV-1, end
     reg [127:0]     cfgw [0:NW+2];    // header, checksum, write 0..NW-1, end
     reg [63:0]      limit;            // watchdog: last cycle that may be reported
@@ -173,16 +175,16 @@ module hx_tb;
             begin $sformat(msg, "bad magic %%h, expected 48585343 (HXSC)", scen[0][127:96]); die(scen_file, msg); end
         if (scen[0][95:64] !== 32'd2)
             begin $sformat(msg, "format version %%0d, this testbench reads version 2", scen[0][95:64]); die(scen_file, msg); end
-        if (scen[0][63:32] !== NE || scen[0][31:0] !== N)
-            begin $sformat(msg, "%%0d episodes of %%0d nodes, tb.v was generated for %%0d of %%0d (regenerate)", scen[0][63:32], scen[0][31:0], NE, N); die(scen_file, msg); end
+        if (scen[0][63:32] !== NG || scen[0][31:0] !== N)
+            begin $sformat(msg, "%%0d episodes and iterations of %%0d nodes, tb.v was generated for %%0d of %%0d (regenerate)", scen[0][63:32], scen[0][31:0], NG, N); die(scen_file, msg); end
         c128 = 128'd0;
-        for (i = 2; i <= NE * N + 2; i = i + 1) begin
+        for (i = 2; i <= NG * N + 2; i = i + 1) begin
             if (^scen[i] === 1'bx)
                 begin $sformat(msg, "word %%0d missing or not hex (file truncated?)", i); die(scen_file, msg); end
             c128 = {c128[126:0], c128[127]} ^ scen[i];
         end
-        if (scen[NE*N+2][127:96] !== 32'h454e4421 || scen[NE*N+2][63:32] !== NE || scen[NE*N+2][31:0] !== N)
-            begin $sformat(msg, "no end marker after episode %%0d node %%0d (file truncated, too long or for another design?)", NE, N - 1); die(scen_file, msg); end
+        if (scen[NG*N+2][127:96] !== 32'h454e4421 || scen[NG*N+2][63:32] !== NG || scen[NG*N+2][31:0] !== N)
+            begin $sformat(msg, "no end marker after group %%0d node %%0d (file truncated, too long or for another design?)", NG, N - 1); die(scen_file, msg); end
         if (scen[1] !== c128)
             begin $sformat(msg, "checksum %%h does not match the words (computed %%h)", scen[1], c128); die(scen_file, msg); end
 
@@ -284,6 +286,14 @@ module hx_tb;
     reg            driving = 1'b0;
     reg [15:0]     pnum;
     reg [31:0]     idx;
+    // A loop (NI > 1): rank a's arrival at its next iteration comes the
+    // delay of its group word (compute + jitter) after the first cycle its
+    // released output reads 1 (docs/microarchitecture.md, "Iterations").
+    integer        lp_k [0:N-1];               // iteration node a's rank runs (or ran last)
+    reg [63:0]     lp_due [0:N-1];             // its next arrival cycle, while lp_pend
+    reg [N-1:0]    lp_pend = {N{1'b0}};
+    reg [N-1:0]    lp_prev = {N{1'b0}};        // released at the last falling edge
+    reg            arr_any;
 
     // next_write is port p's write after write w (index into cfgw - 2), or
     // NW: config.hex holds the writes sorted by episode, then port (checked
@@ -313,7 +323,11 @@ module hx_tb;
         end
     endtask
 
-    initial ep = 0;
+    initial begin
+        ep = 0;
+        for (a = 0; a < N; a = a + 1)
+            lp_k[a] = 1;
+    end
     always @(negedge clk) begin
         if (!rst) begin
             // episode boundaries: start episode 1 after reset; episode ep+1
@@ -376,10 +390,11 @@ module hx_tb;
                     arrivals(base);
                 end
             end
-            // CPU inputs
+            // CPU inputs: the episode's arrivals, then a loop's next ones
+            arr_v = {N{1'b0}};
+            op_v = {N*64{1'b0}};
+            arr_any = 1'b0;
             if (running && cyc == next_arr) begin
-                arr_v = {N{1'b0}};
-                op_v = {N*64{1'b0}};
                 for (a = 0; a < N; a = a + 1) begin
                     idx = (ep - 1) * N + a + 2;
                     if (scen[idx][127] && base + {1'b0, scen[idx][126:64]} == cyc) begin
@@ -387,10 +402,31 @@ module hx_tb;
                         op_v[64*a +: 64] = scen[idx][63:0];
                     end
                 end
+                arr_any = 1'b1;
+                arrivals(cyc + 64'd1);
+            end
+            if (NI > 1 && running) begin
+                for (a = 0; a < N; a = a + 1) begin
+                    if (released[a] && !lp_prev[a] && lp_k[a] < NI) begin
+                        lp_k[a] = lp_k[a] + 1;
+                        idx = (lp_k[a] - 1) * N + a + 2;
+                        lp_due[a] = cyc + {1'b0, scen[idx][126:64]};
+                        lp_pend[a] = 1'b1;
+                    end
+                    lp_prev[a] = released[a];
+                    if (lp_pend[a] && cyc == lp_due[a]) begin
+                        idx = (lp_k[a] - 1) * N + a + 2;
+                        arr_v[a] = 1'b1;
+                        op_v[64*a +: 64] = scen[idx][63:0];
+                        lp_pend[a] = 1'b0;
+                        arr_any = 1'b1;
+                    end
+                end
+            end
+            if (arr_any) begin
                 arrive  <= arr_v;
                 operand <= op_v;
                 driving = 1'b1;
-                arrivals(cyc + 64'd1);
             end else if (driving) begin
                 arrive  <= {N{1'b0}};
                 operand <= {N*64{1'b0}};
@@ -553,9 +589,9 @@ endmodule
 `
 
 // tbText renders tb.v for a system named name with nev expected events,
-// ne episodes and nw configuration writes; inj is the fault injection
+// ne episodes, ni loop iterations (1: no loop) and nw configuration writes; inj is the fault injection
 // (faultInjection; zero: none).
-func tbText(name string, nodes, nev, ne, nw int, inj injection) []byte {
+func tbText(name string, nodes, nev, ne, ni, nw int, inj injection) []byte {
 	hdr := []string{
 		"tb.v: self-checking testbench, generated by hxbar — do not edit.",
 		"system: " + name + fmt.Sprintf(" (%d nodes, %d expected events)", nodes, nev),
@@ -599,7 +635,7 @@ func tbText(name string, nodes, nev, ne, nw int, inj injection) []byte {
 		}
 		fmt.Fprintf(&mon, "    assign ev_err_code[%d*8 +: 8] = %sev_err_code;\n", n, u)
 	}
-	return []byte(fmt.Sprintf(tbSource, b.String(), nev, drainCycles, ne, nw, mon.String(), hw.GateBits, inj.drive, inj.module, inj.pass, errNameCase()))
+	return []byte(fmt.Sprintf(tbSource, b.String(), nev, drainCycles, ne, nw, mon.String(), hw.GateBits, inj.drive, inj.module, inj.pass, errNameCase(), ni))
 }
 
 // errNameCase is the body of tb.v's case that prints an error code's name,

@@ -155,7 +155,11 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 		p("    assign cfg_pslverr[%d] = cfg_paddr[%d] ? fab_err_v[%d] : n%d_uerr;\n", n, a31, n, n)
 		p("    assign cfg_pready[%d] = cfg_paddr[%d] ? fab_rdy_v[%d] : n%d_urdy;\n", n, a31, n, n)
 		p("    hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d),\n", c.maxG, c.nrt, dataP, c.nil_)
-		p("                      .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB), .CRC_POLY(CRC_POLY)) bu%d (\n", n)
+		loop := ""
+		if s.Sys.Looping() {
+			loop = ", .NBANK(2)" // two receive banks: a back-to-back loop (docs/microarchitecture.md, "Iterations")
+		}
+		p("                      .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB), .CRC_POLY(CRC_POLY)%s) bu%d (\n", loop, n)
 		p("        .clk(clk), .rst(rst),\n")
 		p("        .arrive(arrive[%d]), .operand(operand[%d +: 64]),\n", n, 64*n)
 		p("        .released(released[%d]), .result(result[%d +: 64]),\n", n, 64*n)

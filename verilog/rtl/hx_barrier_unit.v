@@ -52,6 +52,7 @@ module hx_barrier_unit #(
     parameter integer NRT  = 1,    // route RAM depth (>= 1)
     parameter integer DATA = 0,    // 1: data engine present (docs/transfers.md)
     parameter integer NIL  = 1,    // data engine: item-list RAM depth (>= 1)
+    parameter integer NBANK = 1,   // receive banks: 2 runs back-to-back loops (docs/microarchitecture.md, "Iterations")
     // The grid, for the route-address check (docs/registers.md): NDIM
     // dimensions of sizes K0..K3; NDIM = 0 checks only that the address
     // fits in AB bits.
@@ -104,6 +105,11 @@ module hx_barrier_unit #(
     localparam integer RTW  = (NRT < 2) ? 1 : $clog2(NRT);
     localparam integer ILW  = (NIL < 2) ? 1 : $clog2(NIL);
     localparam integer XW   = 8 + 64;                         // receive RAM word {count, value}
+    // Receive RAM: one bank of GDEP entries, or in a loop (NBANK = 2) two
+    // banks of 2^GW entries, addressed {bank, gate}.
+    localparam integer LOOP = (NBANK > 1) ? 1 : 0;
+    localparam integer XAW  = GW + LOOP;                      // its index width
+    localparam integer XDEP = (LOOP != 0) ? 2 * (1 << GW) : GDEP;
     localparam [5:0] MAXG6  = MAXG[5:0];
     // Address fields: coordinate k in BKk bits at SHk (as hx_switch).
     localparam BK0 = (NDIM < 1) ? 0 : (K0 <= 2) ? 1 : $clog2(K0);
@@ -138,7 +144,8 @@ module hx_barrier_unit #(
     reg  [FIW-1:0] fi;         // flit index within the packet (0 = head)
     reg  [15:0]    cw_start;   // gate word of cur: its first route ...
     reg  [15:0]    cw_count;   // ... and its route count
-    reg  [GDEP-1:0] xv;        // receive entry g belongs to this episode
+    reg  [XDEP-1:0] xv;        // receive entry {bank, g} belongs to its iteration
+    reg            it;         // loop: the receive bank of this iteration (0 outside a loop)
 
     wire [5:0] gend    = ng + 6'd1;                          // end gate G+1
     wire       failed  = (err_code != 8'd0);
@@ -276,11 +283,12 @@ module hx_barrier_unit #(
     wire [15:0] ra_nx16 = rs_nx + ri_nx;
     /* verilator lint_on UNUSED */
 
-    // Head data, LSB first: dst address, own rank, gate cur+1.
+    // Head data, LSB first: dst address, own rank, gate cur+1, and in a
+    // loop the iteration bit (the sender's bank).
     // Payload flit p = fi-1 carries acc bits [p*FW, p*FW+FW).
     wire [FIW-1:0] ptx    = fi - FONE;
     /* verilator lint_off UNUSED */
-    wire [FW+63:0] hdr_x  = {{(FW+58-AB-RB){1'b0}}, gnext, myrank, rw[AB-1:0]};
+    wire [FW+63:0] hdr_x  = {{(FW+57-AB-RB){1'b0}}, it, gnext, myrank, rw[AB-1:0]};
     wire [FW+63:0] acc_x  = {{FW{1'b0}}, acc} >> (ptx * FW);
     /* verilator lint_on UNUSED */
     wire [FW-1:0]  tx_data = is_head_tx ? hdr_x[FW-1:0] : dmode ? d_tx : acc_x[FW-1:0];
@@ -360,6 +368,7 @@ module hx_barrier_unit #(
     reg  [63:0]    rx_val;           // chunks received so far
     reg  [FIW-1:0] rx_idx;           // payload flits received so far
     reg            rx_open;          // a head was popped, its tail not yet
+    reg            rx_bank;          // loop: the head's iteration bit
 
     wire          rx_head  = ej_front[W-1];
     wire          rx_tail  = ej_front[W-2];
@@ -385,6 +394,10 @@ module hx_barrier_unit #(
     endgenerate
     wire [RB-1:0] pkt_src  = rx_head ? rx_d[AB +: RB] : rx_src;
     wire [5:0]    pkt_gate = rx_head ? rx_d[AB+RB +: 6] : rx_gate;
+    /* verilator lint_off UNUSED */
+    wire [FW+63:0] rx_dx   = {64'd0, rx_d};
+    /* verilator lint_on UNUSED */
+    wire          pkt_bank = (LOOP == 0) ? 1'b0 : rx_head ? rx_dx[AB+RB+6] : rx_bank;
     /* verilator lint_off UNUSED */
     wire [FW+63:0] rx_x    = {64'd0, rx_d} << (rx_idx * FW);
     /* verilator lint_on UNUSED */
@@ -412,7 +425,7 @@ module hx_barrier_unit #(
     wire e_seq    = pop && en && dmode && seq_bad;
     wire e_crc_d  = pop && en && dmode && crc_bad;
     wire tail_ok  = pop && en && rx_tail && g_range && !e_badg && !e_short && !e_flits && !e_crc_v;
-    wire e_over   = tail_ok && waiting && pkt_gate <= cur_nx;
+    wire e_over   = tail_ok && waiting && pkt_gate <= cur_nx && pkt_bank == it;   // the other bank: the next iteration
     wire count_it = tail_ok && !e_over && !failed;
     wire e_pop1   = e_norank || e_badg || e_short || e_flits || e_crc_v || e_over;
     wire e_dsel   = !e_pop1 && (e_seq || e_crc_d);   // SEQ or data CRC wins: the message's gate, source
@@ -436,26 +449,43 @@ module hx_barrier_unit #(
     // Receive RAM: two read ports (gate check at ga_nx, count at the
     // popped tail's gate), one write port (the count, one cycle after the
     // pop; or a clear by a gate-word write).
-    reg  [XW-1:0] xmem [0:GDEP-1];
+    reg  [XW-1:0] xmem [0:XDEP-1];
     reg  [XW-1:0] xa_q, xb_q, xw_q;
     reg           xa_byp, xb_byp;
-    reg  [GW-1:0] xa_a;              // the gate xa_q was read for
+    reg  [XAW-1:0] xa_a;             // the entry xa_q was read for
     reg           p1_v;              // a tail popped last cycle is being counted
     reg  [5:0]    p1_g;
+    reg           p1_b;              // its bank
     reg  [63:0]   p1_val;
+    // Entry {bank, gate} as an XAW-bit index (the bank bit only in a loop;
+    // the gate's bits above GW are 0 for every gate the RAM holds).
+    /* verilator lint_off UNUSED */
+    function [XAW-1:0] xidx;
+        input bk;
+        input [5:0] g;
+        reg [GW:0] x;
+        begin
+            x = {bk, g[GW-1:0]};
+            xidx = x[XAW-1:0];
+        end
+    endfunction
+    /* verilator lint_on UNUSED */
+    wire [XAW-1:0] p1_a = xidx(p1_b, p1_g);
     wire [XW-1:0] xa = xa_byp ? xw_q : xa_q;      // entry of gate cur+1
     wire [XW-1:0] xb = xb_byp ? xw_q : xb_q;      // entry of gate p1_g
     wire          xa_ok = xv[xa_a];               // valid bits hold the writes up to
-    wire          xb_ok = xv[p1_g[GW-1:0]];       // the last edge, as xa and xb do
+    wire          xb_ok = xv[p1_a];               // the last edge, as xa and xb do
     wire [7:0]    xb_cnt = xb_ok ? xb[71:64] : 8'd0;
     wire [63:0]   rx_comb;
     hx_alu alu_recv (.op(opx), .a((xb_cnt == 8'd0) ? ident : xb[63:0]), .b(p1_val), .y(rx_comb));
     wire [XW-1:0] x_new = {xb_cnt + 8'd1, rx_comb};
     wire          x_we  = p1_v || w_g;
-    wire [GW-1:0] x_wa  = p1_v ? p1_g[GW-1:0] : widx[GW-1:0];
+    wire [XAW-1:0] x_wa = p1_v ? p1_a : xidx(1'b0, widx[5:0]);
     wire [XW-1:0] x_wd  = p1_v ? x_new : {8'd0, 64'd0};
-    wire [GW-1:0] xa_ra = ga_nx[GW-1:0];
-    wire [GW-1:0] xb_ra = pkt_gate[GW-1:0];
+    // The bank the next cycle's gate check reads: it flips with a release.
+    wire          it_nx = (LOOP != 0 && rel_now) ? !it : it;
+    wire [XAW-1:0] xa_ra = xidx(it_nx, ga_nx);
+    wire [XAW-1:0] xb_ra = xidx(pkt_bank, pkt_gate);
     always @(posedge clk) begin
         if (x_we)
             xmem[x_wa] <= x_wd;
@@ -466,21 +496,35 @@ module hx_barrier_unit #(
         xb_byp <= x_we && x_wa == xb_ra;
         xw_q   <= x_wd;
     end
-    // Valid bits: a count written sets its gate's bit, a gate-word write
-    // (when the port is free) clears it, and a release clears them all,
-    // winning over a count written in the same edge (that count belongs to
-    // the episode the release ends).
+    // Valid bits: a count written sets its entry's bit, a gate-word write
+    // (when the port is free) clears the gate's bits, and a release clears
+    // every bit of the bank of the iteration it ends (outside a loop: all),
+    // winning over a count of that bank written in the same edge (that
+    // count belongs to the iteration the release ends); a count of the
+    // other bank, the next iteration's, is kept.
+    wire [XDEP-1:0] xv_one = {{(XDEP-1){1'b0}}, 1'b1};
+    wire [XDEP-1:0] xv_rel;          // the entries a release clears
+    generate
+        if (LOOP != 0) begin : g_xv2
+            localparam integer H = 1 << GW;
+            assign xv_rel = it ? {{H{1'b1}}, {H{1'b0}}} : {{H{1'b0}}, {H{1'b1}}};
+        end else begin : g_xv1
+            assign xv_rel = {XDEP{1'b1}};
+        end
+    endgenerate
+    wire          p1_keep = p1_v && !(rel_now && p1_b == it);
+    wire [XDEP-1:0] xv_clr = (rel_now ? xv_rel : {XDEP{1'b0}}) |
+                             ((w_g && !p1_v) ? (xv_one << xidx(1'b0, widx[5:0])) | (xv_one << xidx(1'b1, widx[5:0])) : {XDEP{1'b0}});
+    wire [XDEP-1:0] xv_set = p1_keep ? xv_one << p1_a : {XDEP{1'b0}};
     always @(posedge clk) begin
-        if (rst || rel_now)
-            xv <= {GDEP{1'b0}};
-        else if (p1_v)
-            xv[p1_g[GW-1:0]] <= 1'b1;
-        else if (w_g)
-            xv[widx[GW-1:0]] <= 1'b0;
+        if (rst)
+            xv <= {XDEP{1'b0}};
+        else
+            xv <= (xv & ~xv_clr) | xv_set;
     end
     // Gate cur+1's receive state: the count in flight this cycle (p1)
-    // first, then the RAM; entries of another episode read as empty.
-    wire          fwd   = p1_v && p1_g == gnext;
+    // first, then the RAM; entries of another iteration read as empty.
+    wire          fwd   = p1_v && p1_g == gnext && p1_b == it;
     assign cnt_n = fwd ? x_new[71:64] : xa_ok ? xa[71:64] : 8'd0;
     assign val_n = (cnt_n == 8'd0) ? ident : fwd ? x_new[63:0] : xa[63:0];
 
@@ -769,8 +813,11 @@ module hx_barrier_unit #(
             rx_val   <= 64'd0;
             rx_idx   <= FZERO;
             rx_open  <= 1'b0;
+            rx_bank  <= 1'b0;
+            it       <= 1'b0;
             p1_v     <= 1'b0;
             p1_g     <= 6'd0;
+            p1_b     <= 1'b0;
             p1_val   <= 64'd0;
         end else begin
             // configuration
@@ -834,6 +881,7 @@ module hx_barrier_unit #(
                 if (rx_head) begin
                     rx_src  <= pkt_src;
                     rx_gate <= pkt_gate;
+                    rx_bank <= pkt_bank;
                     rx_val  <= 64'd0;
                     rx_idx  <= FZERO;
                 end else begin
@@ -842,9 +890,13 @@ module hx_barrier_unit #(
                 end
                 rx_open <= !rx_tail;
             end
-            p1_v   <= count_it && !rel_now;   // a count the release clears is not written
+            // A count of the bank the release clears is not written; one of
+            // the other bank (a loop's next iteration) is.
+            p1_v   <= count_it && !(rel_now && pkt_bank == it);
             p1_g   <= pkt_gate;
+            p1_b   <= pkt_bank;
             p1_val <= pkt_val;
+            it     <= it_nx;
         end
     end
 
@@ -921,6 +973,10 @@ module hx_barrier_unit #(
             $fatal(1, "%m: NRT = %0d, NIL = %0d (each at least 1)", NRT, NIL);
         if (DATA != 0 && RB > 16)
             $fatal(1, "%m: RB = %0d, a data unit has 16-bit rank fields", RB);
+        if (NBANK != 1 && NBANK != 2)
+            $fatal(1, "%m: NBANK = %0d (allowed 1, or 2 for a loop)", NBANK);
+        if (NBANK == 2 && (DATA != 0 || FW < AB + RB + 7))
+            $fatal(1, "%m: NBANK = 2 needs DATA = 0 and FW >= %0d (the head's iteration bit), FW = %0d", AB + RB + 7, FW);
     end
 `endif
 endmodule

@@ -233,6 +233,10 @@ lint_one hx_barrier_unit -GDATA=1
 lint_one hx_barrier_unit -GDATA=1 -GMAXG=1 -GNRT=1 -GNIL=1
 lint_one hx_barrier_unit -GDATA=1 -GFW=128 -GMAXG=62 -GNRT=236 -GNIL=4700 -GAB=16 -GRB=16 -GB=64
 lint_one hx_barrier_unit -GDATA=1 -GFW=16 -GMAXG=3 -GNRT=3 -GNIL=12 -GAB=2 -GRB=3 -GB=1
+lint_one hx_barrier_unit -GNBANK=2
+lint_one hx_barrier_unit -GNBANK=2 -GMAXG=62 -GNRT=1
+lint_one hx_barrier_unit -GNBANK=2 -GFW=16 -GMAXG=3 -GNRT=3 -GAB=2 -GRB=3 -GB=1
+lint_one hx_barrier_unit -GNBANK=2 -GFW=64 -GMAXG=26 -GNRT=53 -GAB=24 -GRB=24 -GB=64 -GCB=32
 lint_one hx_barrier_unit -GDATA=1 -GFW=24 -GMAXG=4 -GNRT=4 -GNIL=5 -GAB=3 -GRB=2
 # with the check code (CB = 32: crc_bits 32, docs/reliability.md)
 lint_one hx_barrier_unit -GCB=32
