@@ -55,3 +55,29 @@ func TestVerilatorBuildDirSymlinkRefused(t *testing.T) {
 		t.Errorf("the build went through the symlink: %d entries in its target", len(ents))
 	}
 }
+
+// TestDataFilesChecked: a config.hex (editable, not compared with the
+// model) that is a FIFO or a device is refused before the simulator blocks
+// on it or reads it without end.
+func TestDataFilesChecked(t *testing.T) {
+	needTools(t, Icarus)
+	for _, c := range []struct {
+		name string
+		make func(path string) error
+		want string
+	}{
+		{"fifo", func(p string) error { return syscall.Mkfifo(p, 0o644) }, "a named pipe"},
+		{"device", func(p string) error { return os.Symlink("/dev/zero", p) }, "a character device"},
+	} {
+		dir, _, _ := tbDir(t)
+		p := filepath.Join(dir, ConfigFile)
+		os.Remove(p)
+		if err := c.make(p); err != nil {
+			t.Fatal(err)
+		}
+		_, err := RunIcarus(ctxFor(t, 20*time.Second), dir)
+		if err == nil || !strings.Contains(err.Error(), ConfigFile) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s config.hex: %v, want a refusal naming it (%q)", c.name, err, c.want)
+		}
+	}
+}

@@ -229,6 +229,9 @@ func RunSimulator(ctx context.Context, dir, simulator string, plusargs ...string
 	if err := checkBuildPaths(dir, simulator); err != nil {
 		return nil, err
 	}
+	if err := checkDataFiles(dir); err != nil {
+		return nil, err
+	}
 	stamp = hashStrings(append([]string{stamp}, compile...))
 	stampFile := filepath.Join(dir, build+stampSuffix)
 	if old, err := inputfile.ReadCapped(stampFile, 4<<10); err != nil || string(old) != stamp || !exists(filepath.Join(dir, build)) {
@@ -388,6 +391,19 @@ func checkBuildPaths(dir, simulator string) error {
 		return fmt.Errorf("%s: %s (allowed: a missing directory or one of its own, where the build is written)", d, inputfile.Kind(st.Mode()))
 	}
 	return outfile.Check(filepath.Join(d, verilatorExe))
+}
+
+// checkDataFiles refuses a data file the testbench reads at run time
+// (config.hex, editable; scenario.hex, expected.hex) that the simulator would
+// block on (a FIFO) or read without end (a device, a sparse file over the
+// input cap). A missing one is the testbench's to report.
+func checkDataFiles(dir string) error {
+	for _, name := range []string{ConfigFile, ScenarioFile, ExpectedFile} {
+		if err := inputfile.Check(filepath.Join(dir, name), inputfile.MaxSize); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 func exists(p string) bool {
