@@ -104,6 +104,11 @@ var _ = registerContract("sweep",
 		},
 	},
 	contractCase{
+		name: "sweep: --slurm refuses an --out with a blank before making it", args: []string{"sweep", "$D/s.yaml", "--out", "$D/o ut", "--slurm", "--dry-run"},
+		setup: sweepSetup(map[string]string{"s.yaml": sweepSpec}), exit: 2,
+		stderr: []string{"ut: a SLURM #SBATCH --output line cannot hold blanks"},
+	},
+	contractCase{
 		name: "sweep: bad --time", args: []string{"sweep", "$D/s.yaml", "--out", "$D/out", "--slurm", "--time", "1h"},
 		setup: sweepSetup(map[string]string{"s.yaml": sweepSpec}), exit: 2,
 		stderr: []string{`invalid --time: "1h" (allowed: a SLURM time limit`},

@@ -205,15 +205,17 @@ func sweepSlurm(spec *sweep.Spec, specPath, out string, tasks int, partition, ti
 	if err := job.Check(); err != nil { // before anything is written: --partition and --time too
 		return usageError{noForce(err)}
 	}
-	if err := sweep.EnsureDir(out); err != nil {
-		return usageError{noForce(err)}
-	}
+	// The path is checked before EnsureDir makes the directory: a refused
+	// --out leaves nothing behind.
 	dir, _, err := gendir.Resolve(out)
 	if err != nil {
 		return usageError{noForce(err)}
 	}
 	if strings.ContainsAny(dir, " \t\n%\"'\\") {
 		return usagef("--out %s: a SLURM #SBATCH --output line cannot hold blanks, quotes, backslashes or %%: choose a plain path", dir)
+	}
+	if err := sweep.EnsureDir(out); err != nil {
+		return usageError{noForce(err)}
 	}
 	job.Dir, job.Workers = dir, workers
 	if err := job.Check(); err != nil {
