@@ -40,13 +40,14 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	plotSpec := fs.String("plot", "", "draw `x=KEY,y=FIELD[,series=KEY][,logx][,logy]` from the results of the sweep directory given as the argument")
 	plotOut := fs.String("plot-out", "", "with --plot: write the plot to `FILE`, SVG, PNG or PDF by its extension (.svg, .png, .pdf; default: DIR/plot.svg)")
 	format := fs.String("format", "table", "output format: table or json")
+	limit := bindBudget(fs.FlagSet)
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
 	}
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	runOnly := []string{"out", "workers", "shard", "slurm", "tasks", "partition", "time", "dry-run"}
+	runOnly := []string{"out", "workers", "shard", "slurm", "tasks", "partition", "time", "dry-run", "max-memory"}
 	slurmOnly := []string{"tasks", "partition", "time", "dry-run"}
 	switch {
 	case *plotSpec != "":
@@ -74,6 +75,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	} else if err := refuseFlags(fs.FlagSet, "sweep --slurm", notApplicable{[]string{"shard"}, "the array job gives each task its shard"}); err != nil {
+		return err
+	} else if err := refuseFlags(fs.FlagSet, "sweep --slurm", notApplicable{[]string{"max-memory"}, "each task has the budget of its node"}); err != nil {
 		return err
 	}
 	if len(fs.args) != 1 {
@@ -113,6 +116,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	if *slurm {
 		return sweepSlurm(spec, specPath, *out, *tasks, *partition, *timeLimit, *workers, *dryRun, *format, stdout)
+	}
+	if err := checkSweepBudget(limit, spec, shardI, shardN, *workers); err != nil {
+		return err
 	}
 	dir := *out
 	if shardN > 0 {
