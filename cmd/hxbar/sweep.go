@@ -227,12 +227,20 @@ func sweepSlurm(spec *sweep.Spec, specPath, out string, tasks int, partition, ti
 	if err := job.Check(); err != nil {
 		return usageError{noForce(err)}
 	}
+	// SLURM writes the tasks' logs, and the tasks their shards, in these:
+	// a symlink would send them wherever it points.
+	for _, d := range []string{sweep.LogsDir, sweep.ShardsDir} {
+		p := filepath.Join(dir, d)
+		if st, err := os.Lstat(p); err == nil && !st.IsDir() {
+			return usagef("%s: a symlink or not a directory, not followed (allowed: a directory of its own, or none: it is made)", p)
+		}
+	}
 	if _, err := gendir.Write(dir, []gendir.File{{Name: sweep.SbatchName, Data: []byte(job.Script()), Mode: 0o755, Part: "slurm"}},
 		gendir.Options{Tool: sweep.Tool, Parts: []string{"slurm"}}); err != nil {
 		return usageError{noForce(err)}
 	}
 	for _, d := range []string{sweep.LogsDir, sweep.ShardsDir} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
 		}
 	}
