@@ -37,14 +37,18 @@ func bindBudget(fs *flag.FlagSet) func() (budget.Limit, error) {
 // grows with the dimensions (ports, buffers, tables). Measured 2026-12-05
 // by bisecting ulimit -v: hyper-crossbar 3.3 KB a node at 4 dimensions and
 // 4.4 KB at 6, torus 4.3 and 5.9 KB (resident memory is about half); the
-// figures below round those up by a fifth or more. perNode adds what the
-// command keeps per node besides (results, traces).
+// figures below round those up by a fifth or more. A run keeps every
+// rank's release cycle of every episode (--repeat, episodes): measured 24
+// bytes resident a rank an episode (sim --dims 32,32 --repeat 5000: 124 MB
+// more than one episode), counted as 48 of address space. perNode adds what
+// the command keeps per node besides (results, traces).
 func modelBytes(s *hw.System, perNode int64) budget.Bytes {
 	n, d := int64(s.Nodes()), int64(len(s.Dims))
 	per := 1024 + 768*d
 	if s.Topology == hw.TopoTorus || s.Topology == hw.TopoFatTree {
 		per = 1024 + 1024*d
 	}
+	per += 48 * int64(s.NumEpisodes())
 	return budget.Bytes(modelBase + n*(per+perNode))
 }
 

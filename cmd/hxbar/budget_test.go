@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hxbar/hxbar/hw"
 )
 
 // TestBudgetUnderAddressLimit runs the documented maxima with the address
@@ -75,5 +77,21 @@ func TestSweepBudgetCountsWorkers(t *testing.T) {
 	code, _, errs = hx(t, "sweep", spec, "--out", out, "--max-memory", "1GiB", "--slurm", "--dry-run")
 	if code != 2 || !strings.Contains(errs, "--max-memory does not apply to sweep --slurm") {
 		t.Errorf("--max-memory with --slurm: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestModelBytesCountsEpisodes: every episode keeps a release cycle per
+// rank (measured 24 bytes resident), so the estimate grows with --repeat:
+// 524,288 nodes repeated 10,000 times need far more than one episode's
+// model (a run would otherwise pass the budget and die out of memory hours
+// later).
+func TestModelBytesCountsEpisodes(t *testing.T) {
+	one := hw.Default()
+	one.Dims = []int{32, 32, 32, 16}
+	many := one
+	many.Repeat = 10000
+	grow := int64(modelBytes(&many, 0) - modelBytes(&one, 0))
+	if want := int64(one.Nodes()) * 9999 * 24; grow < want {
+		t.Errorf("10000 episodes add %d bytes to the estimate, want at least %d (24 bytes a rank an episode)", grow, want)
 	}
 }
