@@ -195,6 +195,11 @@ func sweepSlurm(spec *sweep.Spec, specPath, out string, tasks int, partition, ti
 	if tasks == 0 {
 		tasks = min(max(len(spec.Points), 1), 64)
 	}
+	if tasks > len(spec.Points) {
+		// Task i runs the points p with p % tasks == i: the others would
+		// run none, and --collect would wait for every one of them.
+		return usagef("invalid --tasks: %d for %d points (allowed: 1..%d, at most one task a point)", tasks, len(spec.Points), len(spec.Points))
+	}
 	exe, err := os.Executable()
 	if err == nil {
 		exe, err = filepath.EvalSymlinks(exe)
