@@ -101,6 +101,7 @@ func TestParseErrors(t *testing.T) {
 		{"topology: torus\ndims: [4, 4]\nwrap: [true]\n", 3, "wrap", []string{"line 3: invalid wrap: [true]", "one true/false per dimension (2 entries"}},
 		{"topology: torus\ndims: [4, 4]\nwrap:\n  - true\n  - 1\n", 5, "wrap[1]", []string{"line 5: invalid wrap[1]: 1 (allowed: true or false)"}},
 		{"frobnicate: 3\n", 1, "", []string{`unknown key "frobnicate"`, "allowed keys:"}},
+		{"avoid: [n0.d0.up, n1.d0.up, ' n0.d0.up']\n", 1, "avoid[2]", []string{`invalid avoid[2]: " n0.d0.up" (allowed: a channel not given before (avoid[0] is the same channel))`}},
 		{"<<: {skew: 3}\n", 1, "", []string{`unknown key "<<"`}},
 		{"dims: foo\n", 1, "dims", []string{`invalid dims: "foo"`, "list of 1 to 6 integers"}},
 		{"dims: 4\n", 1, "dims", []string{"invalid dims: 4"}},

@@ -461,10 +461,15 @@ func (s *System) Validate() error {
 	if s.LinkRetry != 0 && (s.LinkRetry < s.BufferDepth || s.LinkRetry > MaxLinkRetry) {
 		return &FieldError{Field: "link_retry", Value: s.LinkRetry, Allowed: fmt.Sprintf("0 (no retry) or %d..%d flits: the replay buffer holds at least the flits a sender may have unacknowledged, buffer_depth %d", max(1, s.BufferDepth), MaxLinkRetry, s.BufferDepth)}
 	}
+	seen := make(map[string]int, len(s.Avoid))
 	for i, c := range s.Avoid {
 		if strings.TrimSpace(c) == "" {
 			return &FieldError{Field: fmt.Sprintf("avoid[%d]", i), Value: showString(c), Allowed: "a channel name as hxbar check --channels lists it"}
 		}
+		if j, dup := seen[strings.TrimSpace(c)]; dup {
+			return &FieldError{Field: fmt.Sprintf("avoid[%d]", i), Value: showString(c), Allowed: fmt.Sprintf("a channel not given before (avoid[%d] is the same channel)", j)}
+		}
+		seen[strings.TrimSpace(c)] = i
 	}
 	if err := s.validateEpisodes(); err != nil {
 		return err

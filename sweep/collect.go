@@ -51,6 +51,9 @@ func Collect(dir string) (*CollectSummary, error) {
 	if !exists {
 		return nil, fmt.Errorf("%s: no such directory", dir)
 	}
+	if err := checkSweepOwner(dir); err != nil {
+		return nil, err
+	}
 	sd := filepath.Join(real, ShardsDir)
 	ents, err := os.ReadDir(sd)
 	if err != nil {
@@ -60,8 +63,17 @@ func Collect(dir string) (*CollectSummary, error) {
 	var names []string
 	for _, e := range ents {
 		n, err := strconv.Atoi(e.Name())
-		if err != nil || n < 0 || strconv.Itoa(n) != e.Name() || !e.IsDir() {
+		if err != nil || n < 0 || strconv.Itoa(n) != e.Name() {
 			continue // not a shard (a user's file)
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%s: a symlink, not followed (allowed: the directory hxbar sweep --shard %d/N wrote)", filepath.Join(sd, e.Name()), n)
+		}
+		if !e.IsDir() {
+			continue // not a shard (a user's file)
+		}
+		if err := checkSweepOwner(filepath.Join(sd, e.Name())); err != nil {
+			return nil, err
 		}
 		data, err := inputfile.Read(filepath.Join(sd, e.Name(), MetaName))
 		if errors.Is(err, fs.ErrNotExist) {
@@ -355,4 +367,14 @@ func missingShards(dir string, n int, present map[int]bool) string {
 		missing = append(missing, fmt.Sprintf("and %d more", count-10))
 	}
 	return fmt.Sprintf("%s: shards %s of 0..%d are missing", dir, strings.Join(missing, ", "), n-1)
+}
+
+// checkSweepOwner refuses a directory whose manifest names another tool
+// than hxbar sweep (a design hxbar gen wrote), by its owner: it holds no
+// shards, and the advice to run them into it would be refused.
+func checkSweepOwner(dir string) error {
+	if m, err := gendir.ReadManifest(dir); err == nil && gendir.Owner(m.Tool) != "sweep" {
+		return fmt.Errorf("%s: a %s directory (%s), not a sweep's (allowed: a directory hxbar sweep wrote)", dir, gendir.Owner(m.Tool), m.Tool)
+	}
+	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hxbar/hxbar/internal/gendir"
 )
 
 // Issue 24: the sweep's files go through the one writer and the one reader.
@@ -198,5 +200,41 @@ func TestCollectLocksLog(t *testing.T) {
 	}
 	if _, err := Collect(dir); err == nil || !strings.Contains(err.Error(), log+": a file with 2 hard links") {
 		t.Errorf("collect over a hard-linked log: %v", err)
+	}
+}
+
+// TestCollectRefusesForeignShards: --collect refuses a shard that is a
+// symlink (it would merge whatever it points to, or call it missing) and a
+// directory another tool owns (the sweep's DIR or a shard: a design of
+// hxbar gen), naming it, instead of calling it missing or not started.
+func TestCollectRefusesForeignShards(t *testing.T) {
+	s := mustParse(t, small)
+	d := t.TempDir()
+	dir := filepath.Join(d, "out")
+	for i := range 2 {
+		sd, err := ShardDir(dir, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(s, sd, Options{Shard: i, Shards: 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shard1 := filepath.Join(dir, ShardsDir, "1")
+	moved := filepath.Join(d, "moved")
+	os.Rename(shard1, moved)
+	os.Symlink(moved, shard1)
+	if _, err := Collect(dir); err == nil || !strings.Contains(err.Error(), shard1+": a symlink, not followed") {
+		t.Errorf("collect with a symlinked shard: %v", err)
+	}
+	os.Remove(shard1)
+	if _, err := gendir.Write(shard1, []gendir.File{{Name: "x.v", Data: []byte("module x; endmodule\n")}}, gendir.Options{Tool: "hxbar gen"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Collect(dir); err == nil || !strings.Contains(err.Error(), shard1+": a gen directory (hxbar gen)") {
+		t.Errorf("collect with a gen directory as a shard: %v", err)
+	}
+	if _, err := Collect(shard1); err == nil || !strings.Contains(err.Error(), "a gen directory (hxbar gen), not a sweep's") {
+		t.Errorf("collect of a gen directory: %v", err)
 	}
 }

@@ -375,6 +375,10 @@ func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag(
 
 func kindName(n *yaml.Node) string {
 	switch {
+	case n.Kind == yaml.SequenceNode && len(n.Content) == 0:
+		return "an empty list"
+	case n.Kind == yaml.SequenceNode && len(n.Content) == 1:
+		return "a list of one"
 	case n.Kind == yaml.SequenceNode:
 		return "a list"
 	case n.Kind == yaml.MappingNode:

@@ -38,7 +38,8 @@ func TestSpecErrors(t *testing.T) {
 		{"bsae: {}\n", `spec.yaml: line 1: unknown key "bsae" (allowed keys: base, vary, zip, measure)`},
 		{"base: {skwe: 3}\n", `spec.yaml: line 1: base: unknown system key "skwe" (allowed keys: name, topology`},
 		{"vary: {linklatency: [1, 2]}\n", `spec.yaml: line 1: vary: unknown system key "linklatency"`},
-		{"vary:\n  skew: []\n", `spec.yaml: line 2: vary: skew must be a non-empty list of values, not a list`},
+		{"vary:\n  skew: []\n", `spec.yaml: line 2: vary: skew must be a non-empty list of values, not an empty list`},
+		{"vary:\n  skew: [1]\nzip: [[skew]]\n", `spec.yaml: line 3: zip[0] must be a list of at least two varied keys, not a list of one`},
 		{"vary:\n  skew: 3\n", `vary: skew must be a non-empty list of values, not "3"`},
 		// A bad value names the point, its values, the key and its line.
 		{"vary:\n  skew: [0, 4]\n  duplex: [full,\n    quarter]\n", `spec.yaml: point 1 (skew=0, duplex=quarter): line 4: invalid duplex: "quarter" (allowed: full, half)`},

@@ -7,8 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/hxbar/hxbar/internal/inputfile"
-	"github.com/hxbar/hxbar/internal/outfile"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hxbar/hxbar/internal/inputfile"
+	"github.com/hxbar/hxbar/internal/outfile"
 	"github.com/hxbar/hxbar/internal/procgroup"
 )
 
@@ -225,6 +226,12 @@ func RunSimulator(ctx context.Context, dir, simulator string, plusargs ...string
 			"-Mdir", VerilatorBuild, "-o", verilatorExe}, srcs...)
 		exe = "./" + build
 	}
+	if err := checkBuildPaths(dir, simulator); err != nil {
+		return nil, err
+	}
+	if err := checkDataFiles(dir); err != nil {
+		return nil, err
+	}
 	stamp = hashStrings(append([]string{stamp}, compile...))
 	stampFile := filepath.Join(dir, build+stampSuffix)
 	if old, err := inputfile.ReadCapped(stampFile, 4<<10); err != nil || string(old) != stamp || !exists(filepath.Join(dir, build)) {
@@ -367,6 +374,36 @@ func hashStrings(s []string) string {
 		fmt.Fprintf(h, "%d:%s\n", len(x), x)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// checkBuildPaths refuses a build in dir that the compiler would write
+// through or a run would block on: a sim.vvp (or Verilator's binary) that is
+// a symlink, a hard link, a FIFO or a device, an obj_dir that is not a
+// directory of its own (a symlink). Nothing is compiled or run then.
+func checkBuildPaths(dir, simulator string) error {
+	if simulator == Icarus {
+		return outfile.Check(filepath.Join(dir, IcarusBuild))
+	}
+	d := filepath.Join(dir, VerilatorBuild)
+	if st, err := os.Lstat(d); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s: a symlink, not followed (allowed: a missing directory or one of its own, where the build is written)", d)
+	} else if err == nil && !st.IsDir() {
+		return fmt.Errorf("%s: %s (allowed: a missing directory or one of its own, where the build is written)", d, inputfile.Kind(st.Mode()))
+	}
+	return outfile.Check(filepath.Join(d, verilatorExe))
+}
+
+// checkDataFiles refuses a data file the testbench reads at run time
+// (config.hex, editable; scenario.hex, expected.hex) that the simulator would
+// block on (a FIFO) or read without end (a device, a sparse file over the
+// input cap). A missing one is the testbench's to report.
+func checkDataFiles(dir string) error {
+	for _, name := range []string{ConfigFile, ScenarioFile, ExpectedFile} {
+		if err := inputfile.Check(filepath.Join(dir, name), inputfile.MaxSize); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 func exists(p string) bool {

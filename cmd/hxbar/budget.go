@@ -1,12 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"flag"
+	"fmt"
+	"slices"
 
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/budget"
 	"github.com/hxbar/hxbar/noc"
 	"github.com/hxbar/hxbar/sim"
+	"github.com/hxbar/hxbar/sweep"
 )
 
 // bindBudget adds --max-memory to a command that builds something whose
@@ -33,16 +37,23 @@ func bindBudget(fs *flag.FlagSet) func() (budget.Limit, error) {
 // grows with the dimensions (ports, buffers, tables). Measured 2026-12-05
 // by bisecting ulimit -v: hyper-crossbar 3.3 KB a node at 4 dimensions and
 // 4.4 KB at 6, torus 4.3 and 5.9 KB (resident memory is about half); the
-// figures below round those up by a fifth or more. perNode adds what the
-// command keeps per node besides (results, traces).
+// figures below round those up by a fifth or more. A run keeps every
+// rank's release cycle of every episode (--repeat, episodes): measured 24
+// bytes resident a rank an episode (sim --dims 32,32 --repeat 5000: 124 MB
+// more than one episode), counted as 48 of address space. perNode adds what
+// the command keeps per node besides (results, traces).
 func modelBytes(s *hw.System, perNode int64) budget.Bytes {
 	n, d := int64(s.Nodes()), int64(len(s.Dims))
 	per := 1024 + 768*d
 	if s.Topology == hw.TopoTorus || s.Topology == hw.TopoFatTree {
 		per = 1024 + 1024*d
 	}
-	return budget.Bytes(800<<20 + n*(per+perNode))
+	per += 48 * int64(s.NumEpisodes())
+	return budget.Bytes(modelBase + n*(per+perNode))
 }
+
+// modelBase is the Go runtime's own reservations, counted once a process.
+const modelBase = 800 << 20
 
 // checkModelBudget refuses to build the cycle model of s over the budget.
 func checkModelBudget(getLimit func() (budget.Limit, error), what string, s *hw.System, perNode int64) error {
@@ -63,4 +74,39 @@ func checkModelBudget(getLimit func() (budget.Limit, error), what string, s *hw.
 // holds every row (about 1 KiB each, measured at 655,364 rows).
 func channelTableBytes(f noc.Fabric) budget.Bytes {
 	return budget.Bytes(32<<20 + int64(noc.NumChannels(f))*1024)
+}
+
+// checkSweepBudget refuses a local sweep (of shard i of n, n 0 for all)
+// whose points, run workers at a time, would need more memory than the
+// budget: the largest cycle models of its points side by side, each as sim
+// --format json counts it (the run keeps its per-rank results).
+func checkSweepBudget(getLimit func() (budget.Limit, error), spec *sweep.Spec, i, n, workers int) error {
+	var sizes []int64
+	var largest int
+	for k := range spec.Points {
+		p := &spec.Points[k]
+		if p.Index%max(n, 1) != i || p.Sys.Nodes() > sim.MaxModelNodes {
+			continue
+		}
+		sizes = append(sizes, int64(modelBytes(&p.Sys, 512))-modelBase)
+		largest = max(largest, p.Sys.Nodes())
+	}
+	slices.SortFunc(sizes, func(a, b int64) int { return cmp.Compare(b, a) })
+	w := min(workerCount(workers), len(sizes))
+	est := int64(modelBase)
+	for _, sz := range sizes[:w] {
+		est += sz
+	}
+	lim, err := getLimit()
+	if err != nil {
+		return err
+	}
+	what := fmt.Sprintf("the sweep's cycle models, %d points at once (the largest of %d nodes)", w, largest)
+	if w == 1 {
+		what = fmt.Sprintf("the sweep's cycle model of %d nodes", largest)
+	}
+	if err := lim.Check(what, budget.Bytes(est), "--workers runs fewer points at once"); err != nil {
+		return usageError{err}
+	}
+	return nil
 }

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hxbar/hxbar/hw"
 )
 
 // TestBudgetUnderAddressLimit runs the documented maxima with the address
@@ -14,6 +18,9 @@ import (
 // and stay small, not their gigabytes).
 func TestBudgetUnderAddressLimit(t *testing.T) {
 	bin := hxbarBinary(t)
+	d := t.TempDir()
+	spec := filepath.Join(d, "big.yaml")
+	os.WriteFile(spec, []byte("vary:\n  dims: [[64,64,64,8]]\nmeasure: [cycles]\n"), 0o644)
 	cases := []struct {
 		name, cmd, want string
 	}{
@@ -22,6 +29,7 @@ func TestBudgetUnderAddressLimit(t *testing.T) {
 		{"faults 2^21", "faults --dims 64,64,64,8", "a fault campaign on 2097152 nodes needs about"},
 		{"traffic 2^21", "traffic --dims 64,64,64,8", "the network model of 2097152 nodes needs about"},
 		{"channel table 2^21", "check --channels --dims 64,64,64,8", "--format json streams the list"},
+		{"sweep 2^21", "sweep " + spec + " --out " + filepath.Join(d, "out"), "the sweep's cycle model of 2097152 nodes needs about"},
 		{"schedule 4194303", "schedule --ranks 4194303 --format json | head -c 1000000 | tail -c 100", ""},
 		{"channels 2^21 json", "check --channels --dims 64,64,64,8 --format json | head -c 1000000 | tail -c 100", ""},
 	}
@@ -48,5 +56,42 @@ func TestBudgetUnderAddressLimit(t *testing.T) {
 				t.Errorf("%s: got %q, want one line with %q and the budget", c.cmd, s, c.want)
 			}
 		})
+	}
+}
+
+// TestSweepBudgetCountsWorkers: a sweep's points run --workers at a time,
+// so their cycle models are counted side by side; the refusal names the
+// workers and leaves no directory behind.
+func TestSweepBudgetCountsWorkers(t *testing.T) {
+	d := t.TempDir()
+	spec := filepath.Join(d, "s.yaml")
+	os.WriteFile(spec, []byte("vary:\n  dims: [[64,64,64], [64,64,64]]\n  seed: [1]\nmeasure: [cycles]\n"), 0o644)
+	out := filepath.Join(d, "out")
+	code, _, errs := hx(t, "sweep", spec, "--out", out, "--workers", "2", "--max-memory", "2GiB")
+	if code != 2 || !strings.Contains(errs, "2 points at once (the largest of 262144 nodes) needs about") || !strings.Contains(errs, "--workers runs fewer") {
+		t.Errorf("exit %d, stderr %q, want exit 2 naming the points at once", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the refused sweep made its --out directory")
+	}
+	code, _, errs = hx(t, "sweep", spec, "--out", out, "--max-memory", "1GiB", "--slurm", "--dry-run")
+	if code != 2 || !strings.Contains(errs, "--max-memory does not apply to sweep --slurm") {
+		t.Errorf("--max-memory with --slurm: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestModelBytesCountsEpisodes: every episode keeps a release cycle per
+// rank (measured 24 bytes resident), so the estimate grows with --repeat:
+// 524,288 nodes repeated 10,000 times need far more than one episode's
+// model (a run would otherwise pass the budget and die out of memory hours
+// later).
+func TestModelBytesCountsEpisodes(t *testing.T) {
+	one := hw.Default()
+	one.Dims = []int{32, 32, 32, 16}
+	many := one
+	many.Repeat = 10000
+	grow := int64(modelBytes(&many, 0) - modelBytes(&one, 0))
+	if want := int64(one.Nodes()) * 9999 * 24; grow < want {
+		t.Errorf("10000 episodes add %d bytes to the estimate, want at least %d (24 bytes a rank an episode)", grow, want)
 	}
 }

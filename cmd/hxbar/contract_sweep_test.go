@@ -104,6 +104,28 @@ var _ = registerContract("sweep",
 		},
 	},
 	contractCase{
+		name: "sweep: --slurm refuses an --out with a blank before making it", args: []string{"sweep", "$D/s.yaml", "--out", "$D/o ut", "--slurm", "--dry-run"},
+		setup: sweepSetup(map[string]string{"s.yaml": sweepSpec}), exit: 2,
+		stderr: []string{"ut: a SLURM #SBATCH --output line cannot hold blanks"},
+	},
+	contractCase{
+		name: "sweep --slurm: a symlinked DIR/logs is refused, not written through", args: []string{"sweep", "$D/s.yaml", "--out", "$D/out", "--slurm", "--dry-run"},
+		setup: func(t *testing.T, d string) {
+			writeFiles(t, d, map[string]string{"s.yaml": sweepSpec, "elsewhere/keep": ""})
+			var o, e strings.Builder
+			if code := run([]string{"sweep", filepath.Join(d, "s.yaml"), "--out", filepath.Join(d, "out"), "--slurm", "--dry-run"}, &o, &e); code != 0 {
+				t.Fatalf("first --slurm: exit %d: %s", code, e.String())
+			}
+			os.Remove(filepath.Join(d, "out", "logs"))
+			os.Remove(filepath.Join(d, "out", "sweep.sbatch"))
+			if err := os.Symlink(filepath.Join(d, "elsewhere"), filepath.Join(d, "out", "logs")); err != nil {
+				t.Fatal(err)
+			}
+		},
+		exit:   2,
+		stderr: []string{"out/logs: a symlink or not a directory, not followed"},
+	},
+	contractCase{
 		name: "sweep: bad --time", args: []string{"sweep", "$D/s.yaml", "--out", "$D/out", "--slurm", "--time", "1h"},
 		setup: sweepSetup(map[string]string{"s.yaml": sweepSpec}), exit: 2,
 		stderr: []string{`invalid --time: "1h" (allowed: a SLURM time limit`},

@@ -35,6 +35,11 @@ var _ = registerContract("sweep-results",
 		stderr: []string{"invalid --tasks: 2000000 (allowed: 0 for the default, or 1..1000000, the shard limit)"},
 	},
 	contractCase{
+		name: "sweep: --tasks above the points", args: []string{"sweep", "$D/s.yaml", "--out", "$D/out", "--slurm", "--tasks", "5", "--dry-run"},
+		setup: sweepSetup(map[string]string{"s.yaml": sweepSpec}), exit: 2,
+		stderr: []string{"invalid --tasks: 5 for 4 points (allowed: 1..4, at most one task a point)"},
+	},
+	contractCase{
 		name: "sweep: a newline in the spec's name is refused by --slurm", args: []string{"sweep", "$D/a\nb.yaml", "--out", "$D/out", "--slurm", "--dry-run"},
 		setup: sweepSetup(map[string]string{"a\nb.yaml": sweepSpec}), exit: 2,
 		stderr: []string{`the spec's path`, `holds a control character (U+000A`},

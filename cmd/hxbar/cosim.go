@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/sim"
 	"github.com/hxbar/hxbar/testbench"
 	"github.com/hxbar/hxbar/verilog"
@@ -81,8 +82,8 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		target = tmp
-	} else if st, err := os.Stat(target); err != nil || !st.IsDir() {
-		return usagef("invalid --dir: %q is not a directory (write one with 'hxbar gen --out DIR')", target)
+	} else if err := checkDesignDir(target); err != nil {
+		return err
 	}
 
 	stopBeat := func() {}
@@ -132,4 +133,17 @@ func cosimPrintConfig(fs *flag.FlagSet, dir, schedFile string, sys func() (hw.Sy
 		return err
 	}
 	return printConfig(stdout, s)
+}
+
+// checkDesignDir refuses a --dir that is not a directory, or that another
+// tool than hxbar gen owns (a sweep's directory), by name: its advice to
+// write the design with 'hxbar gen --out DIR' would be refused there.
+func checkDesignDir(dir string) error {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return usagef("invalid --dir: %q is not a directory (write one with 'hxbar gen --out DIR')", dir)
+	}
+	if m, err := gendir.ReadManifest(dir); err == nil && gendir.Owner(m.Tool) != "gen" {
+		return usagef("invalid --dir: %q is a %s directory (%s), not a design (allowed: a directory hxbar gen wrote)", dir, gendir.Owner(m.Tool), m.Tool)
+	}
+	return nil
 }

@@ -116,6 +116,12 @@ func TestFaultFlags(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "drop:n0.inject@4") {
 		t.Errorf("empty --fault after another: exit %d: %s", code, errs)
 	}
+	// --runs lists the runs in the table: with JSON it was ignored (and
+	// every run kept in memory for nothing).
+	code, _, errs = hx(t, "faults", "--campaign", "2", "--runs", "--format", "json")
+	if code != 2 || !strings.Contains(errs, "--runs does not apply to faults --format json") {
+		t.Errorf("faults --runs --format json: exit %d: %s", code, errs)
+	}
 	code, _, errs = hx(t, "sim", "--fault", "flip:n8.inject@4:7", "--fault", "flip:n8.inject@4:7")
 	if code != 2 || !strings.Contains(errs, "faults[1]") {
 		t.Errorf("a fault twice: exit %d: %s", code, errs)

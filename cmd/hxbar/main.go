@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/hxbar/hxbar/hw"
@@ -131,7 +132,9 @@ const maxMessage = 4096
 
 // oneLine makes an error message one line of at most maxMessage bytes:
 // a multi-line message (a tool's stderr, a parser's report) has its lines
-// joined by " | ", and a long one is cut, saying how much was cut.
+// joined by " | ", a control character it quotes (a file name's escape
+// sequence or carriage return) is shown escaped (\x1b) instead of acting on
+// the terminal, and a long one is cut, saying how much was cut.
 func oneLine(msg string) string {
 	var lines []string
 	for l := range strings.Lines(msg) {
@@ -139,7 +142,7 @@ func oneLine(msg string) string {
 			lines = append(lines, l)
 		}
 	}
-	msg = strings.Join(lines, " | ")
+	msg = visible(strings.Join(lines, " | "))
 	if len(msg) > maxMessage {
 		cut := maxMessage
 		for cut > 0 && !utf8.RuneStart(msg[cut]) {
@@ -148,6 +151,23 @@ func oneLine(msg string) string {
 		msg = fmt.Sprintf("%s... (%d more bytes of the message cut)", msg[:cut], len(msg)-cut)
 	}
 	return msg
+}
+
+// visible escapes the control characters of msg (but tabs) and the
+// bidirectional overrides, which would act on the terminal that shows them.
+func visible(msg string) string {
+	var b strings.Builder
+	for _, r := range msg {
+		switch {
+		case r != '\t' && unicode.IsControl(r) && r < 0x100:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func usage(w io.Writer) {

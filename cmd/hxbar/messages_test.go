@@ -67,6 +67,10 @@ func TestOneLine(t *testing.T) {
 	if got := oneLine("yosys failed:\nERROR: syntax error\n\n  near line 3\n"); got != "yosys failed: | ERROR: syntax error | near line 3" {
 		t.Errorf("multi-line: %q", got)
 	}
+	// A file name's control characters never reach the terminal.
+	if got := oneLine("stat a\x1b[2Jb\rc\u202ed\x7f: no such file"); got != `stat a\x1b[2Jb\x0dc\u202ed\x7f: no such file` {
+		t.Errorf("control characters: %q", got)
+	}
 	huge := strings.Repeat("é", 4_000_000) // 8 MB, two bytes a character
 	got := oneLine("invalid x: " + huge)
 	if len(got) > maxMessage+100 || !strings.HasSuffix(got, "more bytes of the message cut)") || !utf8.ValidString(got) {

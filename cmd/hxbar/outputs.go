@@ -11,7 +11,8 @@ import (
 // overwrite one of its inputs (flag name -> path) or each other, before
 // anything is read or written. Two paths are the same file when they clean
 // to the same absolute path (./x and x) or, when both exist, os.SameFile
-// says so (a symlink, a hard link). Empty paths are flags not given. A
+// says so (a symlink, a hard link), or, when neither exists, they name the
+// same entry of the same directory (x and sub/x with sub a symlink to .). Empty paths are flags not given. A
 // character device (/dev/null) may take several outputs.
 func checkOutputs(inputs, outputs map[string]string) error {
 	outs := sortedFlags(outputs)
@@ -47,12 +48,22 @@ func sameFile(a, b string) bool {
 	if absPath(a) == absPath(b) {
 		return true
 	}
-	sa, err := os.Stat(a)
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	// A file not yet created is the same when both name it in the same
+	// directory, however that directory is spelled (sub/x, sub -> .).
+	if errA == nil || errB == nil || filepath.Base(a) != filepath.Base(b) {
+		return false
+	}
+	da, err := os.Stat(filepath.Dir(a))
 	if err != nil {
 		return false
 	}
-	sb, err := os.Stat(b)
-	return err == nil && os.SameFile(sa, sb)
+	db, err := os.Stat(filepath.Dir(b))
+	return err == nil && os.SameFile(da, db)
 }
 
 func absPath(p string) string {

@@ -14,6 +14,7 @@ func TestCheckOutputs(t *testing.T) {
 	os.WriteFile("old.trace", nil, 0o644)
 	os.Symlink("in.yaml", "link.yaml")
 	os.Link("old.trace", "hard.trace")
+	os.Symlink(".", "here")
 	for _, c := range []struct {
 		name    string
 		in, out map[string]string
@@ -25,6 +26,7 @@ func TestCheckOutputs(t *testing.T) {
 		{"trace is config via a symlink", map[string]string{"config": "in.yaml"}, map[string]string{"trace": "link.yaml"}, "--trace link.yaml is the input of --config"},
 		{"absolute and relative", map[string]string{"schedule": filepath.Join(d, "s.json")}, map[string]string{"vcd": "s.json"}, "--vcd s.json is the input of --schedule"},
 		{"outputs the same, not yet existing", nil, map[string]string{"trace": "x", "vcd": "sub/../x"}, "--trace and --vcd name the same file sub/../x"},
+		{"outputs the same through a symlinked directory", nil, map[string]string{"trace": "new", "vcd": "here/new"}, "--trace and --vcd name the same file here/new"},
 		{"outputs hard links", nil, map[string]string{"trace": "old.trace", "vcd": "hard.trace"}, "--trace and --vcd name the same file hard.trace"},
 		{"outputs both /dev/null", nil, map[string]string{"trace": "/dev/null", "vcd": "/dev/null"}, ""},
 	} {

@@ -73,7 +73,11 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if *format == "json" {
 		perNode = 512
 	}
-	if err := checkModelBudget(limit, fmt.Sprintf("the cycle model of %d nodes", s.Nodes()), &s, perNode); err != nil {
+	what := fmt.Sprintf("the cycle model of %d nodes", s.Nodes())
+	if n := s.NumEpisodes(); n > 1 {
+		what += fmt.Sprintf(" over %d episodes", n)
+	}
+	if err := checkModelBudget(limit, what, &s, perNode); err != nil {
 		return err
 	}
 	start := time.Now()

@@ -40,13 +40,14 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	plotSpec := fs.String("plot", "", "draw `x=KEY,y=FIELD[,series=KEY][,logx][,logy]` from the results of the sweep directory given as the argument")
 	plotOut := fs.String("plot-out", "", "with --plot: write the plot to `FILE`, SVG, PNG or PDF by its extension (.svg, .png, .pdf; default: DIR/plot.svg)")
 	format := fs.String("format", "table", "output format: table or json")
+	limit := bindBudget(fs.FlagSet)
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
 	}
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	runOnly := []string{"out", "workers", "shard", "slurm", "tasks", "partition", "time", "dry-run"}
+	runOnly := []string{"out", "workers", "shard", "slurm", "tasks", "partition", "time", "dry-run", "max-memory"}
 	slurmOnly := []string{"tasks", "partition", "time", "dry-run"}
 	switch {
 	case *plotSpec != "":
@@ -74,6 +75,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	} else if err := refuseFlags(fs.FlagSet, "sweep --slurm", notApplicable{[]string{"shard"}, "the array job gives each task its shard"}); err != nil {
+		return err
+	} else if err := refuseFlags(fs.FlagSet, "sweep --slurm", notApplicable{[]string{"max-memory"}, "each task has the budget of its node"}); err != nil {
 		return err
 	}
 	if len(fs.args) != 1 {
@@ -113,6 +116,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	if *slurm {
 		return sweepSlurm(spec, specPath, *out, *tasks, *partition, *timeLimit, *workers, *dryRun, *format, stdout)
+	}
+	if err := checkSweepBudget(limit, spec, shardI, shardN, *workers); err != nil {
+		return err
 	}
 	dir := *out
 	if shardN > 0 {
@@ -189,6 +195,11 @@ func sweepSlurm(spec *sweep.Spec, specPath, out string, tasks int, partition, ti
 	if tasks == 0 {
 		tasks = min(max(len(spec.Points), 1), 64)
 	}
+	if tasks > len(spec.Points) {
+		// Task i runs the points p with p % tasks == i: the others would
+		// run none, and --collect would wait for every one of them.
+		return usagef("invalid --tasks: %d for %d points (allowed: 1..%d, at most one task a point)", tasks, len(spec.Points), len(spec.Points))
+	}
 	exe, err := os.Executable()
 	if err == nil {
 		exe, err = filepath.EvalSymlinks(exe)
@@ -205,9 +216,8 @@ func sweepSlurm(spec *sweep.Spec, specPath, out string, tasks int, partition, ti
 	if err := job.Check(); err != nil { // before anything is written: --partition and --time too
 		return usageError{noForce(err)}
 	}
-	if err := sweep.EnsureDir(out); err != nil {
-		return usageError{noForce(err)}
-	}
+	// The path is checked before EnsureDir makes the directory: a refused
+	// --out leaves nothing behind.
 	dir, _, err := gendir.Resolve(out)
 	if err != nil {
 		return usageError{noForce(err)}
@@ -215,16 +225,27 @@ func sweepSlurm(spec *sweep.Spec, specPath, out string, tasks int, partition, ti
 	if strings.ContainsAny(dir, " \t\n%\"'\\") {
 		return usagef("--out %s: a SLURM #SBATCH --output line cannot hold blanks, quotes, backslashes or %%: choose a plain path", dir)
 	}
+	if err := sweep.EnsureDir(out); err != nil {
+		return usageError{noForce(err)}
+	}
 	job.Dir, job.Workers = dir, workers
 	if err := job.Check(); err != nil {
 		return usageError{noForce(err)}
+	}
+	// SLURM writes the tasks' logs, and the tasks their shards, in these:
+	// a symlink would send them wherever it points.
+	for _, d := range []string{sweep.LogsDir, sweep.ShardsDir} {
+		p := filepath.Join(dir, d)
+		if st, err := os.Lstat(p); err == nil && !st.IsDir() {
+			return usagef("%s: a symlink or not a directory, not followed (allowed: a directory of its own, or none: it is made)", p)
+		}
 	}
 	if _, err := gendir.Write(dir, []gendir.File{{Name: sweep.SbatchName, Data: []byte(job.Script()), Mode: 0o755, Part: "slurm"}},
 		gendir.Options{Tool: sweep.Tool, Parts: []string{"slurm"}}); err != nil {
 		return usageError{noForce(err)}
 	}
 	for _, d := range []string{sweep.LogsDir, sweep.ShardsDir} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
 		}
 	}

@@ -74,8 +74,8 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "hxbar synth: %d nodes, %d switches: running yosys (seconds; minutes for the largest designs)\n", g.manifest.Nodes, g.manifest.Switches)
 		target = tmp
-	} else if st, err := os.Stat(target); err != nil || !st.IsDir() {
-		return usagef("invalid --dir: %q is not a directory (write one with 'hxbar gen --out DIR')", target)
+	} else if err := checkDesignDir(target); err != nil {
+		return err
 	}
 
 	rep, err := synth.Run(ctx, target, synth.Options{Progress: prefixWriter{stderr}})

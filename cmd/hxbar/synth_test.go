@@ -275,3 +275,22 @@ func TestSynthAvoid(t *testing.T) {
 		t.Errorf("%d hx_switch instances, want 8", n)
 	}
 }
+
+// TestDesignDirOfAnotherTool: synth and cosim refuse a sweep's directory as
+// --dir by its owner, not with advice to 'hxbar gen --out' it (gen refuses
+// a sweep directory).
+func TestDesignDirOfAnotherTool(t *testing.T) {
+	d := t.TempDir()
+	spec := filepath.Join(d, "s.yaml")
+	os.WriteFile(spec, []byte("base: {dims: [2]}\nvary: {seed: [1]}\nmeasure: [cycles]\n"), 0o644)
+	out := filepath.Join(d, "sw")
+	if code, _, errs := hx(t, "sweep", spec, "--out", out); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, errs)
+	}
+	for _, cmd := range []string{"synth", "cosim"} {
+		code, _, errs := hx(t, cmd, "--dir", out)
+		if code != 2 || !strings.Contains(errs, "is a sweep directory (hxbar sweep)") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%s --dir SWEEPDIR: exit %d, stderr %q, want exit 2 and one line naming the sweep directory", cmd, code, errs)
+		}
+	}
+}

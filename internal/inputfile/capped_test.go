@@ -85,3 +85,27 @@ func TestReadHead(t *testing.T) {
 		t.Fatalf("ReadHead = %d bytes, %v; want 200", len(b), err)
 	}
 }
+
+// TestCheckWithoutOpening: Check refuses what Read would (a FIFO, a device
+// through a symlink, a sparse file over the cap) without opening it, and
+// passes a regular file under the cap.
+func TestCheckWithoutOpening(t *testing.T) {
+	d := t.TempDir()
+	fifo := filepath.Join(d, "fifo")
+	syscall.Mkfifo(fifo, 0o644)
+	dev := filepath.Join(d, "dev")
+	os.Symlink("/dev/zero", dev)
+	big := filepath.Join(d, "big")
+	os.WriteFile(big, nil, 0o644)
+	os.Truncate(big, 8<<30)
+	for p, want := range map[string]string{fifo: "a named pipe", dev: "a character device", big: "8589934592 bytes"} {
+		if err := Check(p, MaxSize); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Check(%s) = %v, want %q", p, err, want)
+		}
+	}
+	ok := filepath.Join(d, "ok")
+	os.WriteFile(ok, []byte("x"), 0o644)
+	if err := Check(ok, MaxSize); err != nil {
+		t.Errorf("Check(regular) = %v", err)
+	}
+}

@@ -62,6 +62,18 @@ func read(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
+// Check refuses, without opening it, a file Read with limit would refuse:
+// not a regular file (a symlink is followed) or over limit bytes. It is for
+// files another program opens (Yosys's sources), which must not block on a
+// FIFO or read a device or a sparse file without end.
+func Check(path string, limit int64) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return check(path, st, limit)
+}
+
 // check refuses what is not a regular file of at most limit bytes.
 func check(path string, st fs.FileInfo, limit int64) error {
 	if !st.Mode().IsRegular() {

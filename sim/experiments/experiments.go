@@ -224,15 +224,25 @@ func Write(opt Options, docPath, imgDir string) error {
 	if err := checkOutputs(docPath, imgDir); err != nil {
 		return err
 	}
+	// The plots' names relative to the report, before anything runs: one
+	// path may be absolute and the other relative.
+	absDoc, err := filepath.Abs(docPath)
+	if err != nil {
+		return err
+	}
+	absImg, err := filepath.Abs(imgDir)
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(filepath.Dir(absDoc), absImg)
+	if err != nil {
+		return err
+	}
 	r, err := Collect(opt)
 	if err != nil {
 		return err
 	}
 	if err := os.Mkdir(imgDir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	rel, err := filepath.Rel(filepath.Dir(docPath), imgDir)
-	if err != nil {
 		return err
 	}
 	plots, err := r.Plots(imgDir)

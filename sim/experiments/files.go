@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/hxbar/hxbar/internal/inputfile"
-	"github.com/hxbar/hxbar/internal/outfile"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/hxbar/hxbar/internal/gendir"
+	"github.com/hxbar/hxbar/internal/inputfile"
+	"github.com/hxbar/hxbar/internal/outfile"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -48,6 +50,16 @@ func checkOutputs(docPath, imgDir string) error {
 		return err
 	case !st.IsDir():
 		return fmt.Errorf("%s: not a directory (allowed: a directory for the plots, or a new one in an existing directory)", imgDir)
+	default:
+		// A directory another tool made (a design of hxbar gen, a sweep) is
+		// that tool's: its manifest says which.
+		if m, err := gendir.ReadManifest(imgDir); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			owner := "an hxbar tool's"
+			if m != nil {
+				owner = fmt.Sprintf("a %s directory (%s)", gendir.Owner(m.Tool), m.Tool)
+			}
+			return fmt.Errorf("%s: %s, refusing to write plots into it (allowed: a directory without %s)", imgDir, owner, gendir.ManifestName)
+		}
 	}
 	docAbs, _ := filepath.Abs(docPath)
 	for _, f := range plotFiles {

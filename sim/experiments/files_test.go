@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/hxbar/hxbar/internal/gendir"
 )
 
 // TestCheckOutputs: Write overwrites only its own files and creates no
@@ -30,6 +32,7 @@ func TestCheckOutputs(t *testing.T) {
 	os.Symlink("own.md", filepath.Join(d, "link.md"))
 	write(filepath.Join(d, "img2", plotFiles[0]), ownSVG)
 	os.Link(filepath.Join(d, "img2", plotFiles[0]), filepath.Join(d, "mine.svg"))
+	write(filepath.Join(d, "design", gendir.ManifestName), `{"tool": "hxbar gen", "format": 1, "files": []}`)
 	for _, c := range []struct{ doc, img, want string }{
 		{"new.md", "img", ""},
 		{"own.md", "img", ""},
@@ -44,6 +47,7 @@ func TestCheckOutputs(t *testing.T) {
 		{"new.md", "file", "file: not a directory"},
 		{"new.md", "badimg", plotFiles[1] + ": exists and was not written by hxbar experiments"},
 		{"img/" + plotFiles[2], "img", plotFiles[2] + ": both the report and a plot"},
+		{"new.md", "design", "design: a gen directory (hxbar gen), refusing to write plots into it"},
 	} {
 		err := checkOutputs(filepath.Join(d, c.doc), filepath.Join(d, c.img))
 		switch {
@@ -68,5 +72,21 @@ func TestCommittedFilesMarked(t *testing.T) {
 		if _, err := os.Stat(filepath.Join("..", "..", "docs", "img", f)); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestWriteRelativeImgAbsoluteDoc: the plots are named relative to the
+// report whichever of the two paths is absolute (filepath.Rel of an
+// absolute and a relative path failed after every experiment had run).
+func TestWriteRelativeImgAbsoluteDoc(t *testing.T) {
+	d := t.TempDir()
+	t.Chdir(d)
+	doc := filepath.Join(d, "report.md")
+	if err := Write(Default(), doc, "img"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(doc)
+	if err != nil || !strings.Contains(string(data), "](img/"+plotFiles[0]+")") {
+		t.Errorf("report: %v; want links to img/%s", err, plotFiles[0])
 	}
 }

@@ -513,8 +513,10 @@ func Sources(dir string) ([]string, error) {
 		if filepath.Base(l) != l || !strings.HasSuffix(l, ".v") || strings.ContainsAny(l, " \t;\"") {
 			return nil, fmt.Errorf("%s: %s names %q: only .v files of the directory may be listed", dir, SourcesFile, l)
 		}
-		if _, err := os.Stat(filepath.Join(dir, l)); err != nil {
+		if err := inputfile.Check(filepath.Join(dir, l), inputfile.MaxSize); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%s: no %s (a source listed in %s)", dir, l, SourcesFile)
+		} else if err != nil {
+			return nil, err // a FIFO Yosys would block on, a device, over the cap
 		}
 		srcs = append(srcs, l)
 	}

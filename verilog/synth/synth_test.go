@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -333,5 +334,39 @@ func TestLabels(t *testing.T) {
 	})
 	if l0, l1 := merged.Modules[0].Label, merged.Modules[1].Label; l0 != "hx_switch[P=4,XDIM=0|1]" || l1 != "hx_switch[P=10,XDIM=0]" {
 		t.Errorf("labels %q, %q", l0, l1)
+	}
+}
+
+// TestSourcesRefuseSpecialFiles: a source Yosys would block on (a FIFO),
+// read without end (a device) or read whole (a sparse file over the input
+// cap) is refused by name before Yosys starts; a regular source is listed.
+func TestSourcesRefuseSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, SourcesFile), []byte("a.v\n"), 0o644)
+	src := filepath.Join(dir, "a.v")
+	for _, c := range []struct {
+		name string
+		make func() error
+		want string
+	}{
+		{"fifo", func() error { return syscall.Mkfifo(src, 0o644) }, "a named pipe"},
+		{"device", func() error { return os.Symlink("/dev/zero", src) }, "a character device"},
+		{"sparse", func() error { return os.Truncate(src, 8<<30) }, "8589934592 bytes"},
+	} {
+		os.Remove(src)
+		if c.name == "sparse" {
+			os.WriteFile(src, nil, 0o644)
+		}
+		if err := c.make(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Sources(dir); err == nil || !strings.Contains(err.Error(), "a.v") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s source: %v, want a refusal naming a.v (%q)", c.name, err, c.want)
+		}
+	}
+	os.Remove(src)
+	os.WriteFile(src, []byte("module a; endmodule\n"), 0o644)
+	if srcs, err := Sources(dir); err != nil || len(srcs) != 1 {
+		t.Errorf("regular source: %v, %v", srcs, err)
 	}
 }
