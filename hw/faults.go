@@ -90,7 +90,7 @@ func ParseFault(spec string) (Fault, error) {
 	case FaultStuck:
 		r, ok := decimal(rest, 1<<40)
 		if !ok {
-			return bad(fmt.Sprintf("the rank %s is not a number (0..ranks-1)", showString(rest)))
+			return bad(fmt.Sprintf("the rank %s %s (0..ranks-1)", showString(rest), notNumber(rest)))
 		}
 		f.Rank = int(r)
 		return f, nil
@@ -110,7 +110,7 @@ func ParseFault(spec string) (Fault, error) {
 		}
 		b, ok := decimal(bit, 1<<20)
 		if !ok {
-			return bad(fmt.Sprintf("the bit %s is not a number (0..flit_width-1 or a sideband bit)", showString(bit)))
+			return bad(fmt.Sprintf("the bit %s %s (0..flit_width-1 or a sideband bit)", showString(bit), notNumber(bit)))
 		}
 		f.Bit = int(b)
 	}
@@ -135,6 +135,14 @@ func (e *faultSyntaxError) Error() string {
 }
 
 // decimal parses s as digits only (no sign, no space) below limit.
+// notNumber says why decimal refused s: too large, or not a number.
+func notNumber(s string) string {
+	if s != "" && strings.Trim(s, "0123456789") == "" {
+		return "is out of range"
+	}
+	return "is not a number"
+}
+
 func decimal(s string, limit int64) (int64, bool) {
 	if s == "" || len(s) > 19 {
 		return 0, false

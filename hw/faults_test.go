@@ -195,3 +195,19 @@ func TestParseFaultFirst(t *testing.T) {
 		t.Errorf("the same @first fault twice: %v", err)
 	}
 }
+
+// TestFaultNumberMessages: a rank or bit too large to be one is called out
+// of range, not "not a number" (the message named the wrong problem).
+func TestFaultNumberMessages(t *testing.T) {
+	for spec, want := range map[string]string{
+		"stuck:99999999999999":             `the rank "99999999999999" is out of range`,
+		"stuck:12a":                        `the rank "12a" is not a number`,
+		"flip:n0.d0.up@3:99999999":         `the bit "99999999" is out of range`,
+		"flip:n0.d0.up@3:-1":               `the bit "-1" is not a number`,
+		"stuck:99999999999999999999999999": `the rank "99999999999999999999999999" is out of range`,
+	} {
+		if _, err := ParseFault(spec); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", spec, err, want)
+		}
+	}
+}
