@@ -21,7 +21,8 @@ import (
 
 // Measures are the fields a sweep can keep of a run: the scalar fields of
 // 'hxbar sim --format json' (top level, network, data) under their JSON
-// names, plus three the table of 'hxbar sim' derives from the nodes:
+// names, a loop's iterations, avg_period and avg_latency, plus three the
+// table of 'hxbar sim' derives from the nodes:
 // last_arrival, latency (last arrival -> last release) and release_spread
 // (first -> last release). A field that does not apply is null (an empty
 // CSV cell): latency and release_spread of a run that did not complete,
@@ -49,6 +50,13 @@ type Measures struct {
 	ItemsMoved         *int    `json:"items_moved"`
 	ItemsReceived      *uint64 `json:"items_received"`
 	Cost               *int    `json:"cost"`
+	// A loop's figures (communicators[0] of 'hxbar sim --format json'):
+	// iterations run (started), avg_period (null unless complete) and
+	// avg_latency over the iterations that completed. A run without a
+	// loop counts its episodes as iterations.
+	Iterations int      `json:"iterations"`
+	AvgPeriod  *float64 `json:"avg_period"`
+	AvgLatency *float64 `json:"avg_latency"`
 }
 
 // Fields lists the names measure: accepts, in the order of Measures.
@@ -74,6 +82,10 @@ func Measure(res *sim.Result) Measures {
 	m.LastArrival, m.Latency, m.ReleaseSpread = res.LastArrivalCycle, res.LatencyCycles, res.ReleaseSpreadCycles
 	if len(res.Errors) > 0 {
 		m.Error = res.Errors[0].Code
+	}
+	if len(res.Communicators) > 0 {
+		c := res.Communicators[0]
+		m.Iterations, m.AvgPeriod, m.AvgLatency = len(c.Iterations), c.AvgPeriod, c.AvgLatency
 	}
 	if d := res.Data; d != nil {
 		moved, recv, cost := d.ItemsMoved, d.ItemsReceived, d.Cost
