@@ -59,6 +59,9 @@ func TestExamples(t *testing.T) {
 		"dissemination-8x8.yaml": func(s *System) bool {
 			return reflect.DeepEqual(s.Dims, []int{8, 8}) && s.Algo == "dissemination" && s.Op == "min"
 		},
+		"osu-barrier-8x8.yaml": func(s *System) bool {
+			return reflect.DeepEqual(s.Dims, []int{8, 8}) && s.Iterations == 1000 && s.Compute == 0 && s.Skew == 0
+		},
 	}
 	seen := map[string]bool{}
 	for _, path := range exampleFiles(t) {
