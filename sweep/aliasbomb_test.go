@@ -25,7 +25,7 @@ func TestAliasBombRefused(t *testing.T) {
 		t.Errorf("refused after %v", d)
 	}
 	// A modest alias is still a value.
-	if _, err := Parse([]byte("base: {dims: [4, 4]}\nvary:\n  dims: [&d [2, 2], *d]\n"), "ok.yaml"); err != nil {
+	if s, err := Parse([]byte("vary:\n  skew: [&s 3, 4]\n  seed: [*s, 9]\n"), "ok.yaml"); err != nil || s.Points[0].Sys.Seed != 3 {
 		t.Errorf("one alias: %v", err)
 	}
 }

@@ -321,6 +321,9 @@ func Parse(data []byte, file string) (*Spec, error) {
 		}
 	}
 	idx := make([]int, len(s.Keys)) // the value index of each key
+	// A point is known by its system's hash (the log, resume, collect):
+	// two points of one system would run it twice under one key.
+	pointOf := make(map[string]int, total)
 	for p := range total {
 		rest := p
 		for a := len(axes) - 1; a >= 0; a-- {
@@ -353,6 +356,11 @@ func Parse(data []byte, file string) (*Spec, error) {
 		}
 		pt.Sys = sys
 		pt.Hash = Hash(&sys)
+		if q, dup := pointOf[pt.Hash]; dup {
+			return nil, &SpecError{File: file, Point: s.Label(&pt), Line: pt.lines[s.Keys[len(s.Keys)-1]],
+				Err: fmt.Errorf("vary: the same system as %s: each point must be a different system (a value given twice, or two spellings of one value)", s.Label(&s.Points[q]))}
+		}
+		pointOf[pt.Hash] = p
 		s.Points = append(s.Points, pt)
 	}
 	return s, nil

@@ -49,6 +49,8 @@ func TestSpecErrors(t *testing.T) {
 		{"vary:\n  skew: [1, 2]\nzip: [[skew, seed]]\n", `zip[0]: "seed" is not a key of vary (allowed: skew)`},
 		{"measure: [cycles, latncy]\n", `spec.yaml: line 1: measure: unknown field "latncy" (allowed: cycles, ranks, complete, error, released, episodes, last_arrival, latency, release_spread, packets, flits, flit_hops, channels, mean_channel_load, busiest_channel, busiest_channel_load, items_moved, items_received, cost, iterations, avg_period, avg_latency)`},
 		{"vary: {ranks: [4, 8]}\nmeasure: [ranks]\n", `measure: "ranks" is also a varied key`},
+		{"vary:\n  seed: [1, 2, 0x1]\n", `spec.yaml: point 2 (seed=0x1): line 2: vary: the same system as point 0 (seed=1): each point must be a different system`},
+		{"vary:\n  skew: [3, 3]\n", `point 1 (skew=3): line 2: vary: the same system as point 0 (skew=3)`},
 		{"vary: {skew: [1]}\n---\nvary: {skew: [2]}\n", `a second YAML document`},
 		{"- 1\n", `the spec must be a mapping of base, vary, zip, measure, not a list`},
 	} {
@@ -96,8 +98,9 @@ func TestProductAndZipOrder(t *testing.T) {
 		t.Errorf("product order wrong: %+v", s.Points)
 	}
 	// base keys a point does not vary stay; the hash is of the whole system.
-	s = mustParse(t, "base: {skew: 7}\nvary: {seed: [1, 1]}\n")
-	if s.Points[0].Sys.Skew != 7 || s.Points[0].Hash != s.Points[1].Hash {
+	// (Two points of one system are refused: TestSpecErrors.)
+	s = mustParse(t, "base: {skew: 7}\nvary: {seed: [1, 2]}\n")
+	if s.Points[0].Sys.Skew != 7 || s.Points[0].Hash == s.Points[1].Hash || s.Points[0].Hash != Hash(&s.Points[0].Sys) {
 		t.Errorf("base or hash: %+v", s.Points)
 	}
 }
