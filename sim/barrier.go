@@ -334,8 +334,8 @@ func (e *UnitError) Error() string {
 }
 
 // NodeResult is one rank's arrival and release. Arrive is Never for a rank
-// that never arrives (a stuck fault), Release -1 while it is not released;
-// the JSON holds null for both (metrics.go).
+// that never arrives (a stuck fault), Release -1 and Result "" while it is
+// not released; the JSON holds null for all three (metrics.go).
 type NodeResult struct {
 	Rank    int    `json:"rank"`
 	Node    int    `json:"node"`
@@ -658,6 +658,9 @@ func (s *System) result(t int64) *Result {
 		res.Nodes[r] = NodeResult{Rank: r, Node: int(u.NodeOf[r]), Arrive: u.Arrive[r],
 			Operand: strconv.FormatUint(u.Operand[r], 10), Release: u.Release[r],
 			Result: strconv.FormatUint(u.Result[r], 10)}
+		if u.Release[r] < 0 {
+			res.Nodes[r].Result = "" // no result yet: not a made-up 0
+		}
 		last = max(last, u.Release[r])
 	}
 	res.Cycles = last + 1

@@ -83,9 +83,9 @@ func cycleOrNull(c int64) *int64 {
 	return &c
 }
 
-// MarshalJSON writes a node's arrival and releases with null for "never"
-// and "not released" (Arrive Never, Release -1): no sentinel number in the
-// JSON.
+// MarshalJSON writes a node's arrival, releases and result with null for
+// "never" and "not released" (Arrive Never, Release -1, Result ""): no
+// sentinel number in the JSON.
 func (n NodeResult) MarshalJSON() ([]byte, error) {
 	rel := make([]*int64, len(n.Releases))
 	for i, r := range n.Releases {
@@ -100,13 +100,13 @@ func (n NodeResult) MarshalJSON() ([]byte, error) {
 		Arrive   *int64   `json:"arrive"`
 		Operand  string   `json:"operand"`
 		Release  *int64   `json:"release"`
-		Result   string   `json:"result"`
+		Result   *string  `json:"result"`
 		Releases []*int64 `json:"releases"`
-	}{n.Rank, n.Node, cycleOrNull(n.Arrive), n.Operand, cycleOrNull(n.Release), n.Result, rel})
+	}{n.Rank, n.Node, cycleOrNull(n.Arrive), n.Operand, cycleOrNull(n.Release), stringOrNull(n.Result), rel})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes (null: Never for arrive, -1
-// for a release).
+// for a release, "" for the result).
 func (n *NodeResult) UnmarshalJSON(data []byte) error {
 	var v struct {
 		Rank     int      `json:"rank"`
@@ -114,14 +114,17 @@ func (n *NodeResult) UnmarshalJSON(data []byte) error {
 		Arrive   *int64   `json:"arrive"`
 		Operand  string   `json:"operand"`
 		Release  *int64   `json:"release"`
-		Result   string   `json:"result"`
+		Result   *string  `json:"result"`
 		Releases []*int64 `json:"releases"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
 	*n = NodeResult{Rank: v.Rank, Node: v.Node, Arrive: orElse(v.Arrive, Never), Operand: v.Operand,
-		Release: orElse(v.Release, -1), Result: v.Result}
+		Release: orElse(v.Release, -1)}
+	if v.Result != nil {
+		n.Result = *v.Result
+	}
 	if v.Releases != nil {
 		n.Releases = make([]int64, len(v.Releases))
 		for i, r := range v.Releases {
@@ -129,6 +132,14 @@ func (n *NodeResult) UnmarshalJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// stringOrNull is s for JSON, null when empty (no result).
+func stringOrNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func orElse(p *int64, v int64) int64 {

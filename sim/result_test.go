@@ -251,3 +251,43 @@ func TestStuckRunStopsWhenNothingCanHappen(t *testing.T) {
 		t.Fatalf("large skew: %v, stop %q, cycles %d", err, res.Stop, res.Cycles)
 	}
 }
+
+// A rank that is not released has no result: Result is "" and the JSON
+// null, never a made-up 0 (issue 25: no sentinel numbers); a released
+// rank's result is its reduction.
+func TestUnreleasedRankHasNoResult(t *testing.T) {
+	sys := hw.Default()
+	sys.Op = hw.OpSum
+	sys.Faults = []string{"stuck:7"}
+	sys.Watchdog = 100
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := s.Run(Options{})
+	for _, n := range res.Nodes {
+		if n.Release >= 0 {
+			t.Fatalf("rank %d released with rank 7 stuck", n.Rank)
+		}
+		if n.Result != "" {
+			t.Errorf("rank %d, not released: result %q, want none", n.Rank, n.Result)
+		}
+		b, err := json.Marshal(n)
+		if err != nil || !strings.Contains(string(b), `"result":null`) {
+			t.Errorf("rank %d: JSON %s (%v), want result null", n.Rank, b, err)
+		}
+		var back NodeResult
+		if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, n) {
+			t.Errorf("rank %d: %+v read back as %+v (%v)", n.Rank, n, back, err)
+		}
+	}
+	sys.Faults, sys.Watchdog = nil, 0
+	s, err = Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.Run(Options{})
+	if err != nil || res.Nodes[0].Result == "" {
+		t.Fatalf("complete run: %v, rank 0 result %q", err, res.Nodes[0].Result)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -262,7 +263,7 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 		}
 		row := []any{n.Rank, n.Node, arriveString(n.Arrive), relString(n.Release), relWait(n)}
 		if s.Op.HasPayload() {
-			row = append(row, n.Operand, n.Result)
+			row = append(row, n.Operand, cmp.Or(n.Result, "-"))
 		}
 		tw.Append(row...)
 	}
