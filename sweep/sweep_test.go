@@ -502,3 +502,27 @@ func TestPlotLogRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestPlotNullX: a row whose x does not apply (latency null: an
+// incomplete run) is left out like one whose y does not, not drawn at an
+// empty category with the mean of the incomplete runs' cycles; the other
+// rows keep a numeric x, so logx takes it.
+func TestPlotNullX(t *testing.T) {
+	rows := []byte(`{"point":0,"latency":24,"cycles":63}
+{"point":1,"latency":48,"cycles":66}
+{"point":2,"latency":null,"cycles":1000000}
+`)
+	for _, spec := range []string{"x=latency,y=cycles", "x=latency,y=cycles,logx"} {
+		ps, err := ParsePlotSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, _, err := buildPlot(rows, ps, "t")
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if p.X.Min != 24 || p.X.Max != 48 || p.Y.Max >= 1000000 {
+			t.Errorf("%s: x %g..%g, y up to %g: want x 24..48 and no point of the null row", spec, p.X.Min, p.X.Max, p.Y.Max)
+		}
+	}
+}
