@@ -91,3 +91,20 @@ func TestPrintConfigCommands(t *testing.T) {
 		t.Errorf("traffic --skew --print-config: exit %d, %s", code, e)
 	}
 }
+
+// TestSimNameIsTheRunsName: the table's first line names a multi-episode
+// run as --print-config, the pictures and the traces do (the whole run,
+// -Nep), not by the last episode's system.
+func TestSimNameIsTheRunsName(t *testing.T) {
+	for _, args := range [][]string{
+		{"--repeat", "3", "--op", "sum"},
+		{"--config", "../../examples/episodes-4x4.yaml", "--name", ""},
+	} {
+		_, y, _ := hx(t, append([]string{"sim", "--print-config"}, args...)...)
+		name, _, _ := strings.Cut(strings.TrimPrefix(y, "# hxbar system "), "\n")
+		_, out, _ := hx(t, append([]string{"sim"}, args...)...)
+		if !strings.HasSuffix(name, `ep"`) || !strings.HasPrefix(out, "system "+name+": ") {
+			t.Errorf("sim %v: --print-config names %s, the table %.60q", args, name, out)
+		}
+	}
+}
