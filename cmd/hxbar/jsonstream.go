@@ -185,7 +185,7 @@ func writeScheduleJSON(w io.Writer, s *barrierunit.Schedule) error {
 func writeGeneratedScheduleJSON(w io.Writer, algo hw.Algorithm, ranks int) error {
 	head, each, err := barrierunit.GenerateEach(algo, ranks)
 	if err != nil {
-		return usageError{err}
+		return usageError{flagSpelled(err, "algo", "ranks")}
 	}
 	head.Routes = []barrierunit.Route{}
 	return writeJSONArrayEach(w, head, "routes", func(emit func(appendElem) error) error {

@@ -190,3 +190,31 @@ func TestHeartbeat(t *testing.T) {
 		t.Errorf("a run shorter than a period printed %q", quiet.String())
 	}
 }
+
+// TestRefusedValuesSpellTheFlag: a value the library refuses is named as
+// the flag that gave it (--rate, not rate), as every other message does.
+func TestRefusedValuesSpellTheFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"traffic", "--rate", "2"}, "rate"},
+		{[]string{"traffic", "--pattern", "zz"}, "pattern"},
+		{[]string{"traffic", "--packet-flits", "0"}, "packet-flits"},
+		{[]string{"traffic", "--cycles", "0"}, "cycles"},
+		{[]string{"traffic", "--cycles", "100", "--warmup", "200"}, "warmup"},
+		{[]string{"traffic", "--pattern", "hotspot", "--hotspot", "3"}, "hotspot"},
+		{[]string{"schedule", "--algo", "foo"}, "algo"},
+		{[]string{"schedule", "--algo", "foo", "--format", "json"}, "algo"},
+		{[]string{"collective", "--items", "-1"}, "items"},
+		{[]string{"collective", "--nodes", "6"}, "nodes"},
+		{[]string{"collective", "--algo", "broadcast", "--root", "99"}, "root"},
+		{[]string{"collective", "--compare", "--items", "3"}, "items"},
+	} {
+		var o, e bytes.Buffer
+		code := run(c.args, &o, &e)
+		if code != 2 || !strings.Contains(e.String(), "invalid --"+c.flag+": ") {
+			t.Errorf("%v: exit %d, %q; want exit 2 naming --%s", c.args, code, e.String(), c.flag)
+		}
+	}
+}

@@ -70,6 +70,7 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 	start := time.Now()
 	res, err := sim.RunTraffic(s, cfg)
 	if err != nil {
+		err = flagSpelled(err, "pattern", "rate", "packet-flits", "cycles", "hotspot", "warmup")
 		return usageError{explainSystemError(fs.FlagSet, err)}
 	}
 	if *progress {
