@@ -76,3 +76,13 @@ func TestSimUnreleasedRankShowsNoResult(t *testing.T) {
 		}
 	}
 }
+
+// A traffic run that measured no packet shows no latency (none, null),
+// not 0.00 cycles.
+func TestTrafficNoPacketShowsNoLatency(t *testing.T) {
+	args := []string{"traffic", "--rate", "0.0001", "--cycles", "10"}
+	code, out, errs := hx(t, args...)
+	if code != 0 || !strings.Contains(out, "│ none ") || strings.Contains(out, "0.00 ") {
+		t.Errorf("exit %d %s: want latency none:\n%s", code, errs, out)
+	}
+}
