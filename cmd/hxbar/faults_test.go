@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -132,8 +134,15 @@ func TestFaultFlags(t *testing.T) {
 	// testbench injects them), not for synth; --avoid and --link-retry
 	// for all three (TestGenCosimAvoid, TestCosimFaultsWithRetry); a
 	// watchdog past the 32-bit register for none.
-	if code, _, errs := hx(t, "synth", "--fault", "stuck:1"); code != 2 || !strings.Contains(errs, "do not apply to synth") {
+	if code, _, errs := hx(t, "synth", "--fault", "stuck:1"); code != 2 || !strings.Contains(errs, "--fault does not apply to synth") {
 		t.Errorf("synth --fault: exit %d: %s", code, errs)
+	}
+	cfg := filepath.Join(t.TempDir(), "f.yaml")
+	if err := os.WriteFile(cfg, []byte("faults: [\"stuck:1\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := hx(t, "synth", "--config", cfg); code != 2 || !strings.Contains(errs, "do not apply to synth") {
+		t.Errorf("synth --config with faults: exit %d: %s", code, errs)
 	}
 	for _, args := range [][]string{{"gen", "--out", t.TempDir()}, {"cosim"}, {"synth"}} {
 		cmd := args[0]
