@@ -634,6 +634,7 @@ func (s *System) stopStuck(c int64, tw *bufio.Writer, vcd *vcdWriter, load *load
 	res.Stop = StopNoProgress
 	err.At = c
 	res.Waiting = err.Waiting
+	s.explainFaults(res) // again: the effects say where the run stopped
 	return res, err
 }
 
