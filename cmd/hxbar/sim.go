@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -426,8 +427,16 @@ func scheduleFlag(fs *flag.FlagSet, name string, s *hw.System) (*barrierunit.Sch
 	if err != nil {
 		return nil, usageError{err}
 	}
+	changed := false
 	if !flagGiven(fs, "ranks") && sched.Ranks != s.NumRanks() {
-		s.Ranks = sched.Ranks
+		s.Ranks, changed = sched.Ranks, true
+	}
+	// The file's algorithm, when hxbar generates it, names the run (the
+	// system's name, --print-config); --algo is refused with --schedule.
+	if a := hw.Algorithm(sched.Algo); slices.Contains(hw.Algorithms, a) && a != s.Algo {
+		s.Algo, changed = a, true
+	}
+	if changed {
 		if err := s.Validate(); err != nil {
 			return nil, usageError{fmt.Errorf("%s: %w", name, err)}
 		}
