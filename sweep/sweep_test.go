@@ -36,8 +36,12 @@ func mustParse(t *testing.T, spec string) *Spec {
 func TestSpecErrors(t *testing.T) {
 	for _, c := range []struct{ spec, want string }{
 		{"bsae: {}\n", `spec.yaml: line 1: unknown key "bsae" (allowed keys: base, vary, zip, measure)`},
+		{"bse: {}\n", `spec.yaml: line 1: unknown key "bse" (allowed keys: base, vary, zip, measure; did you mean "base"?)`},
 		{"base: {skwe: 3}\n", `spec.yaml: line 1: base: unknown system key "skwe" (allowed keys: name, topology`},
 		{"vary: {linklatency: [1, 2]}\n", `spec.yaml: line 1: vary: unknown system key "linklatency"`},
+		{"vary: {fault: [[]]}\n", `; did you mean "faults"?)`},
+		{"base: {skw: 3}\n", `; did you mean "skew"?)`},
+		{"measure: [cycles, latncy]\n", `; did you mean "latency"?)`},
 		{"vary:\n  skew: []\n", `spec.yaml: line 2: vary: skew must be a non-empty list of values, not a list`},
 		{"vary:\n  skew: 3\n", `vary: skew must be a non-empty list of values, not "3"`},
 		// A bad value names the point, its values, the key and its line.
@@ -46,7 +50,7 @@ func TestSpecErrors(t *testing.T) {
 		{"base:\n  collective: allgather\n  items: 4\nvary:\n  order: [OOMM, OMX]\n", `point 1 (order=OMX): line 5: invalid order`},
 		{"vary:\n  skew: [1, 2]\n  seed: [1]\nzip: [[skew, seed]]\n", `spec.yaml: line 4: zip[0]: vary seed has 1 values but skew has 2`},
 		{"vary:\n  skew: [1, 2]\nzip: [[skew, seed]]\n", `zip[0]: "seed" is not a key of vary (allowed: skew)`},
-		{"measure: [cycles, latncy]\n", `spec.yaml: line 1: measure: unknown field "latncy" (allowed: cycles, ranks, complete, error, released, episodes, last_arrival, latency, release_spread, packets, flits, flit_hops, channels, mean_channel_load, busiest_channel, busiest_channel_load, items_moved, items_received, cost)`},
+		{"measure: [cycles, latncy]\n", `spec.yaml: line 1: measure: unknown field "latncy" (allowed: cycles, ranks, complete, error, released, episodes, last_arrival, latency, release_spread, packets, flits, flit_hops, channels, mean_channel_load, busiest_channel, busiest_channel_load, items_moved, items_received, cost; did you mean "latency"?)`},
 		{"vary: {ranks: [4, 8]}\nmeasure: [ranks]\n", `measure: "ranks" is also a varied key`},
 		{"vary: {skew: [1]}\n---\nvary: {skew: [2]}\n", `a second YAML document`},
 		{"- 1\n", `the spec must be a mapping of base, vary, zip, measure, not a list`},
