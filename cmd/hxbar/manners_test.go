@@ -218,3 +218,21 @@ func TestRefusedValuesSpellTheFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpSaysWhatTheCommandDoes: every command's -h (and 'hxbar help
+// CMD') starts with its one-line summary, the line 'hxbar help' lists,
+// before its flags.
+func TestHelpSaysWhatTheCommandDoes(t *testing.T) {
+	for _, name := range commandNames() {
+		for _, args := range [][]string{{name, "-h"}, {"help", name}} {
+			var o, e bytes.Buffer
+			if code := run(args, &o, &e); code != 0 {
+				t.Fatalf("%v: exit %d, %s", args, code, e.String())
+			}
+			first, _, _ := strings.Cut(e.String(), "\n")
+			if want := "hxbar " + name + ": " + summaries[name]; first != want || summaries[name] == "" {
+				t.Errorf("%v: first line %q, want %q", args, first, want)
+			}
+		}
+	}
+}
