@@ -56,6 +56,9 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutputs(map[string]string{"config": fs.Lookup("config").Value.String(), "schedule": *schedFile}, outs); err != nil {
 		return err
 	}
+	if err := pics.checkSVG(); err != nil {
+		return err
+	}
 	s, err := sys()
 	if err != nil {
 		return usageError{err}
