@@ -300,7 +300,7 @@ type Result struct {
 }
 
 // ErrorResult is one unit's error: the cycle it was raised, the node and
-// the rank it hosts (-1: none), the code's name (BADGATE, NORANK, SHORT,
+// the rank it hosts (-1: none, null in the JSON), the code's name (BADGATE, NORANK, SHORT,
 // FLITS, OVER), the gate and the source rank it concerns.
 type ErrorResult struct {
 	Cycle int64  `json:"cycle"`

@@ -134,6 +134,38 @@ func (n *NodeResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// errorJSON is ErrorResult's JSON, with rank null for a unit that hosts
+// none (Rank -1).
+type errorJSON struct {
+	Cycle int64  `json:"cycle"`
+	Node  int    `json:"node"`
+	Rank  *int64 `json:"rank"`
+	Code  string `json:"code"`
+	Gate  int    `json:"gate"`
+	From  int    `json:"from"`
+}
+
+// MarshalJSON writes the error with rank null for a unit without a rank
+// (NORANK): no sentinel number in the JSON.
+func (e ErrorResult) MarshalJSON() ([]byte, error) {
+	var rank *int64
+	if e.Rank >= 0 {
+		r := int64(e.Rank)
+		rank = &r
+	}
+	return json.Marshal(errorJSON{e.Cycle, e.Node, rank, e.Code, e.Gate, e.From})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (null: Rank -1).
+func (e *ErrorResult) UnmarshalJSON(data []byte) error {
+	var v errorJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*e = ErrorResult{Cycle: v.Cycle, Node: v.Node, Rank: int(orElse(v.Rank, -1)), Code: v.Code, Gate: v.Gate, From: v.From}
+	return nil
+}
+
 // stringOrNull is s for JSON, null when empty (no result).
 func stringOrNull(s string) *string {
 	if s == "" {

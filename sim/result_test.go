@@ -291,3 +291,31 @@ func TestUnreleasedRankHasNoResult(t *testing.T) {
 		t.Fatalf("complete run: %v, rank 0 result %q", err, res.Nodes[0].Result)
 	}
 }
+
+// A unit error at a node without a rank (NORANK, a misrouted head) has
+// rank null in the JSON, not -1, and reads back.
+func TestErrorWithoutRankJSON(t *testing.T) {
+	sys := hw.Default()
+	sys.Op, sys.Ranks = hw.OpSum, 8
+	sys.Faults = []string{"flip:n4.d0.up@first:3"}
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := s.Run(Options{})
+	if len(res.Errors) == 0 || res.Errors[0].Code != "NORANK" || res.Errors[0].Rank != -1 {
+		t.Fatalf("errors %+v: want a NORANK error first", res.Errors)
+	}
+	b, err := json.Marshal(res.Errors[0])
+	if err != nil || !strings.Contains(string(b), `"rank":null`) {
+		t.Errorf("NORANK error: %s (%v), want rank null", b, err)
+	}
+	var back ErrorResult
+	if err := json.Unmarshal(b, &back); err != nil || back != res.Errors[0] {
+		t.Errorf("%+v read back as %+v (%v)", res.Errors[0], back, err)
+	}
+	b, _ = json.Marshal(res.Faults[0])
+	if !strings.Contains(string(b), `"detected_by":{"cycle":`) || strings.Contains(string(b), `"rank":-1`) {
+		t.Errorf("fault: %s", b)
+	}
+}
