@@ -391,17 +391,24 @@ func dataScheduleFlag(fs *flag.FlagSet, name string, s *hw.System) (*collective.
 		return nil, usageError{err}
 	}
 	// Accept the output of 'hxbar collective --format json' as it is: the
-	// schedule wrapped with its verifier report. The whole file is held to
-	// the rules of the schedule itself (no key twice, no null).
-	if err := strictjson.Check(data, "data schedule"); err != nil {
+	// schedule wrapped with its verifier report. No key is given twice in
+	// the whole file; the schedule is held to all its rules (no null
+	// either), the report is not input (it says null where it names
+	// nothing).
+	if err := strictjson.CheckKeys(data, "data schedule"); err != nil {
 		return nil, usageError{fmt.Errorf("%s: %w", name, err)}
 	}
 	var wrapped struct {
 		Schedule json.RawMessage `json:"schedule"`
 		Report   json.RawMessage `json:"report"`
 	}
-	if strictjson.Unmarshal(data, &wrapped, "data schedule") == nil && len(wrapped.Schedule) > 0 {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&wrapped) == nil && !dec.More() && len(wrapped.Schedule) > 0 {
 		data = wrapped.Schedule
+	}
+	if err := strictjson.Check(data, "data schedule"); err != nil {
+		return nil, usageError{fmt.Errorf("%s: %w", name, err)}
 	}
 	cs, err := collective.ReadSchedule(bytes.NewReader(data))
 	if err != nil {
