@@ -236,3 +236,14 @@ func TestHelpSaysWhatTheCommandDoes(t *testing.T) {
 		}
 	}
 }
+
+// TestSystemErrorNamesTheFlag: an error the model finds in a key given as
+// a flag names that flag, also where the flag's name is not the key's
+// (--fault for faults).
+func TestSystemErrorNamesTheFlag(t *testing.T) {
+	var o, e bytes.Buffer
+	code := run([]string{"sim", "--topology", "torus", "--fault", "dead:n3.d0.up@0"}, &o, &e)
+	if code != 2 || !strings.HasPrefix(e.String(), "hxbar sim: flag --fault: invalid faults[0]: ") {
+		t.Errorf("exit %d, %q; want the error under flag --fault", code, e.String())
+	}
+}

@@ -23,7 +23,7 @@ func explainSystemError(fs *flag.FlagSet, err error) error {
 	if key == "" {
 		return err
 	}
-	if name := strings.ReplaceAll(key, "_", "-"); flagGiven(fs, name) {
+	if name := hw.KeyFlag(key); name != "" && flagGiven(fs, name) {
 		return &hw.FlagError{Flag: name, Err: err}
 	}
 	if c := fs.Lookup("config"); c != nil {
