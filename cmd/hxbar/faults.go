@@ -34,6 +34,11 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
+	if *format == "json" {
+		if err := refuseFlags(fs.FlagSet, "--format json", notApplicable{[]string{"runs"}, "it lists every run in the table; the JSON holds the counts"}); err != nil {
+			return err
+		}
+	}
 	if *n < 1 || *n > 1000000 {
 		return usagef("invalid --campaign: %d (allowed: 1..1000000 runs)", *n)
 	}

@@ -247,3 +247,13 @@ func TestSystemErrorNamesTheFlag(t *testing.T) {
 		t.Errorf("exit %d, %q; want the error under flag --fault", code, e.String())
 	}
 }
+
+// TestFaultsRunsIsTableOnly: --runs lists the runs in the table; with
+// --format json it is refused by name, not silently dropped.
+func TestFaultsRunsIsTableOnly(t *testing.T) {
+	var o, e bytes.Buffer
+	code := run([]string{"faults", "--campaign", "2", "--runs", "--format", "json"}, &o, &e)
+	if code != 2 || !strings.Contains(e.String(), "--runs does not apply to --format json") {
+		t.Errorf("exit %d, %q", code, e.String())
+	}
+}
