@@ -182,3 +182,21 @@ func TestCosimFault(t *testing.T) {
 		t.Errorf("cosim --fault flip: exit %d: %s%s", code, out, errs)
 	}
 }
+
+// TestFaultsNamesTheSystem: the campaign's first line names the system
+// run (--name, or the name from what runs), and a multi-episode run is
+// not described as its base system's barrier.
+func TestFaultsNamesTheSystem(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--name", "mine"}, `fault campaign: 2 runs of system "mine" on a 4x4 hyper-crossbar, butterfly barrier,`},
+		{[]string{"--config", "../../examples/episodes-4x4.yaml", "--name", ""}, `fault campaign: 2 runs of system "hyperxbar-4x4-butterfly-barrier-3ep" on a 4x4 hyper-crossbar, 3 episodes,`},
+	} {
+		code, out, errs := hx(t, append([]string{"faults", "--campaign", "2"}, c.args...)...)
+		if code != 0 || !strings.HasPrefix(out, c.want) {
+			t.Errorf("faults %v: exit %d %s, first line %.120q; want %q", c.args, code, errs, out, c.want)
+		}
+	}
+}
