@@ -182,11 +182,11 @@ func orElse(p *int64, v int64) int64 {
 }
 
 // episodeJSON is EpisodeResult as JSON: last_release null while the
-// episode is not complete.
+// episode is not complete, first_arrival null when no rank arrives.
 type episodeJSON struct {
 	Episode       int    `json:"episode"`
 	Collective    string `json:"collective"`
-	FirstArrival  int64  `json:"first_arrival"`
+	FirstArrival  *int64 `json:"first_arrival"`
 	LastArrival   *int64 `json:"last_arrival"`
 	LastRelease   *int64 `json:"last_release"`
 	Latency       *int64 `json:"latency"`
@@ -195,9 +195,9 @@ type episodeJSON struct {
 }
 
 // MarshalJSON writes last_release as null while the episode is not
-// complete.
+// complete, first_arrival as null when no rank arrives (Never).
 func (e EpisodeResult) MarshalJSON() ([]byte, error) {
-	return json.Marshal(episodeJSON{e.Episode, e.Collective, e.FirstArrival, e.LastArrival,
+	return json.Marshal(episodeJSON{e.Episode, e.Collective, cycleOrNull(e.FirstArrival), e.LastArrival,
 		cycleOrNull(e.LastRelease), e.Latency, e.ReleaseSpread, e.ConfigCycles})
 }
 
@@ -207,7 +207,7 @@ func (e *EpisodeResult) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	*e = EpisodeResult{Episode: v.Episode, Collective: v.Collective, FirstArrival: v.FirstArrival,
+	*e = EpisodeResult{Episode: v.Episode, Collective: v.Collective, FirstArrival: orElse(v.FirstArrival, Never),
 		LastArrival: v.LastArrival, LastRelease: orElse(v.LastRelease, -1), Latency: v.Latency,
 		ReleaseSpread: v.ReleaseSpread, ConfigCycles: v.ConfigCycles}
 	return nil

@@ -319,3 +319,24 @@ func TestErrorWithoutRankJSON(t *testing.T) {
 		t.Errorf("fault: %s", b)
 	}
 }
+
+// A run in which no rank ever arrives (every rank stuck) has no first
+// arrival: null in the JSON, not MaxInt64.
+func TestNoArrivalNoFirstArrival(t *testing.T) {
+	sys := hw.Default()
+	sys.Ranks, sys.MaxCycles = 2, 5000
+	sys.Faults = []string{"stuck:0", "stuck:1"}
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := s.Run(Options{})
+	b, err := json.Marshal(res.Episodes)
+	if err != nil || !strings.Contains(string(b), `"first_arrival":null`) {
+		t.Errorf("episodes %s (%v), want first_arrival null", b, err)
+	}
+	var back []EpisodeResult
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, res.Episodes) {
+		t.Errorf("%+v read back as %+v (%v)", res.Episodes, back, err)
+	}
+}

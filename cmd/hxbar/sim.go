@@ -467,7 +467,7 @@ func printEpisodes(w io.Writer, s *sim.System, res *sim.Result) error {
 		if ep.Data != nil {
 			what = fmt.Sprintf("%s, %d items x %d flits", ep.Data.Algo, ep.Data.Items, ep.Sys.ItemFlits)
 		}
-		tw.Append(e.Episode, e.Collective, what, e.ConfigCycles, e.FirstArrival, relString(e.LastRelease))
+		tw.Append(e.Episode, e.Collective, what, e.ConfigCycles, arriveString(e.FirstArrival), relString(e.LastRelease))
 	}
 	if err := tw.Render(); err != nil {
 		return err
