@@ -437,9 +437,13 @@ func (s *System) Run(opt Options) (*Result, error) {
 		return int(u.Arrive[a] - u.Arrive[b])
 	})
 	next := 0
-	t := int64(0)
+	first := int64(0) // the first arrival (Never: every rank is stuck)
 	if R > 0 {
-		t = u.Arrive[order[0]]
+		first = u.Arrive[order[0]]
+	}
+	t := first
+	if t == Never {
+		t = 0 // nothing ever arrives: the run starts at 0 and stops stuck there
 	}
 	defer s.eng.close()
 	// A unit may take a gate step a cycle ahead (Units.Eval), never past
@@ -452,7 +456,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 	// episode k is released, episode k+1 starts on the same network.
 	k, E := 1, s.NumEpisodes()
 	var cfg configState
-	s.epResults = append(s.epResults[:0], EpisodeResult{Episode: 1, Collective: string(s.Cur.Sys.Collective), FirstArrival: t, LastRelease: -1})
+	s.epResults = append(s.epResults[:0], EpisodeResult{Episode: 1, Collective: string(s.Cur.Sys.Collective), FirstArrival: first, LastRelease: -1})
 	s.epArrival = append(s.epArrival[:0], maxArrival(u.Arrive))
 	s.releases = s.releases[:0]
 	for {

@@ -330,7 +330,10 @@ func TestNoArrivalNoFirstArrival(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, _ := s.Run(Options{})
+	res, err := s.Run(Options{})
+	if _, ok := errors.AsType[*StuckError](err); !ok || res.Stop != StopNoProgress || res.Cycles != 1 {
+		t.Errorf("every rank stuck: stop %q after %d cycles (%v); want no_progress at once, not max_cycles", res.Stop, res.Cycles, err)
+	}
 	b, err := json.Marshal(res.Episodes)
 	if err != nil || !strings.Contains(string(b), `"first_arrival":null`) {
 		t.Errorf("episodes %s (%v), want first_arrival null", b, err)
