@@ -360,7 +360,8 @@ type NetStats struct {
 	// Busiest is the name of the channel that carried the most flits
 	// (noc.ChannelName), e.g. "n5.d1.up" (exchanger 5's dimension-1 port
 	// toward its crossbar), as --fault and --avoid take it;
-	// BusiestLoad is its utilisation (flits per cycle).
+	// BusiestLoad is its utilisation (flits per cycle). Busiest is ""
+	// when no flit crossed a channel (both null in the JSON).
 	Busiest     string  `json:"busiest_channel"`
 	BusiestLoad float64 `json:"busiest_channel_load"`
 }
@@ -711,6 +712,9 @@ func (s *System) result(t int64) *Result {
 			res.Network.Busiest, flits = noc.ChannelName(s.Fabric, sw, port), f
 		}
 		res.Network.BusiestLoad = float64(flits) / float64(res.Cycles)
+		if flits == 0 {
+			res.Network.Busiest = "" // no flit crossed a channel: none is busiest
+		}
 	}
 	if s.Data != nil {
 		s.dataResult(res)

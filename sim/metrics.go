@@ -166,6 +166,41 @@ func (e *ErrorResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// netJSON is NetStats' JSON: the busiest channel and its load null when
+// no flit crossed a channel.
+type netJSON struct {
+	Packets     uint64   `json:"packets"`
+	Flits       uint64   `json:"flits"`
+	FlitHops    uint64   `json:"flit_hops"`
+	Channels    int      `json:"channels"`
+	MeanLoad    float64  `json:"mean_channel_load"`
+	Busiest     *string  `json:"busiest_channel"`
+	BusiestLoad *float64 `json:"busiest_channel_load"`
+}
+
+// MarshalJSON writes busiest_channel and its load as null when no flit
+// crossed a channel (Busiest ""), not a channel with load 0.
+func (n NetStats) MarshalJSON() ([]byte, error) {
+	v := netJSON{n.Packets, n.Flits, n.FlitHops, n.Channels, n.MeanLoad, nil, nil}
+	if n.Busiest != "" {
+		v.Busiest, v.BusiestLoad = &n.Busiest, &n.BusiestLoad
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (n *NetStats) UnmarshalJSON(data []byte) error {
+	var v netJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*n = NetStats{Packets: v.Packets, Flits: v.Flits, FlitHops: v.FlitHops, Channels: v.Channels, MeanLoad: v.MeanLoad}
+	if v.Busiest != nil && v.BusiestLoad != nil {
+		n.Busiest, n.BusiestLoad = *v.Busiest, *v.BusiestLoad
+	}
+	return nil
+}
+
 // stringOrNull is s for JSON, null when empty (no result).
 func stringOrNull(s string) *string {
 	if s == "" {

@@ -343,3 +343,24 @@ func TestNoArrivalNoFirstArrival(t *testing.T) {
 		t.Errorf("%+v read back as %+v (%v)", res.Episodes, back, err)
 	}
 }
+
+// A run in which no flit crossed a network channel has no busiest
+// channel: "" in Go, null in the JSON, not the first channel with load 0.
+func TestNoFlitNoBusiestChannel(t *testing.T) {
+	sys := hw.Default()
+	sys.Ranks = 2
+	sys.Faults = []string{"stuck:0", "stuck:1"}
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := s.Run(Options{})
+	b, _ := json.Marshal(res.Network)
+	if res.Network.FlitHops != 0 || res.Network.Busiest != "" || !strings.Contains(string(b), `"busiest_channel":null,"busiest_channel_load":null`) {
+		t.Errorf("no flit: busiest %q, JSON %s", res.Network.Busiest, b)
+	}
+	var back NetStats
+	if err := json.Unmarshal(b, &back); err != nil || back != res.Network {
+		t.Errorf("%+v read back as %+v (%v)", res.Network, back, err)
+	}
+}

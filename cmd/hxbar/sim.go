@@ -317,7 +317,11 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	st.Append("flit hops (switch <-> switch channels)", strconv.FormatUint(res.Network.FlitHops, 10))
 	st.Append("network channels", strconv.Itoa(res.Network.Channels))
 	st.Append("mean channel load (flits/cycle)", fmt.Sprintf("%.4f", res.Network.MeanLoad))
-	st.Append("busiest channel (load)", fmt.Sprintf("%s (%.4f)", res.Network.Busiest, res.Network.BusiestLoad))
+	busiest := "none (no flit crossed a channel)"
+	if res.Network.Busiest != "" {
+		busiest = fmt.Sprintf("%s (%.4f)", res.Network.Busiest, res.Network.BusiestLoad)
+	}
+	st.Append("busiest channel (load)", busiest)
 	for _, f := range res.Faults {
 		st.Append("fault "+f.Spec, f.Effect) // what it did (sim/faulteffect.go)
 	}
