@@ -1,6 +1,7 @@
 package barrierunit
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -34,13 +35,55 @@ type Report struct {
 	Op      string `json:"op"`
 	Ranks   int    `json:"ranks"`
 	Gates   int    `json:"gates"`
-	Rank    int    `json:"rank"`    // first offending rank, -1 if none
-	Peer    int    `json:"peer"`    // the other rank the message names, -1 if none
-	Gate    int    `json:"gate"`    // the gate the message names, 0 if none
+	Rank    int    `json:"rank"`    // first offending rank, -1 if none (null in the JSON)
+	Peer    int    `json:"peer"`    // the other rank the message names, -1 if none (null)
+	Gate    int    `json:"gate"`    // the gate the message names, 0 if none (null)
 	Message string `json:"message"` // one line
 }
 
 func (r Report) String() string { return r.Kind + ": " + r.Message }
+
+// reportJSON is Report's JSON: null where the report names no rank, peer
+// or gate.
+type reportJSON struct {
+	OK      bool   `json:"ok"`
+	Kind    string `json:"kind"`
+	Op      string `json:"op"`
+	Ranks   int    `json:"ranks"`
+	Gates   int    `json:"gates"`
+	Rank    *int   `json:"rank"`
+	Peer    *int   `json:"peer"`
+	Gate    *int   `json:"gate"`
+	Message string `json:"message"`
+}
+
+// MarshalJSON writes rank, peer and gate as null where the report names
+// none (-1, -1, 0): no sentinel number in the JSON.
+func (r Report) MarshalJSON() ([]byte, error) {
+	named := func(v, none int) *int {
+		if v == none {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(reportJSON{r.OK, r.Kind, r.Op, r.Ranks, r.Gates, named(r.Rank, -1), named(r.Peer, -1), named(r.Gate, 0), r.Message})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (r *Report) UnmarshalJSON(data []byte) error {
+	var v reportJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	or := func(p *int, none int) int {
+		if p == nil {
+			return none
+		}
+		return *p
+	}
+	*r = Report{v.OK, v.Kind, v.Op, v.Ranks, v.Gates, or(v.Rank, -1), or(v.Peer, -1), or(v.Gate, 0), v.Message}
+	return nil
+}
 
 // Verify proves or refutes schedule s for op by symbolic execution. For
 // every (rank, gate) it computes three sets of ranks:

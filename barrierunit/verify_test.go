@@ -210,7 +210,7 @@ func TestReportJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"ok":false,"kind":"early release","op":"sum","ranks":5,"gates":4,"rank":0,"peer":4,"gate":0,"message":"rank 0 released without having heard from rank 4"}`
+	want := `{"ok":false,"kind":"early release","op":"sum","ranks":5,"gates":4,"rank":0,"peer":4,"gate":null,"message":"rank 0 released without having heard from rank 4"}`
 	if string(b) != want {
 		t.Fatalf("JSON\n got %s\nwant %s", b, want)
 	}
@@ -717,5 +717,42 @@ func TestReadExecutableReportsTheDocsDeadlock(t *testing.T) {
 	}
 	if _, err := ReadExecutable(strings.NewReader(`{"ranks": 2, "gates": 1, "routes": [{"from_rank": 0, "from_gate": 1, "to_rank": 2, "to_gate": 2, "distance": 2}]}`)); err == nil {
 		t.Fatal("ReadExecutable accepted a rank out of range")
+	}
+}
+
+// TestReportJSONNoSentinels: a report names no rank, peer or gate with
+// null, not -1 or 0 (issue 25: no sentinel numbers), and reads back.
+func TestReportJSONNoSentinels(t *testing.T) {
+	s, err := Generate(hw.AlgoButterfly, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := Verify(s, OpSum)
+	var cut Route
+	for _, r := range s.Routes {
+		if r.FromRank != r.ToRank {
+			cut = r
+			break
+		}
+	}
+	bad := Verify(removeRoute(s, cut), OpBarrier)
+	if !ok.OK || bad.OK || bad.Rank < 0 {
+		t.Fatalf("reports %+v, %+v", ok, bad)
+	}
+	for _, r := range []Report{ok, bad} {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.OK && !strings.Contains(string(b), `"rank":null,"peer":null,"gate":null`) {
+			t.Errorf("good schedule: %s, want rank, peer and gate null", b)
+		}
+		if strings.Contains(string(b), ":-1") {
+			t.Errorf("%s: a sentinel -1", b)
+		}
+		var back Report
+		if err := json.Unmarshal(b, &back); err != nil || back != r {
+			t.Errorf("%+v read back as %+v (%v)", r, back, err)
+		}
 	}
 }

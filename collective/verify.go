@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/bits"
 )
@@ -23,7 +24,7 @@ const (
 type Report struct {
 	OK       bool   `json:"ok"`
 	Rule     string `json:"rule,omitempty"`
-	Step     int    `json:"step"`     // 1-based step of the violation (steps[Step-1]); 0 if none
+	Step     int    `json:"step"`     // 1-based step of the violation (steps[Step-1]); 0 if none (null in the JSON, as the other nones)
 	Transfer int    `json:"transfer"` // index of the offending transfer in that step, -1 if none
 	Node     int    `json:"node"`     // the node at fault, -1 if none
 	Peer     int    `json:"peer"`     // the other node the message names, -1 if none
@@ -36,6 +37,54 @@ type Report struct {
 	// Redundant counts item copies delivered to a node that already held
 	// the item: allowed, but wasted time.
 	Redundant int `json:"redundant"`
+}
+
+// reportJSON is Report's JSON: null where the report names no step,
+// transfer, node, peer or item.
+type reportJSON struct {
+	OK        bool   `json:"ok"`
+	Rule      string `json:"rule,omitempty"`
+	Step      *int   `json:"step"`
+	Transfer  *int   `json:"transfer"`
+	Node      *int   `json:"node"`
+	Peer      *int   `json:"peer"`
+	Item      *int   `json:"item"`
+	Message   string `json:"message"`
+	Steps     int    `json:"steps"`
+	StepCosts []int  `json:"step_costs"`
+	Cost      int    `json:"cost"`
+	Redundant int    `json:"redundant"`
+}
+
+// MarshalJSON writes step, transfer, node, peer and item as null where
+// the report names none (0 for step, -1 for the others): no sentinel
+// number in the JSON.
+func (r Report) MarshalJSON() ([]byte, error) {
+	named := func(v, none int) *int {
+		if v == none {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(reportJSON{r.OK, r.Rule, named(r.Step, 0), named(r.Transfer, -1), named(r.Node, -1), named(r.Peer, -1),
+		named(r.Item, -1), r.Message, r.Steps, r.StepCosts, r.Cost, r.Redundant})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (r *Report) UnmarshalJSON(data []byte) error {
+	var v reportJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	or := func(p *int, none int) int {
+		if p == nil {
+			return none
+		}
+		return *p
+	}
+	*r = Report{OK: v.OK, Rule: v.Rule, Step: or(v.Step, 0), Transfer: or(v.Transfer, -1), Node: or(v.Node, -1), Peer: or(v.Peer, -1),
+		Item: or(v.Item, -1), Message: v.Message, Steps: v.Steps, StepCosts: v.StepCosts, Cost: v.Cost, Redundant: v.Redundant}
+	return nil
 }
 
 func (r Report) String() string {

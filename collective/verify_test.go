@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -212,5 +213,30 @@ func TestCostModel(t *testing.T) {
 	// 4 setups + O 1 + O 1 + M 1*3 + M 2*3.
 	if got := m.Time(s); got != 40+1+1+3+6 {
 		t.Errorf("Time %v", got)
+	}
+}
+
+// TestReportJSONNoSentinels: a report names no step, transfer, node, peer
+// or item with null, not 0 or -1 (issue 25: no sentinel numbers), and
+// reads back.
+func TestReportJSONNoSentinels(t *testing.T) {
+	good := Verify(small(t))
+	bad := cloneSchedule(small(t))
+	bad.Steps = bad.Steps[:1]
+	for _, r := range []Report{good, Verify(bad)} {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.OK && !strings.Contains(string(b), `"step":null,"transfer":null,"node":null,"peer":null,"item":null,`) {
+			t.Errorf("good schedule: %s, want nulls", b)
+		}
+		if strings.Contains(string(b), ":-1") {
+			t.Errorf("%s: a sentinel -1", b)
+		}
+		var back Report
+		if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, r) {
+			t.Errorf("%+v read back as %+v (%v)", r, back, err)
+		}
 	}
 }

@@ -26,8 +26,8 @@ func DataSchedule(sys *hw.System) (*collective.Schedule, error) {
 	var s *collective.Schedule
 	var err error
 	switch {
-	case sys.Collective == hw.CollBroadcast && sys.Algo == hw.AlgoButterflyNearFirst:
-		return nil, &hw.FieldError{Field: "algo", Value: `"butterfly-near-first"`, Allowed: "butterfly with collective broadcast (near-first is recursive doubling)"}
+	case sys.Collective == hw.CollBroadcast && sys.Algo != hw.AlgoButterfly:
+		return nil, &hw.FieldError{Field: "algo", Value: fmt.Sprintf("%q", sys.Algo), Allowed: "butterfly with collective broadcast (its schedule is the binomial broadcast; near-first is recursive doubling)"}
 	case sys.Collective == hw.CollBroadcast && sys.Order != "":
 		return nil, &hw.FieldError{Field: "order", Value: fmt.Sprintf("%q", sys.Order), Allowed: `"" with collective broadcast (its steps are all one-sided)`}
 	case sys.Collective == hw.CollBroadcast:

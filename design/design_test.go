@@ -143,3 +143,20 @@ func TestAvoid(t *testing.T) {
 		t.Fatalf("avoid n0.d9.up: want a field error on avoid[0], got %v", err)
 	}
 }
+
+// TestBroadcastAlgo: a broadcast runs the binomial broadcast whatever the
+// gate schedule, so an algo other than butterfly is refused (its message
+// says butterfly is the one allowed) rather than ignored and written into
+// the system's name (hyperxbar-4x4-dissemination-broadcast ran the same
+// as ...-butterfly-broadcast).
+func TestBroadcastAlgo(t *testing.T) {
+	for _, a := range hw.Algorithms {
+		sys := small()
+		sys.Collective, sys.Algo = hw.CollBroadcast, a
+		_, err := design.DataSchedule(&sys)
+		fe, _ := errors.AsType[*hw.FieldError](err)
+		if (a == hw.AlgoButterfly) != (err == nil) || err != nil && (fe == nil || fe.Field != "algo") {
+			t.Errorf("broadcast with algo %s: %v", a, err)
+		}
+	}
+}

@@ -810,14 +810,21 @@ func unknownKey(k string) error {
 // ignored), or "" when no key is near enough to be a likely typo: see
 // nearEnough.
 func closestKey(k string) string {
-	if len(k) > 40 {
+	return Closest(k, Keys())
+}
+
+// Closest returns the name of known nearest to typed (- and _ taken as
+// equal, case ignored), or "" when none is near enough to be a likely
+// typo (see nearEnough): the did-you-mean of every YAML key.
+func Closest(typed string, known []string) string {
+	if len(typed) > 40 {
 		return ""
 	}
-	k = strings.ToLower(strings.ReplaceAll(k, "-", "_"))
+	typed = strings.ToLower(strings.ReplaceAll(typed, "-", "_"))
 	best, bestD := "", -1
-	for _, s := range keys {
-		if d := EditDistance(k, s.key); nearEnough(k, s.key, d) && (bestD < 0 || d < bestD) {
-			best, bestD = s.key, d
+	for _, k := range known {
+		if d := EditDistance(typed, k); nearEnough(typed, k, d) && (bestD < 0 || d < bestD) {
+			best, bestD = k, d
 		}
 	}
 	return best

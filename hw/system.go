@@ -154,13 +154,15 @@ type System struct {
 	// Only the torus has it.
 	Wrap []bool `yaml:"wrap,omitempty" json:"wrap,omitempty"`
 	// Ranks is the number of ranks taking part; 0 means one rank on every
-	// node (NumRanks), so that changing Dims keeps "every node" as a file
-	// or --dims without ranks does. Ranks R in 1..Nodes() runs ranks
-	// 0..R-1 on the nodes Placement names, or on nodes 0..R-1.
+	// node, or one per Placement entry when there is one (NumRanks), so
+	// that changing Dims keeps "every node" and setting Placement alone
+	// places that many ranks, as in a file or the flags that leave ranks
+	// out. Ranks R in 1..Nodes() runs ranks 0..R-1 on the nodes Placement
+	// names, or on nodes 0..R-1.
 	Ranks int `yaml:"ranks" json:"ranks"`
 	// Placement is the node of each rank (distinct, exactly NumRanks
-	// entries); empty: rank r on node r. A file or the flags that give
-	// placement without ranks set Ranks to its length; in Go, set both.
+	// entries); empty: rank r on node r. With Ranks 0 it sets the number
+	// of ranks, in Go as in a file or the flags.
 	Placement   []int      `yaml:"placement,omitempty" json:"placement,omitempty"`
 	Algo        Algorithm  `yaml:"algo" json:"algo"`
 	Op          OpName     `yaml:"op" json:"op"`
@@ -259,12 +261,17 @@ func (s *System) Nodes() int {
 	return n
 }
 
-// NumRanks is the number of ranks taking part (Ranks, or every node when 0).
+// NumRanks is the number of ranks taking part: Ranks, or when it is 0 one
+// per Placement entry, or every node without a placement (the rule of a
+// file and the flags that leave ranks out).
 func (s *System) NumRanks() int {
-	if s.Ranks == 0 {
-		return s.Nodes()
+	switch {
+	case s.Ranks != 0:
+		return s.Ranks
+	case len(s.Placement) > 0:
+		return len(s.Placement)
 	}
-	return s.Ranks
+	return s.Nodes()
 }
 
 // RankNode returns the node that hosts rank r: Placement[r] when given,

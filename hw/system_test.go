@@ -4,6 +4,7 @@ import (
 	"errors"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -65,7 +66,7 @@ func TestValidateRejects(t *testing.T) {
 		{"dims[2] negative", func(s *System) { s.Dims = []int{4, 4, -4}; s.Ranks = 0 }, "dims[2]", "2..64"},
 		{"ranks negative", func(s *System) { s.Ranks = -1 }, "ranks", "0..16"},
 		{"ranks over nodes", func(s *System) { s.Ranks = 17 }, "ranks", "0..16"},
-		{"placement short", func(s *System) { s.Placement = []int{0, 1, 2} }, "placement", "16 entries"},
+		{"placement short", func(s *System) { s.Ranks = 4; s.Placement = []int{0, 1, 2} }, "placement", "4 entries"},
 		{"placement long", func(s *System) { s.Ranks = 2; s.Placement = []int{0, 1, 2} }, "placement", "2 entries"},
 		{"placement out of range", func(s *System) { s.Ranks = 3; s.Placement = []int{0, 16, 1} }, "placement[1]", "0..15"},
 		{"placement negative", func(s *System) { s.Ranks = 3; s.Placement = []int{0, 1, -1} }, "placement[2]", "0..15"},
@@ -362,5 +363,28 @@ func TestTitleNamesWhatRuns(t *testing.T) {
 	s.Algo = "near-first-butterfly-long-name"
 	if got := s.Title(); !validName(got) {
 		t.Fatalf("title %q is not a valid name", got)
+	}
+}
+
+// TestPlacementAloneSetsRanks: one rule for ranks in the struct, a file
+// and the flags: a placement without ranks places one rank per entry
+// (README, "Use hxbar from Go": set Ranks or Placement for fewer ranks).
+func TestPlacementAloneSetsRanks(t *testing.T) {
+	s := Default()
+	s.Placement = []int{0, 5, 10, 15}
+	if err := s.Validate(); err != nil || s.NumRanks() != 4 {
+		t.Fatalf("Go: placement of 4 without ranks: %v, %d ranks", err, s.NumRanks())
+	}
+	f, err := Parse([]byte("placement: [0, 5, 10, 15]\n"))
+	if err != nil || f.NumRanks() != s.NumRanks() {
+		t.Fatalf("file: %v, %d ranks; Go: %d", err, f.NumRanks(), s.NumRanks())
+	}
+	y, err := s.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse(y)
+	if err != nil || back.NumRanks() != 4 || !slices.Equal(back.Placement, s.Placement) {
+		t.Fatalf("the struct's YAML read back: %v, %d ranks", err, back.NumRanks())
 	}
 }

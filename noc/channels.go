@@ -1,6 +1,7 @@
 package noc
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -26,6 +27,27 @@ type Channel struct {
 	Port   int    `json:"port"`   // its output port; the node for an injection channel
 	// To is what the channel feeds: "switch S port P" or "node N".
 	To string `json:"to"`
+}
+
+// MarshalJSON writes an injection channel, driven by a node rather than a
+// switch output, with switch and port null and its node; the others with
+// their switch and port: no -1 for "no switch" in the JSON.
+func (c Channel) MarshalJSON() ([]byte, error) {
+	v := struct {
+		ID     int    `json:"id"`
+		Name   string `json:"name"`
+		Kind   string `json:"kind"`
+		Switch *int   `json:"switch"`
+		Port   *int   `json:"port"`
+		Node   *int   `json:"node,omitempty"`
+		To     string `json:"to"`
+	}{ID: c.ID, Name: c.Name, Kind: c.Kind, To: c.To}
+	if c.Switch < 0 {
+		v.Node = &c.Port
+	} else {
+		v.Switch, v.Port = &c.Switch, &c.Port
+	}
+	return json.Marshal(v)
 }
 
 // Channel kinds.

@@ -1,6 +1,7 @@
 package noc
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -56,5 +57,25 @@ func TestChannelNames(t *testing.T) {
 	// Two edits away is still near (up to 2, or a quarter of the name).
 	if _, err := NewChannelIndex(t4).Parse("n5.d1.dn"); err == nil || !strings.Contains(err.Error(), "n5.d1.down") {
 		t.Errorf("Parse two edits: %v", err)
+	}
+}
+
+// TestChannelJSON: an injection channel is driven by a node, not a switch
+// output: its JSON says the node, with switch and port null (not switch
+// -1 and the node in port); the others name their switch and port.
+func TestChannelJSON(t *testing.T) {
+	for _, c := range []struct {
+		ch   Channel
+		want string
+	}{
+		{Channel{ID: 80, Name: "n3.inject", Kind: ChanInject, Switch: -1, Port: 3, To: "switch 3 port 0"},
+			`{"id":80,"name":"n3.inject","kind":"injection","switch":null,"port":null,"node":3,"to":"switch 3 port 0"}`},
+		{Channel{ID: 1, Name: "n0.d0.up", Kind: ChanNetwork, Switch: 0, Port: 1, To: "switch 16 port 0"},
+			`{"id":1,"name":"n0.d0.up","kind":"network","switch":0,"port":1,"to":"switch 16 port 0"}`},
+	} {
+		b, err := json.Marshal(c.ch)
+		if err != nil || string(b) != c.want {
+			t.Errorf("%s: %s (%v), want %s", c.ch.Name, b, err, c.want)
+		}
 	}
 }

@@ -305,7 +305,7 @@ type Result struct {
 }
 
 // ErrorResult is one unit's error: the cycle it was raised, the node and
-// the rank it hosts (-1: none), the code's name (BADGATE, NORANK, SHORT,
+// the rank it hosts (-1: none, null in the JSON), the code's name (BADGATE, NORANK, SHORT,
 // FLITS, OVER), the gate and the source rank it concerns.
 type ErrorResult struct {
 	Cycle int64  `json:"cycle"`
@@ -339,8 +339,8 @@ func (e *UnitError) Error() string {
 }
 
 // NodeResult is one rank's arrival and release. Arrive is Never for a rank
-// that never arrives (a stuck fault), Release -1 while it is not released;
-// the JSON holds null for both (metrics.go).
+// that never arrives (a stuck fault), Release -1 and Result "" while it is
+// not released; the JSON holds null for all three (metrics.go).
 type NodeResult struct {
 	Rank    int    `json:"rank"`
 	Node    int    `json:"node"`
@@ -365,7 +365,8 @@ type NetStats struct {
 	// Busiest is the name of the channel that carried the most flits
 	// (noc.ChannelName), e.g. "n5.d1.up" (exchanger 5's dimension-1 port
 	// toward its crossbar), as --fault and --avoid take it;
-	// BusiestLoad is its utilisation (flits per cycle).
+	// BusiestLoad is its utilisation (flits per cycle). Busiest is ""
+	// when no flit crossed a channel (both null in the JSON).
 	Busiest     string  `json:"busiest_channel"`
 	BusiestLoad float64 `json:"busiest_channel_load"`
 }
@@ -442,9 +443,13 @@ func (s *System) Run(opt Options) (*Result, error) {
 		return int(u.Arrive[a] - u.Arrive[b])
 	})
 	next := 0
-	t := int64(0)
+	first := int64(0) // the first arrival (Never: every rank is stuck)
 	if R > 0 {
-		t = u.Arrive[order[0]]
+		first = u.Arrive[order[0]]
+	}
+	t := first
+	if t == Never {
+		t = 0 // nothing ever arrives: the run starts at 0 and stops stuck there
 	}
 	defer s.eng.close()
 	// A unit may take a gate step a cycle ahead (Units.Eval), never past
@@ -457,7 +462,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 	// episode k is released, episode k+1 starts on the same network.
 	k, E := 1, s.NumEpisodes()
 	var cfg configState
-	s.epResults = append(s.epResults[:0], EpisodeResult{Episode: 1, Collective: string(s.Cur.Sys.Collective), FirstArrival: t, LastRelease: -1})
+	s.epResults = append(s.epResults[:0], EpisodeResult{Episode: 1, Collective: string(s.Cur.Sys.Collective), FirstArrival: first, LastRelease: -1})
 	s.epArrival = append(s.epArrival[:0], maxArrival(u.Arrive))
 	s.releases = s.releases[:0]
 	s.loop = nil
@@ -653,6 +658,7 @@ func (s *System) stopStuck(c int64, tw *bufio.Writer, vcd *vcdWriter, load *load
 	res.Stop = StopNoProgress
 	err.At = c
 	res.Waiting = err.Waiting
+	s.explainFaults(res) // again: the effects say where the run stopped
 	return res, err
 }
 
@@ -677,6 +683,9 @@ func (s *System) result(t int64) *Result {
 		res.Nodes[r] = NodeResult{Rank: r, Node: int(u.NodeOf[r]), Arrive: u.Arrive[r],
 			Operand: strconv.FormatUint(u.Operand[r], 10), Release: u.Release[r],
 			Result: strconv.FormatUint(u.Result[r], 10)}
+		if u.Release[r] < 0 {
+			res.Nodes[r].Result = "" // no result yet: not a made-up 0
+		}
 		last = max(last, u.Release[r])
 	}
 	res.Cycles = last + 1
@@ -722,6 +731,9 @@ func (s *System) result(t int64) *Result {
 			res.Network.Busiest, flits = noc.ChannelName(s.Fabric, sw, port), f
 		}
 		res.Network.BusiestLoad = float64(flits) / float64(res.Cycles)
+		if flits == 0 {
+			res.Network.Busiest = "" // no flit crossed a channel: none is busiest
+		}
 	}
 	if s.Data != nil {
 		s.dataResult(res)

@@ -24,8 +24,8 @@ func (s *System) setEpisode(ep *Episode) {
 type EpisodeResult struct {
 	Episode      int    `json:"episode"`
 	Collective   string `json:"collective"`
-	FirstArrival int64  `json:"first_arrival"`
-	LastRelease  int64  `json:"last_release"` // -1 while not complete (JSON: null)
+	FirstArrival int64  `json:"first_arrival"` // Never when no rank arrives (JSON: null)
+	LastRelease  int64  `json:"last_release"`  // -1 while not complete (JSON: null)
 	ConfigCycles int64  `json:"config_cycles"`
 	// The episode's headline metrics (metrics.go), nil where they do not
 	// apply: no arrival of some rank, or the episode not complete.

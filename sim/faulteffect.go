@@ -143,7 +143,7 @@ func (s *System) effect(f *FaultResult, res *Result) string {
 	case kind == hw.FaultStuck && len(res.Errors) > 0:
 		b.WriteString("; no error names the rank (the run stopped at an earlier error)")
 	case kind == hw.FaultStuck:
-		b.WriteString("; the ranks that wait for it wait until max_cycles (a watchdog reports it: --watchdog)")
+		b.WriteString("; the ranks that wait for it wait for good: " + stopWords(res) + " (a watchdog reports it: --watchdog)")
 	case len(res.Errors) > 0:
 		b.WriteString("; no error names its packet")
 	case kind == hw.FaultFlip && s.unread(f):
@@ -151,9 +151,18 @@ func (s *System) effect(f *FaultResult, res *Result) string {
 	case res.Complete:
 		b.WriteString("; no unit raised an error (harmless, or silent: hxbar faults tells them apart against the fault-free run)")
 	default:
-		b.WriteString("; no unit raised an error (no watchdog: the run stops at max_cycles)")
+		b.WriteString("; no unit raised an error (no watchdog): " + stopWords(res))
 	}
 	return b.String()
+}
+
+// stopWords says where a run that did not complete without a unit error
+// stopped: where nothing could happen any more, or at max_cycles.
+func stopWords(res *Result) string {
+	if res.Stop == StopNoProgress {
+		return fmt.Sprintf("the run stopped after cycle %d, where nothing could happen any more", res.Cycles-1)
+	}
+	return "the run stopped at max_cycles"
 }
 
 // flitEffect describes the first hit of a flip, drop or dead fault.

@@ -141,7 +141,12 @@ func TestFaultEffects(t *testing.T) {
 		{"drop:n5.d1.down@27", func(s *hw.System) { s.Watchdog = 100 }, pkt(13, 5, 2, "tail"), "", "CRC@5", -1,
 			[]string{"cycle 27: lost the tail flit of rank 13 -> node 5 gate 2", "detected by CRC at node 5, cycle 44"}},
 		{"stuck:7", watchdog, nil, "", "TIMEOUT@3", -1, []string{"rank 7 never arrives", "detected by TIMEOUT at node 3"}},
-		{"stuck:7", nil, nil, "", "", -1, []string{"rank 7 never arrives", "wait until max_cycles"}},
+		// Without a watchdog the run stops where nothing can happen any
+		// more, and the effect says so (not max_cycles, never reached).
+		{"stuck:7", nil, nil, "", "", -1, []string{"rank 7 never arrives", "wait for good: the run stopped after cycle", "where nothing could happen any more"}},
+		{"stuck:7", func(s *hw.System) { s.MaxCycles = 45 }, nil, "", "", -1, []string{"rank 7 never arrives", "the run stopped at max_cycles"}},
+		{"drop:n5.d1.down@first", func(s *hw.System) { s.Op = hw.OpBarrier }, pkt(13, 5, 2, "head+tail"), "", "", -1,
+			[]string{"lost the head+tail flit", "no unit raised an error (no watchdog): the run stopped after cycle"}},
 		{"ackflip:n4.d0.up@first", retry, nil, "", "", -1, []string{"damaged the ACK word", "the next ACK word repairs it"}},
 		{"creditdrop:n4.d0.up@first", nil, nil, "", "", -1, []string{"damaged the credit", "lost for good"}},
 		{"drop:n0.d0.up@999999", nil, nil, "", "", -1, []string{"hit nothing", "@first aims at the first"}},

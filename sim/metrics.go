@@ -83,9 +83,9 @@ func cycleOrNull(c int64) *int64 {
 	return &c
 }
 
-// MarshalJSON writes a node's arrival and releases with null for "never"
-// and "not released" (Arrive Never, Release -1): no sentinel number in the
-// JSON.
+// MarshalJSON writes a node's arrival, releases and result with null for
+// "never" and "not released" (Arrive Never, Release -1, Result ""): no
+// sentinel number in the JSON.
 func (n NodeResult) MarshalJSON() ([]byte, error) {
 	rel := make([]*int64, len(n.Releases))
 	for i, r := range n.Releases {
@@ -100,13 +100,13 @@ func (n NodeResult) MarshalJSON() ([]byte, error) {
 		Arrive   *int64   `json:"arrive"`
 		Operand  string   `json:"operand"`
 		Release  *int64   `json:"release"`
-		Result   string   `json:"result"`
+		Result   *string  `json:"result"`
 		Releases []*int64 `json:"releases"`
-	}{n.Rank, n.Node, cycleOrNull(n.Arrive), n.Operand, cycleOrNull(n.Release), n.Result, rel})
+	}{n.Rank, n.Node, cycleOrNull(n.Arrive), n.Operand, cycleOrNull(n.Release), stringOrNull(n.Result), rel})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes (null: Never for arrive, -1
-// for a release).
+// for a release, "" for the result).
 func (n *NodeResult) UnmarshalJSON(data []byte) error {
 	var v struct {
 		Rank     int      `json:"rank"`
@@ -114,14 +114,17 @@ func (n *NodeResult) UnmarshalJSON(data []byte) error {
 		Arrive   *int64   `json:"arrive"`
 		Operand  string   `json:"operand"`
 		Release  *int64   `json:"release"`
-		Result   string   `json:"result"`
+		Result   *string  `json:"result"`
 		Releases []*int64 `json:"releases"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
 	*n = NodeResult{Rank: v.Rank, Node: v.Node, Arrive: orElse(v.Arrive, Never), Operand: v.Operand,
-		Release: orElse(v.Release, -1), Result: v.Result}
+		Release: orElse(v.Release, -1)}
+	if v.Result != nil {
+		n.Result = *v.Result
+	}
 	if v.Releases != nil {
 		n.Releases = make([]int64, len(v.Releases))
 		for i, r := range v.Releases {
@@ -129,6 +132,81 @@ func (n *NodeResult) UnmarshalJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// errorJSON is ErrorResult's JSON, with rank null for a unit that hosts
+// none (Rank -1).
+type errorJSON struct {
+	Cycle int64  `json:"cycle"`
+	Node  int    `json:"node"`
+	Rank  *int64 `json:"rank"`
+	Code  string `json:"code"`
+	Gate  int    `json:"gate"`
+	From  int    `json:"from"`
+}
+
+// MarshalJSON writes the error with rank null for a unit without a rank
+// (NORANK): no sentinel number in the JSON.
+func (e ErrorResult) MarshalJSON() ([]byte, error) {
+	var rank *int64
+	if e.Rank >= 0 {
+		r := int64(e.Rank)
+		rank = &r
+	}
+	return json.Marshal(errorJSON{e.Cycle, e.Node, rank, e.Code, e.Gate, e.From})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (null: Rank -1).
+func (e *ErrorResult) UnmarshalJSON(data []byte) error {
+	var v errorJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*e = ErrorResult{Cycle: v.Cycle, Node: v.Node, Rank: int(orElse(v.Rank, -1)), Code: v.Code, Gate: v.Gate, From: v.From}
+	return nil
+}
+
+// netJSON is NetStats' JSON: the busiest channel and its load null when
+// no flit crossed a channel.
+type netJSON struct {
+	Packets     uint64   `json:"packets"`
+	Flits       uint64   `json:"flits"`
+	FlitHops    uint64   `json:"flit_hops"`
+	Channels    int      `json:"channels"`
+	MeanLoad    float64  `json:"mean_channel_load"`
+	Busiest     *string  `json:"busiest_channel"`
+	BusiestLoad *float64 `json:"busiest_channel_load"`
+}
+
+// MarshalJSON writes busiest_channel and its load as null when no flit
+// crossed a channel (Busiest ""), not a channel with load 0.
+func (n NetStats) MarshalJSON() ([]byte, error) {
+	v := netJSON{n.Packets, n.Flits, n.FlitHops, n.Channels, n.MeanLoad, nil, nil}
+	if n.Busiest != "" {
+		v.Busiest, v.BusiestLoad = &n.Busiest, &n.BusiestLoad
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (n *NetStats) UnmarshalJSON(data []byte) error {
+	var v netJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*n = NetStats{Packets: v.Packets, Flits: v.Flits, FlitHops: v.FlitHops, Channels: v.Channels, MeanLoad: v.MeanLoad}
+	if v.Busiest != nil && v.BusiestLoad != nil {
+		n.Busiest, n.BusiestLoad = *v.Busiest, *v.BusiestLoad
+	}
+	return nil
+}
+
+// stringOrNull is s for JSON, null when empty (no result).
+func stringOrNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func orElse(p *int64, v int64) int64 {
@@ -139,11 +217,11 @@ func orElse(p *int64, v int64) int64 {
 }
 
 // episodeJSON is EpisodeResult as JSON: last_release null while the
-// episode is not complete.
+// episode is not complete, first_arrival null when no rank arrives.
 type episodeJSON struct {
 	Episode       int    `json:"episode"`
 	Collective    string `json:"collective"`
-	FirstArrival  int64  `json:"first_arrival"`
+	FirstArrival  *int64 `json:"first_arrival"`
 	LastArrival   *int64 `json:"last_arrival"`
 	LastRelease   *int64 `json:"last_release"`
 	Latency       *int64 `json:"latency"`
@@ -152,9 +230,9 @@ type episodeJSON struct {
 }
 
 // MarshalJSON writes last_release as null while the episode is not
-// complete.
+// complete, first_arrival as null when no rank arrives (Never).
 func (e EpisodeResult) MarshalJSON() ([]byte, error) {
-	return json.Marshal(episodeJSON{e.Episode, e.Collective, e.FirstArrival, e.LastArrival,
+	return json.Marshal(episodeJSON{e.Episode, e.Collective, cycleOrNull(e.FirstArrival), e.LastArrival,
 		cycleOrNull(e.LastRelease), e.Latency, e.ReleaseSpread, e.ConfigCycles})
 }
 
@@ -164,7 +242,7 @@ func (e *EpisodeResult) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	*e = EpisodeResult{Episode: v.Episode, Collective: v.Collective, FirstArrival: v.FirstArrival,
+	*e = EpisodeResult{Episode: v.Episode, Collective: v.Collective, FirstArrival: orElse(v.FirstArrival, Never),
 		LastArrival: v.LastArrival, LastRelease: orElse(v.LastRelease, -1), Latency: v.Latency,
 		ReleaseSpread: v.ReleaseSpread, ConfigCycles: v.ConfigCycles}
 	return nil

@@ -251,3 +251,116 @@ func TestStuckRunStopsWhenNothingCanHappen(t *testing.T) {
 		t.Fatalf("large skew: %v, stop %q, cycles %d", err, res.Stop, res.Cycles)
 	}
 }
+
+// A rank that is not released has no result: Result is "" and the JSON
+// null, never a made-up 0 (issue 25: no sentinel numbers); a released
+// rank's result is its reduction.
+func TestUnreleasedRankHasNoResult(t *testing.T) {
+	sys := hw.Default()
+	sys.Op = hw.OpSum
+	sys.Faults = []string{"stuck:7"}
+	sys.Watchdog = 100
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := s.Run(Options{})
+	for _, n := range res.Nodes {
+		if n.Release >= 0 {
+			t.Fatalf("rank %d released with rank 7 stuck", n.Rank)
+		}
+		if n.Result != "" {
+			t.Errorf("rank %d, not released: result %q, want none", n.Rank, n.Result)
+		}
+		b, err := json.Marshal(n)
+		if err != nil || !strings.Contains(string(b), `"result":null`) {
+			t.Errorf("rank %d: JSON %s (%v), want result null", n.Rank, b, err)
+		}
+		var back NodeResult
+		if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, n) {
+			t.Errorf("rank %d: %+v read back as %+v (%v)", n.Rank, n, back, err)
+		}
+	}
+	sys.Faults, sys.Watchdog = nil, 0
+	s, err = Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.Run(Options{})
+	if err != nil || res.Nodes[0].Result == "" {
+		t.Fatalf("complete run: %v, rank 0 result %q", err, res.Nodes[0].Result)
+	}
+}
+
+// A unit error at a node without a rank (NORANK, a misrouted head) has
+// rank null in the JSON, not -1, and reads back.
+func TestErrorWithoutRankJSON(t *testing.T) {
+	sys := hw.Default()
+	sys.Op, sys.Ranks = hw.OpSum, 8
+	sys.Faults = []string{"flip:n4.d0.up@first:3"}
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := s.Run(Options{})
+	if len(res.Errors) == 0 || res.Errors[0].Code != "NORANK" || res.Errors[0].Rank != -1 {
+		t.Fatalf("errors %+v: want a NORANK error first", res.Errors)
+	}
+	b, err := json.Marshal(res.Errors[0])
+	if err != nil || !strings.Contains(string(b), `"rank":null`) {
+		t.Errorf("NORANK error: %s (%v), want rank null", b, err)
+	}
+	var back ErrorResult
+	if err := json.Unmarshal(b, &back); err != nil || back != res.Errors[0] {
+		t.Errorf("%+v read back as %+v (%v)", res.Errors[0], back, err)
+	}
+	b, _ = json.Marshal(res.Faults[0])
+	if !strings.Contains(string(b), `"detected_by":{"cycle":`) || strings.Contains(string(b), `"rank":-1`) {
+		t.Errorf("fault: %s", b)
+	}
+}
+
+// A run in which no rank ever arrives (every rank stuck) has no first
+// arrival: null in the JSON, not MaxInt64.
+func TestNoArrivalNoFirstArrival(t *testing.T) {
+	sys := hw.Default()
+	sys.Ranks, sys.MaxCycles = 2, 5000
+	sys.Faults = []string{"stuck:0", "stuck:1"}
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(Options{})
+	if _, ok := errors.AsType[*StuckError](err); !ok || res.Stop != StopNoProgress || res.Cycles != 1 {
+		t.Errorf("every rank stuck: stop %q after %d cycles (%v); want no_progress at once, not max_cycles", res.Stop, res.Cycles, err)
+	}
+	b, err := json.Marshal(res.Episodes)
+	if err != nil || !strings.Contains(string(b), `"first_arrival":null`) {
+		t.Errorf("episodes %s (%v), want first_arrival null", b, err)
+	}
+	var back []EpisodeResult
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, res.Episodes) {
+		t.Errorf("%+v read back as %+v (%v)", res.Episodes, back, err)
+	}
+}
+
+// A run in which no flit crossed a network channel has no busiest
+// channel: "" in Go, null in the JSON, not the first channel with load 0.
+func TestNoFlitNoBusiestChannel(t *testing.T) {
+	sys := hw.Default()
+	sys.Ranks = 2
+	sys.Faults = []string{"stuck:0", "stuck:1"}
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := s.Run(Options{})
+	b, _ := json.Marshal(res.Network)
+	if res.Network.FlitHops != 0 || res.Network.Busiest != "" || !strings.Contains(string(b), `"busiest_channel":null,"busiest_channel_load":null`) {
+		t.Errorf("no flit: busiest %q, JSON %s", res.Network.Busiest, b)
+	}
+	var back NetStats
+	if err := json.Unmarshal(b, &back); err != nil || back != res.Network {
+		t.Errorf("%+v read back as %+v (%v)", res.Network, back, err)
+	}
+}

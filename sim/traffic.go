@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
@@ -28,16 +29,39 @@ type TrafficConfig struct {
 
 // TrafficResult is the outcome; its JSON is the contract of `hxbar traffic`.
 type TrafficResult struct {
-	Cycles     int64   `json:"cycles"`
-	Nodes      int     `json:"nodes"`
-	Pattern    string  `json:"pattern"`
-	Offered    float64 `json:"offered"`  // flits/node/cycle created in the window
-	Accepted   float64 `json:"accepted"` // flits/node/cycle ejected in the window
+	Cycles   int64   `json:"cycles"`
+	Nodes    int     `json:"nodes"`
+	Pattern  string  `json:"pattern"`
+	Offered  float64 `json:"offered"`  // flits/node/cycle created in the window
+	Accepted float64 `json:"accepted"` // flits/node/cycle ejected in the window
+	// LatencyAvg and LatencyP99 are 0 when no packet was measured
+	// (Packets 0), null in the JSON: there is no latency to report.
 	LatencyAvg float64 `json:"latency_avg"`
 	LatencyP99 float64 `json:"latency_p99"`
 	Packets    uint64  `json:"packets"` // measured packets delivered
 	FlitHops   uint64  `json:"flit_hops"`
 	Drained    bool    `json:"drained"` // every measured packet was delivered
+}
+
+// MarshalJSON writes the result with null latencies when no packet was
+// measured, not a latency of 0 cycles.
+func (r TrafficResult) MarshalJSON() ([]byte, error) {
+	avg, p99 := &r.LatencyAvg, &r.LatencyP99
+	if r.Packets == 0 {
+		avg, p99 = nil, nil
+	}
+	return json.Marshal(struct {
+		Cycles     int64    `json:"cycles"`
+		Nodes      int      `json:"nodes"`
+		Pattern    string   `json:"pattern"`
+		Offered    float64  `json:"offered"`
+		Accepted   float64  `json:"accepted"`
+		LatencyAvg *float64 `json:"latency_avg"`
+		LatencyP99 *float64 `json:"latency_p99"`
+		Packets    uint64   `json:"packets"`
+		FlitHops   uint64   `json:"flit_hops"`
+		Drained    bool     `json:"drained"`
+	}{r.Cycles, r.Nodes, r.Pattern, r.Offered, r.Accepted, avg, p99, r.Packets, r.FlitHops, r.Drained})
 }
 
 const latBins = 1 << 16

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -94,4 +96,29 @@ func TestTrafficParallelMatchesSequential(t *testing.T) {
 			rt.Fatalf("parallel %+v, single worker %+v", got, want)
 		}
 	})
+}
+
+// TestTrafficNoPacketsNoLatency: a run that measured no packet has no
+// latency: null in the JSON, not a latency of 0 cycles.
+func TestTrafficNoPacketsNoLatency(t *testing.T) {
+	res, err := RunTraffic(hw.Default(), TrafficConfig{Pattern: "uniform", Rate: 0.0001, PacketFlits: 1, Cycles: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Packets != 0 {
+		t.Skipf("%d packets measured: the case needs none", res.Packets)
+	}
+	b, err := json.Marshal(res)
+	if err != nil || !strings.Contains(string(b), `"latency_avg":null,"latency_p99":null,`) {
+		t.Errorf("no packet measured: %s (%v), want null latencies", b, err)
+	}
+	res, err = RunTraffic(hw.Default(), TrafficConfig{Pattern: "uniform", Rate: 0.1, PacketFlits: 1, Cycles: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(res)
+	var back map[string]any
+	if err := json.Unmarshal(b, &back); err != nil || back["latency_avg"] != res.LatencyAvg || res.Packets == 0 {
+		t.Errorf("%d packets: %s", res.Packets, b)
+	}
 }

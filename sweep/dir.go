@@ -356,9 +356,10 @@ var sizeLimit int64 = inputfile.MaxSize
 // bigMeasures is a Measures at the sizes CheckSize assumes.
 func bigMeasures() Measures {
 	big, n, u := int64(9_999_999_999_999), 999_999_999, uint64(9_999_999_999_999)
+	ch, load := "l99.w9999999.down999999", 0.123456789012345678
 	return Measures{Cycles: big, Ranks: n, Error: "CREDITLOST", Released: n, Episodes: n, LastArrival: &big, Latency: &big,
 		ReleaseSpread: &big, Packets: u, Flits: u, FlitHops: u, Channels: n, MeanChannelLoad: 0.123456789012345678,
-		BusiestChannel: "l99.w9999999.down999999", BusiestChannelLoad: 0.123456789012345678, ItemsMoved: &n, ItemsReceived: &u, Cost: &n}
+		BusiestChannel: &ch, BusiestChannelLoad: &load, ItemsMoved: &n, ItemsReceived: &u, Cost: &n}
 }
 
 // recordBound is the largest log record of a point, line end included.

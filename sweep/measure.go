@@ -31,25 +31,25 @@ import (
 // (TIMEOUT, CRC, ...: docs/microarchitecture.md, "Error paths"), "" when
 // none: a run that ends in an error is a result, not a failure.
 type Measures struct {
-	Cycles             int64   `json:"cycles"`
-	Ranks              int     `json:"ranks"`
-	Complete           bool    `json:"complete"`
-	Error              string  `json:"error"`
-	Released           int     `json:"released"`
-	Episodes           int     `json:"episodes"`
-	LastArrival        *int64  `json:"last_arrival"`
-	Latency            *int64  `json:"latency"`
-	ReleaseSpread      *int64  `json:"release_spread"`
-	Packets            uint64  `json:"packets"`
-	Flits              uint64  `json:"flits"`
-	FlitHops           uint64  `json:"flit_hops"`
-	Channels           int     `json:"channels"`
-	MeanChannelLoad    float64 `json:"mean_channel_load"`
-	BusiestChannel     string  `json:"busiest_channel"`
-	BusiestChannelLoad float64 `json:"busiest_channel_load"`
-	ItemsMoved         *int    `json:"items_moved"`
-	ItemsReceived      *uint64 `json:"items_received"`
-	Cost               *int    `json:"cost"`
+	Cycles             int64    `json:"cycles"`
+	Ranks              int      `json:"ranks"`
+	Complete           bool     `json:"complete"`
+	Error              string   `json:"error"`
+	Released           int      `json:"released"`
+	Episodes           int      `json:"episodes"`
+	LastArrival        *int64   `json:"last_arrival"`
+	Latency            *int64   `json:"latency"`
+	ReleaseSpread      *int64   `json:"release_spread"`
+	Packets            uint64   `json:"packets"`
+	Flits              uint64   `json:"flits"`
+	FlitHops           uint64   `json:"flit_hops"`
+	Channels           int      `json:"channels"`
+	MeanChannelLoad    float64  `json:"mean_channel_load"`
+	BusiestChannel     *string  `json:"busiest_channel"`
+	BusiestChannelLoad *float64 `json:"busiest_channel_load"`
+	ItemsMoved         *int     `json:"items_moved"`
+	ItemsReceived      *uint64  `json:"items_received"`
+	Cost               *int     `json:"cost"`
 	// A loop's figures (communicators[0] of 'hxbar sim --format json'):
 	// iterations run (started), avg_period (null unless complete) and
 	// avg_latency over the iterations that completed. A run without a
@@ -75,7 +75,9 @@ func Measure(res *sim.Result) Measures {
 		Cycles: res.Cycles, Ranks: res.Ranks, Complete: res.Complete, Released: res.Released,
 		Episodes: len(res.Episodes), Packets: res.Network.Packets, Flits: res.Network.Flits,
 		FlitHops: res.Network.FlitHops, Channels: res.Network.Channels, MeanChannelLoad: res.Network.MeanLoad,
-		BusiestChannel: res.Network.Busiest, BusiestChannelLoad: res.Network.BusiestLoad,
+	}
+	if n := res.Network; n.Busiest != "" { // none when no flit crossed a channel
+		m.BusiestChannel, m.BusiestChannelLoad = &n.Busiest, &n.BusiestLoad
 	}
 	// One definition of the headline metrics: sim's (docs/microarchitecture.md,
 	// "Statistics"); absent where they do not apply.

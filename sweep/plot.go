@@ -205,6 +205,9 @@ func buildPlot(jsonl []byte, ps PlotSpec, title string) (*plot.Plot, vg.Length, 
 	numericX := true
 	var xNames []string
 	for _, r := range rows {
+		if string(r[ps.X]) == "null" {
+			continue // x does not apply to this point: left out below
+		}
 		if _, err := strconv.ParseFloat(string(r[ps.X]), 64); err != nil {
 			numericX = false
 		}
@@ -221,6 +224,9 @@ func buildPlot(jsonl []byte, ps PlotSpec, title string) (*plot.Plot, vg.Length, 
 	var series []string
 	maxCount := 0
 	for _, r := range rows {
+		if string(r[ps.X]) == "null" {
+			continue
+		}
 		y, err := strconv.ParseFloat(string(r[ps.Y]), 64)
 		if err != nil {
 			if string(r[ps.Y]) == "null" {

@@ -162,7 +162,7 @@ func Parse(data []byte, file string) (*Spec, error) {
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if k.Kind != yaml.ScalarNode || !slices.Contains(SpecKeys, k.Value) {
-			return nil, errAt(k.Line, "unknown key %q (allowed keys: %s)", k.Value, strings.Join(SpecKeys, ", "))
+			return nil, errAt(k.Line, "unknown key %q (allowed keys: %s%s)", k.Value, strings.Join(SpecKeys, ", "), didYouMean(k.Value, SpecKeys))
 		}
 		if _, dup := sec[k.Value]; dup {
 			return nil, errAt(k.Line, "key %q given twice", k.Value)
@@ -179,7 +179,7 @@ func Parse(data []byte, file string) (*Spec, error) {
 		base = b.Content
 		for i := 0; i < len(base); i += 2 {
 			if !slices.Contains(hw.Keys(), base[i].Value) {
-				return nil, errAt(base[i].Line, "base: unknown system key %q (allowed keys: %s)", base[i].Value, strings.Join(hw.Keys(), ", "))
+				return nil, errAt(base[i].Line, "base: unknown system key %q (allowed keys: %s%s)", base[i].Value, strings.Join(hw.Keys(), ", "), didYouMean(base[i].Value, hw.Keys()))
 			}
 		}
 	}
@@ -195,7 +195,7 @@ func Parse(data []byte, file string) (*Spec, error) {
 		for i := 0; i+1 < len(v.Content); i += 2 {
 			k, l := v.Content[i], v.Content[i+1]
 			if !slices.Contains(hw.Keys(), k.Value) {
-				return nil, errAt(k.Line, "vary: unknown system key %q (allowed keys: %s)", k.Value, strings.Join(hw.Keys(), ", "))
+				return nil, errAt(k.Line, "vary: unknown system key %q (allowed keys: %s%s)", k.Value, strings.Join(hw.Keys(), ", "), didYouMean(k.Value, hw.Keys()))
 			}
 			if slices.Contains(s.Keys, k.Value) {
 				return nil, errAt(k.Line, "vary: key %q given twice", k.Value)
@@ -250,7 +250,7 @@ func Parse(data []byte, file string) (*Spec, error) {
 		for _, f := range m.Content {
 			switch {
 			case f.Kind != yaml.ScalarNode || !slices.Contains(Fields(), f.Value):
-				return nil, errAt(f.Line, "measure: unknown field %q (allowed: %s)", f.Value, strings.Join(Fields(), ", "))
+				return nil, errAt(f.Line, "measure: unknown field %q (allowed: %s%s)", f.Value, strings.Join(Fields(), ", "), didYouMean(f.Value, Fields()))
 			case slices.Contains(s.Measure, f.Value):
 				return nil, errAt(f.Line, "measure: field %q given twice", f.Value)
 			case slices.Contains(s.Keys, f.Value):
@@ -483,4 +483,13 @@ func CSVValue(raw json.RawMessage) string {
 		}
 	}
 	return string(raw)
+}
+
+// didYouMean is the hint for an unknown name, as a system file gives one
+// ("; did you mean \"faults\"?"), or "" when no name is near.
+func didYouMean(typed string, known []string) string {
+	if best := hw.Closest(typed, known); best != "" {
+		return fmt.Sprintf("; did you mean %q?", best)
+	}
+	return ""
 }

@@ -36,10 +36,14 @@ func mustParse(t *testing.T, spec string) *Spec {
 func TestSpecErrors(t *testing.T) {
 	for _, c := range []struct{ spec, want string }{
 		{"bsae: {}\n", `spec.yaml: line 1: unknown key "bsae" (allowed keys: base, vary, zip, measure)`},
+		{"bse: {}\n", `spec.yaml: line 1: unknown key "bse" (allowed keys: base, vary, zip, measure; did you mean "base"?)`},
 		{"base: {skwe: 3}\n", `spec.yaml: line 1: base: unknown system key "skwe" (allowed keys: name, topology`},
 		{"vary: {linklatency: [1, 2]}\n", `spec.yaml: line 1: vary: unknown system key "linklatency"`},
 		{"vary:\n  skew: []\n", `spec.yaml: line 2: vary: skew must be a non-empty list of values, not an empty list`},
 		{"vary:\n  skew: [1]\nzip: [[skew]]\n", `spec.yaml: line 3: zip[0] must be a list of at least two varied keys, not a list of one`},
+		{"vary: {fault: [[]]}\n", `; did you mean "faults"?)`},
+		{"base: {skw: 3}\n", `; did you mean "skew"?)`},
+		{"measure: [cycles, latncy]\n", `; did you mean "latency"?)`},
 		{"vary:\n  skew: 3\n", `vary: skew must be a non-empty list of values, not "3"`},
 		// A bad value names the point, its values, the key and its line.
 		{"vary:\n  skew: [0, 4]\n  duplex: [full,\n    quarter]\n", `spec.yaml: point 1 (skew=0, duplex=quarter): line 4: invalid duplex: "quarter" (allowed: full, half)`},
@@ -47,7 +51,7 @@ func TestSpecErrors(t *testing.T) {
 		{"base:\n  collective: allgather\n  items: 4\nvary:\n  order: [OOMM, OMX]\n", `point 1 (order=OMX): line 5: invalid order`},
 		{"vary:\n  skew: [1, 2]\n  seed: [1]\nzip: [[skew, seed]]\n", `spec.yaml: line 4: zip[0]: vary seed has 1 values but skew has 2`},
 		{"vary:\n  skew: [1, 2]\nzip: [[skew, seed]]\n", `zip[0]: "seed" is not a key of vary (allowed: skew)`},
-		{"measure: [cycles, latncy]\n", `spec.yaml: line 1: measure: unknown field "latncy" (allowed: cycles, ranks, complete, error, released, episodes, last_arrival, latency, release_spread, packets, flits, flit_hops, channels, mean_channel_load, busiest_channel, busiest_channel_load, items_moved, items_received, cost, iterations, avg_period, avg_latency)`},
+		{"measure: [cycles, latncy]\n", `spec.yaml: line 1: measure: unknown field "latncy" (allowed: cycles, ranks, complete, error, released, episodes, last_arrival, latency, release_spread, packets, flits, flit_hops, channels, mean_channel_load, busiest_channel, busiest_channel_load, items_moved, items_received, cost, iterations, avg_period, avg_latency; did you mean "latency"?)`},
 		{"vary: {ranks: [4, 8]}\nmeasure: [ranks]\n", `measure: "ranks" is also a varied key`},
 		{"vary:\n  seed: [1, 2, 0x1]\n", `spec.yaml: point 2 (seed=0x1): line 2: vary: the same system as point 0 (seed=1): each point must be a different system`},
 		{"vary:\n  skew: [3, 3]\n", `point 1 (skew=3): line 2: vary: the same system as point 0 (skew=3)`},
@@ -503,6 +507,30 @@ func TestPlotLogRefused(t *testing.T) {
 		}
 		if _, err := Plot(scaling(1024), ps, "t"); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %s", spec, err, want)
+		}
+	}
+}
+
+// TestPlotNullX: a row whose x does not apply (latency null: an
+// incomplete run) is left out like one whose y does not, not drawn at an
+// empty category with the mean of the incomplete runs' cycles; the other
+// rows keep a numeric x, so logx takes it.
+func TestPlotNullX(t *testing.T) {
+	rows := []byte(`{"point":0,"latency":24,"cycles":63}
+{"point":1,"latency":48,"cycles":66}
+{"point":2,"latency":null,"cycles":1000000}
+`)
+	for _, spec := range []string{"x=latency,y=cycles", "x=latency,y=cycles,logx"} {
+		ps, err := ParsePlotSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, _, err := buildPlot(rows, ps, "t")
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if p.X.Min != 24 || p.X.Max != 48 || p.Y.Max >= 1000000 {
+			t.Errorf("%s: x %g..%g, y up to %g: want x 24..48 and no point of the null row", spec, p.X.Min, p.X.Max, p.Y.Max)
 		}
 	}
 }

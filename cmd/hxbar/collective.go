@@ -70,6 +70,9 @@ func findCollectiveFamily(name string) *collectiveFamily {
 // one-sided/mutual all-gather, any step order, recursive doubling,
 // broadcast, general all-gather) with the verifier's verdict and the seed's
 // cost model, or compares every order of one-sided and mutual steps.
+// collectiveFlags are the flags whose values the collective package checks.
+var collectiveFlags = []string{"nodes", "items", "root", "order"}
+
 func runCollective(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("collective", stderr)
 	algo := fs.String("algo", collective.AlgoHitachi, "schedule: "+collectiveFamilyNames())
@@ -92,7 +95,7 @@ func runCollective(args []string, stdout, stderr io.Writer) error {
 	if *compare {
 		costs, err := collective.CompareOrders(*nodes, *items, nil)
 		if err != nil {
-			return usageError{err}
+			return usageError{flagSpelled(err, collectiveFlags...)}
 		}
 		if *format == "json" {
 			return json.NewEncoder(stdout).Encode(costs)
@@ -115,7 +118,7 @@ func runCollective(args []string, stdout, stderr io.Writer) error {
 	}
 	s, err := fam.build(collectiveOpts{nodes: *nodes, items: *items, root: *root, order: *order, nearFirst: *nearFirst})
 	if err != nil {
-		return usageError{err}
+		return usageError{flagSpelled(err, collectiveFlags...)}
 	}
 	rep := collective.Verify(s)
 	if *format == "json" {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -138,8 +140,15 @@ func TestFaultFlags(t *testing.T) {
 	// testbench injects them), not for synth; --avoid and --link-retry
 	// for all three (TestGenCosimAvoid, TestCosimFaultsWithRetry); a
 	// watchdog past the 32-bit register for none.
-	if code, _, errs := hx(t, "synth", "--fault", "stuck:1"); code != 2 || !strings.Contains(errs, "do not apply to synth") {
+	if code, _, errs := hx(t, "synth", "--fault", "stuck:1"); code != 2 || !strings.Contains(errs, "--fault does not apply to synth") {
 		t.Errorf("synth --fault: exit %d: %s", code, errs)
+	}
+	cfg := filepath.Join(t.TempDir(), "f.yaml")
+	if err := os.WriteFile(cfg, []byte("faults: [\"stuck:1\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := hx(t, "synth", "--config", cfg); code != 2 || !strings.Contains(errs, "do not apply to synth") {
+		t.Errorf("synth --config with faults: exit %d: %s", code, errs)
 	}
 	for _, args := range [][]string{{"gen", "--out", t.TempDir()}, {"cosim"}, {"synth"}} {
 		cmd := args[0]
@@ -177,5 +186,23 @@ func TestCosimFault(t *testing.T) {
 	code, out, errs = hx(t, "cosim", "--op", "sum", "--fault", "flip:n5.d1.up@14:3")
 	if code != 0 || !strings.Contains(out, "error events included (first: CRC") {
 		t.Errorf("cosim --fault flip: exit %d: %s%s", code, out, errs)
+	}
+}
+
+// TestFaultsNamesTheSystem: the campaign's first line names the system
+// run (--name, or the name from what runs), and a multi-episode run is
+// not described as its base system's barrier.
+func TestFaultsNamesTheSystem(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--name", "mine"}, `fault campaign: 2 runs of system "mine" on a 4x4 hyper-crossbar, butterfly barrier,`},
+		{[]string{"--config", "../../examples/episodes-4x4.yaml", "--name", ""}, `fault campaign: 2 runs of system "hyperxbar-4x4-butterfly-barrier-3ep" on a 4x4 hyper-crossbar, 3 episodes,`},
+	} {
+		code, out, errs := hx(t, append([]string{"faults", "--campaign", "2"}, c.args...)...)
+		if code != 0 || !strings.HasPrefix(out, c.want) {
+			t.Errorf("faults %v: exit %d %s, first line %.120q; want %q", c.args, code, errs, out, c.want)
+		}
 	}
 }

@@ -185,7 +185,7 @@ func writeScheduleJSON(w io.Writer, s *barrierunit.Schedule) error {
 func writeGeneratedScheduleJSON(w io.Writer, algo hw.Algorithm, ranks int) error {
 	head, each, err := barrierunit.GenerateEach(algo, ranks)
 	if err != nil {
-		return usageError{err}
+		return usageError{flagSpelled(err, "algo", "ranks")}
 	}
 	head.Routes = []barrierunit.Route{}
 	return writeJSONArrayEach(w, head, "routes", func(emit func(appendElem) error) error {
@@ -231,7 +231,11 @@ func writeSimJSON(w io.Writer, res *sim.Result) error {
 		b = jsonCycle(b, "arrive", n.Arrive, false)
 		b = jsonString(b, "operand", n.Operand, false)
 		b = jsonCycle(b, "release", n.Release, false)
-		b = jsonString(b, "result", n.Result, false)
+		if n.Result == "" { // not released: no result
+			b = append(b, "\n      \"result\": null,"...)
+		} else {
+			b = jsonString(b, "result", n.Result, false)
+		}
 		b = jsonCycles(b, "releases", n.Releases, true)
 		return append(b, "\n    }"...)
 	})

@@ -28,24 +28,41 @@ import (
 )
 
 type command struct {
-	summary string
-	run     func(args []string, stdout, stderr io.Writer) error
+	run func(args []string, stdout, stderr io.Writer) error
 }
 
 var commands = map[string]command{
-	"sim":         {"simulate one barrier, reduction, all-gather or broadcast, cycle by cycle", runSim},
-	"schedule":    {"print a gate schedule (every route)", runSchedule},
-	"verify":      {"prove or refute a schedule file", runVerify},
-	"traffic":     {"run synthetic traffic and report latency and throughput", runTraffic},
-	"collective":  {"print, verify and cost a data-collective schedule (Hitachi one-sided/mutual all-gather, ...)", runCollective},
-	"faults":      {"run a fault campaign: N runs, each with K random faults (--per-run), classified against the fault-free run", runFaults},
-	"check":       {"prove the routing tables (reachability, minimality, deadlock freedom)", runCheck},
-	"gen":         {"generate the Verilog and a self-checking testbench for a system", runGen},
-	"cosim":       {"run the RTL under Icarus or Verilator and compare it with the model, cycle by cycle", runCosim},
-	"sweep":       {"run a design-space sweep (base system, varied keys, measured fields) on every core or as a SLURM array job; merge and plot its results", runSweep},
-	"synth":       {"synthesize the generated RTL with Yosys and report area (cells, flip-flops, memory bits) and logic depth per module", runSynth},
-	"version":     {"print the module version and VCS revision of this binary (sweeps record it in every row)", runVersion},
-	"experiments": {"measure the seeds' claims (orders, near-last vs near-first, duplex) and write docs/experiments.md", runExperiments},
+	"sim":         {runSim},
+	"schedule":    {runSchedule},
+	"verify":      {runVerify},
+	"traffic":     {runTraffic},
+	"collective":  {runCollective},
+	"faults":      {runFaults},
+	"check":       {runCheck},
+	"gen":         {runGen},
+	"cosim":       {runCosim},
+	"sweep":       {runSweep},
+	"synth":       {runSynth},
+	"version":     {runVersion},
+	"experiments": {runExperiments},
+}
+
+// summaries are the commands' one-line summaries: 'hxbar help' lists
+// them, and each command's -h starts with its own.
+var summaries = map[string]string{
+	"sim":         "simulate a barrier, reduction, all-gather or broadcast (or back-to-back episodes of them), cycle by cycle",
+	"schedule":    "print a gate schedule (every route)",
+	"verify":      "prove or refute a schedule file",
+	"traffic":     "run synthetic traffic and report latency and throughput",
+	"collective":  "print, verify and cost a data-collective schedule (Hitachi one-sided/mutual all-gather, ...)",
+	"faults":      "run a fault campaign: N runs, each with K random faults (--per-run), classified against the fault-free run",
+	"check":       "prove the routing tables (reachability, minimality, deadlock freedom)",
+	"gen":         "generate the Verilog and a self-checking testbench for a system",
+	"cosim":       "run the RTL under Icarus or Verilator and compare it with the model, cycle by cycle",
+	"sweep":       "run a design-space sweep (base system, varied keys, measured fields) on every core or as a SLURM array job; merge and plot its results",
+	"synth":       "synthesize the generated RTL with Yosys and report area (cells, flip-flops, memory bits) and logic depth per module",
+	"version":     "print the module version and VCS revision of this binary (sweeps record it in every row)",
+	"experiments": "measure the seeds' claims (orders, near-last vs near-first, duplex) and write docs/experiments.md",
 }
 
 // usageError marks bad command-line input: exit status 2.
@@ -177,7 +194,7 @@ func usage(w io.Writer) {
 		width = max(width, len(n))
 	}
 	for _, n := range commandNames() {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, n, commands[n].summary)
+		fmt.Fprintf(w, "  %-*s  %s\n", width, n, summaries[n])
 	}
 	fmt.Fprintln(w, "\nRun 'hxbar <command> -h' for a command's flags.")
 }
@@ -271,7 +288,7 @@ func (fs *flagSet) isNever(name string) bool {
 
 // printUsage lists the flags the command takes, spelled --name.
 func (fs *flagSet) printUsage() {
-	fmt.Fprintf(fs.stderr, "usage of hxbar %s:\n", fs.name)
+	fmt.Fprintf(fs.stderr, "hxbar %s: %s\n\nusage of hxbar %s:\n", fs.name, summaries[fs.name], fs.name)
 	fs.VisitAll(func(f *flag.Flag) {
 		if fs.isNever(f.Name) {
 			return

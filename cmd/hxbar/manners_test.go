@@ -42,6 +42,7 @@ func TestHelpListsWhatTheCommandTakes(t *testing.T) {
 		{"traffic", []string{"rate", "dims", "seed", "max-memory"}, []string{"skew", "max-cycles", "ranks", "plot", "name", "algo"}},
 		{"check", []string{"dims", "topology", "avoid", "channels"}, []string{"ranks", "skew", "algo"}},
 		{"faults", []string{"campaign", "per-run", "kinds"}, []string{"fault"}},
+		{"synth", []string{"dims", "link-retry", "watchdog", "dir"}, []string{"fault"}},
 		{"sim", []string{"dims", "fault", "trace", "max-cycles"}, nil},
 	}
 	for _, c := range cases {
@@ -187,5 +188,72 @@ func TestHeartbeat(t *testing.T) {
 	heartbeat(&quiet, "short", time.Hour)()
 	if quiet.Len() != 0 {
 		t.Errorf("a run shorter than a period printed %q", quiet.String())
+	}
+}
+
+// TestRefusedValuesSpellTheFlag: a value the library refuses is named as
+// the flag that gave it (--rate, not rate), as every other message does.
+func TestRefusedValuesSpellTheFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"traffic", "--rate", "2"}, "rate"},
+		{[]string{"traffic", "--pattern", "zz"}, "pattern"},
+		{[]string{"traffic", "--packet-flits", "0"}, "packet-flits"},
+		{[]string{"traffic", "--cycles", "0"}, "cycles"},
+		{[]string{"traffic", "--cycles", "100", "--warmup", "200"}, "warmup"},
+		{[]string{"traffic", "--pattern", "hotspot", "--hotspot", "3"}, "hotspot"},
+		{[]string{"schedule", "--algo", "foo"}, "algo"},
+		{[]string{"schedule", "--algo", "foo", "--format", "json"}, "algo"},
+		{[]string{"collective", "--items", "-1"}, "items"},
+		{[]string{"collective", "--nodes", "6"}, "nodes"},
+		{[]string{"collective", "--algo", "broadcast", "--root", "99"}, "root"},
+		{[]string{"collective", "--compare", "--items", "3"}, "items"},
+	} {
+		var o, e bytes.Buffer
+		code := run(c.args, &o, &e)
+		if code != 2 || !strings.Contains(e.String(), "invalid --"+c.flag+": ") {
+			t.Errorf("%v: exit %d, %q; want exit 2 naming --%s", c.args, code, e.String(), c.flag)
+		}
+	}
+}
+
+// TestHelpSaysWhatTheCommandDoes: every command's -h (and 'hxbar help
+// CMD') starts with its one-line summary, the line 'hxbar help' lists,
+// before its flags.
+func TestHelpSaysWhatTheCommandDoes(t *testing.T) {
+	for _, name := range commandNames() {
+		for _, args := range [][]string{{name, "-h"}, {"help", name}} {
+			var o, e bytes.Buffer
+			if code := run(args, &o, &e); code != 0 {
+				t.Fatalf("%v: exit %d, %s", args, code, e.String())
+			}
+			first, _, _ := strings.Cut(e.String(), "\n")
+			if want := "hxbar " + name + ": " + summaries[name]; first != want || summaries[name] == "" {
+				t.Errorf("%v: first line %q, want %q", args, first, want)
+			}
+		}
+	}
+}
+
+// TestSystemErrorNamesTheFlag: an error the model finds in a key given as
+// a flag names that flag, also where the flag's name is not the key's
+// (--fault for faults).
+func TestSystemErrorNamesTheFlag(t *testing.T) {
+	var o, e bytes.Buffer
+	code := run([]string{"sim", "--topology", "torus", "--fault", "dead:n3.d0.up@0"}, &o, &e)
+	if code != 2 || !strings.HasPrefix(e.String(), "hxbar sim: flag --fault: invalid faults[0]: ") {
+		t.Errorf("exit %d, %q; want the error under flag --fault", code, e.String())
+	}
+}
+
+// TestFaultsRunsIsTableOnly: --runs lists the runs in the table; with
+// --format json it is refused by name, not silently dropped.
+func TestFaultsRunsIsTableOnly(t *testing.T) {
+	var o, e bytes.Buffer
+	code := run([]string{"faults", "--campaign", "2", "--runs", "--format", "json"}, &o, &e)
+	if code != 2 || !strings.Contains(e.String(), "--runs does not apply to --format json") {
+		t.Errorf("exit %d, %q", code, e.String())
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -43,6 +45,18 @@ func (p *pictureFlags) check(fs *flag.FlagSet, trace string) error {
 	}
 	if trace == "" {
 		return refuseFlags(fs, "a run without --trace", notApplicable{[]string{"trace-format"}, "it is the format of the --trace FILE"})
+	}
+	return nil
+}
+
+// checkSVG refuses a --plot or --plot-load FILE whose extension says
+// another format than the SVG they draw (a .png of SVG bytes opens in
+// no image viewer); a name without an extension is taken as it is.
+func (p *pictureFlags) checkSVG() error {
+	for _, f := range []struct{ flag, name string }{{"plot", *p.plot}, {"plot-load", *p.plotLoad}} {
+		if ext := filepath.Ext(f.name); ext != "" && !strings.EqualFold(ext, ".svg") {
+			return usagef("invalid --%s: %s: the picture is SVG, not %s (allowed: a FILE ending in .svg)", f.flag, f.name, ext)
+		}
 	}
 	return nil
 }

@@ -189,3 +189,25 @@ func TestRunPicturesInStep(t *testing.T) {
 		}
 	}
 }
+
+// TestPicturesRefuseOtherFormats: --plot and --plot-load draw SVG, so a
+// FILE named .png or .pdf is refused rather than written with SVG bytes
+// (the trap issue 25 found in sweep's --plot-out); .svg in any case and a
+// name without an extension are taken.
+func TestPicturesRefuseOtherFormats(t *testing.T) {
+	d := t.TempDir()
+	for _, c := range []struct {
+		flag, name string
+		exit       int
+	}{
+		{"--plot", "t.png", 2}, {"--plot-load", "l.pdf", 2}, {"--plot", "t.SVG", 0}, {"--plot-load", "load", 0},
+	} {
+		code, _, errs := hx(t, "sim", c.flag, filepath.Join(d, c.name))
+		if code != c.exit || c.exit == 2 && !strings.Contains(errs, "invalid "+c.flag+": ") {
+			t.Errorf("sim %s %s: exit %d, %q; want exit %d", c.flag, c.name, code, errs, c.exit)
+		}
+		if _, err := os.Stat(filepath.Join(d, c.name)); (err == nil) != (c.exit == 0) {
+			t.Errorf("sim %s %s: file written %v, want %v", c.flag, c.name, err == nil, c.exit == 0)
+		}
+	}
+}

@@ -91,3 +91,41 @@ func TestPrintConfigCommands(t *testing.T) {
 		t.Errorf("traffic --skew --print-config: exit %d, %s", code, e)
 	}
 }
+
+// TestSimNameIsTheRunsName: the table's first line names a multi-episode
+// run as --print-config, the pictures and the traces do (the whole run,
+// -Nep), not by the last episode's system.
+func TestSimNameIsTheRunsName(t *testing.T) {
+	for _, args := range [][]string{
+		{"--repeat", "3", "--op", "sum"},
+		{"--config", "../../examples/episodes-4x4.yaml", "--name", ""},
+	} {
+		_, y, _ := hx(t, append([]string{"sim", "--print-config"}, args...)...)
+		name, _, _ := strings.Cut(strings.TrimPrefix(y, "# hxbar system "), "\n")
+		_, out, _ := hx(t, append([]string{"sim"}, args...)...)
+		if !strings.HasSuffix(name, `ep"`) || !strings.HasPrefix(out, "system "+name+": ") {
+			t.Errorf("sim %v: --print-config names %s, the table %.60q", args, name, out)
+		}
+	}
+}
+
+// TestScheduleFileNamesTheRun: a run of --schedule FILE is named by the
+// file's algorithm (a dissemination schedule is not called butterfly),
+// and its --print-config, read back with --config, runs the same.
+func TestScheduleFileNamesTheRun(t *testing.T) {
+	d := t.TempDir()
+	_, sched, _ := hx(t, "schedule", "--ranks", "16", "--algo", "dissemination", "--format", "json")
+	f := filepath.Join(d, "d16.json")
+	writeFiles(t, d, map[string]string{"d16.json": sched})
+	_, out, _ := hx(t, "sim", "--schedule", f)
+	if !strings.HasPrefix(out, `system "hyperxbar-4x4-dissemination-barrier": `) {
+		t.Errorf("sim --schedule (dissemination): %.80q", out)
+	}
+	_, y, _ := hx(t, "sim", "--schedule", f, "--print-config")
+	writeFiles(t, d, map[string]string{"c.yaml": y})
+	_, j1, _ := hx(t, "sim", "--schedule", f, "--format", "json")
+	_, j2, _ := hx(t, "sim", "--config", filepath.Join(d, "c.yaml"), "--format", "json")
+	if j1 != j2 || !strings.Contains(y, "\nalgo: dissemination\n") {
+		t.Errorf("--config of --print-config runs another schedule (JSON equal: %v):\n%.300s", j1 == j2, y)
+	}
+}

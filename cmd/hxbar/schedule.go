@@ -43,7 +43,7 @@ func runSchedule(args []string, stdout, stderr io.Writer) error {
 	}
 	s, err := barrierunit.Generate(hw.Algorithm(*algo), *ranks)
 	if err != nil {
-		return usageError{err}
+		return usageError{flagSpelled(err, "algo", "ranks")}
 	}
 	fmt.Fprintf(stdout, "%s schedule for %d ranks: gates 1..%d, end gate %d, %d routes (distance 0 = within the node)\n",
 		s.Algo, s.Ranks, s.Gates, s.Gates+1, len(s.Routes))

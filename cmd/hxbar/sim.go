@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -52,6 +54,9 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	outs := pics.outputs()
 	outs["trace"], outs["vcd"] = *trace, *vcd
 	if err := checkOutputs(map[string]string{"config": fs.Lookup("config").Value.String(), "schedule": *schedFile}, outs); err != nil {
+		return err
+	}
+	if err := pics.checkSVG(); err != nil {
 		return err
 	}
 	s, err := sys()
@@ -229,7 +234,7 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 		what = fmt.Sprintf("%s of %d items x %d flits (schedule %s, steps %s)", sys.Collective, d.Items, d.ItemFlits, d.Algo, d.Order)
 	}
 	fmt.Fprintf(w, "system %q: %d ranks on %v %s, %s, %s duplex, link latency %d, buffers %d, flit %d bits\n",
-		sys.Title(), res.Ranks, dimsString(sys.Dims), topologyNames[sys.Topology], what, sys.Duplex, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth)
+		s.Sys.Title(), res.Ranks, dimsString(sys.Dims), topologyNames[sys.Topology], what, sys.Duplex, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth)
 	fmt.Fprintf(w, "schedule: %d gates + end gate, %d routes between nodes; arrivals skewed over [0, %d] with seed %d\n\n",
 		s.Table.Gates, len(s.Table.OutDst), sys.Skew, sys.Seed)
 	if len(res.Episodes) > 1 {
@@ -271,7 +276,7 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 		}
 		row := []any{n.Rank, n.Node, arriveString(n.Arrive), relString(n.Release), relWait(n)}
 		if s.Op.HasPayload() {
-			row = append(row, n.Operand, n.Result)
+			row = append(row, n.Operand, cmp.Or(n.Result, "-"))
 		}
 		tw.Append(row...)
 	}
@@ -321,7 +326,11 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	st.Append("flit hops (switch <-> switch channels)", strconv.FormatUint(res.Network.FlitHops, 10))
 	st.Append("network channels", strconv.Itoa(res.Network.Channels))
 	st.Append("mean channel load (flits/cycle)", fmt.Sprintf("%.4f", res.Network.MeanLoad))
-	st.Append("busiest channel (load)", fmt.Sprintf("%s (%.4f)", res.Network.Busiest, res.Network.BusiestLoad))
+	busiest := "none (no flit crossed a channel)"
+	if res.Network.Busiest != "" {
+		busiest = fmt.Sprintf("%s (%.4f)", res.Network.Busiest, res.Network.BusiestLoad)
+	}
+	st.Append("busiest channel (load)", busiest)
 	for _, f := range res.Faults {
 		st.Append("fault "+f.Spec, f.Effect) // what it did (sim/faulteffect.go)
 	}
@@ -395,17 +404,24 @@ func dataScheduleFlag(fs *flag.FlagSet, name string, s *hw.System) (*collective.
 		return nil, usageError{err}
 	}
 	// Accept the output of 'hxbar collective --format json' as it is: the
-	// schedule wrapped with its verifier report. The whole file is held to
-	// the rules of the schedule itself (no key twice, no null).
-	if err := strictjson.Check(data, "data schedule"); err != nil {
+	// schedule wrapped with its verifier report. No key is given twice in
+	// the whole file; the schedule is held to all its rules (no null
+	// either), the report is not input (it says null where it names
+	// nothing).
+	if err := strictjson.CheckKeys(data, "data schedule"); err != nil {
 		return nil, usageError{fmt.Errorf("%s: %w", name, err)}
 	}
 	var wrapped struct {
 		Schedule json.RawMessage `json:"schedule"`
 		Report   json.RawMessage `json:"report"`
 	}
-	if strictjson.Unmarshal(data, &wrapped, "data schedule") == nil && len(wrapped.Schedule) > 0 {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&wrapped) == nil && !dec.More() && len(wrapped.Schedule) > 0 {
 		data = wrapped.Schedule
+	}
+	if err := strictjson.Check(data, "data schedule"); err != nil {
+		return nil, usageError{fmt.Errorf("%s: %w", name, err)}
 	}
 	cs, err := collective.ReadSchedule(bytes.NewReader(data))
 	if err != nil {
@@ -434,8 +450,16 @@ func scheduleFlag(fs *flag.FlagSet, name string, s *hw.System) (*barrierunit.Sch
 	if err != nil {
 		return nil, usageError{err}
 	}
+	changed := false
 	if !flagGiven(fs, "ranks") && sched.Ranks != s.NumRanks() {
-		s.Ranks = sched.Ranks
+		s.Ranks, changed = sched.Ranks, true
+	}
+	// The file's algorithm, when hxbar generates it, names the run (the
+	// system's name, --print-config); --algo is refused with --schedule.
+	if a := hw.Algorithm(sched.Algo); slices.Contains(hw.Algorithms, a) && a != s.Algo {
+		s.Algo, changed = a, true
+	}
+	if changed {
 		if err := s.Validate(); err != nil {
 			return nil, usageError{fmt.Errorf("%s: %w", name, err)}
 		}
@@ -456,7 +480,7 @@ func printEpisodes(w io.Writer, s *sim.System, res *sim.Result) error {
 		if ep.Data != nil {
 			what = fmt.Sprintf("%s, %d items x %d flits", ep.Data.Algo, ep.Data.Items, ep.Sys.ItemFlits)
 		}
-		tw.Append(e.Episode, e.Collective, what, e.ConfigCycles, e.FirstArrival, relString(e.LastRelease))
+		tw.Append(e.Episode, e.Collective, what, e.ConfigCycles, arriveString(e.FirstArrival), relString(e.LastRelease))
 	}
 	if err := tw.Render(); err != nil {
 		return err

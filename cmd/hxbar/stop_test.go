@@ -39,3 +39,50 @@ func TestSimStopsWhenNoUnitCanAct(t *testing.T) {
 		t.Errorf("stop %q, cycles %d, errors %+v: want no_progress after the last error", res.Stop, res.Cycles, res.Errors)
 	}
 }
+
+// A rank that is not released shows no result: "-" in the table, null in
+// the JSON, not the 0 its accumulator was reset to.
+func TestSimUnreleasedRankShowsNoResult(t *testing.T) {
+	args := []string{"sim", "--op", "sum", "--repeat", "2", "--fault", "dead:n5.d1.down@100", "--watchdog", "50"}
+	code, out, errs := hx(t, args...)
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	waiting := 0
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(strings.ReplaceAll(l, "│", " ")); len(f) == 7 && f[3] == "waiting" {
+			waiting++
+			if f[6] != "-" {
+				t.Errorf("unreleased rank %s: result %q, want -", f[0], f[6])
+			}
+		}
+	}
+	if waiting == 0 {
+		t.Fatalf("no unreleased rank in:\n%s", out)
+	}
+	_, out, _ = hx(t, append(args, "--format", "json")...)
+	var res struct {
+		Nodes []struct {
+			Release *int64  `json:"release"`
+			Result  *string `json:"result"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	for r, n := range res.Nodes {
+		if (n.Release == nil) != (n.Result == nil) {
+			t.Errorf("rank %d: release %v, result %v: want a result exactly when released", r, n.Release, n.Result)
+		}
+	}
+}
+
+// A traffic run that measured no packet shows no latency (none, null),
+// not 0.00 cycles.
+func TestTrafficNoPacketShowsNoLatency(t *testing.T) {
+	args := []string{"traffic", "--rate", "0.0001", "--cycles", "10"}
+	code, out, errs := hx(t, args...)
+	if code != 0 || !strings.Contains(out, "│ none ") || strings.Contains(out, "0.00 ") {
+		t.Errorf("exit %d %s: want latency none:\n%s", code, errs, out)
+	}
+}

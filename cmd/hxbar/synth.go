@@ -20,6 +20,7 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("dir", "", "synthesize the design in `DIR` (made by 'hxbar gen'); without it the system flags are generated into a temporary directory")
 	format := fs.String("format", "table", "output format: table or json")
 	keep := fs.Bool("keep", false, "without --dir: keep the temporary directory and print its name")
+	fs.neverTakes(notApplicable{[]string{"fault"}, "the generated testbench injects faults (hxbar gen, hxbar cosim); the synthesized design is the same without them"})
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func explainSystemError(fs *flag.FlagSet, err error) error {
 	if key == "" {
 		return err
 	}
-	if name := strings.ReplaceAll(key, "_", "-"); flagGiven(fs, name) {
+	if name := hw.KeyFlag(key); name != "" && flagGiven(fs, name) {
 		return &hw.FlagError{Flag: name, Err: err}
 	}
 	if c := fs.Lookup("config"); c != nil {
@@ -31,3 +31,25 @@ func explainSystemError(fs *flag.FlagSet, err error) error {
 	}
 	return err
 }
+
+// flagSpelled spells the setting a library call refused as the flag that
+// gave it, the spelling of every message ("invalid rate: 2" becomes
+// "invalid --rate: 2"), for the first of flags the message starts with;
+// any other error is returned as it is.
+func flagSpelled(err error, flags ...string) error {
+	for _, f := range flags {
+		if rest, ok := strings.CutPrefix(err.Error(), "invalid "+f+": "); ok {
+			return &respelled{"invalid --" + f + ": " + rest, err}
+		}
+	}
+	return err
+}
+
+// respelled is an error with its message spelled for the command line.
+type respelled struct {
+	msg string
+	err error
+}
+
+func (e *respelled) Error() string { return e.msg }
+func (e *respelled) Unwrap() error { return e.err }

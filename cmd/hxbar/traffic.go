@@ -70,6 +70,7 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 	start := time.Now()
 	res, err := sim.RunTraffic(s, cfg)
 	if err != nil {
+		err = flagSpelled(err, "pattern", "rate", "packet-flits", "cycles", "hotspot", "warmup")
 		return usageError{explainSystemError(fs.FlagSet, err)}
 	}
 	if *progress {
@@ -84,7 +85,10 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 		res.Pattern, dimsString(s.Dims), topologyNames[s.Topology], res.Nodes, *pflits, res.Cycles, cfg.Warmup)
 	tw := tablewriter.NewWriter(stdout)
 	tw.Header("offered (flits/node/cycle)", "accepted", "latency avg", "latency p99", "packets measured", "drained")
-	tw.Append(fmt.Sprintf("%.4f", res.Offered), fmt.Sprintf("%.4f", res.Accepted), fmt.Sprintf("%.2f", res.LatencyAvg),
-		fmt.Sprintf("%.0f", res.LatencyP99), res.Packets, res.Drained)
+	avg, p99 := fmt.Sprintf("%.2f", res.LatencyAvg), fmt.Sprintf("%.0f", res.LatencyP99)
+	if res.Packets == 0 {
+		avg, p99 = "none", "none" // no packet measured: no latency
+	}
+	tw.Append(fmt.Sprintf("%.4f", res.Offered), fmt.Sprintf("%.4f", res.Accepted), avg, p99, res.Packets, res.Drained)
 	return tw.Render()
 }
