@@ -20,8 +20,11 @@ type IterationResult struct {
 // CommunicatorResult is one communicator of a run: its ranks (a count),
 // its barrier channel and its iterations (a run without a loop lists its
 // episodes as iterations), with the loop's averages as osu_barrier reports
-// them: avg_period is (last release of the last iteration - first arrival
-// of the first) / iterations, over complete loops only.
+// them: avg_period is the cycles from the first iteration's first arrival
+// to the end of the last iteration's last release (the cycle after it, the
+// first in which every rank sees released) over iterations, so that a
+// loop whose iterations take p cycles each has period p; complete loops
+// only.
 type CommunicatorResult struct {
 	Name       string            `json:"name"`
 	Ranks      int               `json:"ranks"`
@@ -167,7 +170,7 @@ func (c *CommunicatorResult) averages(complete bool) {
 		c.AvgLatency, c.MinLatency, c.MaxLatency = &avg, ptr(slices.Min(lat)), ptr(slices.Max(lat))
 	}
 	if n := len(c.Iterations); complete && n > 0 && c.Iterations[n-1].LastRelease != nil {
-		p := float64(*c.Iterations[n-1].LastRelease-c.Iterations[0].FirstArrival) / float64(n)
+		p := float64(*c.Iterations[n-1].LastRelease+1-c.Iterations[0].FirstArrival) / float64(n)
 		c.AvgPeriod = &p
 	}
 }

@@ -181,3 +181,44 @@ func TestLoopWatchdog(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopAvgPeriod checks avg_period on loops whose every iteration takes
+// the same number of cycles p (compute 0, skew 0, butterfly: every rank is
+// released in the same cycle): the loop runs N iterations in N*p cycles,
+// from iteration 1's first arrival to the cycle after iteration N's last
+// release, the time osu_barrier's timer measures around its loop; so
+// avg_period is p, whatever N is. (The first version divided last release
+// - first arrival by N and reported p - 1/N: 1.8 for a one-rank loop of
+// two-cycle iterations.)
+func TestLoopAvgPeriod(t *testing.T) {
+	for _, c := range []struct {
+		dims  []int
+		ranks int
+		n     int
+	}{{[]int{2}, 1, 5}, {[]int{4, 4}, 0, 3}, {[]int{8}, 0, 7}} {
+		sys := hw.Default()
+		sys.Dims, sys.Ranks, sys.Iterations, sys.Skew = c.dims, c.ranks, c.n, 0
+		res, _ := runLoop(t, sys)
+		if !res.Complete {
+			t.Fatalf("%v: incomplete", c.dims)
+		}
+		cm := res.Communicators[0]
+		its := cm.Iterations
+		p := its[1].FirstArrival - its[0].FirstArrival
+		for i := 1; i < len(its); i++ {
+			if d := its[i].FirstArrival - its[i-1].FirstArrival; d != p {
+				t.Fatalf("%v: iteration %d starts %d cycles after the one before, iteration 2 %d: not a periodic loop", c.dims, i+1, d, p)
+			}
+		}
+		if cm.AvgPeriod == nil || *cm.AvgPeriod != float64(p) {
+			t.Errorf("%v, %d iterations of %d cycles each: avg_period %v, want %d", c.dims, c.n, p, fmtPtr(cm.AvgPeriod), p)
+		}
+	}
+}
+
+func fmtPtr(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
+}
