@@ -89,9 +89,6 @@ func (s *System) loopReleased(t int64) {
 		it := &lp.iters[i]
 		it.first, it.lastArrival = min(it.first, at), max(it.lastArrival, at)
 		it.arrived++
-		if it.arrived == lp.ranks {
-			s.epArrival[0] = it.lastArrival // the run's headline metrics are its last iteration's
-		}
 	}
 	u.Looped = u.Looped[:0]
 }
@@ -113,6 +110,32 @@ func (s *System) loopArrivals(t int64) {
 	}
 }
 
+// begun is the number of iterations some rank arrived at before cycle end
+// (a next arrival is scheduled at the release before it, and may lie past
+// a run cut at max_cycles).
+func (lp *loopRun) begun(end int64) int {
+	n := len(lp.iters)
+	for n > 0 && lp.iters[n-1].first >= end {
+		n--
+	}
+	return n
+}
+
+// lastArrival is the run's headline last arrival: that of the latest
+// iteration begun before cycle end, Never while some rank has not arrived
+// there.
+func (lp *loopRun) lastArrival(end int64) int64 {
+	n := lp.begun(end)
+	if n == 0 {
+		return Never
+	}
+	it := &lp.iters[n-1]
+	if it.arrived < lp.ranks || it.lastArrival >= end {
+		return Never
+	}
+	return it.lastArrival
+}
+
 // nextArrival is the cycle of the next scheduled arrival (Never: none).
 func (lp *loopRun) nextArrival() int64 {
 	if lp == nil || len(lp.q) == 0 {
@@ -124,9 +147,9 @@ func (lp *loopRun) nextArrival() int64 {
 // communicators describes the run's one communicator, world: its loop's
 // iterations, or its episodes.
 func (s *System) communicators(res *Result) []CommunicatorResult {
-	c := CommunicatorResult{Name: "world", Ranks: res.Ranks}
+	c := CommunicatorResult{Name: "world", Ranks: res.Ranks, Iterations: []IterationResult{}} // JSON [], not null, before any arrival
 	if lp := s.loop; lp != nil {
-		for i := range lp.iters {
+		for i := range lp.begun(res.Cycles) {
 			it := &lp.iters[i]
 			ir := IterationResult{Iteration: i + 1, FirstArrival: it.first}
 			final := i == lp.n-1

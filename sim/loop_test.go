@@ -222,3 +222,60 @@ func fmtPtr(p *float64) string {
 	}
 	return fmt.Sprint(*p)
 }
+
+// TestLoopCutLastArrival cuts a loop at every max_cycles and checks the
+// headline last_arrival against the events: it is the last arrival of the
+// latest iteration any rank has arrived at, and absent while some rank
+// has not arrived there yet. (The first version kept the previous
+// iteration's last arrival until every rank had been released into the
+// next one: a loop cut in cycle 100 reported iteration 2's last arrival,
+// 73, while iteration 3 had begun in cycle 96.)
+func TestLoopCutLastArrival(t *testing.T) {
+	sys := hw.Default()
+	sys.Iterations, sys.Compute, sys.Jitter, sys.Op = 4, 3, 5, hw.OpSum
+	full, tr := runLoop(t, sys)
+	if !full.Complete {
+		t.Fatal("the uncut loop is incomplete")
+	}
+	R := sys.NumRanks()
+	for mc := int64(1); mc <= full.Cycles; mc++ {
+		sys.MaxCycles = mc
+		res, _ := runLoop(t, sys)
+		// The latest iteration begun before the cut, and whether every
+		// rank has arrived at it.
+		latest, all, last := 0, false, int64(-1)
+		for i := 1; i <= sys.Iterations; i++ {
+			n, lastI := 0, int64(-1)
+			for r := range R {
+				if len(tr.arrive[r]) >= i && tr.arrive[r][i-1].Cycle < mc {
+					n++
+					lastI = max(lastI, tr.arrive[r][i-1].Cycle)
+				}
+			}
+			if n > 0 {
+				latest, all, last = i, n == R, lastI
+			}
+		}
+		its := res.Communicators[0].Iterations
+		if its == nil {
+			t.Errorf("max_cycles %d: iterations is nil (JSON null), want a list", mc)
+		}
+		if len(its) != latest {
+			t.Errorf("max_cycles %d: %d iterations listed, want %d (those some rank arrived at)", mc, len(its), latest)
+		}
+		for _, it := range its {
+			if it.FirstArrival >= mc {
+				t.Errorf("max_cycles %d: iteration %d's first arrival %d is after the run", mc, it.Iteration, it.FirstArrival)
+			}
+		}
+		got, ok := res.LastArrival()
+		switch {
+		case latest == 0 && ok:
+			t.Errorf("max_cycles %d: no rank arrived, last_arrival %d", mc, got)
+		case latest > 0 && all && (!ok || got != last):
+			t.Errorf("max_cycles %d: every rank arrived at iteration %d, last in cycle %d; last_arrival %d (ok %v)", mc, latest, last, got, ok)
+		case latest > 0 && !all && ok:
+			t.Errorf("max_cycles %d: some rank has not arrived at iteration %d; last_arrival %d, want none", mc, latest, got)
+		}
+	}
+}
