@@ -67,21 +67,17 @@ func newLoop(n, compute int, arrive []int64) *loopRun {
 	return lp
 }
 
-// released takes the ranks the units released in cycle t from an iteration
-// that is not their last (Units.Looped): each gets its next arrival and
-// operand, and its iteration's figures are updated.
+// loopReleased takes the ranks the units released in cycle t from an
+// iteration that is not their last (Units.Looped): each gets its next
+// arrival scheduled, and its iteration's figures are updated.
 func (s *System) loopReleased(t int64) {
 	lp, u := s.loop, s.Units
 	for _, r32 := range u.Looped {
 		r := int(r32)
 		i := u.Iteration(r) // the iteration just ended, 1-based
 		lp.release(i, t)
-		jit, operand := s.Sys.IterationDraw(r, i+1)
+		jit, _ := s.Sys.IterationDraw(r, i+1)
 		at := t + 1 + lp.compute + jit
-		u.Arrive[r] = at
-		if s.Op.HasPayload() {
-			u.Operand[r] = operand
-		}
 		lp.q.push(loopArrival{at: at, rank: r32})
 		if i == len(lp.iters) {
 			lp.iters = append(lp.iters, loopIter{first: at, lastArrival: at, lastRelease: -1})
@@ -100,11 +96,22 @@ func (lp *loopRun) release(i int, t int64) {
 	it.lastRelease = max(it.lastRelease, t)
 }
 
-// arrivals wakes the ranks whose next arrival is in cycle t.
+// loopArrivals wakes the ranks whose next arrival is in cycle t, with
+// their arrival cycle and operand.
 func (s *System) loopArrivals(t int64) {
 	lp := s.loop
+	u := s.Units
 	for len(lp.q) > 0 && lp.q[0].at == t {
 		a := lp.q.pop()
+		// The arrival and operand are written when the rank arrives, not
+		// when it is released: until then its results are the iteration
+		// it ran last (a run cut between the two reported an arrival
+		// after its end).
+		r := int(a.rank)
+		u.Arrive[r] = t
+		if s.Op.HasPayload() {
+			_, u.Operand[r] = s.Sys.IterationDraw(r, u.Iteration(r)+1)
+		}
 		s.eng.wake(0, int32(s.switches+s.Units.Node(int(a.rank))), t)
 		s.wd.arrived(t)
 	}

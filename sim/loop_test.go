@@ -223,8 +223,11 @@ func fmtPtr(p *float64) string {
 	return fmt.Sprint(*p)
 }
 
-// TestLoopCutLastArrival cuts a loop at every max_cycles and checks the
-// headline last_arrival against the events: it is the last arrival of the
+// TestLoopCutLastArrival cuts a loop at every max_cycles and checks that
+// no rank's arrive lies after the run (once it has arrived at iteration 1)
+// or after its release (a next
+// arrival was written at the release that scheduled it), and the headline
+// last_arrival against the events: it is the last arrival of the
 // latest iteration any rank has arrived at, and absent while some rank
 // has not arrived there yet. (The first version kept the previous
 // iteration's last arrival until every rank had been released into the
@@ -266,6 +269,16 @@ func TestLoopCutLastArrival(t *testing.T) {
 		for _, it := range its {
 			if it.FirstArrival >= mc {
 				t.Errorf("max_cycles %d: iteration %d's first arrival %d is after the run", mc, it.Iteration, it.FirstArrival)
+			}
+		}
+		for _, n := range res.Nodes {
+			// (A rank yet to arrive at iteration 1 shows its arrival to
+			// come, as in a single run.)
+			if n.Arrive != sim.Never && n.Arrive >= mc && tr.arrive[n.Rank][0].Cycle < mc {
+				t.Errorf("max_cycles %d: rank %d's arrive %d is after the run", mc, n.Rank, n.Arrive)
+			}
+			if n.Release >= 0 && n.Arrive != sim.Never && n.Release < n.Arrive {
+				t.Errorf("max_cycles %d: rank %d released in cycle %d, before its arrive %d", mc, n.Rank, n.Release, n.Arrive)
 			}
 		}
 		got, ok := res.LastArrival()
