@@ -45,7 +45,7 @@ func TestOutputsParse(t *testing.T) {
 		{pics("stuck", "--fault", "stuck:7", "--watchdog", "200"), 1, true},
 		{pics("flip", "--op", "sum", "--fault", "flip:n4.d0.up@20:3", "--link-retry", "4"), 0, true},
 		{[]string{"traffic", "--format", "json", "--cycles", "400", "--dims", "4,4"}, 0, true},
-		{[]string{"faults", "--format", "json", "--campaign", "6", "--runs"}, 0, true},
+		{[]string{"faults", "--format", "json", "--campaign", "6"}, 0, true},
 		{[]string{"schedule", "--format", "json", "--ranks", "5"}, 0, true},
 		{[]string{"collective", "--format", "json"}, 0, true},
 		{[]string{"collective", "--format", "json", "--compare"}, 0, true},
