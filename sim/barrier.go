@@ -738,6 +738,9 @@ func (s *System) result(t int64) *Result {
 	if s.Data != nil {
 		s.dataResult(res)
 	}
+	if s.loop != nil {
+		s.epArrival[0] = s.loop.lastArrival(res.Cycles) // the headline is the latest iteration's
+	}
 	setMetrics(res, s.epArrival)
 	res.Communicators = s.communicators(res)
 	if len(s.Sys.Faults) > 0 {

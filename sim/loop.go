@@ -20,8 +20,11 @@ type IterationResult struct {
 // CommunicatorResult is one communicator of a run: its ranks (a count),
 // its barrier channel and its iterations (a run without a loop lists its
 // episodes as iterations), with the loop's averages as osu_barrier reports
-// them: avg_period is (last release of the last iteration - first arrival
-// of the first) / iterations, over complete loops only.
+// them: avg_period is the cycles from the first iteration's first arrival
+// to the end of the last iteration's last release (the cycle after it, the
+// first in which every rank sees released) over iterations, so that a
+// loop whose iterations take p cycles each has period p; complete loops
+// only.
 type CommunicatorResult struct {
 	Name       string            `json:"name"`
 	Ranks      int               `json:"ranks"`
@@ -64,21 +67,17 @@ func newLoop(n, compute int, arrive []int64) *loopRun {
 	return lp
 }
 
-// released takes the ranks the units released in cycle t from an iteration
-// that is not their last (Units.Looped): each gets its next arrival and
-// operand, and its iteration's figures are updated.
+// loopReleased takes the ranks the units released in cycle t from an
+// iteration that is not their last (Units.Looped): each gets its next
+// arrival scheduled, and its iteration's figures are updated.
 func (s *System) loopReleased(t int64) {
 	lp, u := s.loop, s.Units
 	for _, r32 := range u.Looped {
 		r := int(r32)
 		i := u.Iteration(r) // the iteration just ended, 1-based
 		lp.release(i, t)
-		jit, operand := s.Sys.IterationDraw(r, i+1)
+		jit, _ := s.Sys.IterationDraw(r, i+1)
 		at := t + 1 + lp.compute + jit
-		u.Arrive[r] = at
-		if s.Op.HasPayload() {
-			u.Operand[r] = operand
-		}
 		lp.q.push(loopArrival{at: at, rank: r32})
 		if i == len(lp.iters) {
 			lp.iters = append(lp.iters, loopIter{first: at, lastArrival: at, lastRelease: -1})
@@ -86,9 +85,6 @@ func (s *System) loopReleased(t int64) {
 		it := &lp.iters[i]
 		it.first, it.lastArrival = min(it.first, at), max(it.lastArrival, at)
 		it.arrived++
-		if it.arrived == lp.ranks {
-			s.epArrival[0] = it.lastArrival // the run's headline metrics are its last iteration's
-		}
 	}
 	u.Looped = u.Looped[:0]
 }
@@ -100,14 +96,51 @@ func (lp *loopRun) release(i int, t int64) {
 	it.lastRelease = max(it.lastRelease, t)
 }
 
-// arrivals wakes the ranks whose next arrival is in cycle t.
+// loopArrivals wakes the ranks whose next arrival is in cycle t, with
+// their arrival cycle and operand.
 func (s *System) loopArrivals(t int64) {
 	lp := s.loop
+	u := s.Units
 	for len(lp.q) > 0 && lp.q[0].at == t {
 		a := lp.q.pop()
+		// The arrival and operand are written when the rank arrives, not
+		// when it is released: until then its results are the iteration
+		// it ran last (a run cut between the two reported an arrival
+		// after its end).
+		r := int(a.rank)
+		u.Arrive[r] = t
+		if s.Op.HasPayload() {
+			_, u.Operand[r] = s.Sys.IterationDraw(r, u.Iteration(r)+1)
+		}
 		s.eng.wake(0, int32(s.switches+s.Units.Node(int(a.rank))), t)
 		s.wd.arrived(t)
 	}
+}
+
+// begun is the number of iterations some rank arrived at before cycle end
+// (a next arrival is scheduled at the release before it, and may lie past
+// a run cut at max_cycles).
+func (lp *loopRun) begun(end int64) int {
+	n := len(lp.iters)
+	for n > 0 && lp.iters[n-1].first >= end {
+		n--
+	}
+	return n
+}
+
+// lastArrival is the run's headline last arrival: that of the latest
+// iteration begun before cycle end, Never while some rank has not arrived
+// there.
+func (lp *loopRun) lastArrival(end int64) int64 {
+	n := lp.begun(end)
+	if n == 0 {
+		return Never
+	}
+	it := &lp.iters[n-1]
+	if it.arrived < lp.ranks || it.lastArrival >= end {
+		return Never
+	}
+	return it.lastArrival
 }
 
 // nextArrival is the cycle of the next scheduled arrival (Never: none).
@@ -121,9 +154,9 @@ func (lp *loopRun) nextArrival() int64 {
 // communicators describes the run's one communicator, world: its loop's
 // iterations, or its episodes.
 func (s *System) communicators(res *Result) []CommunicatorResult {
-	c := CommunicatorResult{Name: "world", Ranks: res.Ranks}
+	c := CommunicatorResult{Name: "world", Ranks: res.Ranks, Iterations: []IterationResult{}} // JSON [], not null, before any arrival
 	if lp := s.loop; lp != nil {
-		for i := range lp.iters {
+		for i := range lp.begun(res.Cycles) {
 			it := &lp.iters[i]
 			ir := IterationResult{Iteration: i + 1, FirstArrival: it.first}
 			final := i == lp.n-1
@@ -167,7 +200,7 @@ func (c *CommunicatorResult) averages(complete bool) {
 		c.AvgLatency, c.MinLatency, c.MaxLatency = &avg, ptr(slices.Min(lat)), ptr(slices.Max(lat))
 	}
 	if n := len(c.Iterations); complete && n > 0 && c.Iterations[n-1].LastRelease != nil {
-		p := float64(*c.Iterations[n-1].LastRelease-c.Iterations[0].FirstArrival) / float64(n)
+		p := float64(*c.Iterations[n-1].LastRelease+1-c.Iterations[0].FirstArrival) / float64(n)
 		c.AvgPeriod = &p
 	}
 }

@@ -181,3 +181,114 @@ func TestLoopWatchdog(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopAvgPeriod checks avg_period on loops whose every iteration takes
+// the same number of cycles p (compute 0, skew 0, butterfly: every rank is
+// released in the same cycle): the loop runs N iterations in N*p cycles,
+// from iteration 1's first arrival to the cycle after iteration N's last
+// release, the time osu_barrier's timer measures around its loop; so
+// avg_period is p, whatever N is. (The first version divided last release
+// - first arrival by N and reported p - 1/N: 1.8 for a one-rank loop of
+// two-cycle iterations.)
+func TestLoopAvgPeriod(t *testing.T) {
+	for _, c := range []struct {
+		dims  []int
+		ranks int
+		n     int
+	}{{[]int{2}, 1, 5}, {[]int{4, 4}, 0, 3}, {[]int{8}, 0, 7}} {
+		sys := hw.Default()
+		sys.Dims, sys.Ranks, sys.Iterations, sys.Skew = c.dims, c.ranks, c.n, 0
+		res, _ := runLoop(t, sys)
+		if !res.Complete {
+			t.Fatalf("%v: incomplete", c.dims)
+		}
+		cm := res.Communicators[0]
+		its := cm.Iterations
+		p := its[1].FirstArrival - its[0].FirstArrival
+		for i := 1; i < len(its); i++ {
+			if d := its[i].FirstArrival - its[i-1].FirstArrival; d != p {
+				t.Fatalf("%v: iteration %d starts %d cycles after the one before, iteration 2 %d: not a periodic loop", c.dims, i+1, d, p)
+			}
+		}
+		if cm.AvgPeriod == nil || *cm.AvgPeriod != float64(p) {
+			t.Errorf("%v, %d iterations of %d cycles each: avg_period %v, want %d", c.dims, c.n, p, fmtPtr(cm.AvgPeriod), p)
+		}
+	}
+}
+
+func fmtPtr(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
+}
+
+// TestLoopCutLastArrival cuts a loop at every max_cycles and checks that
+// no rank's arrive lies after the run (once it has arrived at iteration 1)
+// or after its release (a next
+// arrival was written at the release that scheduled it), and the headline
+// last_arrival against the events: it is the last arrival of the
+// latest iteration any rank has arrived at, and absent while some rank
+// has not arrived there yet. (The first version kept the previous
+// iteration's last arrival until every rank had been released into the
+// next one: a loop cut in cycle 100 reported iteration 2's last arrival,
+// 73, while iteration 3 had begun in cycle 96.)
+func TestLoopCutLastArrival(t *testing.T) {
+	sys := hw.Default()
+	sys.Iterations, sys.Compute, sys.Jitter, sys.Op = 4, 3, 5, hw.OpSum
+	full, tr := runLoop(t, sys)
+	if !full.Complete {
+		t.Fatal("the uncut loop is incomplete")
+	}
+	R := sys.NumRanks()
+	for mc := int64(1); mc <= full.Cycles; mc++ {
+		sys.MaxCycles = mc
+		res, _ := runLoop(t, sys)
+		// The latest iteration begun before the cut, and whether every
+		// rank has arrived at it.
+		latest, all, last := 0, false, int64(-1)
+		for i := 1; i <= sys.Iterations; i++ {
+			n, lastI := 0, int64(-1)
+			for r := range R {
+				if len(tr.arrive[r]) >= i && tr.arrive[r][i-1].Cycle < mc {
+					n++
+					lastI = max(lastI, tr.arrive[r][i-1].Cycle)
+				}
+			}
+			if n > 0 {
+				latest, all, last = i, n == R, lastI
+			}
+		}
+		its := res.Communicators[0].Iterations
+		if its == nil {
+			t.Errorf("max_cycles %d: iterations is nil (JSON null), want a list", mc)
+		}
+		if len(its) != latest {
+			t.Errorf("max_cycles %d: %d iterations listed, want %d (those some rank arrived at)", mc, len(its), latest)
+		}
+		for _, it := range its {
+			if it.FirstArrival >= mc {
+				t.Errorf("max_cycles %d: iteration %d's first arrival %d is after the run", mc, it.Iteration, it.FirstArrival)
+			}
+		}
+		for _, n := range res.Nodes {
+			// (A rank yet to arrive at iteration 1 shows its arrival to
+			// come, as in a single run.)
+			if n.Arrive != sim.Never && n.Arrive >= mc && tr.arrive[n.Rank][0].Cycle < mc {
+				t.Errorf("max_cycles %d: rank %d's arrive %d is after the run", mc, n.Rank, n.Arrive)
+			}
+			if n.Release >= 0 && n.Arrive != sim.Never && n.Release < n.Arrive {
+				t.Errorf("max_cycles %d: rank %d released in cycle %d, before its arrive %d", mc, n.Rank, n.Release, n.Arrive)
+			}
+		}
+		got, ok := res.LastArrival()
+		switch {
+		case latest == 0 && ok:
+			t.Errorf("max_cycles %d: no rank arrived, last_arrival %d", mc, got)
+		case latest > 0 && all && (!ok || got != last):
+			t.Errorf("max_cycles %d: every rank arrived at iteration %d, last in cycle %d; last_arrival %d (ok %v)", mc, latest, last, got, ok)
+		case latest > 0 && !all && ok:
+			t.Errorf("max_cycles %d: some rank has not arrived at iteration %d; last_arrival %d, want none", mc, latest, got)
+		}
+	}
+}
