@@ -25,10 +25,11 @@ func TestMeasureLoop(t *testing.T) {
 	if m.Iterations != 20 || m.AvgPeriod == nil || m.AvgLatency == nil {
 		t.Fatalf("loop: %+v", m)
 	}
-	// Butterfly at skew 0: every iteration takes the latency, and the
-	// next starts 1 + compute cycles after the release.
+	// Butterfly at skew 0: every iteration takes the latency, the next
+	// starts 1 + compute cycles after the release, and the period runs
+	// to the cycle after the last release: (N*(lat+6) - 5) / N.
 	lat := float64(*m.Latency)
-	if *m.AvgLatency != lat || *m.AvgPeriod != (20*(lat+1+5)-1-5)/20 {
+	if *m.AvgLatency != lat || *m.AvgPeriod != lat+1+5-5.0/20 {
 		t.Errorf("avg_latency %v, avg_period %v, latency %v", *m.AvgLatency, *m.AvgPeriod, lat)
 	}
 	sys.Iterations, sys.Repeat = 1, 3
