@@ -681,8 +681,11 @@ func (s *System) result(t int64) *Result {
 	var last int64 = -1
 	for r := range res.Nodes {
 		res.Nodes[r] = NodeResult{Rank: r, Node: int(u.NodeOf[r]), Arrive: u.Arrive[r],
-			Operand: strconv.FormatUint(u.Operand[r], 10), Release: u.Release[r],
-			Result: strconv.FormatUint(u.Result[r], 10)}
+			Release: u.Release[r]}
+		if s.Op.HasPayload() { // a barrier or data collective carries no value
+			res.Nodes[r].Operand = strconv.FormatUint(u.Operand[r], 10)
+			res.Nodes[r].Result = strconv.FormatUint(u.Result[r], 10)
+		}
 		if u.Release[r] < 0 {
 			res.Nodes[r].Result = "" // no result yet: not a made-up 0
 		}

@@ -83,9 +83,10 @@ func cycleOrNull(c int64) *int64 {
 	return &c
 }
 
-// MarshalJSON writes a node's arrival, releases and result with null for
-// "never" and "not released" (Arrive Never, Release -1, Result ""): no
-// sentinel number in the JSON.
+// MarshalJSON writes a node's arrival, releases, operand and result with
+// null for "never", "not released" and "no value" (Arrive Never, Release
+// -1, Operand and Result "": a rank not released, or an op without a
+// value): no sentinel number in the JSON.
 func (n NodeResult) MarshalJSON() ([]byte, error) {
 	rel := make([]*int64, len(n.Releases))
 	for i, r := range n.Releases {
@@ -98,11 +99,11 @@ func (n NodeResult) MarshalJSON() ([]byte, error) {
 		Rank     int      `json:"rank"`
 		Node     int      `json:"node"`
 		Arrive   *int64   `json:"arrive"`
-		Operand  string   `json:"operand"`
+		Operand  *string  `json:"operand"`
 		Release  *int64   `json:"release"`
 		Result   *string  `json:"result"`
 		Releases []*int64 `json:"releases"`
-	}{n.Rank, n.Node, cycleOrNull(n.Arrive), n.Operand, cycleOrNull(n.Release), stringOrNull(n.Result), rel})
+	}{n.Rank, n.Node, cycleOrNull(n.Arrive), stringOrNull(n.Operand), cycleOrNull(n.Release), stringOrNull(n.Result), rel})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes (null: Never for arrive, -1
@@ -112,7 +113,7 @@ func (n *NodeResult) UnmarshalJSON(data []byte) error {
 		Rank     int      `json:"rank"`
 		Node     int      `json:"node"`
 		Arrive   *int64   `json:"arrive"`
-		Operand  string   `json:"operand"`
+		Operand  *string  `json:"operand"`
 		Release  *int64   `json:"release"`
 		Result   *string  `json:"result"`
 		Releases []*int64 `json:"releases"`
@@ -120,8 +121,10 @@ func (n *NodeResult) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	*n = NodeResult{Rank: v.Rank, Node: v.Node, Arrive: orElse(v.Arrive, Never), Operand: v.Operand,
-		Release: orElse(v.Release, -1)}
+	*n = NodeResult{Rank: v.Rank, Node: v.Node, Arrive: orElse(v.Arrive, Never), Release: orElse(v.Release, -1)}
+	if v.Operand != nil {
+		n.Operand = *v.Operand
+	}
 	if v.Result != nil {
 		n.Result = *v.Result
 	}
@@ -141,28 +144,36 @@ type errorJSON struct {
 	Node  int    `json:"node"`
 	Rank  *int64 `json:"rank"`
 	Code  string `json:"code"`
-	Gate  int    `json:"gate"`
-	From  int    `json:"from"`
+	Gate  *int64 `json:"gate"`
+	From  *int64 `json:"from"`
 }
 
 // MarshalJSON writes the error with rank null for a unit without a rank
-// (NORANK): no sentinel number in the JSON.
+// (NORANK), and gate and from null for an error that concerns no gate
+// (Gate 0: a flit popped outside any packet, a unit without a rank): no
+// sentinel number in the JSON. (The trace keeps gate=0 from=0, the RTL's
+// format.)
 func (e ErrorResult) MarshalJSON() ([]byte, error) {
-	var rank *int64
+	var rank, gate, from *int64
 	if e.Rank >= 0 {
 		r := int64(e.Rank)
 		rank = &r
 	}
-	return json.Marshal(errorJSON{e.Cycle, e.Node, rank, e.Code, e.Gate, e.From})
+	if e.Gate > 0 {
+		g, f := int64(e.Gate), int64(e.From)
+		gate, from = &g, &f
+	}
+	return json.Marshal(errorJSON{e.Cycle, e.Node, rank, e.Code, gate, from})
 }
 
-// UnmarshalJSON reads what MarshalJSON writes (null: Rank -1).
+// UnmarshalJSON reads what MarshalJSON writes (null: Rank -1, Gate and
+// From 0).
 func (e *ErrorResult) UnmarshalJSON(data []byte) error {
 	var v errorJSON
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	*e = ErrorResult{Cycle: v.Cycle, Node: v.Node, Rank: int(orElse(v.Rank, -1)), Code: v.Code, Gate: v.Gate, From: v.From}
+	*e = ErrorResult{Cycle: v.Cycle, Node: v.Node, Rank: int(orElse(v.Rank, -1)), Code: v.Code, Gate: int(orElse(v.Gate, 0)), From: int(orElse(v.From, 0))}
 	return nil
 }
 

@@ -364,3 +364,30 @@ func TestNoFlitNoBusiestChannel(t *testing.T) {
 		t.Errorf("%+v read back as %+v (%v)", res.Network, back, err)
 	}
 }
+
+// TestNoValueIsNull: a barrier carries no value, so its ranks' operand
+// and result are null, not a made-up "0"; an error that concerns no gate
+// has gate and from null (a from of 0 would name rank 0); both read back.
+func TestNoValueIsNull(t *testing.T) {
+	sys := hw.Default()
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := s.Run(Options{})
+	b, err := json.Marshal(res.Nodes[3])
+	if err != nil || !strings.Contains(string(b), `"operand":null`) || !strings.Contains(string(b), `"result":null`) || !strings.Contains(string(b), `"release":`) {
+		t.Fatalf("barrier rank: %s (%v), want operand and result null", b, err)
+	}
+	for _, e := range []ErrorResult{{Cycle: 5, Node: 2, Rank: 2, Code: "FLITS"}, {Cycle: 9, Node: 1, Rank: 1, Code: "TIMEOUT", Gate: 3, From: 0}} {
+		b, err := json.Marshal(e)
+		none := e.Gate == 0
+		if err != nil || strings.Contains(string(b), `"gate":null`) != none || strings.Contains(string(b), `"from":null`) != none {
+			t.Errorf("%+v: %s (%v)", e, b, err)
+		}
+		var back ErrorResult
+		if err := json.Unmarshal(b, &back); err != nil || back != e {
+			t.Errorf("%+v read back as %+v (%v)", e, back, err)
+		}
+	}
+}

@@ -229,16 +229,21 @@ func writeSimJSON(w io.Writer, res *sim.Result) error {
 		b = jsonInt(b, "rank", int64(n.Rank), false)
 		b = jsonInt(b, "node", int64(n.Node), false)
 		b = jsonCycle(b, "arrive", n.Arrive, false)
-		b = jsonString(b, "operand", n.Operand, false)
+		b = jsonStringOrNull(b, "operand", n.Operand) // an op without a value: null
 		b = jsonCycle(b, "release", n.Release, false)
-		if n.Result == "" { // not released: no result
-			b = append(b, "\n      \"result\": null,"...)
-		} else {
-			b = jsonString(b, "result", n.Result, false)
-		}
+		b = jsonStringOrNull(b, "result", n.Result) // not released, or no value: null
 		b = jsonCycles(b, "releases", n.Releases, true)
 		return append(b, "\n    }"...)
 	})
+}
+
+// jsonStringOrNull appends a node field that is null when s is "" (as
+// sim.NodeResult's MarshalJSON writes it), not the last field.
+func jsonStringOrNull(b []byte, key, s string) []byte {
+	if s == "" {
+		return append(b, "\n      \""+key+"\": null,"...)
+	}
+	return jsonString(b, key, s, false)
 }
 
 // encodeIndented is the encoder whose output the streamed writers match.
