@@ -86,3 +86,17 @@ func TestTrafficNoPacketShowsNoLatency(t *testing.T) {
 		t.Errorf("exit %d %s: want latency none:\n%s", code, errs, out)
 	}
 }
+
+// The traffic table's headers read as written: "LATENCY P99", not the
+// "LATENCY P 99" the table's automatic header format made of "latency p99".
+func TestTrafficHeaders(t *testing.T) {
+	code, out, errs := hx(t, "traffic", "--cycles", "200")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"OFFERED (FLITS/NODE/CYCLE)", "LATENCY P99", "PACKETS MEASURED"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+}
