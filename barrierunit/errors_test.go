@@ -38,7 +38,7 @@ func TestValueModeErrors(t *testing.T) {
 		{"head while open", []hw.Flit{head(1, 2), pay, head(1, 2), pay, tail}, UnitError{Cycle: 12, Code: ErrFlits, Gate: 2, From: 1}, 0},
 		{"payload alone", []hw.Flit{pay}, UnitError{Cycle: 10, Code: ErrFlits}, 0},
 		{"bad gate wins", []hw.Flit{head(1, 2), head(1, 9)}, UnitError{Cycle: 11, Code: ErrBadGate, Gate: 9, From: 1}, 0},
-		{"second packet over", []hw.Flit{head(1, 2), pay, tail, head(1, 2), pay, tail}, UnitError{Cycle: 16, Code: ErrOver, Gate: 2}, 2}, // the gate check, the cycle after the count,
+		{"second packet over", []hw.Flit{head(1, 2), pay, tail, head(1, 2), pay, tail}, UnitError{Cycle: 16, Code: ErrOver, Gate: 2, NoFrom: true}, 2}, // the gate check, the cycle after the count,
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -78,6 +78,9 @@ type UnitError struct {
 	Code  uint8
 	Gate  uint8 // the gate the error concerns (0: none)
 	From  int32 // the source rank of the packet (0: none)
+	// NoFrom marks an error with a gate but no source: OVER found by the
+	// gate check, which counts signals, not packets (From is 0).
+	NoFrom bool
 }
 
 func (e UnitError) String() string {
@@ -593,7 +596,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	// The gate check finds more signals than the gate needs: OVER.
 	var e UnitError
 	if waiting && !pre && gs[c+1].rxcnt[b] > gs[c+1].need {
-		e = UnitError{Code: ErrOver, Gate: uint8(c + 1)}
+		e = UnitError{Code: ErrOver, Gate: uint8(c + 1), NoFrom: true}
 	}
 
 	// 2. Send (state at the start of the cycle: gate c, its pending routes).

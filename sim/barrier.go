@@ -312,8 +312,11 @@ type ErrorResult struct {
 	Node  int    `json:"node"`
 	Rank  int    `json:"rank"`
 	Code  string `json:"code"`
-	Gate  int    `json:"gate"`
-	From  int    `json:"from"`
+	Gate  int    `json:"gate"` // 0: the error concerns no gate (JSON null)
+	From  int    `json:"from"` // the packet's source; JSON null with Gate 0 or NoFrom
+	// NoFrom: the error names a gate but no packet (OVER found by the
+	// gate check), so From is not a rank.
+	NoFrom bool `json:"-"`
 }
 
 // UnitError reports a run in which a unit raised an error
@@ -712,7 +715,7 @@ func (s *System) result(t int64) *Result {
 	}
 	for _, e := range u.Errors {
 		res.Errors = append(res.Errors, ErrorResult{Cycle: e.Cycle, Node: int(e.Node), Rank: int(e.Rank),
-			Code: barrierunit.ErrName(e.Code), Gate: int(e.Gate), From: int(e.From)})
+			Code: barrierunit.ErrName(e.Code), Gate: int(e.Gate), From: int(e.From), NoFrom: e.NoFrom})
 	}
 	if !res.Complete {
 		// Stopped at max_cycles: the loop may have skipped idle cycles up to

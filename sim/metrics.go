@@ -149,8 +149,9 @@ type errorJSON struct {
 }
 
 // MarshalJSON writes the error with rank null for a unit without a rank
-// (NORANK), and gate and from null for an error that concerns no gate
-// (Gate 0: a flit popped outside any packet, a unit without a rank): no
+// (NORANK), gate and from null for an error that concerns no gate
+// (Gate 0: a flit popped outside any packet), and from null for one that
+// names a gate but no packet (NoFrom: OVER found by the gate check): no
 // sentinel number in the JSON. (The trace keeps gate=0 from=0, the RTL's
 // format.)
 func (e ErrorResult) MarshalJSON() ([]byte, error) {
@@ -160,8 +161,12 @@ func (e ErrorResult) MarshalJSON() ([]byte, error) {
 		rank = &r
 	}
 	if e.Gate > 0 {
-		g, f := int64(e.Gate), int64(e.From)
-		gate, from = &g, &f
+		g := int64(e.Gate)
+		gate = &g
+	}
+	if e.Gate > 0 && !e.NoFrom {
+		f := int64(e.From)
+		from = &f
 	}
 	return json.Marshal(errorJSON{e.Cycle, e.Node, rank, e.Code, gate, from})
 }
@@ -173,7 +178,8 @@ func (e *ErrorResult) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	*e = ErrorResult{Cycle: v.Cycle, Node: v.Node, Rank: int(orElse(v.Rank, -1)), Code: v.Code, Gate: int(orElse(v.Gate, 0)), From: int(orElse(v.From, 0))}
+	*e = ErrorResult{Cycle: v.Cycle, Node: v.Node, Rank: int(orElse(v.Rank, -1)), Code: v.Code, Gate: int(orElse(v.Gate, 0)), From: int(orElse(v.From, 0)),
+		NoFrom: v.Gate != nil && v.From == nil}
 	return nil
 }
 

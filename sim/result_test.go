@@ -379,10 +379,10 @@ func TestNoValueIsNull(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), `"operand":null`) || !strings.Contains(string(b), `"result":null`) || !strings.Contains(string(b), `"release":`) {
 		t.Fatalf("barrier rank: %s (%v), want operand and result null", b, err)
 	}
-	for _, e := range []ErrorResult{{Cycle: 5, Node: 2, Rank: 2, Code: "FLITS"}, {Cycle: 9, Node: 1, Rank: 1, Code: "TIMEOUT", Gate: 3, From: 0}} {
+	for _, e := range []ErrorResult{{Cycle: 5, Node: 2, Rank: 2, Code: "FLITS"}, {Cycle: 9, Node: 1, Rank: 1, Code: "TIMEOUT", Gate: 3, From: 0},
+		{Cycle: 7, Node: 0, Rank: 0, Code: "OVER", Gate: 2, NoFrom: true}} {
 		b, err := json.Marshal(e)
-		none := e.Gate == 0
-		if err != nil || strings.Contains(string(b), `"gate":null`) != none || strings.Contains(string(b), `"from":null`) != none {
+		if err != nil || strings.Contains(string(b), `"gate":null`) != (e.Gate == 0) || strings.Contains(string(b), `"from":null`) != (e.Gate == 0 || e.NoFrom) {
 			t.Errorf("%+v: %s (%v)", e, b, err)
 		}
 		var back ErrorResult

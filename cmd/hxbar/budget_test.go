@@ -65,7 +65,7 @@ func TestBudgetUnderAddressLimit(t *testing.T) {
 func TestSweepBudgetCountsWorkers(t *testing.T) {
 	d := t.TempDir()
 	spec := filepath.Join(d, "s.yaml")
-	os.WriteFile(spec, []byte("vary:\n  dims: [[64,64,64], [64,64,64]]\n  seed: [1]\nmeasure: [cycles]\n"), 0o644)
+	os.WriteFile(spec, []byte("vary:\n  dims: [[64,64,64]]\n  seed: [1, 2]\nmeasure: [cycles]\n"), 0o644)
 	out := filepath.Join(d, "out")
 	code, _, errs := hx(t, "sweep", spec, "--out", out, "--workers", "2", "--max-memory", "2GiB")
 	if code != 2 || !strings.Contains(errs, "2 points at once (the largest of 262144 nodes) needs about") || !strings.Contains(errs, "--workers runs fewer") {

@@ -99,7 +99,11 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	if s.IsData() {
 		what = string(s.Collective)
 	}
-	fmt.Fprintf(stdout, "fault campaign: %d runs on a %s %s, %s, seed %d (fault-free: %d cycles)\n", res.Runs, dimsString(s.Dims), topologyNames[s.Topology], what, s.Seed, res.Cycles)
+	if s.MultiEpisode() {
+		what = fmt.Sprintf("%d episodes", s.NumEpisodes())
+	}
+	fmt.Fprintf(stdout, "fault campaign: %d runs of system %q on a %s %s, %s, seed %d (fault-free: %d cycles)\n",
+		res.Runs, s.Title(), dimsString(s.Dims), topologyNames[s.Topology], what, s.Seed, res.Cycles)
 	tw := tablewriter.NewWriter(stdout)
 	tw.Header("kind", "runs", "injected", "detected", "recovered", "reported", "silent", "detection latency", "rerouted", "extra cycles")
 	for _, k := range hw.FaultKinds {

@@ -253,7 +253,7 @@ func TestSystemErrorNamesTheFlag(t *testing.T) {
 func TestFaultsRunsIsTableOnly(t *testing.T) {
 	var o, e bytes.Buffer
 	code := run([]string{"faults", "--campaign", "2", "--runs", "--format", "json"}, &o, &e)
-	if code != 2 || !strings.Contains(e.String(), "--runs does not apply to --format json") {
+	if code != 2 || !strings.Contains(e.String(), "--runs does not apply to faults --format json") {
 		t.Errorf("exit %d, %q", code, e.String())
 	}
 }
