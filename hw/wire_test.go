@@ -44,7 +44,10 @@ func wireFlit(rt *rapid.T, s *System) Flit {
 	f.Dst = int32(rapid.IntRange(0, s.Nodes()-1).Draw(rt, "dst"))
 	f.Src = int32(rapid.IntRange(0, s.NumRanks()-1).Draw(rt, "src"))
 	f.Gate = uint8(rapid.IntRange(0, 1<<GateBits-1).Draw(rt, "gate"))
-	f.Data = rapid.Uint64().Draw(rt, "upper") & dataMask(min(64, s.FlitWidth-w.hdr))
+	// Upper bits only below wire bit 64: a flipped head mark makes the
+	// head a payload flit, of which the model keeps data bits 0..63
+	// (Wire.Unmodelled), so a bit at 64 or above would not come back.
+	f.Data = rapid.Uint64().Draw(rt, "upper") & dataMask(min(64, s.FlitWidth)-w.hdr)
 	lo, hi := w.data(&f)
 	w.setData(&f, true, lo, hi) // the canonical form (DstAddr set)
 	return f

@@ -110,7 +110,7 @@ func errCases(t *testing.T) []errCase {
 				s.Table.Need[r*s.Table.Stride()+g]--
 				s.Units = rebuildUnits(t, s)
 				return nil, nil
-			}, barrierunit.UnitError{Cycle: 39, Node: 0, Rank: 0, Code: barrierunit.ErrOver, Gate: 2, From: 0}},
+			}, barrierunit.UnitError{Cycle: 39, Node: 0, Rank: 0, Code: barrierunit.ErrOver, Gate: 2, From: 0, NoFrom: true}},
 		{"over-passed-gate", system(t, "err-over-tail", []int{2, 2}, 4, "butterfly", "max", 1, 2, 64),
 			func(t *testing.T, s *sim.System) (func([]word) int, func()) {
 				// The first rank to arrive needs no signal at gate 2: it
@@ -277,7 +277,7 @@ func runErrCase(t *testing.T, c errCase, cosim bool) {
 	for _, x := range ue.Errors {
 		w := c.want
 		if w.Cycle < 0 {
-			w.Cycle, w.Node, w.Rank, w.Gate, w.From = x.Cycle, x.Node, x.Rank, x.Gate, x.From
+			w.Cycle, w.Node, w.Rank, w.Gate, w.From, w.NoFrom = x.Cycle, x.Node, x.Rank, x.Gate, x.From, x.NoFrom
 		}
 		if x == w || (c.want.Cycle < 0 && x.Code == w.Code && (c.want.Rank >= 0 || x.Rank < 0) &&
 			(c.want.Gate == 0 || x.Gate == c.want.Gate) && (c.want.Node == 0 || x.Node == c.want.Node)) {

@@ -109,3 +109,31 @@ func TestCheckWithoutOpening(t *testing.T) {
 		t.Errorf("Check(regular) = %v", err)
 	}
 }
+
+// TestInputOfForgetsAFileThatLeftItsPath: an input is known by its inode
+// only while it is still at the path it was read from; a removed input's
+// inode number is given to new files (cosims run side by side in one
+// process refused their own sim.vvp as another run's system.yaml).
+func TestInputOfForgetsAFileThatLeftItsPath(t *testing.T) {
+	Forget()
+	t.Cleanup(Forget)
+	d := t.TempDir()
+	p, q := filepath.Join(d, "system.yaml"), filepath.Join(d, "moved.yaml")
+	if err := os.WriteFile(p, []byte("dims: [4]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadInput(p); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(p)
+	if _, ok := InputOf(st); !ok {
+		t.Fatal("the input just read is not an input")
+	}
+	if err := os.Rename(p, q); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = os.Stat(q)
+	if in, ok := InputOf(st); ok {
+		t.Fatalf("a file that left its path is still the input %s", in)
+	}
+}

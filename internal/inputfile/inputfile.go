@@ -261,12 +261,17 @@ func ReadInput(path string) ([]byte, error) {
 }
 
 // InputOf reports whether st is a file ReadInput read in this run, and the
-// path it was read as.
+// path it was read as. An input no longer at its path (removed, replaced)
+// is not one: its inode number may have been given to a new file since (a
+// library running cosims side by side removes their directories).
 func InputOf(st fs.FileInfo) (path string, ok bool) {
 	inputs.Lock()
 	defer inputs.Unlock()
 	for _, in := range inputs.list {
-		if os.SameFile(in.st, st) {
+		if !os.SameFile(in.st, st) {
+			continue
+		}
+		if now, err := os.Stat(in.path); err == nil && os.SameFile(now, in.st) {
 			return in.path, true
 		}
 	}
