@@ -132,3 +132,39 @@ func inParts(parts []routePart, do func(k int, pt routePart)) {
 	}
 	wg.Wait()
 }
+
+// MergeTables lays the tables of several communicators side by side as one
+// table of their ranks together (docs/microarchitecture.md, "Channels and
+// communicators"): table k's rank j is rank Bases[k]+j, its routes go to
+// ranks of its own table only, and its gates keep their numbers (the
+// merged table has the most gates of any; a rank of a table with fewer
+// has empty entries above its end gate, which its unit, told its own gate
+// count, never reads).
+func MergeTables(tabs []*FlatTable) (*FlatTable, []int, error) {
+	bases := make([]int, len(tabs))
+	ranks, gates := 0, 0
+	for k, t := range tabs {
+		bases[k] = ranks
+		ranks += t.Ranks
+		gates = max(gates, t.Gates)
+	}
+	merged, err := buildFlat(ranks, gates, func(yield func(Route) bool) {
+		for k, t := range tabs {
+			st, b := t.Stride(), bases[k]
+			for j := range t.Ranks {
+				for g := 1; g <= t.Gates+1; g++ {
+					i := j*st + g
+					if g >= 2 && t.Self[i] && !yield(Route{FromRank: b + j, FromGate: g - 1, ToRank: b + j, ToGate: g}) {
+						return
+					}
+					for _, d := range t.OutDst[t.OutStart[i]:t.OutEnd[i]] {
+						if !yield(Route{FromRank: b + j, FromGate: g, ToRank: b + int(d), ToGate: g + 1}) {
+							return
+						}
+					}
+				}
+			}
+		}
+	})
+	return merged, bases, err
+}

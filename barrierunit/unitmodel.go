@@ -172,6 +172,16 @@ type Units struct {
 	// since the last Collect (the run schedules their next arrival).
 	iterations uint32
 	Looped     []int32
+
+	// Channels (docs/microarchitecture.md, "Channels and communicators"):
+	// with several communicators the ranks are the communicators' ranks
+	// side by side (MergeTables). Chan is each rank's channel on its node,
+	// which a head names above its iteration bit; Base the first rank of
+	// its communicator (a head carries the sender's rank within it);
+	// IterLimit its loop's iterations. All nil: one communicator.
+	Chan      []uint8
+	Base      []int32
+	IterLimit []uint32
 }
 
 // unitCtrl is a unit's CTRL register when it is not the system's.
@@ -462,7 +472,7 @@ func (u *Units) GateDone(g int) int64 {
 // unit still released from the previous episode has not arrived).
 func (u *Units) Gate(r int) int {
 	c := int(u.rank[r].cur)
-	if c == u.gates+1 && u.Release[r] < 0 {
+	if c == u.GatesOf(r)+1 && u.Release[r] < 0 {
 		return 0
 	}
 	return c
@@ -480,7 +490,7 @@ func (u *Units) Received(r, g int) int {
 // SendDone reports whether rank r has sent every packet of its current gate.
 func (u *Units) SendDone(r int) bool {
 	c := int(u.rank[r].cur)
-	return c == 0 || c > u.gates || u.rank[r].sendIdx == u.gate[r*(u.gates+2)+c].outEnd
+	return c == 0 || c > u.GatesOf(r) || u.rank[r].sendIdx == u.gate[r*(u.gates+2)+c].outEnd
 }
 
 // Receiving returns the source rank and gate of the packet rank r is
@@ -613,6 +623,10 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 			// The head's first bit above the header is its iteration bit
 			// (a loop's receive bank; 0 outside one).
 			f = hw.Flit{Dst: u.NodeOf[dst], Src: int32(r), Gate: uint8(c + 1), Flags: hw.FlitHead, Data: uint64(b)}
+			if u.Chan != nil { // the rank within its communicator, and the destination's channel
+				f.Src -= u.Base[r]
+				f.Data |= uint64(u.Chan[dst]) << 1
+			}
 			ws.packets++
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvSend, Gate: uint8(c + 1), Rank: dst})
 		} else {
@@ -649,6 +663,9 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 		gate, src := rs.rxGate, rs.rxSrc
 		if head {
 			gate, src = f.Gate, f.Src
+			if u.Base != nil {
+				src += u.Base[r]
+			}
 		}
 		got := 0 // payload flits of the packet, this one included
 		if !head {
@@ -683,7 +700,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 			}
 		}
 		if head {
-			rs.rxSrc, rs.rxGate, rs.rxVal, rs.rxFlit, rs.rxBank = f.Src, f.Gate, 0, 0, rb
+			rs.rxSrc, rs.rxGate, rs.rxVal, rs.rxFlit, rs.rxBank = src, f.Gate, 0, 0, rb
 		} else {
 			rs.rxVal |= f.Data << (uint(rs.rxFlit) * u.flitWidth)
 			rs.rxFlit++
@@ -792,7 +809,7 @@ func (u *Units) raise(w int, errp *uint8, e UnitError) {
 func (u *Units) Timeout(r int, t int64, from int32) bool {
 	rs := &u.rank[r]
 	c := int(rs.cur)
-	if rs.err != 0 || c < 1 || c > u.gates || u.Release[r] >= 0 {
+	if rs.err != 0 || c < 1 || c > u.GatesOf(r) || u.Release[r] >= 0 {
 		return false
 	}
 	u.raise(0, &rs.err, UnitError{Cycle: t, Node: rs.node, Rank: int32(r), Code: ErrTimeout, Gate: uint8(c + 1), From: from})
@@ -804,7 +821,7 @@ func (u *Units) Timeout(r int, t int64, from int32) bool {
 func (u *Units) Waiting(r int) bool {
 	rs := &u.rank[r]
 	c := int(rs.cur)
-	return rs.err == 0 && c >= 1 && c <= u.gates && u.Release[r] < 0
+	return rs.err == 0 && c >= 1 && c <= u.GatesOf(r) && u.Release[r] < 0
 }
 
 // EvalNoRank runs the unit of a node that hosts no rank (SetNodes) in
@@ -902,7 +919,7 @@ func (u *Units) SetIterations(n int) {
 func (u *Units) Iteration(r int) int {
 	rs := &u.rank[r]
 	i := int(rs.iter) + 1
-	if c := int(rs.cur); i > 1 && (c == 0 || c == u.gates+1) {
+	if c := int(rs.cur); i > 1 && (c == 0 || c == u.GatesOf(r)+1) {
 		i-- // released, not yet arrived again
 	}
 	return i
@@ -943,10 +960,67 @@ func (u *Units) releaseLooped(r int, rs *rankState, ws *workerStats) {
 		ws.released++
 		return
 	}
+	limit := u.iterations
+	if u.IterLimit != nil {
+		limit = u.IterLimit[r]
+	}
+	if limit <= 1 {
+		ws.released++
+		return
+	}
 	rs.iter++
-	if rs.iter >= u.iterations {
+	if rs.iter >= limit {
 		ws.released++
 		return
 	}
 	ws.looped = append(ws.looped, int32(r))
+}
+
+// SendPending reports whether rank r's unit has a flit to send in cycle t
+// (the state at the start of t, as Eval's send part reads it), and whether
+// that flit continues a packet already begun (a node's channels share its
+// injection port packet by packet: docs/microarchitecture.md, "Channels
+// and communicators").
+func (u *Units) SendPending(r int, t int64) (pending, midPacket bool) {
+	rs := &u.rank[r]
+	Gr := u.gates
+	if u.ctrl != nil {
+		if m := &u.ctrl[r]; m.set {
+			if m.off {
+				return false, false
+			}
+			Gr = m.gates
+		}
+	}
+	c := int(rs.cur)
+	if rs.err != 0 || c < 1 || c > Gr || rs.pre != 0 && int64(rs.pre-1) == t&1 {
+		return false, false
+	}
+	if rs.sendIdx >= u.gate[r*(u.gates+2)+c].outEnd {
+		return false, false
+	}
+	return true, rs.sendFlit != 0
+}
+
+// RaiseAt records error code on node's unit in cycle t, for a flit no
+// channel of the node takes (a head naming a channel the node does not
+// have): the node's error register, like NORANK's.
+func (u *Units) RaiseAt(node int, t int64, f hw.Flit, code uint8, w int) {
+	if u.noRank[node] != 0 {
+		return // the node's register holds its first error
+	}
+	e := UnitError{Cycle: t, Node: int32(node), Rank: -1, Code: code}
+	if f.Head() {
+		e.Gate, e.From = f.Gate, f.Src
+	}
+	u.raise(w, &u.noRank[node], e)
+}
+
+// GatesOf is rank r's gate count G: its CTRL register's when SetCtrl set
+// one (a communicator's own tables), else the table's.
+func (u *Units) GatesOf(r int) int {
+	if u.ctrl != nil && u.ctrl[r].set {
+		return u.ctrl[r].gates
+	}
+	return u.gates
 }

@@ -335,9 +335,31 @@ var keys = []keySpec{
 			return err
 		},
 		write: func(s *System) string { return strconv.Itoa(s.LinkRetry) }},
+	{key: "channels", flag: "channels", typ: "integer", allowed: fmt.Sprintf("1..%d", MaxChannels),
+		field: func(s *System) any { return &s.Channels }, help: "barrier channels per unit: how many communicators a node can take part in at once",
+		doc: "Barrier channels of every unit: each communicator a rank belongs to takes one on its node, so a node can synchronise in that many communicators at once (docs/microarchitecture.md, Channels and communicators).",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.Channels, err = decodeInt(n, "channels", fmt.Sprintf("1..%d", MaxChannels))
+			if err == nil && s.Channels < 1 { // Validate reads 0 as 1 (a Go literal); a file says 1
+				return &ParseError{Line: n.Line, Err: outOfRange("channels", s.Channels, 1, MaxChannels)}
+			}
+			return err
+		},
+		write: func(s *System) string { return strconv.Itoa(s.ChannelCount()) }},
+	{key: "communicators", flag: "", typ: "list of mappings", allowed: communicatorsAllowed,
+		doc:    "Groups of ranks that run barriers at the same time on one network, each on its own channel: every entry has a name, its ranks (a list, or split: \"dim:K\" for one communicator per line of dimension K, \"plane:K,L\" for one per plane) and may set collective, op, algo, iterations, compute, jitter, skew and seed for itself. Empty: one communicator, world, of every rank. File only (no flag).",
+		decode: nil, // set by init: decodeCommunicators reads the other keys' decoders
+		write:  writeCommunicators},
 }
 
 func init() {
+	specOf("communicators").decode = func(s *System, n *yaml.Node) (err error) {
+		s.Communicators, err = decodeCommunicators(n)
+		if len(s.Communicators) == 0 {
+			s.Communicators = nil
+		}
+		return err
+	}
 	specOf("episodes").decode = func(s *System, n *yaml.Node) (err error) {
 		s.Episodes, err = decodeEpisodes(n)
 		if len(s.Episodes) == 0 {

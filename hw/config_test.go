@@ -24,7 +24,7 @@ func TestKeysMatchStruct(t *testing.T) {
 		t.Fatalf("file keys %v do not match the yaml tags of System %v", Keys(), tags)
 	}
 	for _, k := range keys {
-		if want := strings.ReplaceAll(k.key, "_", "-"); k.flag != want && !(k.key == "episodes" && k.flag == "") && !(k.key == "faults" && k.flag == "fault") {
+		if want := strings.ReplaceAll(k.key, "_", "-"); k.flag != want && !((k.key == "episodes" || k.key == "communicators") && k.flag == "") && !(k.key == "faults" && k.flag == "fault") {
 			t.Errorf("key %s has flag --%s, want --%s", k.key, k.flag, want)
 		}
 		if k.doc == "" || k.allowed == "" || k.typ == "" {
@@ -267,6 +267,7 @@ func genSystem(t *rapid.T) System {
 		Watchdog:    rapid.Int64Range(0, MaxMaxCycles).Draw(t, "watchdog"),
 		Repeat:      rapid.IntRange(1, MaxEpisodes).Draw(t, "repeat"),
 		Iterations:  1,
+		Channels:    1,
 		Compute:     rapid.IntRange(0, MaxSkew).Draw(t, "compute"),
 		Jitter:      rapid.IntRange(0, MaxSkew).Draw(t, "jitter"),
 	}
@@ -363,7 +364,7 @@ func yamlRoundTrip(s System) error {
 // instead, explicitly.
 func minimalSystem() System {
 	return System{Name: "0", Topology: "hyperxbar", Dims: []int{2}, Algo: "butterfly", Op: "barrier",
-		Collective: "barrier", ItemFlits: 1, LinkLatency: 1, BufferDepth: 1, FlitWidth: 16, Duplex: "full", MaxCycles: 1, Repeat: 1, Iterations: 1}
+		Collective: "barrier", ItemFlits: 1, LinkLatency: 1, BufferDepth: 1, FlitWidth: 16, Duplex: "full", MaxCycles: 1, Repeat: 1, Iterations: 1, Channels: 1}
 }
 
 // TestRoundTripRegressions replays the recorded rapid failures: the YAML

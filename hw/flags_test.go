@@ -99,7 +99,7 @@ func TestApplyEveryFlag(t *testing.T) {
 	want := System{Name: "cli", Topology: "hyperxbar", Dims: []int{4, 8}, Ranks: 3, Placement: []int{31, 0, 7},
 		Algo: "dissemination", Op: "min", Seed: 1<<64 - 1, Skew: 0, LinkLatency: 64, BufferDepth: 1,
 		FlitWidth: 128, Duplex: "half", MaxCycles: 1 << 40, Collective: "barrier", ItemFlits: 4, Repeat: 1,
-		Iterations: 7, Compute: 3, Jitter: 2, Watchdog: 500, Faults: []string{"stuck:2", "drop:n0.d0.up@5"}, Avoid: []string{"n1.d1.up", "n2.d0.down"}}
+		Iterations: 7, Compute: 3, Jitter: 2, Watchdog: 500, Channels: 1, Faults: []string{"stuck:2", "drop:n0.d0.up@5"}, Avoid: []string{"n1.d1.up", "n2.d0.down"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Apply =\n %+v, want\n %+v", got, want)
 	}
@@ -277,7 +277,7 @@ func flagsRoundTrip(s System) error {
 		"--duplex=" + string(s.Duplex), "--max-cycles=" + strconv.FormatInt(s.MaxCycles, 10),
 		"--collective=" + string(s.Collective), "--items=" + strconv.Itoa(s.Items),
 		"--item-flits=" + strconv.Itoa(s.ItemFlits), "--order=" + s.Order,
-		"--item-placement=" + join(s.ItemPlace), "--repeat=" + strconv.Itoa(s.Repeat), "--iterations=" + strconv.Itoa(s.IterationCount()), "--compute=" + strconv.Itoa(s.Compute), "--jitter=" + strconv.Itoa(s.Jitter),
+		"--item-placement=" + join(s.ItemPlace), "--repeat=" + strconv.Itoa(s.Repeat), "--iterations=" + strconv.Itoa(s.IterationCount()), "--compute=" + strconv.Itoa(s.Compute), "--jitter=" + strconv.Itoa(s.Jitter), "--channels=" + strconv.Itoa(s.ChannelCount()),
 		"--crc-bits=" + strconv.Itoa(s.CRCBits), "--watchdog=" + strconv.FormatInt(s.Watchdog, 10),
 		"--link-retry=" + strconv.Itoa(s.LinkRetry),
 	}

@@ -214,6 +214,12 @@ type System struct {
 	// (link-level retry, docs/reliability.md; RTL: hx_link_tx, hx_link_rx),
 	// at least BufferDepth; 0: no retry.
 	LinkRetry int `yaml:"link_retry" json:"link_retry,omitempty"`
+	// Channels is the barrier channels of every unit (communicators.go);
+	// 0 is read as 1.
+	Channels int `yaml:"channels" json:"channels,omitempty"`
+	// Communicators, when not empty, are the groups of ranks that run
+	// barriers at the same time, each on its own channel (Comms).
+	Communicators []Communicator `yaml:"communicators" json:"communicators,omitempty"`
 }
 
 // Default returns the built-in default system: 16 ranks on a 4x4
@@ -237,6 +243,7 @@ func Default() System {
 		MaxCycles:   1_000_000,
 		Repeat:      1,
 		Iterations:  1,
+		Channels:    1,
 		CRCBits:     PacketCodeBits,
 	}
 }
@@ -443,7 +450,7 @@ func (s *System) Validate() error {
 	if err := inRange("flit_width", s.FlitWidth, MinFlitWidth, MaxFlitWidth); err != nil {
 		return err
 	}
-	if need := s.HeaderBits() + s.loopBits(); s.FlitWidth < need {
+	if need := s.HeaderBits() + s.headExtraBits(); s.FlitWidth < need {
 		return &FieldError{Field: "flit_width", Value: s.FlitWidth, Allowed: fmt.Sprintf("%d..%d: the head flit must hold the %d-bit header of this system", need, MaxFlitWidth, need)}
 	}
 	if err := oneOf("duplex", s.Duplex, DuplexModes); err != nil {
@@ -481,7 +488,10 @@ func (s *System) Validate() error {
 	if err := s.validateEpisodes(); err != nil {
 		return err
 	}
-	return s.validateLoop()
+	if err := s.validateLoop(); err != nil {
+		return err
+	}
+	return s.validateCommunicators()
 }
 
 // WrapAllowed describes the allowed wrap lists.

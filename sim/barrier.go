@@ -63,10 +63,20 @@ type System struct {
 	epArrival  []int64                            // each episode's last arrival cycle (Never: a rank never arrives)
 	releases   [][]int64                          // every rank's release cycle in each finished episode but the last
 	// (the routing around the avoided channels is the design's Avoid)
-	wd         *watchdog // the units' watchdog (nil: off)
-	loop       *loopRun  // the run's iteration loop (nil: none, loop.go)
-	stuckRanks []int     // ranks a stuck fault keeps from arriving
-	linkSpecs  []string  // the spec of each armed link fault, in the network's order
+	wd    *watchdog  // the units' watchdog (nil: off)
+	loop  *loopRun   // the run's iteration loop (nil: none, loop.go)
+	loops []*loopRun // every loop: the run's, or one per communicator (channels.go)
+	// A run of communicators (channels.go): nil without a list.
+	comms      []commRun
+	commOf     []int32   // rank -> its communicator
+	virtOf     [][]int32 // system rank -> its ranks, one per communicator
+	nodeRanks  [][]int32 // node -> rank on each channel (-1: none)
+	chans      []chanState
+	chanCount  int
+	chanMask   uint64
+	ports      [hw.MaxWorkers]chanPort
+	stuckRanks []int    // ranks a stuck fault keeps from arriving
+	linkSpecs  []string // the spec of each armed link fault, in the network's order
 }
 
 // Build assembles a validated system: its design (design.New, which
@@ -172,6 +182,12 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 			return nil, err
 		}
 	}
+	if sys.HasCommunicators() {
+		if err := s.buildComms(&sys); err != nil {
+			return nil, err
+		}
+		s.rankIsNode = false
+	}
 	s.armWatchdog()
 	if err := s.armAvoid(); err != nil {
 		return nil, err
@@ -193,7 +209,7 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 		horizon = int(h)
 	}
 	s.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, horizon, net.Elements(), s.eval)
-	if net.Elements() >= prefetchElements {
+	if net.Elements() >= prefetchElements && s.comms == nil {
 		s.eng.prefetch = s.prefetch
 	}
 	net.Wake = s.eng.wake
@@ -229,6 +245,12 @@ func (s *System) rankAt(node int) int32 {
 func (s *System) eval(e int32, t int64, w int) int {
 	if int(e) < s.switches {
 		return b2i(s.Net.EvalSwitch(int(e), t, w))
+	}
+	if s.nodeRanks != nil {
+		if len(s.nodeRanks[int(e)-s.switches]) > 0 {
+			return s.evalChannels(int(e)-s.switches, t, w)
+		}
+		return b2i(s.Units.EvalNoRank(int(e)-s.switches, t, s.Net, w))
 	}
 	r := s.rankAt(int(e) - s.switches)
 	if r < 0 {
@@ -354,6 +376,14 @@ type NodeResult struct {
 	// Releases is the release cycle in every episode of Result.Episodes
 	// (-1: not released); Release is the last entry.
 	Releases []int64 `json:"releases"`
+	// In a run of communicators Rank is the run's rank, a channel of a
+	// unit: communicator k's rank j is the sizes of the communicators
+	// before k, plus j (as in the trace). Communicator, CommRank,
+	// SystemRank and Channel say whose it is.
+	Communicator string `json:"communicator,omitempty"`
+	CommRank     *int   `json:"comm_rank,omitempty"`
+	SystemRank   *int   `json:"system_rank,omitempty"`
+	Channel      *int   `json:"channel,omitempty"`
 }
 
 // NetStats are the network statistics of a barrier run.
@@ -468,10 +498,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 	s.epResults = append(s.epResults[:0], EpisodeResult{Episode: 1, Collective: string(s.Cur.Sys.Collective), FirstArrival: first, LastRelease: -1})
 	s.epArrival = append(s.epArrival[:0], maxArrival(u.Arrive))
 	s.releases = s.releases[:0]
-	s.loop = nil
-	if s.Sys.Looping() {
-		s.loop = newLoop(s.Sys.IterationCount(), s.Sys.Compute, u.Arrive)
-	}
+	s.startLoops()
 	for {
 		if opt.Progress != nil && t&63 == 0 && time.Since(lastReport) > time.Second {
 			opt.Progress(t, u.Released, R)
@@ -501,7 +528,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 			s.wd.arrived(t)
 			next++
 		}
-		if s.loop != nil {
+		if s.loops != nil {
 			s.loopArrivals(t)
 		}
 		if s.exhaustive {
@@ -582,7 +609,7 @@ func (s *System) Run(opt Options) (*Result, error) {
 			next = 0
 		}
 		// A rank a stuck fault holds back (Never) is no arrival to wait for.
-		na := s.loop.nextArrival()
+		na := s.nextLoopArrival()
 		if next < R {
 			na = min(na, u.Arrive[order[next]])
 		}
@@ -685,7 +712,10 @@ func (s *System) result(t int64) *Result {
 	for r := range res.Nodes {
 		res.Nodes[r] = NodeResult{Rank: r, Node: int(u.NodeOf[r]), Arrive: u.Arrive[r],
 			Release: u.Release[r]}
-		if s.Op.HasPayload() { // a barrier or data collective carries no value
+		if s.comms != nil {
+			s.commNode(&res.Nodes[r], r)
+		}
+		if s.Op.HasPayload() || s.comms != nil && s.comms[s.commOf[r]].op.HasPayload() { // a barrier or data collective carries no value
 			res.Nodes[r].Operand = strconv.FormatUint(u.Operand[r], 10)
 			res.Nodes[r].Result = strconv.FormatUint(u.Result[r], 10)
 		}

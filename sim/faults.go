@@ -52,6 +52,12 @@ func (s *System) armFaults() error {
 	for i, f := range s.Sys.ParsedFaults() {
 		if f.Kind == hw.FaultStuck {
 			s.stuckRanks = append(s.stuckRanks, f.Rank)
+			if s.virtOf != nil { // a stuck process arrives in none of its communicators
+				for _, v := range s.virtOf[f.Rank] {
+					s.Units.Arrive[v] = Never
+				}
+				continue
+			}
 			s.Units.Arrive[f.Rank] = Never
 			continue
 		}

@@ -1,6 +1,11 @@
 package sim
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/hw"
+)
 
 // A loop (hw.System.Iterations > 1, docs/microarchitecture.md,
 // "Iterations") runs one barrier again and again with no quiet point: a
@@ -26,9 +31,14 @@ type IterationResult struct {
 // loop whose iterations take p cycles each has period p; complete loops
 // only.
 type CommunicatorResult struct {
-	Name       string            `json:"name"`
-	Ranks      int               `json:"ranks"`
-	Channel    int               `json:"channel"`
+	Name  string `json:"name"`
+	Ranks int    `json:"ranks"`
+	// RankList is a communicator's system ranks in its rank order, and
+	// Channels the channel each uses on its node (a run of communicators
+	// only); Channel is their channel when they all use one, else nil.
+	RankList   []int             `json:"rank_list,omitempty"`
+	Channels   []int             `json:"channels,omitempty"`
+	Channel    *int              `json:"channel"`
 	Iterations []IterationResult `json:"iterations"`
 	AvgPeriod  *float64          `json:"avg_period"`
 	AvgLatency *float64          `json:"avg_latency"`
@@ -43,6 +53,12 @@ type loopRun struct {
 	compute  int64
 	q        arrivalQueue
 	iters    []loopIter
+	// sys draws the loop's jitters and operands (its ranks are base +
+	// 0..ranks-1 of the units: a communicator's, or every rank); op is
+	// the loop's op.
+	sys  *hw.System
+	base int
+	op   barrierunit.Op
 }
 
 type loopIter struct {
@@ -71,12 +87,13 @@ func newLoop(n, compute int, arrive []int64) *loopRun {
 // iteration that is not their last (Units.Looped): each gets its next
 // arrival scheduled, and its iteration's figures are updated.
 func (s *System) loopReleased(t int64) {
-	lp, u := s.loop, s.Units
+	u := s.Units
 	for _, r32 := range u.Looped {
 		r := int(r32)
+		lp := s.loopOf(r)
 		i := u.Iteration(r) // the iteration just ended, 1-based
 		lp.release(i, t)
-		jit, _ := s.Sys.IterationDraw(r, i+1)
+		jit, _ := lp.sys.IterationDraw(r-lp.base, i+1)
 		at := t + 1 + lp.compute + jit
 		lp.q.push(loopArrival{at: at, rank: r32})
 		if i == len(lp.iters) {
@@ -99,7 +116,30 @@ func (lp *loopRun) release(i int, t int64) {
 // loopArrivals wakes the ranks whose next arrival is in cycle t, with
 // their arrival cycle and operand.
 func (s *System) loopArrivals(t int64) {
-	lp := s.loop
+	for _, lp := range s.loops {
+		s.loopArrivalsOf(lp, t)
+	}
+}
+
+// loopOf is the loop rank r runs in.
+func (s *System) loopOf(r int) *loopRun {
+	if s.commOf != nil {
+		return s.loops[s.commOf[r]]
+	}
+	return s.loop
+}
+
+// nextLoopArrival is the cycle of the next scheduled arrival of any loop
+// (Never: none).
+func (s *System) nextLoopArrival() int64 {
+	na := int64(Never)
+	for _, lp := range s.loops {
+		na = min(na, lp.nextArrival())
+	}
+	return na
+}
+
+func (s *System) loopArrivalsOf(lp *loopRun, t int64) {
 	u := s.Units
 	for len(lp.q) > 0 && lp.q[0].at == t {
 		a := lp.q.pop()
@@ -109,8 +149,8 @@ func (s *System) loopArrivals(t int64) {
 		// after its end).
 		r := int(a.rank)
 		u.Arrive[r] = t
-		if s.Op.HasPayload() {
-			_, u.Operand[r] = s.Sys.IterationDraw(r, u.Iteration(r)+1)
+		if lp.op.HasPayload() {
+			_, u.Operand[r] = lp.sys.IterationDraw(r-lp.base, u.Iteration(r)+1)
 		}
 		s.eng.wake(0, int32(s.switches+s.Units.Node(int(a.rank))), t)
 		s.wd.arrived(t)
@@ -154,7 +194,10 @@ func (lp *loopRun) nextArrival() int64 {
 // communicators describes the run's one communicator, world: its loop's
 // iterations, or its episodes.
 func (s *System) communicators(res *Result) []CommunicatorResult {
-	c := CommunicatorResult{Name: "world", Ranks: res.Ranks, Iterations: []IterationResult{}} // JSON [], not null, before any arrival
+	if s.comms != nil {
+		return s.commResults(res)
+	}
+	c := CommunicatorResult{Name: "world", Ranks: res.Ranks, Channel: new(int), Iterations: []IterationResult{}} // JSON [], not null, before any arrival
 	if lp := s.loop; lp != nil {
 		for i := range lp.begun(res.Cycles) {
 			it := &lp.iters[i]

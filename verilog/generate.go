@@ -119,6 +119,10 @@ func Check(d *design.Design) error {
 	if d == nil {
 		return fmt.Errorf("no system")
 	}
+	if d.Sys.HasCommunicators() || d.Sys.ChannelCount() > 1 {
+		return fieldErr("communicators", fmt.Sprintf("%d entries, channels %d", len(d.Sys.Communicators), d.Sys.ChannelCount()),
+			"[] and channels 1 for the RTL: hx_barrier_unit has one channel today (the cycle model, hxbar sim, runs communicators)")
+	}
 	n := d.NumEntries()
 	for k := 1; k <= n; k++ {
 		if err := check(d.Episode(k)); err != nil {

@@ -233,16 +233,25 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	if d := res.Data; d != nil {
 		what = fmt.Sprintf("%s of %d items x %d flits (schedule %s, steps %s)", sys.Collective, d.Items, d.ItemFlits, d.Algo, d.Order)
 	}
+	if s.Sys.HasCommunicators() {
+		what = fmt.Sprintf("%d communicators", len(res.Communicators))
+	}
 	fmt.Fprintf(w, "system %q: %d ranks on %v %s, %s, %s duplex, link latency %d, buffers %d, flit %d bits\n",
-		s.Sys.Title(), res.Ranks, dimsString(sys.Dims), topologyNames[sys.Topology], what, sys.Duplex, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth)
-	fmt.Fprintf(w, "schedule: %d gates + end gate, %d routes between nodes; arrivals skewed over [0, %d] with seed %d\n\n",
-		s.Table.Gates, len(s.Table.OutDst), sys.Skew, sys.Seed)
+		s.Sys.Title(), s.Sys.NumRanks(), dimsString(sys.Dims), topologyNames[sys.Topology], what, sys.Duplex, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth)
+	if !s.Sys.HasCommunicators() {
+		fmt.Fprintf(w, "schedule: %d gates + end gate, %d routes between nodes; arrivals skewed over [0, %d] with seed %d\n\n",
+			s.Table.Gates, len(s.Table.OutDst), sys.Skew, sys.Seed)
+	}
 	if len(res.Episodes) > 1 {
 		if err := printEpisodes(w, s, res); err != nil {
 			return err
 		}
 	}
-	if s.Sys.Looping() && len(res.Communicators) > 0 {
+	if s.Sys.HasCommunicators() {
+		if err := printComms(w, s, res); err != nil {
+			return err
+		}
+	} else if s.Sys.Looping() && len(res.Communicators) > 0 {
 		if err := printLoop(w, &s.Sys, &res.Communicators[0]); err != nil {
 			return err
 		}
@@ -264,7 +273,11 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 	}
 	tw := tablewriter.NewWriter(w)
 	hdr := []any{"rank", "node", "arrive", "release", "wait"}
-	if s.Op.HasPayload() {
+	comms := s.Sys.HasCommunicators()
+	if comms {
+		hdr = []any{"rank", "communicator", "comm rank", "system rank", "node", "channel", "arrive", "release", "wait"}
+	}
+	if s.HasPayload() {
 		hdr = append(hdr, "operand", "result")
 	}
 	tw.Header(hdr...)
@@ -275,8 +288,11 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 			continue
 		}
 		row := []any{n.Rank, n.Node, arriveString(n.Arrive), relString(n.Release), relWait(n)}
-		if s.Op.HasPayload() {
-			row = append(row, n.Operand, cmp.Or(n.Result, "-"))
+		if comms {
+			row = []any{n.Rank, n.Communicator, *n.CommRank, *n.SystemRank, n.Node, *n.Channel, arriveString(n.Arrive), relString(n.Release), relWait(n)}
+		}
+		if s.HasPayload() {
+			row = append(row, cmp.Or(n.Operand, "-"), cmp.Or(n.Result, "-"))
 		}
 		tw.Append(row...)
 	}
@@ -528,4 +544,50 @@ func optString(v *int64, none string) string {
 		return none
 	}
 	return strconv.FormatInt(*v, 10)
+}
+
+// printComms writes a run of communicators: one row per communicator with
+// its ranks, channel, iterations and loop figures.
+func printComms(w io.Writer, s *sim.System, res *sim.Result) error {
+	cs := s.Comms()
+	fmt.Fprintf(w, "%d communicators on %d channels per unit, at the same time on one network; the rank table below lists their ranks side by side (the last iteration)\n",
+		len(cs), s.Sys.ChannelCount())
+	tw := tablewriter.NewWriter(w)
+	tw.Header("communicator", "ranks", "channel", "op", "algo", "iterations", "done", "avg period", "avg latency", "min", "max")
+	for k, c := range res.Communicators {
+		ch := "per node"
+		if c.Channel != nil {
+			ch = strconv.Itoa(*c.Channel)
+		}
+		done := 0
+		for _, it := range c.Iterations {
+			if it.LastRelease != nil {
+				done++
+			}
+		}
+		sys := &cs[k].Sys
+		tw.Append(c.Name, rankListString(c.RankList), ch, string(sys.Op), string(sys.Algo), sys.IterationCount(), done,
+			optFloat(c.AvgPeriod), optFloat(c.AvgLatency), optString(c.MinLatency, "n/a"), optString(c.MaxLatency, "n/a"))
+	}
+	if err := tw.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// rankListString is a rank list, shortened past 8 entries.
+func rankListString(r []int) string {
+	if len(r) > 8 {
+		return fmt.Sprintf("%v... (%d)", r[:8], len(r))
+	}
+	return fmt.Sprint(r)
+}
+
+// optFloat is *v with two decimals, or n/a when v is nil.
+func optFloat(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return strconv.FormatFloat(*v, 'f', 2, 64)
 }
