@@ -315,6 +315,12 @@ func (s *System) validateCommunicator(i int, names map[string]int) error {
 		return &FieldError{Field: field("name"), Value: showString(c.Name), Allowed: fmt.Sprintf("a name not given before (communicators[%d] has it)", j)}
 	}
 	names[c.Name] = i
+	if c.Iterations != nil && *c.Iterations < 1 { // an override says what it means: 0 is not 1
+		return outOfRange(field("iterations"), *c.Iterations, 1, MaxIterations)
+	}
+	if c.Collective != nil && *c.Collective != CollBarrier {
+		return &FieldError{Field: field("collective"), Value: showString(string(*c.Collective)), Allowed: "barrier (with any op): data collectives run on world only"}
+	}
 	switch {
 	case c.Split != "" && len(c.Ranks) > 0:
 		return &FieldError{Field: field("split"), Value: showString(c.Split), Allowed: "absent when ranks is given (a communicator names its ranks one way)"}

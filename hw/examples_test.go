@@ -59,6 +59,10 @@ func TestExamples(t *testing.T) {
 		"dissemination-8x8.yaml": func(s *System) bool {
 			return reflect.DeepEqual(s.Dims, []int{8, 8}) && s.Algo == "dissemination" && s.Op == "min"
 		},
+		"rows-cols-4x4.yaml": func(s *System) bool {
+			cs, err := s.Comms()
+			return err == nil && len(cs) == 8 && s.ChannelCount() == 2 && cs[4].Name == "cols.0" && cs[4].Sys.Op == "sum" && cs[0].Sys.IterationCount() == 10
+		},
 		"osu-barrier-8x8.yaml": func(s *System) bool {
 			return reflect.DeepEqual(s.Dims, []int{8, 8}) && s.Iterations == 1000 && s.Compute == 0 && s.Skew == 0
 		},
