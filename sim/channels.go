@@ -331,3 +331,27 @@ func (s *System) Comms() []hw.Comm {
 	}
 	return out
 }
+
+// RankComm is the communicator (index into Comms) and the rank within it of
+// run rank v; ok is false in a run without communicators.
+func (s *System) RankComm(v int) (k, j int, ok bool) {
+	if s.comms == nil {
+		return 0, v, false
+	}
+	k = int(s.commOf[v])
+	return k, v - s.comms[k].base, true
+}
+
+// vcdUnit is the rank (a channel of a node's unit) an event of a run of
+// communicators belongs to: its own rank, or for a send or recv the rank
+// of the node in the peer's communicator.
+func (s *System) vcdUnit(e *barrierunit.Event) int32 {
+	if e.Kind == barrierunit.EvSend || e.Kind == barrierunit.EvRecv {
+		for _, v := range s.nodeRanks[e.Node] {
+			if v >= 0 && s.commOf[v] == s.commOf[e.Rank] {
+				return v
+			}
+		}
+	}
+	return e.Rank
+}

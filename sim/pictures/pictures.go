@@ -25,11 +25,45 @@ import (
 type Run struct {
 	Title  string  // the plots' title
 	NodeOf []int32 // rank -> node
+	// In a run of communicators (nil otherwise): each rank's communicator
+	// (an index into CommNames) and its rank within it; CommGroup is each
+	// communicator's colour group (the entry of the list it comes from: a
+	// split's communicators share one).
+	CommOf    []int32
+	CommRank  []int32
+	CommNames []string
+	CommGroup []int32
 }
 
 // RunOf describes s under title.
 func RunOf(s *sim.System, title string) Run {
-	return Run{Title: title, NodeOf: s.Units.NodeOf}
+	r := Run{Title: title, NodeOf: s.Units.NodeOf}
+	cs := s.Comms()
+	if cs == nil {
+		return r
+	}
+	for _, c := range cs {
+		r.CommNames = append(r.CommNames, c.Name)
+		r.CommGroup = append(r.CommGroup, int32(c.Entry))
+	}
+	r.CommOf, r.CommRank = make([]int32, len(r.NodeOf)), make([]int32, len(r.NodeOf))
+	for v := range r.NodeOf {
+		k, j, _ := s.RankComm(v)
+		r.CommOf[v], r.CommRank[v] = int32(k), int32(j)
+	}
+	return r
+}
+
+// commRanks maps (node, communicator) to the rank there, for the events
+// that name a peer (a send's destination, a recv's source) but not the
+// rank of the node they happen at: that rank is in the peer's
+// communicator.
+func (r Run) commRanks() map[[2]int32]int32 {
+	m := make(map[[2]int32]int32, len(r.NodeOf))
+	for v, n := range r.NodeOf {
+		m[[2]int32{n, r.CommOf[v]}] = int32(v)
+	}
+	return m
 }
 
 // rankOf maps a node to its rank (-1: none).

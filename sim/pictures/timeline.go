@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -34,6 +35,7 @@ const (
 type Timeline struct {
 	run    Run
 	rankOf []int32
+	atComm map[[2]int32]int32 // (node, communicator) -> rank, in a run of communicators
 	ranks  int
 	evs    []tev               // detailed view
 	errs   []barrierunit.Event // the units' errors (at most one a node), both views
@@ -56,6 +58,9 @@ type tev struct {
 // NewTimeline starts the timeline of run r.
 func NewTimeline(r Run) *Timeline {
 	t := &Timeline{run: r, rankOf: r.rankOf(), ranks: len(r.NodeOf)}
+	if r.CommOf != nil {
+		t.atComm = r.commRanks()
+	}
 	if t.ranks > MaxDetailRanks {
 		t.perRow = (t.ranks + densityRows - 1) / densityRows
 		t.counts = make([][]uint32, (t.ranks+t.perRow-1)/t.perRow)
@@ -72,8 +77,13 @@ func (t *Timeline) Add(evs []barrierunit.Event) {
 		switch e.Kind {
 		case barrierunit.EvArrive, barrierunit.EvRelease:
 			rank = e.Rank
-		case barrierunit.EvGate, barrierunit.EvSend, barrierunit.EvRecv:
+		case barrierunit.EvGate:
+			rank = e.Rank
+		case barrierunit.EvSend, barrierunit.EvRecv:
 			rank = t.rankOf[e.Node]
+			if t.atComm != nil {
+				rank = t.atComm[[2]int32{e.Node, t.run.CommOf[e.Rank]}]
+			}
 		case barrierunit.EvError:
 			t.errs = append(t.errs, e)
 			continue
@@ -114,14 +124,15 @@ func episodesOf(res *sim.Result) []episode {
 	return eps
 }
 
-// rankTicks labels ranks on the (inverted) rank axis, every step-th one.
-func rankTicks(ranks, step int) plot.Ticker {
+// rankTicks labels ranks on the (inverted) rank axis, every step-th one,
+// with label's text.
+func rankTicks(ranks, step int, label func(r int) string) plot.Ticker {
 	return plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 		var ts []plot.Tick
 		for r := 0; r < ranks; r++ {
 			l := ""
 			if r%step == 0 {
-				l = strconv.Itoa(r)
+				l = label(r)
 			}
 			ts = append(ts, plot.Tick{Value: float64(r), Label: l})
 		}
@@ -147,6 +158,7 @@ func (t *Timeline) plot(res *sim.Result) (*plot.Plot, vg.Length, vg.Length) {
 	y := rows{top: -0.5, line: 0.75, row: func(r int32) float64 { return float64(r) }} // a row of 12 points per rank
 	if t.counts == nil {
 		t.detail(p)
+		iterationMarks(p, res)
 		h = vg.Points(float64(t.ranks)*12 + 120)
 	} else {
 		t.density(p, res)
@@ -168,10 +180,12 @@ func (t *Timeline) detail(p *plot.Plot) {
 	if t.ranks > 32 {
 		step = 4
 	}
-	p.Y.Tick.Marker = rankTicks(t.ranks, step)
+	p.Y.Tick.Marker = rankTicks(t.ranks, step, t.rankLabel)
 	p.Add(plotter.NewGrid())
-	// Messages: a send pairs with the next recv of the same (src, dst, gate).
+	// Messages: a send pairs with the next recv of the same (src, dst,
+	// gate); in a run of communicators each entry's in its own colour.
 	msgs := segments{style: draw.LineStyle{Color: color.RGBA{0x80, 0x80, 0x80, 0xa0}, Width: vg.Points(0.6)}}
+	groups := map[int32]*segments{}
 	pending := map[[3]int32][]int64{}
 	var arrive, gate, release plotter.XYs
 	for _, e := range t.evs {
@@ -189,13 +203,25 @@ func (t *Timeline) detail(p *plot.Plot) {
 		case barrierunit.EvRecv:
 			k := [3]int32{e.peer, e.rank, int32(e.gate)}
 			if q := pending[k]; len(q) > 0 {
-				msgs.lines = append(msgs.lines, [2]plotter.XY{{X: float64(q[0]), Y: float64(e.peer)}, {X: x, Y: y}})
+				line := [2]plotter.XY{{X: float64(q[0]), Y: float64(e.peer)}, {X: x, Y: y}}
+				if t.run.CommOf != nil {
+					g := t.run.CommGroup[t.run.CommOf[e.rank]]
+					if groups[g] == nil {
+						groups[g] = &segments{style: draw.LineStyle{Color: commColor(int(g)), Width: vg.Points(0.8)}}
+					}
+					groups[g].lines = append(groups[g].lines, line)
+				} else {
+					msgs.lines = append(msgs.lines, line)
+				}
 				pending[k] = q[1:]
 			}
 		}
 	}
-	p.Add(msgs)
-	p.Legend.Add("message (send -> recv)", msgs)
+	if t.run.CommOf == nil {
+		p.Add(msgs)
+		p.Legend.Add("message (send -> recv)", msgs)
+	}
+	t.commLegend(p, groups)
 	for _, s := range []struct {
 		name  string
 		pts   plotter.XYs
@@ -324,3 +350,71 @@ func (t *Timeline) errors(p *plot.Plot, row func(int32) float64) {
 		p.Legend.Add(errorLabel(code), sc)
 	}
 }
+
+// rankLabel is rank r's label: its number, or in a run of communicators
+// its communicator and rank there (rows.2/1).
+func (t *Timeline) rankLabel(r int) string {
+	if t.run.CommOf == nil {
+		return strconv.Itoa(r)
+	}
+	return t.run.CommNames[t.run.CommOf[r]] + "/" + strconv.Itoa(int(t.run.CommRank[r]))
+}
+
+// commLegend adds each communicator entry's messages (groups, by entry)
+// with its name: the entry's, without a split's ".k".
+func (t *Timeline) commLegend(p *plot.Plot, groups map[int32]*segments) {
+	keys := make([]int32, 0, len(groups))
+	for g := range groups {
+		keys = append(keys, g)
+	}
+	slices.Sort(keys)
+	for _, g := range keys {
+		name := ""
+		for k, cg := range t.run.CommGroup {
+			if cg == g {
+				name, _, _ = strings.Cut(t.run.CommNames[k], ".")
+				if !strings.Contains(t.run.CommNames[k], ".") {
+					name = t.run.CommNames[k]
+				}
+				break
+			}
+		}
+		p.Add(groups[g])
+		p.Legend.Add(name+" messages", groups[g])
+	}
+}
+
+// commColor is the colour of communicator entry g's messages.
+func commColor(g int) color.RGBA {
+	palette := []color.RGBA{{0x94, 0x67, 0xbd, 0xd0}, {0xff, 0x7f, 0x0e, 0xd0}, {0x17, 0xbe, 0xcf, 0xd0}, {0x8c, 0x56, 0x4b, 0xd0},
+		{0xe3, 0x77, 0xc2, 0xd0}, {0xbc, 0xbd, 0x22, 0xd0}, {0x7f, 0x7f, 0x7f, 0xd0}, {0x1f, 0x77, 0xb4, 0xd0}}
+	return palette[g%len(palette)]
+}
+
+// iterationMarks marks the end of every iteration of a loop (and every
+// communicator's, in a run of communicators, whose ranks are consecutive
+// rows): a dashed line over the communicator's rows half a cycle after
+// the iteration's last release.
+func iterationMarks(p *plot.Plot, res *sim.Result) {
+	marks := segments{style: draw.LineStyle{Color: color.RGBA{0x30, 0x30, 0x30, 0xff}, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}}
+	base := 0
+	for _, c := range res.Communicators {
+		if len(c.Iterations) > 1 && len(c.Iterations) <= maxIterationMarks {
+			for _, it := range c.Iterations {
+				if it.LastRelease == nil {
+					continue
+				}
+				x := float64(*it.LastRelease) + 0.5
+				marks.lines = append(marks.lines, [2]plotter.XY{{X: x, Y: float64(base) - 0.45}, {X: x, Y: float64(base+c.Ranks-1) + 0.45}})
+			}
+		}
+		base += c.Ranks
+	}
+	if len(marks.lines) > 0 {
+		p.Add(marks)
+		p.Legend.Add("iteration end", marks)
+	}
+}
+
+// maxIterationMarks is the most iterations a loop's marks show.
+const maxIterationMarks = 200

@@ -1,0 +1,114 @@
+package pictures
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/sim"
+)
+
+// TestTimelineCommunicators: in a run of communicators every event of the
+// timeline sits on a rank of the communicator it belongs to (a node hosts
+// one rank per channel, so the node alone does not say which), each
+// entry's messages get their colour and name, ranks are labelled
+// communicator/rank, and a loop's iteration ends are marked.
+func TestTimelineCommunicators(t *testing.T) {
+	sys := hw.Default()
+	sys.Dims, sys.Channels, sys.Skew = []int{4, 4}, 2, 7
+	it := 3
+	sys.Communicators = []hw.Communicator{{Name: "rows", Split: "dim:0", Iterations: &it}, {Name: "cols", Split: "dim:1"}}
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := RunOf(s, "x")
+	tl := NewTimeline(run)
+	res, err := s.Run(sim.Options{Events: tl.Add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := 0
+	for _, e := range tl.evs {
+		switch e.kind {
+		case barrierunit.EvSend, barrierunit.EvRecv:
+			msgs++
+			if run.CommOf[e.rank] != run.CommOf[e.peer] {
+				t.Fatalf("a message between ranks %d (%s) and %d (%s)", e.rank, run.CommNames[run.CommOf[e.rank]], e.peer, run.CommNames[run.CommOf[e.peer]])
+			}
+		}
+		if int(run.NodeOf[e.rank]) < 0 {
+			t.Fatalf("event %+v on no rank", e)
+		}
+	}
+	if msgs == 0 {
+		t.Fatal("no messages recorded")
+	}
+	var b bytes.Buffer
+	if err := tl.WriteSVG(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkXML(b.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"rows messages", "cols messages", "rows.1/2", "cols.3/0", "iteration end"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the timeline has no %q", want)
+		}
+	}
+}
+
+// TestChromeCommunicators: the Chrome trace of a run of communicators
+// names each thread by communicator and rank, and every message flow
+// starts and ends on ranks of one communicator.
+func TestChromeCommunicators(t *testing.T) {
+	sys := hw.Default()
+	sys.Dims, sys.Channels = []int{4, 4}, 2
+	sys.Communicators = []hw.Communicator{{Name: "rows", Split: "dim:0"}, {Name: "cols", Split: "dim:1"}}
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := RunOf(s, "x")
+	var b bytes.Buffer
+	c := NewChrome(&b, run)
+	res, err := s.Run(sim.Options{Events: c.Add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(res); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkChrome(b.Bytes(), len(run.NodeOf)); err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		TraceEvents []chromeEvent `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &tr); err != nil {
+		t.Fatal(err)
+	}
+	start := map[uint64]int32{}
+	flows := 0
+	for _, e := range tr.TraceEvents {
+		switch e.Ph {
+		case "s":
+			start[e.ID] = e.Tid
+		case "f":
+			flows++
+			if run.CommOf[start[e.ID]] != run.CommOf[e.Tid] {
+				t.Fatalf("flow %d from rank %d to rank %d crosses communicators", e.ID, start[e.ID], e.Tid)
+			}
+		case "M":
+			if e.Name == "thread_name" && e.Tid == 17 && e.Args["name"] != "cols.0 rank 1 (node 4)" {
+				t.Errorf("thread 17 is %v, want cols.0 rank 1 (node 4)", e.Args["name"])
+			}
+		}
+	}
+	if flows == 0 {
+		t.Fatal("no message flows")
+	}
+}
