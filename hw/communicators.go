@@ -318,6 +318,16 @@ func (s *System) validateCommunicator(i int, names map[string]int) error {
 	if c.Iterations != nil && *c.Iterations < 1 { // an override says what it means: 0 is not 1
 		return outOfRange(field("iterations"), *c.Iterations, 1, MaxIterations)
 	}
+	loops := s.IterationCount() > 1
+	if c.Iterations != nil {
+		loops = *c.Iterations > 1
+	}
+	if c.Compute != nil && *c.Compute > 0 && !loops {
+		return &FieldError{Field: field("compute"), Value: *c.Compute, Allowed: "0 with iterations 1 (compute is the work between a loop's iterations: give the communicator iterations above 1)"}
+	}
+	if c.Jitter != nil && *c.Jitter > 0 && !loops {
+		return &FieldError{Field: field("jitter"), Value: *c.Jitter, Allowed: "0 with iterations 1 (jitter varies a loop's next arrivals: give the communicator iterations above 1)"}
+	}
 	if c.Collective != nil && *c.Collective != CollBarrier {
 		return &FieldError{Field: field("collective"), Value: showString(string(*c.Collective)), Allowed: "barrier (with any op): data collectives run on world only"}
 	}

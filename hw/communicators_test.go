@@ -150,3 +150,32 @@ func TestCommunicatorsYAML(t *testing.T) {
 		}
 	}
 }
+
+// TestComputeWithoutLoop: compute and jitter change nothing without a
+// loop, so giving them without one is an error naming the key, for the
+// system and for a communicator's own.
+func TestComputeWithoutLoop(t *testing.T) {
+	s := Default()
+	s.Compute = 5
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "compute") || !strings.Contains(err.Error(), "iterations") {
+		t.Errorf("compute 5 without a loop: %v", err)
+	}
+	s = Default()
+	s.Jitter = 3
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "jitter") {
+		t.Errorf("jitter 3 without a loop: %v", err)
+	}
+	s.Iterations = 2
+	if err := s.Validate(); err != nil {
+		t.Errorf("jitter 3 in a loop: %v", err)
+	}
+	five, one, two := 5, 1, 2
+	c := commSys(Communicator{Name: "a", Ranks: []int{1}, Compute: &five, Iterations: &one})
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "communicators[0].compute") {
+		t.Errorf("a communicator's compute without its loop: %v", err)
+	}
+	c = commSys(Communicator{Name: "a", Ranks: []int{1}, Compute: &five, Iterations: &two})
+	if err := c.Validate(); err != nil {
+		t.Errorf("a communicator's compute in its loop: %v", err)
+	}
+}

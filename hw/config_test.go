@@ -321,6 +321,9 @@ func genSystem(t *rapid.T) System {
 	if s.Collective == CollBarrier && s.Repeat == 1 {
 		s.Iterations = rapid.IntRange(1, MaxIterations).Draw(t, "iterations")
 	}
+	if s.IterationCount() == 1 { // compute and jitter only with a loop
+		s.Compute, s.Jitter = 0, 0
+	}
 	s.FlitWidth = rapid.IntRange(max(MinFlitWidth, s.HeaderBits()+s.loopBits()), MaxFlitWidth).Draw(t, "flit_width")
 	if s.LinkLatency <= MaxRetryLatency && rapid.Bool().Draw(t, "retry") {
 		s.LinkRetry = rapid.IntRange(s.BufferDepth, MaxLinkRetry).Draw(t, "link_retry")

@@ -67,6 +67,18 @@ func (s *System) validateLoop() error {
 		return err
 	}
 	if !s.Looping() {
+		// compute and jitter shape a loop's next arrivals: without a loop
+		// they would change nothing, which is a mistake to report, not to
+		// run (a run of communicators checks each entry's own).
+		if s.HasCommunicators() {
+			return nil
+		}
+		if s.Compute > 0 {
+			return &FieldError{Field: "compute", Value: s.Compute, Allowed: "0 with iterations 1 (compute is the work between a loop's iterations: give iterations above 1)"}
+		}
+		if s.Jitter > 0 {
+			return &FieldError{Field: "jitter", Value: s.Jitter, Allowed: "0 with iterations 1 (jitter varies the arrivals of a loop's next iterations: give iterations above 1)"}
+		}
 		return nil
 	}
 	if s.Collective != CollBarrier {

@@ -43,6 +43,9 @@ func drawComms(rng *rand.Rand) hw.System {
 			op = hw.OpMax
 		}
 		it, comp, jit, skew := 1+rng.IntN(6), []int{0, 0, 2, 20}[rng.IntN(4)], []int{0, 3}[rng.IntN(2)], rng.IntN(40)
+		if it == 1 { // compute and jitter only with a loop
+			comp, jit = 0, 0
+		}
 		seed := rng.Uint64()
 		c.Op, c.Algo, c.Iterations, c.Compute, c.Jitter, c.Skew, c.Seed = &op, &algo, &it, &comp, &jit, &skew, &seed
 		sys.Communicators = append(sys.Communicators, c)
