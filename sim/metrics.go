@@ -96,32 +96,41 @@ func (n NodeResult) MarshalJSON() ([]byte, error) {
 		rel = nil
 	}
 	return json.Marshal(struct {
-		Rank     int      `json:"rank"`
-		Node     int      `json:"node"`
-		Arrive   *int64   `json:"arrive"`
-		Operand  *string  `json:"operand"`
-		Release  *int64   `json:"release"`
-		Result   *string  `json:"result"`
-		Releases []*int64 `json:"releases"`
-	}{n.Rank, n.Node, cycleOrNull(n.Arrive), stringOrNull(n.Operand), cycleOrNull(n.Release), stringOrNull(n.Result), rel})
+		Rank         int      `json:"rank"`
+		Node         int      `json:"node"`
+		Communicator string   `json:"communicator,omitempty"`
+		CommRank     *int     `json:"comm_rank,omitempty"`
+		SystemRank   *int     `json:"system_rank,omitempty"`
+		Channel      *int     `json:"channel,omitempty"`
+		Arrive       *int64   `json:"arrive"`
+		Operand      *string  `json:"operand"`
+		Release      *int64   `json:"release"`
+		Result       *string  `json:"result"`
+		Releases     []*int64 `json:"releases"`
+	}{n.Rank, n.Node, n.Communicator, n.CommRank, n.SystemRank, n.Channel, cycleOrNull(n.Arrive), stringOrNull(n.Operand), cycleOrNull(n.Release), stringOrNull(n.Result), rel})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes (null: Never for arrive, -1
 // for a release, "" for the result).
 func (n *NodeResult) UnmarshalJSON(data []byte) error {
 	var v struct {
-		Rank     int      `json:"rank"`
-		Node     int      `json:"node"`
-		Arrive   *int64   `json:"arrive"`
-		Operand  *string  `json:"operand"`
-		Release  *int64   `json:"release"`
-		Result   *string  `json:"result"`
-		Releases []*int64 `json:"releases"`
+		Rank         int      `json:"rank"`
+		Node         int      `json:"node"`
+		Communicator string   `json:"communicator"`
+		CommRank     *int     `json:"comm_rank"`
+		SystemRank   *int     `json:"system_rank"`
+		Channel      *int     `json:"channel"`
+		Arrive       *int64   `json:"arrive"`
+		Operand      *string  `json:"operand"`
+		Release      *int64   `json:"release"`
+		Result       *string  `json:"result"`
+		Releases     []*int64 `json:"releases"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	*n = NodeResult{Rank: v.Rank, Node: v.Node, Arrive: orElse(v.Arrive, Never), Release: orElse(v.Release, -1)}
+	*n = NodeResult{Rank: v.Rank, Node: v.Node, Arrive: orElse(v.Arrive, Never), Release: orElse(v.Release, -1),
+		Communicator: v.Communicator, CommRank: v.CommRank, SystemRank: v.SystemRank, Channel: v.Channel}
 	if v.Operand != nil {
 		n.Operand = *v.Operand
 	}
