@@ -335,7 +335,7 @@ var keys = []keySpec{
 			return err
 		},
 		write: func(s *System) string { return strconv.Itoa(s.LinkRetry) }},
-	{key: "channels", flag: "channels", typ: "integer", allowed: fmt.Sprintf("1..%d", MaxChannels),
+	{key: "channels", flag: "barrier-channels", typ: "integer", allowed: fmt.Sprintf("1..%d", MaxChannels),
 		field: func(s *System) any { return &s.Channels }, help: "barrier channels per unit: how many communicators a node can take part in at once",
 		doc: "Barrier channels of every unit: each communicator a rank belongs to takes one on its node, so a node can synchronise in that many communicators at once (docs/microarchitecture.md, Channels and communicators).",
 		decode: func(s *System, n *yaml.Node) (err error) {

@@ -24,7 +24,7 @@ func TestKeysMatchStruct(t *testing.T) {
 		t.Fatalf("file keys %v do not match the yaml tags of System %v", Keys(), tags)
 	}
 	for _, k := range keys {
-		if want := strings.ReplaceAll(k.key, "_", "-"); k.flag != want && !((k.key == "episodes" || k.key == "communicators") && k.flag == "") && !(k.key == "faults" && k.flag == "fault") {
+		if want := strings.ReplaceAll(k.key, "_", "-"); k.flag != want && !((k.key == "episodes" || k.key == "communicators") && k.flag == "") && !(k.key == "faults" && k.flag == "fault") && !(k.key == "channels" && k.flag == "barrier-channels") {
 			t.Errorf("key %s has flag --%s, want --%s", k.key, k.flag, want)
 		}
 		if k.doc == "" || k.allowed == "" || k.typ == "" {

@@ -277,7 +277,7 @@ func flagsRoundTrip(s System) error {
 		"--duplex=" + string(s.Duplex), "--max-cycles=" + strconv.FormatInt(s.MaxCycles, 10),
 		"--collective=" + string(s.Collective), "--items=" + strconv.Itoa(s.Items),
 		"--item-flits=" + strconv.Itoa(s.ItemFlits), "--order=" + s.Order,
-		"--item-placement=" + join(s.ItemPlace), "--repeat=" + strconv.Itoa(s.Repeat), "--iterations=" + strconv.Itoa(s.IterationCount()), "--compute=" + strconv.Itoa(s.Compute), "--jitter=" + strconv.Itoa(s.Jitter), "--channels=" + strconv.Itoa(s.ChannelCount()),
+		"--item-placement=" + join(s.ItemPlace), "--repeat=" + strconv.Itoa(s.Repeat), "--iterations=" + strconv.Itoa(s.IterationCount()), "--compute=" + strconv.Itoa(s.Compute), "--jitter=" + strconv.Itoa(s.Jitter), "--barrier-channels=" + strconv.Itoa(s.ChannelCount()),
 		"--crc-bits=" + strconv.Itoa(s.CRCBits), "--watchdog=" + strconv.FormatInt(s.Watchdog, 10),
 		"--link-retry=" + strconv.Itoa(s.LinkRetry),
 	}

@@ -32,7 +32,7 @@ func TestMeasureLoop(t *testing.T) {
 	if *m.AvgLatency != lat || *m.AvgPeriod != lat+1+5-5.0/20 {
 		t.Errorf("avg_latency %v, avg_period %v, latency %v", *m.AvgLatency, *m.AvgPeriod, lat)
 	}
-	sys.Iterations, sys.Repeat = 1, 3
+	sys.Iterations, sys.Repeat, sys.Compute = 1, 3, 0
 	if m := run(sys); m.Iterations != 3 || m.Episodes != 3 {
 		t.Errorf("3 episodes: iterations %d, episodes %d", m.Iterations, m.Episodes)
 	}
