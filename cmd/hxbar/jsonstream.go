@@ -232,7 +232,14 @@ func writeSimJSON(w io.Writer, res *sim.Result) error {
 		b = jsonStringOrNull(b, "operand", n.Operand) // an op without a value: null
 		b = jsonCycle(b, "release", n.Release, false)
 		b = jsonStringOrNull(b, "result", n.Result) // not released, or no value: null
-		b = jsonCycles(b, "releases", n.Releases, true)
+		comm := n.Communicator != ""
+		b = jsonCycles(b, "releases", n.Releases, !comm)
+		if comm { // a run of communicators: whose rank it is (sim.NodeResult's MarshalJSON)
+			b = jsonString(b, "communicator", n.Communicator, false)
+			b = jsonInt(b, "comm_rank", int64(*n.CommRank), false)
+			b = jsonInt(b, "system_rank", int64(*n.SystemRank), false)
+			b = jsonInt(b, "channel", int64(*n.Channel), true)
+		}
 		return append(b, "\n    }"...)
 	})
 }

@@ -65,6 +65,10 @@ func TestStreamedJSONMatchesEncoder(t *testing.T) {
 		func(s *hw.System) { s.Collective, s.Topology, s.Dims, s.Ranks = "broadcast", "torus", []int{8}, 0 },
 		func(s *hw.System) { s.Repeat = 3 },
 		func(s *hw.System) { s.Repeat, s.MaxCycles = 3, 100 }, // incomplete in episode 2
+		func(s *hw.System) { // communicators: nodes name theirs
+			s.Channels, s.Op = 2, "sum"
+			s.Communicators = []hw.Communicator{{Name: "rows", Split: "dim:0"}, {Name: "cols", Split: "dim:1"}}
+		},
 	} {
 		sys := hw.Default()
 		mk(&sys)
