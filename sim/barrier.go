@@ -776,6 +776,8 @@ func (s *System) result(t int64) *Result {
 	}
 	if s.loop != nil {
 		s.epArrival[0] = s.loop.lastArrival(res.Cycles) // the headline is the latest iteration's
+	} else if s.comms != nil {
+		s.epArrival[0] = s.commsLastArrival(res.Cycles)
 	}
 	setMetrics(res, s.epArrival)
 	res.Communicators = s.communicators(res)

@@ -265,6 +265,22 @@ func (s *System) startLoops() {
 	}
 }
 
+// commsLastArrival is the headline last arrival of a run of
+// communicators: the latest of their last iterations' last arrivals
+// (Never while some communicator's has not arrived), so the headline
+// latency is that arrival -> the run's last release, as for world's loop.
+func (s *System) commsLastArrival(end int64) int64 {
+	last := int64(-1)
+	for _, lp := range s.loops {
+		a := lp.lastArrival(end)
+		if a == Never {
+			return Never
+		}
+		last = max(last, a)
+	}
+	return last
+}
+
 // commResults describes every communicator of the run: its ranks and
 // channels and its iterations, each complete when every rank of it was
 // released from it.
