@@ -79,6 +79,9 @@ func (f *Flags) Apply(dst *System) error {
 		if key == "iterations" && v.Iterations < 1 {
 			return &FlagError{Flag: "iterations", Err: outOfRange("iterations", v.Iterations, 1, MaxIterations)}
 		}
+		if key == "channels" && v.Channels < 1 { // Validate reads 0 as 1 (a Go literal); a flag says 1, as a file must
+			return &FlagError{Flag: "channels", Err: outOfRange("channels", v.Channels, 1, MaxChannels)}
+		}
 		k := specOf(key)
 		copyField(k.field(&s), k.field(v))
 	}
