@@ -97,7 +97,7 @@ type Event struct {
 	Node  int32
 	Kind  uint8
 	Gate  uint8  // gate: passed gate; send/recv: gate delivered to; error: its gate
-	Rank  int32  // arrive/release: own rank; send: to rank; recv, error: from rank
+	Rank  int32  // arrive/gate/release: own rank; send: to rank; recv, error: from rank
 	Value uint64 // arrive/gate/release/recv; error: the code
 }
 
@@ -600,7 +600,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 			u.releaseLooped(r, rs, ws)
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: uint8(g), Rank: int32(r), Value: rs.acc})
 		} else {
-			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvGate, Gate: uint8(g), Value: rs.acc})
+			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvGate, Gate: uint8(g), Rank: int32(r), Value: rs.acc})
 		}
 	}
 	// The gate check finds more signals than the gate needs: OVER.
@@ -762,7 +762,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	// the unit for t+1 evaluates it then, with pre set.
 	passGate(rs, gs, ra, op, g)
 	ws.gateDone[g] = max(ws.gateDone[g], t+1)
-	u.emit(w, Event{Cycle: t + 1, Node: int32(node), Kind: EvGate, Gate: uint8(g), Value: rs.acc})
+	u.emit(w, Event{Cycle: t + 1, Node: int32(node), Kind: EvGate, Gate: uint8(g), Rank: int32(r), Value: rs.acc})
 	if u.Progress != nil {
 		u.Progress[r] = t + 1
 	}

@@ -339,6 +339,30 @@ func (s *System) HasPayload() bool {
 	return false
 }
 
+// EventRank is, in a run of communicators (a rank per channel of a node),
+// the rank a unit's event is about: its own rank for arrive, gate and
+// release; for send and recv the node's rank in the communicator of the
+// other end (a communicator has one rank a node); -1 for an error (the
+// node's, whichever channel raised it) or a source that is no rank of the
+// run (a garbled head without a check code).
+func (s *System) EventRank(e barrierunit.Event) int32 {
+	switch e.Kind {
+	case barrierunit.EvArrive, barrierunit.EvGate, barrierunit.EvRelease:
+		return e.Rank
+	case barrierunit.EvSend, barrierunit.EvRecv:
+		if e.Rank < 0 || int(e.Rank) >= len(s.commOf) || int(e.Node) >= len(s.nodeRanks) {
+			return -1
+		}
+		k := s.commOf[e.Rank]
+		for _, v := range s.nodeRanks[e.Node] {
+			if v >= 0 && s.commOf[v] == k {
+				return v
+			}
+		}
+	}
+	return -1
+}
+
 // Comms is the run's communicators (nil without a communicators list).
 func (s *System) Comms() []hw.Comm {
 	var out []hw.Comm

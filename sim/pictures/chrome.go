@@ -38,6 +38,7 @@ import (
 // and the messages in flight.
 type Chrome struct {
 	w      *bufio.Writer
+	run    Run
 	rankOf []int32
 	passed []int64              // per rank: cycle of the last gate passed (-1: not arrived)
 	gate   []uint8              // per rank: that gate
@@ -66,7 +67,7 @@ type chromeEvent struct {
 // thread names at once.
 func NewChrome(w io.Writer, r Run) *Chrome {
 	R := len(r.NodeOf)
-	c := &Chrome{w: bufio.NewWriterSize(w, 1<<16), rankOf: r.rankOf(), passed: make([]int64, R), gate: make([]uint8, R),
+	c := &Chrome{w: bufio.NewWriterSize(w, 1<<16), run: r, rankOf: r.rankOf(), passed: make([]int64, R), gate: make([]uint8, R),
 		ep: make([]int32, R), flows: map[[3]int32][]int64{}, first: true}
 	for i := range c.passed {
 		c.passed[i] = -1
@@ -74,7 +75,11 @@ func NewChrome(w io.Writer, r Run) *Chrome {
 	c.w.WriteString("{\"traceEvents\":[\n")
 	c.emit(chromeEvent{Name: "process_name", Ph: "M", Pid: 1, Args: map[string]any{"name": r.Title}})
 	for rank, node := range r.NodeOf {
-		c.emit(chromeEvent{Name: "thread_name", Ph: "M", Pid: 1, Tid: int32(rank), Args: map[string]any{"name": fmt.Sprintf("rank %d (node %d)", rank, node)}})
+		name := fmt.Sprintf("rank %d (node %d)", rank, node)
+		if rank < len(r.Label) {
+			name = fmt.Sprintf("rank %d (node %d): %s", rank, node, r.Label[rank])
+		}
+		c.emit(chromeEvent{Name: "thread_name", Ph: "M", Pid: 1, Tid: int32(rank), Args: map[string]any{"name": name}})
 		c.emit(chromeEvent{Name: "thread_sort_index", Ph: "M", Pid: 1, Tid: int32(rank), Args: map[string]any{"sort_index": rank}})
 	}
 	return c
@@ -101,6 +106,9 @@ func hex(v uint64) string { return "0x" + strconv.FormatUint(v, 16) }
 // Add writes one cycle's events (sim.Options.Events).
 func (c *Chrome) Add(evs []barrierunit.Event) {
 	for _, e := range evs {
+		if c.run.EventRank != nil && e.Kind != barrierunit.EvError && c.run.EventRank(e) < 0 {
+			continue // no rank of the run (a garbled source without a check code)
+		}
 		switch e.Kind {
 		case barrierunit.EvArrive:
 			r := e.Rank
@@ -109,10 +117,7 @@ func (c *Chrome) Add(evs []barrierunit.Event) {
 			c.emit(chromeEvent{Name: "arrive", Cat: "rank", Ph: "i", S: "t", Ts: e.Cycle, Pid: 1, Tid: r,
 				Args: map[string]any{"episode": c.ep[r], "value": hex(e.Value)}})
 		case barrierunit.EvGate, barrierunit.EvRelease:
-			r := e.Rank
-			if e.Kind == barrierunit.EvGate {
-				r = c.rankOf[e.Node]
-			}
+			r := c.run.ownRank(c.rankOf, e)
 			g := e.Gate
 			if g == 0 {
 				g = c.gate[r] + 1
@@ -129,13 +134,13 @@ func (c *Chrome) Add(evs []barrierunit.Event) {
 				c.passed[r] = -1
 			}
 		case barrierunit.EvSend:
-			r := c.rankOf[e.Node]
+			r := c.run.ownRank(c.rankOf, e)
 			var zero int64
 			k := [3]int32{r, e.Rank, int32(e.Gate)}
 			c.flows[k] = append(c.flows[k], e.Cycle)
 			c.emit(chromeEvent{Name: "send", Cat: "msg", Ph: "X", Ts: e.Cycle, Dur: &zero, Pid: 1, Tid: r, Args: map[string]any{"to": e.Rank, "gate": e.Gate}})
 		case barrierunit.EvRecv:
-			r := c.rankOf[e.Node]
+			r := c.run.ownRank(c.rankOf, e)
 			var zero int64
 			c.emit(chromeEvent{Name: "recv", Cat: "msg", Ph: "X", Ts: e.Cycle, Dur: &zero, Pid: 1, Tid: r,
 				Args: map[string]any{"from": e.Rank, "gate": e.Gate, "value": hex(e.Value)}})
@@ -162,7 +167,7 @@ func (c *Chrome) Add(evs []barrierunit.Event) {
 // node's rank, on the process for a node without one.
 func (c *Chrome) errorEvent(e barrierunit.Event) chromeEvent {
 	ev := chromeEvent{Name: "error " + barrierunit.ErrName(uint8(e.Value)), Cat: "error", Ph: "i", S: "p", Ts: e.Cycle, Pid: 1, Args: errorArgs(e)}
-	if int(e.Node) < len(c.rankOf) && c.rankOf[e.Node] >= 0 {
+	if int(e.Node) < len(c.rankOf) && c.rankOf[e.Node] >= 0 && c.run.EventRank == nil { // communicators: the node's, whichever channel
 		ev.S, ev.Tid = "t", c.rankOf[e.Node]
 	}
 	return ev

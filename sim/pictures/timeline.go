@@ -73,7 +73,9 @@ func (t *Timeline) Add(evs []barrierunit.Event) {
 		case barrierunit.EvArrive, barrierunit.EvRelease:
 			rank = e.Rank
 		case barrierunit.EvGate, barrierunit.EvSend, barrierunit.EvRecv:
-			rank = t.rankOf[e.Node]
+			if rank = t.run.ownRank(t.rankOf, e); rank < 0 && t.run.EventRank != nil {
+				continue // no rank of the run (a garbled source without a check code)
+			}
 		case barrierunit.EvError:
 			t.errs = append(t.errs, e)
 			continue
