@@ -339,6 +339,25 @@ func (s *System) HasPayload() bool {
 	return false
 }
 
+// headSrc is the rank of the run a head's src_rank names: itself without
+// communicators; in a run of them, src_rank is the sender's rank within
+// the communicator of the destination's channel (the head's channel
+// field), so its base plus src_rank (ok false: the head names no channel
+// of a node).
+func (s *System) headSrc(fl hw.Flit) (int, bool) {
+	if s.comms == nil {
+		return int(fl.Src), true
+	}
+	if fl.Dst < 0 || int(fl.Dst) >= len(s.nodeRanks) {
+		return 0, false
+	}
+	ch, rs := int(fl.Data>>1&s.chanMask), s.nodeRanks[fl.Dst]
+	if ch >= len(rs) || rs[ch] < 0 {
+		return 0, false
+	}
+	return s.comms[s.commOf[rs[ch]]].base + int(fl.Src), true
+}
+
 // EventRank is, in a run of communicators (a rank per channel of a node),
 // the rank a unit's event is about: its own rank for arrive, gate and
 // release; for send and recv the node's rank in the communicator of the
