@@ -86,6 +86,10 @@ type System struct {
 // collective (sys.Collective allgather or broadcast) runs the data schedule
 // design.DataSchedule generates; sched must then be nil (see BuildData).
 func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
+	if sched != nil && sys.HasCommunicators() { // it would run each communicator's own schedule, ignoring sched
+		return nil, &hw.FieldError{Field: "communicators", Value: fmt.Sprintf("%d entries", len(sys.Communicators)),
+			Allowed: "[] with a gate schedule of one's own (--schedule): each communicator runs the one its algo generates for its size"}
+	}
 	return build(sys, sched, nil)
 }
 

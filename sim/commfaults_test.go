@@ -1,8 +1,10 @@
 package sim_test
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim"
 )
@@ -41,5 +43,22 @@ func TestCommFaultsNamed(t *testing.T) {
 	f = run(sys).Faults[0]
 	if f.DetectedBy == nil || f.DetectedBy.Code != "TIMEOUT" || f.DetectedBy.From != 1 {
 		t.Errorf("stuck:5 in pair [9 5]: detected by %+v, want TIMEOUT from run rank 1", f.DetectedBy)
+	}
+}
+
+// TestCommScheduleRefused: a gate schedule of one's own with a
+// communicators list is refused naming communicators (it ran each
+// communicator's generated schedule and ignored the one given).
+func TestCommScheduleRefused(t *testing.T) {
+	sched, err := barrierunit.Generate(hw.AlgoButterfly, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sim.Build(rowsCols(1), sched)
+	if err == nil || !strings.Contains(err.Error(), "communicators") || !strings.Contains(err.Error(), "--schedule") {
+		t.Fatalf("communicators with a schedule: %v, want an error naming communicators", err)
+	}
+	if _, err := sim.Build(hw.Default(), sched); err != nil {
+		t.Fatalf("a schedule without communicators: %v", err)
 	}
 }
