@@ -1,6 +1,8 @@
 package hw
 
 import (
+	"flag"
+	"io"
 	"strings"
 	"testing"
 )
@@ -56,5 +58,23 @@ func TestChannelsFlagZero(t *testing.T) {
 	err := f.Apply(&s)
 	if err == nil || !strings.Contains(err.Error(), "--channels") || !strings.Contains(err.Error(), "1..8") {
 		t.Fatalf("--channels 0: %v, want a flag error naming 1..8", err)
+	}
+}
+
+// TestBindFlagsKeepsCommandFlag: a command's own flag of a key's name
+// (hxbar check --channels, a bool) is not bound again (flag panics on a
+// redefinition) and, given, does not set the key.
+func TestBindFlagsKeepsCommandFlag(t *testing.T) {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	list := fs.Bool("channels", false, "list channels")
+	f := BindFlags(fs)
+	if err := fs.Parse([]string{"--channels", "--dims", "8"}); err != nil {
+		t.Fatal(err)
+	}
+	s := Default()
+	s.Channels = 2
+	if err := f.Apply(&s); err != nil || !*list || s.Channels != 2 || s.NumRanks() != 8 {
+		t.Fatalf("apply: %v, --channels %v, channels %d, ranks %d; want nil, true, 2 (the file's), 8", err, *list, s.Channels, s.NumRanks())
 	}
 }

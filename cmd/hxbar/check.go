@@ -16,11 +16,13 @@ import (
 // runCheck proves the routing tables of a system's topology.
 func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("check", stderr)
+	// Before the system's flags: check's --channels is its own (the key
+	// channels, barrier channels per unit, means nothing to the tables).
+	channels := fs.Bool("channels", false, "list the channels (the names --fault and --avoid take) instead of proving the tables")
 	sys := bindSystem(fs.FlagSet)
 	format := fs.String("format", "table", "output format: table or json")
-	channels := fs.Bool("channels", false, "list the channels (the names --fault and --avoid take) instead of proving the tables")
 	limit := bindBudget(fs.FlagSet)
-	fs.neverTakes(notApplicable{systemFlags("topology", "dims", "wrap", "avoid"),
+	fs.neverTakes(notApplicable{systemFlags("topology", "dims", "wrap", "avoid", "channels"),
 		"it proves the routing tables of --topology, --dims and --wrap (with --avoid: around those channels), nothing else of the system"})
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
