@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -18,5 +20,23 @@ func TestCheckChannelsBesideTheKey(t *testing.T) {
 	e.Reset()
 	if code := run([]string{"sim", "--channels", "2", "--dims", "2", "--format", "json"}, &o, &e); code != 0 {
 		t.Fatalf("sim --channels 2: exit %d, %q", code, e.String())
+	}
+}
+
+// TestCommTableCapped: the communicators table stops at maxTableRows rows
+// and says how many more there are, as the rank table does (a split of a
+// big network is thousands of communicators).
+func TestCommTableCapped(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "split.yaml")
+	if err := os.WriteFile(cfg, []byte("dims: [2, 9, 9]\nskew: 0\ncommunicators: [{name: p, split: \"dim:0\"}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var o, e bytes.Buffer
+	if code := run([]string{"sim", "--config", cfg}, &o, &e); code != 0 {
+		t.Fatalf("exit %d: %s", code, e.String())
+	}
+	commTable, _, _ := strings.Cut(o.String(), "│ RANK ")
+	if !strings.Contains(commTable, "│ p.63 ") || strings.Contains(commTable, "│ p.64 ") || !strings.Contains(commTable, "(17 more communicators; use --format json for all)") {
+		t.Fatalf("want p.0..p.63 and a line for 17 more; the communicators table:\n%s", commTable)
 	}
 }
