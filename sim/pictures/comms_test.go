@@ -86,3 +86,41 @@ func TestCommunicatorsPictures(t *testing.T) {
 		}
 	}
 }
+
+// TestCommunicatorsTimelineErrors: in a run of communicators the
+// timeline marks each unit error on the row of the rank that raised it
+// (a stuck rank 5 times out rows.1 and cols.1 ranks on the same nodes),
+// not on the node's last rank.
+func TestCommunicatorsTimelineErrors(t *testing.T) {
+	sys := hw.Default()
+	sys.Channels, sys.Skew, sys.Watchdog = 2, 0, 100
+	sys.Communicators = []hw.Communicator{{Name: "rows", Split: "dim:0"}, {Name: "cols", Split: "dim:1"}}
+	sys.Faults = []string{"stuck:5"}
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := NewTimeline(RunOf(s, "x"))
+	res, _ := s.Run(sim.Options{Events: tl.Add})
+	if len(res.Errors) < 4 || len(tl.errs) != len(res.Errors) {
+		t.Fatalf("%d errors, %d error events", len(res.Errors), len(tl.errs))
+	}
+	got := map[int32]int{}
+	for _, r := range tl.errorRanks(res) {
+		got[r]++
+	}
+	want := map[int32]int{}
+	rowsOnly := false
+	for _, e := range res.Errors {
+		want[int32(e.Rank)]++
+		rowsOnly = rowsOnly || e.Rank < 16 // a rows rank: not the last rank of its node
+	}
+	if !rowsOnly || len(got) != len(want) {
+		t.Fatalf("error rows %v, want the raising ranks %v", got, want)
+	}
+	for r, n := range want {
+		if got[r] != n {
+			t.Fatalf("error rows %v, want the raising ranks %v", got, want)
+		}
+	}
+}

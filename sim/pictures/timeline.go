@@ -158,7 +158,7 @@ func (t *Timeline) plot(res *sim.Result) (*plot.Plot, vg.Length, vg.Length) {
 	}
 	episodeLines(p, episodesOf(res))
 	t.faults(p, res, y)
-	t.errors(p, y.row)
+	t.errors(p, y.row, res)
 	return p, 10 * vg.Inch, max(h, 3*vg.Inch)
 }
 
@@ -298,17 +298,44 @@ func (t *Timeline) faults(p *plot.Plot, res *sim.Result, y rows) {
 	p.Legend.Add("fault (labelled with its spec)", sc, lines)
 }
 
+// errorRanks is the row of each of t.errs: the node's rank (a node
+// without a rank: the packet's source). In a run of communicators a node
+// has a rank per channel: the rank that raised it, as res.Errors names it
+// (the event names the node only), matched in order by cycle, node and
+// code.
+func (t *Timeline) errorRanks(res *sim.Result) []int32 {
+	out := make([]int32, len(t.errs))
+	used := make([]bool, len(res.Errors))
+	for i, e := range t.errs {
+		out[i] = e.Rank // the source rank
+		if int(e.Node) < len(t.rankOf) && t.rankOf[e.Node] >= 0 {
+			out[i] = t.rankOf[e.Node]
+		}
+		if t.run.EventRank == nil {
+			continue
+		}
+		for k, er := range res.Errors {
+			if !used[k] && er.Cycle == e.Cycle && er.Node == int(e.Node) && er.Code == barrierunit.ErrName(uint8(e.Value)) {
+				used[k] = true
+				if er.Rank >= 0 {
+					out[i] = int32(er.Rank)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
 // errors marks each unit's error with a cross on its rank's row (a node
 // without a rank: the row of the packet's source), one legend entry and
 // colour per error code.
-func (t *Timeline) errors(p *plot.Plot, row func(int32) float64) {
+func (t *Timeline) errors(p *plot.Plot, row func(int32) float64, res *sim.Result) {
 	byCode := map[uint8]plotter.XYs{}
 	var codes []uint8
-	for _, e := range t.errs {
-		r := e.Rank // the source rank
-		if int(e.Node) < len(t.rankOf) && t.rankOf[e.Node] >= 0 {
-			r = t.rankOf[e.Node]
-		}
+	rows := t.errorRanks(res)
+	for i, e := range t.errs {
+		r := rows[i]
 		code := uint8(e.Value)
 		if _, ok := byCode[code]; !ok {
 			codes = append(codes, code)
