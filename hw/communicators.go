@@ -295,10 +295,31 @@ func (s *System) validateCommunicators() error {
 	if err != nil {
 		return err
 	}
+	if err := s.commNamesUnique(cs); err != nil {
+		return err
+	}
 	for _, c := range cs {
 		if err := c.Sys.Validate(); err != nil {
 			return commError(c.Entry, c.Name, err)
 		}
+	}
+	return nil
+}
+
+// commNamesUnique refuses two communicators of the same name after splits
+// (an entry named "rows.0" beside a split named "rows"): results, traces
+// and tables name communicators by it.
+func (s *System) commNamesUnique(cs []Comm) error {
+	first := make(map[string]int, len(cs))
+	for k, c := range cs {
+		j, dup := first[c.Name]
+		if !dup {
+			first[c.Name] = k
+			continue
+		}
+		a, b := cs[j].Entry, c.Entry
+		return &FieldError{Field: fmt.Sprintf("communicators[%d].name", b), Value: showString(s.Communicators[b].Name),
+			Allowed: fmt.Sprintf("a name no other communicator has after splits (communicators[%d] makes %s too; a split named N makes N.0, N.1, ...)", a, showString(c.Name))}
 	}
 	return nil
 }

@@ -722,9 +722,9 @@ func locate(err error, set map[string]*yaml.Node) error {
 	if !ok {
 		return &ParseError{Err: err}
 	}
-	if strings.HasPrefix(fe.Field, "episodes[") {
-		if n, ok := set["episodes"]; ok {
-			return &ParseError{Line: episodeLine(n, fe.Field), Err: err}
+	for _, list := range []string{"episodes", "communicators"} {
+		if n, ok := set[list]; ok && strings.HasPrefix(fe.Field, list+"[") {
+			return &ParseError{Line: entryLine(n, list, fe.Field), Err: err}
 		}
 	}
 	key, idx := splitField(fe.Field)

@@ -289,8 +289,12 @@ func writeEpisodes(s *System) string {
 
 // episodeLine finds, for an error naming episodes[i].key, the line of that
 // key in the file's episodes list (0 when it is not there).
-func episodeLine(n *yaml.Node, field string) int {
-	rest, ok := strings.CutPrefix(field, "episodes[")
+func episodeLine(n *yaml.Node, field string) int { return entryLine(n, "episodes", field) }
+
+// entryLine is the line of field list[i].key (or of entry i) in the list
+// n of mappings (episodes, communicators); 0 when it is not there.
+func entryLine(n *yaml.Node, list, field string) int {
+	rest, ok := strings.CutPrefix(field, list+"[")
 	if !ok {
 		return 0
 	}

@@ -17,19 +17,22 @@ import (
 // a System, typically one read with Load from a --config file, so a flag's
 // built-in default never overrides the file.
 type Flags struct {
-	fs  *flag.FlagSet
-	val System // the flags' values; fields of flags not given keep Default()'s
+	fs    *flag.FlagSet
+	val   System          // the flags' values; fields of flags not given keep Default()'s
+	bound map[string]bool // the flags BindFlags registered
 }
 
 // BindFlags registers the System flags on fs (see Flags). The defaults shown
-// in the help are Default()'s.
+// in the help are Default()'s. A flag fs already has is the command's own:
+// that key gets no flag there.
 func BindFlags(fs *flag.FlagSet) *Flags {
-	f := &Flags{fs: fs, val: Default()}
+	f := &Flags{fs: fs, val: Default(), bound: map[string]bool{}}
 	v := &f.val
 	for _, k := range keys {
-		if k.flag == "" {
+		if k.flag == "" || fs.Lookup(k.flag) != nil {
 			continue
 		}
+		f.bound[k.flag] = true
 		usage := k.usage
 		if usage == "" {
 			usage = fmt.Sprintf("%s; allowed: %s (key %s)", k.help, k.allowed, k.key)
@@ -46,7 +49,7 @@ func (f *Flags) given() (map[string]bool, []string) {
 	var names []string
 	f.fs.Visit(func(fl *flag.Flag) {
 		for _, k := range keys {
-			if k.flag == fl.Name {
+			if k.flag == fl.Name && f.bound[fl.Name] {
 				set[k.key] = true
 				names = append(names, "--"+fl.Name)
 			}
@@ -78,6 +81,9 @@ func (f *Flags) Apply(dst *System) error {
 		}
 		if key == "iterations" && v.Iterations < 1 {
 			return &FlagError{Flag: "iterations", Err: outOfRange("iterations", v.Iterations, 1, MaxIterations)}
+		}
+		if key == "channels" && v.Channels < 1 { // Validate reads 0 as 1 (a Go literal); a flag says 1, as a file must
+			return &FlagError{Flag: specOf("channels").flag, Err: outOfRange("channels", v.Channels, 1, MaxChannels)}
 		}
 		k := specOf(key)
 		copyField(k.field(&s), k.field(v))

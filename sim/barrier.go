@@ -86,6 +86,10 @@ type System struct {
 // collective (sys.Collective allgather or broadcast) runs the data schedule
 // design.DataSchedule generates; sched must then be nil (see BuildData).
 func Build(sys hw.System, sched *barrierunit.Schedule) (*System, error) {
+	if sched != nil && sys.HasCommunicators() { // it would run each communicator's own schedule, ignoring sched
+		return nil, &hw.FieldError{Field: "communicators", Value: fmt.Sprintf("%d entries", len(sys.Communicators)),
+			Allowed: "[] with a gate schedule of one's own (--schedule): each communicator runs the one its algo generates for its size"}
+	}
 	return build(sys, sched, nil)
 }
 
@@ -776,6 +780,8 @@ func (s *System) result(t int64) *Result {
 	}
 	if s.loop != nil {
 		s.epArrival[0] = s.loop.lastArrival(res.Cycles) // the headline is the latest iteration's
+	} else if s.comms != nil {
+		s.epArrival[0] = s.commsLastArrival(res.Cycles)
 	}
 	setMetrics(res, s.epArrival)
 	res.Communicators = s.communicators(res)

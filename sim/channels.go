@@ -265,6 +265,22 @@ func (s *System) startLoops() {
 	}
 }
 
+// commsLastArrival is the headline last arrival of a run of
+// communicators: the latest of their last iterations' last arrivals
+// (Never while some communicator's has not arrived), so the headline
+// latency is that arrival -> the run's last release, as for world's loop.
+func (s *System) commsLastArrival(end int64) int64 {
+	last := int64(-1)
+	for _, lp := range s.loops {
+		a := lp.lastArrival(end)
+		if a == Never {
+			return Never
+		}
+		last = max(last, a)
+	}
+	return last
+}
+
 // commResults describes every communicator of the run: its ranks and
 // channels and its iterations, each complete when every rank of it was
 // released from it.
@@ -323,6 +339,49 @@ func (s *System) HasPayload() bool {
 	return false
 }
 
+// headSrc is the rank of the run a head's src_rank names: itself without
+// communicators; in a run of them, src_rank is the sender's rank within
+// the communicator of the destination's channel (the head's channel
+// field), so its base plus src_rank (ok false: the head names no channel
+// of a node).
+func (s *System) headSrc(fl hw.Flit) (int, bool) {
+	if s.comms == nil {
+		return int(fl.Src), true
+	}
+	if fl.Dst < 0 || int(fl.Dst) >= len(s.nodeRanks) {
+		return 0, false
+	}
+	ch, rs := int(fl.Data>>1&s.chanMask), s.nodeRanks[fl.Dst]
+	if ch >= len(rs) || rs[ch] < 0 {
+		return 0, false
+	}
+	return s.comms[s.commOf[rs[ch]]].base + int(fl.Src), true
+}
+
+// EventRank is, in a run of communicators (a rank per channel of a node),
+// the rank a unit's event is about: its own rank for arrive, gate and
+// release; for send and recv the node's rank in the communicator of the
+// other end (a communicator has one rank a node); -1 for an error (the
+// node's, whichever channel raised it) or a source that is no rank of the
+// run (a garbled head without a check code).
+func (s *System) EventRank(e barrierunit.Event) int32 {
+	switch e.Kind {
+	case barrierunit.EvArrive, barrierunit.EvGate, barrierunit.EvRelease:
+		return e.Rank
+	case barrierunit.EvSend, barrierunit.EvRecv:
+		if e.Rank < 0 || int(e.Rank) >= len(s.commOf) || int(e.Node) >= len(s.nodeRanks) {
+			return -1
+		}
+		k := s.commOf[e.Rank]
+		for _, v := range s.nodeRanks[e.Node] {
+			if v >= 0 && s.commOf[v] == k {
+				return v
+			}
+		}
+	}
+	return -1
+}
+
 // Comms is the run's communicators (nil without a communicators list).
 func (s *System) Comms() []hw.Comm {
 	var out []hw.Comm
@@ -342,16 +401,3 @@ func (s *System) RankComm(v int) (k, j int, ok bool) {
 	return k, v - s.comms[k].base, true
 }
 
-// vcdUnit is the rank (a channel of a node's unit) an event of a run of
-// communicators belongs to: its own rank, or for a send or recv the rank
-// of the node in the peer's communicator.
-func (s *System) vcdUnit(e *barrierunit.Event) int32 {
-	if e.Kind == barrierunit.EvSend || e.Kind == barrierunit.EvRecv {
-		for _, v := range s.nodeRanks[e.Node] {
-			if v >= 0 && s.commOf[v] == s.commOf[e.Rank] {
-				return v
-			}
-		}
-	}
-	return e.Rank
-}

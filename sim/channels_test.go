@@ -264,7 +264,7 @@ func TestCommunicatorStuckRank(t *testing.T) {
 }
 
 // TestVCDCommunicators: a VCD of a run of communicators has one scope per
-// channel of a unit (n<node>_c<channel>), none twice, and a release on
+// channel of a unit (n<node>_ch<channel>), none twice, and a release on
 // every channel scope of a complete run.
 func TestVCDCommunicators(t *testing.T) {
 	sys := hw.Default()
@@ -297,8 +297,8 @@ func TestVCDCommunicators(t *testing.T) {
 			released[relID[l[1:]]] = true
 		}
 	}
-	if len(scopes) != 32 || !scopes["n5_c1"] || !scopes["n0_c0"] {
-		t.Fatalf("%d scopes (%v), want 32: n0_c0 .. n15_c1", len(scopes), scopes)
+	if len(scopes) != 32 || !scopes["n5_ch1"] || !scopes["n0_ch0"] {
+		t.Fatalf("%d scopes (%v), want 32: n0_ch0 .. n15_ch1", len(scopes), scopes)
 	}
 	if len(released) != 32 {
 		t.Errorf("released rose on %d channel scopes, want 32", len(released))

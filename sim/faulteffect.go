@@ -73,22 +73,29 @@ func faultDetail(r *FaultResult, f noc.LinkFault, retry bool) {
 func (s *System) explainFaults(res *Result) {
 	for i := range res.Faults {
 		f := &res.Faults[i]
-		f.DetectedBy = detectedBy(f, res.Errors)
+		f.DetectedBy = s.detectedBy(f, res.Errors)
 		f.Effect = s.effect(f, res)
 	}
 }
 
 // detectedBy is the first error of errs that reports fault f (nil: none).
-func detectedBy(f *FaultResult, errs []ErrorResult) *ErrorResult {
+// In a run of communicators the errors name run ranks: a stuck system
+// rank is each of its run ranks, a head's source the run rank of its
+// destination channel's communicator (headSrc).
+func (s *System) detectedBy(f *FaultResult, errs []ErrorResult) *ErrorResult {
 	type key struct{ from, gate int }
 	var keys []key
 	switch ft, err := hw.ParseFault(f.Spec); {
+	case err == nil && ft.Kind == hw.FaultStuck && s.virtOf != nil:
+		for _, v := range s.virtOf[ft.Rank] {
+			keys = append(keys, key{int(v), -1})
+		}
 	case err == nil && ft.Kind == hw.FaultStuck:
 		keys = append(keys, key{ft.Rank, -1})
 	case f.Packet != nil:
 		keys = append(keys, key{f.Packet.Src, f.Packet.Gate})
-		if f.got.Head() {
-			keys = append(keys, key{int(f.got.Src), int(f.got.Gate)})
+		if src, ok := s.headSrc(f.got); ok && f.got.Head() {
+			keys = append(keys, key{src, int(f.got.Gate)})
 		}
 	}
 	for i := range errs {

@@ -136,6 +136,11 @@ func (s *System) faultResults() []FaultResult {
 	for i, f := range s.Net.LinkFaults() {
 		r := FaultResult{Spec: s.linkSpecs[i], Hits: f.Hits, First: f.First}
 		faultDetail(&r, f, s.Sys.LinkRetry > 0)
+		if r.Packet != nil { // communicators: the sender's run rank, as errors and traces name it
+			if src, ok := s.headSrc(f.Packet); ok {
+				r.Packet.Src = src
+			}
+		}
 		out = append(out, r)
 	}
 	for _, r := range s.stuckRanks {

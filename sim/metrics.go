@@ -83,6 +83,22 @@ func cycleOrNull(c int64) *int64 {
 	return &c
 }
 
+// nodeJSON is NodeResult's JSON; the communicator fields are present in
+// a run of communicators only.
+type nodeJSON struct {
+	Rank         int      `json:"rank"`
+	Node         int      `json:"node"`
+	Arrive       *int64   `json:"arrive"`
+	Operand      *string  `json:"operand"`
+	Release      *int64   `json:"release"`
+	Result       *string  `json:"result"`
+	Releases     []*int64 `json:"releases"`
+	Communicator string   `json:"communicator,omitempty"`
+	CommRank     *int     `json:"comm_rank,omitempty"`
+	SystemRank   *int     `json:"system_rank,omitempty"`
+	Channel      *int     `json:"channel,omitempty"`
+}
+
 // MarshalJSON writes a node's arrival, releases, operand and result with
 // null for "never", "not released" and "no value" (Arrive Never, Release
 // -1, Operand and Result "": a rank not released, or an op without a
@@ -95,37 +111,14 @@ func (n NodeResult) MarshalJSON() ([]byte, error) {
 	if n.Releases == nil {
 		rel = nil
 	}
-	return json.Marshal(struct {
-		Rank         int      `json:"rank"`
-		Node         int      `json:"node"`
-		Communicator string   `json:"communicator,omitempty"`
-		CommRank     *int     `json:"comm_rank,omitempty"`
-		SystemRank   *int     `json:"system_rank,omitempty"`
-		Channel      *int     `json:"channel,omitempty"`
-		Arrive       *int64   `json:"arrive"`
-		Operand      *string  `json:"operand"`
-		Release      *int64   `json:"release"`
-		Result       *string  `json:"result"`
-		Releases     []*int64 `json:"releases"`
-	}{n.Rank, n.Node, n.Communicator, n.CommRank, n.SystemRank, n.Channel, cycleOrNull(n.Arrive), stringOrNull(n.Operand), cycleOrNull(n.Release), stringOrNull(n.Result), rel})
+	return json.Marshal(nodeJSON{n.Rank, n.Node, cycleOrNull(n.Arrive), stringOrNull(n.Operand), cycleOrNull(n.Release), stringOrNull(n.Result), rel,
+		n.Communicator, n.CommRank, n.SystemRank, n.Channel})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes (null: Never for arrive, -1
 // for a release, "" for the result).
 func (n *NodeResult) UnmarshalJSON(data []byte) error {
-	var v struct {
-		Rank         int      `json:"rank"`
-		Node         int      `json:"node"`
-		Communicator string   `json:"communicator"`
-		CommRank     *int     `json:"comm_rank"`
-		SystemRank   *int     `json:"system_rank"`
-		Channel      *int     `json:"channel"`
-		Arrive       *int64   `json:"arrive"`
-		Operand      *string  `json:"operand"`
-		Release      *int64   `json:"release"`
-		Result       *string  `json:"result"`
-		Releases     []*int64 `json:"releases"`
-	}
+	var v nodeJSON
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}

@@ -15,14 +15,14 @@ import (
 // by the edge that ends cycle t appears at time 10*(t+1).
 type vcdWriter struct {
 	w      *bufio.Writer
-	ids    map[[2]int32]string // (node, signal) -> identifier
+	ids    map[[2]int32]string // (node, signal) -> identifier; (rank, signal) in a run of communicators
 	pulsed []string            // pulse signals raised by the last event cycle
 	last   int64
-	rel    map[int32]bool // units whose released is 1 (until their next episode's arrival)
-	// unit is the scope an event belongs to: its node, or in a run of
-	// communicators its rank (a channel of the node's unit, scope
-	// n<node>_c<channel>).
-	unit func(e *barrierunit.Event) int32
+	rel    map[int32]bool // nodes (ranks) whose released is 1 (until their next episode's arrival)
+	// unit is the key of the unit an event is about: its node, or in a
+	// run of communicators its rank (a scope per channel: n<node>_ch<c>);
+	// -1: none.
+	unit func(barrierunit.Event) int32
 }
 
 const (
@@ -52,38 +52,33 @@ func vcdID(n int) string {
 }
 
 func newVCD(out io.Writer, s *System) *vcdWriter {
-	v := &vcdWriter{w: bufio.NewWriter(out), ids: map[[2]int32]string{}, last: -1}
+	v := &vcdWriter{w: bufio.NewWriter(out), ids: map[[2]int32]string{}, last: -1,
+		unit: func(e barrierunit.Event) int32 { return e.Node }}
+	key := func(r int) int32 { return s.Units.NodeOf[r] }
+	if s.comms != nil {
+		v.unit, key = s.EventRank, func(r int) int32 { return int32(r) }
+	}
 	fmt.Fprintf(v.w, "$comment hxbar barrier units: %s $end\n$timescale 1ns $end\n$scope module hxbar $end\n", s.Sys.Title())
 	id := 0
-	v.unit = func(e *barrierunit.Event) int32 { return e.Node }
-	if s.comms != nil {
-		v.unit = s.vcdUnit
-	}
 	for r := 0; r < s.Table.Ranks; r++ {
 		node := s.Units.NodeOf[r]
-		unit := node
 		if s.comms != nil {
-			unit = int32(r)
-			fmt.Fprintf(v.w, "$scope module n%d_c%d $end\n", node, s.Units.Chan[r])
+			fmt.Fprintf(v.w, "$scope module n%d_ch%d $end\n", node, s.Units.Chan[r])
 		} else {
 			fmt.Fprintf(v.w, "$scope module n%d $end\n", node)
 		}
 		for k := 0; k < sigCount; k++ {
 			sid := vcdID(id)
 			id++
-			v.ids[[2]int32{unit, int32(k)}] = sid
+			v.ids[[2]int32{key(r), int32(k)}] = sid
 			fmt.Fprintf(v.w, "$var wire %d %s %s $end\n", sigNames[k].width, sid, sigNames[k].name)
 		}
 		fmt.Fprintf(v.w, "$upscope $end\n")
 	}
 	fmt.Fprintf(v.w, "$upscope $end\n$enddefinitions $end\n#0\n$dumpvars\n")
 	for r := 0; r < s.Table.Ranks; r++ {
-		unit := s.Units.NodeOf[r]
-		if s.comms != nil {
-			unit = int32(r)
-		}
 		for k := 0; k < sigCount; k++ {
-			v.value(v.ids[[2]int32{unit, int32(k)}], sigNames[k].width, 0)
+			v.value(v.ids[[2]int32{key(r), int32(k)}], sigNames[k].width, 0)
 		}
 	}
 	fmt.Fprintf(v.w, "$end\n")
@@ -103,7 +98,10 @@ func (v *vcdWriter) cycle(t int64, evs []barrierunit.Event) {
 	v.clearPulses(t)
 	v.last = t
 	for _, e := range evs {
-		u := v.unit(&e)
+		u := v.unit(e)
+		if _, ok := v.ids[[2]int32{u, sigGate}]; !ok {
+			continue // no unit with signals (an error of a communicators run's node, a garbled source)
+		}
 		id := func(k int) string { return v.ids[[2]int32{u, int32(k)}] }
 		pulse := func(k int) {
 			v.value(id(k), 1, 1)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,5 +94,32 @@ func TestModelBytesCountsEpisodes(t *testing.T) {
 	grow := int64(modelBytes(&many, 0) - modelBytes(&one, 0))
 	if want := int64(one.Nodes()) * 9999 * 24; grow < want {
 		t.Errorf("10000 episodes add %d bytes to the estimate, want at least %d (24 bytes a rank an episode)", grow, want)
+	}
+}
+
+// TestModelBytesCountsCommunicators: a split into thousands of looping
+// communicators keeps a record per communicator and iteration (2.4 GB
+// for 4,096 x 1,000 with --format json), and extra channels keep a unit
+// and a result each: the estimate grows with both, so the budget refuses
+// a run that would die out of memory.
+func TestModelBytesCountsCommunicators(t *testing.T) {
+	one := hw.Default()
+	one.Dims = []int{2, 16, 16, 16}
+	loop := one
+	it := 1000
+	loop.Communicators = []hw.Communicator{{Name: "p", Split: "dim:0", Iterations: &it}}
+	grow := int64(modelBytes(&loop, 512) - modelBytes(&one, 512))
+	if want := int64(4096*1000) * 570; grow < want {
+		t.Errorf("4,096 communicators x 1,000 iterations add %d bytes to the JSON estimate, want at least %d", grow, want)
+	}
+	chans := one
+	chans.Dims = []int{32, 32, 32}
+	chans.Channels = 8
+	world := chans
+	for k := range 8 {
+		chans.Communicators = append(chans.Communicators, hw.Communicator{Name: fmt.Sprintf("c%d", k), Split: "plane:0,1"})
+	}
+	if grow := int64(modelBytes(&chans, 512) - modelBytes(&world, 512)); grow < 7*32768*1000 {
+		t.Errorf("8 channels of 32,768 nodes add %d bytes to the estimate, want at least 7 KB a node", grow)
 	}
 }

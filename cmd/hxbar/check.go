@@ -16,9 +16,11 @@ import (
 // runCheck proves the routing tables of a system's topology.
 func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("check", stderr)
+	// check's --channels lists the network's channels (the key channels,
+	// barrier channels per unit, is --barrier-channels).
+	channels := fs.Bool("channels", false, "list the channels (the names --fault and --avoid take) instead of proving the tables")
 	sys := bindSystem(fs.FlagSet)
 	format := fs.String("format", "table", "output format: table or json")
-	channels := fs.Bool("channels", false, "list the channels (the names --fault and --avoid take) instead of proving the tables")
 	limit := bindBudget(fs.FlagSet)
 	fs.neverTakes(notApplicable{systemFlags("topology", "dims", "wrap", "avoid"),
 		"it proves the routing tables of --topology, --dims and --wrap (with --avoid: around those channels), nothing else of the system"})

@@ -228,17 +228,18 @@ func writeSimJSON(w io.Writer, res *sim.Result) error {
 		b = append(b, '{')
 		b = jsonInt(b, "rank", int64(n.Rank), false)
 		b = jsonInt(b, "node", int64(n.Node), false)
-		if n.Communicator != "" { // a run of communicators: whose rank it is
-			b = jsonString(b, "communicator", n.Communicator, false)
-			b = jsonInt(b, "comm_rank", int64(*n.CommRank), false)
-			b = jsonInt(b, "system_rank", int64(*n.SystemRank), false)
-			b = jsonInt(b, "channel", int64(*n.Channel), false)
-		}
 		b = jsonCycle(b, "arrive", n.Arrive, false)
 		b = jsonStringOrNull(b, "operand", n.Operand) // an op without a value: null
 		b = jsonCycle(b, "release", n.Release, false)
 		b = jsonStringOrNull(b, "result", n.Result) // not released, or no value: null
-		b = jsonCycles(b, "releases", n.Releases, true)
+		comm := n.Communicator != ""
+		b = jsonCycles(b, "releases", n.Releases, !comm)
+		if comm { // a run of communicators: whose rank it is (sim.NodeResult's MarshalJSON)
+			b = jsonString(b, "communicator", n.Communicator, false)
+			b = jsonInt(b, "comm_rank", int64(*n.CommRank), false)
+			b = jsonInt(b, "system_rank", int64(*n.SystemRank), false)
+			b = jsonInt(b, "channel", int64(*n.Channel), true)
+		}
 		return append(b, "\n    }"...)
 	})
 }

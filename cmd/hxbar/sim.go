@@ -555,6 +555,9 @@ func printComms(w io.Writer, s *sim.System, res *sim.Result) error {
 	tw := tablewriter.NewWriter(w)
 	tw.Header("communicator", "ranks", "channel", "op", "algo", "iterations", "done", "avg period", "avg latency", "min", "max")
 	for k, c := range res.Communicators {
+		if k == maxTableRows {
+			break
+		}
 		ch := "per node"
 		if c.Channel != nil {
 			ch = strconv.Itoa(*c.Channel)
@@ -571,6 +574,9 @@ func printComms(w io.Writer, s *sim.System, res *sim.Result) error {
 	}
 	if err := tw.Render(); err != nil {
 		return err
+	}
+	if len(res.Communicators) > maxTableRows {
+		fmt.Fprintf(w, "(%d more communicators; use --format json for all)\n", len(res.Communicators)-maxTableRows)
 	}
 	fmt.Fprintln(w)
 	return nil

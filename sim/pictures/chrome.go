@@ -40,7 +40,6 @@ type Chrome struct {
 	w      *bufio.Writer
 	run    Run
 	rankOf []int32
-	atComm map[[2]int32]int32   // (node, communicator) -> rank, in a run of communicators
 	passed []int64              // per rank: cycle of the last gate passed (-1: not arrived)
 	gate   []uint8              // per rank: that gate
 	ep     []int32              // per rank: episode of the last arrival
@@ -70,9 +69,6 @@ func NewChrome(w io.Writer, r Run) *Chrome {
 	R := len(r.NodeOf)
 	c := &Chrome{w: bufio.NewWriterSize(w, 1<<16), run: r, rankOf: r.rankOf(), passed: make([]int64, R), gate: make([]uint8, R),
 		ep: make([]int32, R), flows: map[[3]int32][]int64{}, first: true}
-	if r.CommOf != nil {
-		c.atComm = r.commRanks()
-	}
 	for i := range c.passed {
 		c.passed[i] = -1
 	}
@@ -80,8 +76,8 @@ func NewChrome(w io.Writer, r Run) *Chrome {
 	c.emit(chromeEvent{Name: "process_name", Ph: "M", Pid: 1, Args: map[string]any{"name": r.Title}})
 	for rank, node := range r.NodeOf {
 		name := fmt.Sprintf("rank %d (node %d)", rank, node)
-		if r.CommOf != nil {
-			name = fmt.Sprintf("%s rank %d (node %d)", r.CommNames[r.CommOf[rank]], r.CommRank[rank], node)
+		if rank < len(r.Label) {
+			name = fmt.Sprintf("rank %d (node %d): %s", rank, node, r.Label[rank])
 		}
 		c.emit(chromeEvent{Name: "thread_name", Ph: "M", Pid: 1, Tid: int32(rank), Args: map[string]any{"name": name}})
 		c.emit(chromeEvent{Name: "thread_sort_index", Ph: "M", Pid: 1, Tid: int32(rank), Args: map[string]any{"sort_index": rank}})
@@ -110,6 +106,9 @@ func hex(v uint64) string { return "0x" + strconv.FormatUint(v, 16) }
 // Add writes one cycle's events (sim.Options.Events).
 func (c *Chrome) Add(evs []barrierunit.Event) {
 	for _, e := range evs {
+		if c.run.EventRank != nil && e.Kind != barrierunit.EvError && c.run.EventRank(e) < 0 {
+			continue // no rank of the run (a garbled source without a check code)
+		}
 		switch e.Kind {
 		case barrierunit.EvArrive:
 			r := e.Rank
@@ -118,7 +117,7 @@ func (c *Chrome) Add(evs []barrierunit.Event) {
 			c.emit(chromeEvent{Name: "arrive", Cat: "rank", Ph: "i", S: "t", Ts: e.Cycle, Pid: 1, Tid: r,
 				Args: map[string]any{"episode": c.ep[r], "value": hex(e.Value)}})
 		case barrierunit.EvGate, barrierunit.EvRelease:
-			r := e.Rank // a gate event names its rank too
+			r := c.run.ownRank(c.rankOf, e)
 			g := e.Gate
 			if g == 0 {
 				g = c.gate[r] + 1
@@ -135,13 +134,13 @@ func (c *Chrome) Add(evs []barrierunit.Event) {
 				c.passed[r] = -1
 			}
 		case barrierunit.EvSend:
-			r := c.rankAt(e)
+			r := c.run.ownRank(c.rankOf, e)
 			var zero int64
 			k := [3]int32{r, e.Rank, int32(e.Gate)}
 			c.flows[k] = append(c.flows[k], e.Cycle)
 			c.emit(chromeEvent{Name: "send", Cat: "msg", Ph: "X", Ts: e.Cycle, Dur: &zero, Pid: 1, Tid: r, Args: map[string]any{"to": e.Rank, "gate": e.Gate}})
 		case barrierunit.EvRecv:
-			r := c.rankAt(e)
+			r := c.run.ownRank(c.rankOf, e)
 			var zero int64
 			c.emit(chromeEvent{Name: "recv", Cat: "msg", Ph: "X", Ts: e.Cycle, Dur: &zero, Pid: 1, Tid: r,
 				Args: map[string]any{"from": e.Rank, "gate": e.Gate, "value": hex(e.Value)}})
@@ -168,7 +167,7 @@ func (c *Chrome) Add(evs []barrierunit.Event) {
 // node's rank, on the process for a node without one.
 func (c *Chrome) errorEvent(e barrierunit.Event) chromeEvent {
 	ev := chromeEvent{Name: "error " + barrierunit.ErrName(uint8(e.Value)), Cat: "error", Ph: "i", S: "p", Ts: e.Cycle, Pid: 1, Args: errorArgs(e)}
-	if int(e.Node) < len(c.rankOf) && c.rankOf[e.Node] >= 0 {
+	if int(e.Node) < len(c.rankOf) && c.rankOf[e.Node] >= 0 && c.run.EventRank == nil { // communicators: the node's, whichever channel
 		ev.S, ev.Tid = "t", c.rankOf[e.Node]
 	}
 	return ev
@@ -207,13 +206,4 @@ func (c *Chrome) Close(res *sim.Result) error {
 	}
 	c.w.WriteString("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"hxbar sim\",\"time\":\"1 cycle = 1 us of trace time\"}}\n")
 	return c.w.Flush()
-}
-
-// rankAt is the rank a send or recv event happens at: the node's rank, or
-// in a run of communicators its rank in the peer's communicator.
-func (c *Chrome) rankAt(e barrierunit.Event) int32 {
-	if c.atComm != nil {
-		return c.atComm[[2]int32{e.Node, c.run.CommOf[e.Rank]}]
-	}
-	return c.rankOf[e.Node]
 }

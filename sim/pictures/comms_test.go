@@ -103,8 +103,8 @@ func TestChromeCommunicators(t *testing.T) {
 				t.Fatalf("flow %d from rank %d to rank %d crosses communicators", e.ID, start[e.ID], e.Tid)
 			}
 		case "M":
-			if e.Name == "thread_name" && e.Tid == 17 && e.Args["name"] != "cols.0 rank 1 (node 4)" {
-				t.Errorf("thread 17 is %v, want cols.0 rank 1 (node 4)", e.Args["name"])
+			if e.Name == "thread_name" && e.Tid == 17 && e.Args["name"] != "rank 17 (node 4): cols.0 rank 1, system rank 4, channel 1" {
+				t.Errorf("thread 17 is %v, want rank 17 (node 4): cols.0 rank 1, system rank 4, channel 1", e.Args["name"])
 			}
 		}
 	}

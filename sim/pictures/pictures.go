@@ -10,6 +10,7 @@ package pictures
 
 import (
 	"bytes"
+	"fmt"
 	"image/color"
 	"io"
 
@@ -18,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/sim"
 )
 
@@ -25,10 +27,16 @@ import (
 type Run struct {
 	Title  string  // the plots' title
 	NodeOf []int32 // rank -> node
-	// In a run of communicators (nil otherwise): each rank's communicator
-	// (an index into CommNames) and its rank within it; CommGroup is each
-	// communicator's colour group (the entry of the list it comes from: a
-	// split's communicators share one).
+	// In a run of communicators (a rank per channel of a node): EventRank
+	// is the rank a unit's event is about (sim.System.EventRank), and
+	// Label each rank's communicator, rank in it and system rank. Both
+	// nil otherwise.
+	EventRank func(barrierunit.Event) int32
+	Label     []string
+	// For colours and labels, each rank's communicator (an index into
+	// CommNames) and its rank within it; CommGroup is each communicator's
+	// colour group (the entry of the list it comes from: a split's
+	// communicators share one).
 	CommOf    []int32
 	CommRank  []int32
 	CommNames []string
@@ -39,8 +47,14 @@ type Run struct {
 func RunOf(s *sim.System, title string) Run {
 	r := Run{Title: title, NodeOf: s.Units.NodeOf}
 	cs := s.Comms()
-	if cs == nil {
+	if len(cs) == 0 {
 		return r
+	}
+	r.EventRank = s.EventRank
+	for _, c := range cs {
+		for j, sr := range c.Ranks {
+			r.Label = append(r.Label, fmt.Sprintf("%s rank %d, system rank %d, channel %d", c.Name, j, sr, c.Channel[j]))
+		}
 	}
 	for _, c := range cs {
 		r.CommNames = append(r.CommNames, c.Name)
@@ -54,16 +68,19 @@ func RunOf(s *sim.System, title string) Run {
 	return r
 }
 
-// commRanks maps (node, communicator) to the rank there, for the events
-// that name a peer (a send's destination, a recv's source) but not the
-// rank of the node they happen at: that rank is in the peer's
-// communicator.
-func (r Run) commRanks() map[[2]int32]int32 {
-	m := make(map[[2]int32]int32, len(r.NodeOf))
-	for v, n := range r.NodeOf {
-		m[[2]int32{n, r.CommOf[v]}] = int32(v)
+// ownRank is the rank a unit's event is about: the one arrive and
+// release name; for gate, send and recv the node's rank (in a run of
+// communicators, the rank of the node's channel that acted); -1: none.
+func (r *Run) ownRank(rankOf []int32, e barrierunit.Event) int32 {
+	switch {
+	case e.Kind == barrierunit.EvArrive || e.Kind == barrierunit.EvRelease:
+		return e.Rank
+	case r.EventRank != nil:
+		return r.EventRank(e)
+	case int(e.Node) < len(rankOf):
+		return rankOf[e.Node]
 	}
-	return m
+	return -1
 }
 
 // rankOf maps a node to its rank (-1: none).

@@ -35,7 +35,6 @@ const (
 type Timeline struct {
 	run    Run
 	rankOf []int32
-	atComm map[[2]int32]int32 // (node, communicator) -> rank, in a run of communicators
 	ranks  int
 	evs    []tev               // detailed view
 	errs   []barrierunit.Event // the units' errors (at most one a node), both views
@@ -58,9 +57,6 @@ type tev struct {
 // NewTimeline starts the timeline of run r.
 func NewTimeline(r Run) *Timeline {
 	t := &Timeline{run: r, rankOf: r.rankOf(), ranks: len(r.NodeOf)}
-	if r.CommOf != nil {
-		t.atComm = r.commRanks()
-	}
 	if t.ranks > MaxDetailRanks {
 		t.perRow = (t.ranks + densityRows - 1) / densityRows
 		t.counts = make([][]uint32, (t.ranks+t.perRow-1)/t.perRow)
@@ -77,12 +73,9 @@ func (t *Timeline) Add(evs []barrierunit.Event) {
 		switch e.Kind {
 		case barrierunit.EvArrive, barrierunit.EvRelease:
 			rank = e.Rank
-		case barrierunit.EvGate:
-			rank = e.Rank
-		case barrierunit.EvSend, barrierunit.EvRecv:
-			rank = t.rankOf[e.Node]
-			if t.atComm != nil {
-				rank = t.atComm[[2]int32{e.Node, t.run.CommOf[e.Rank]}]
+		case barrierunit.EvGate, barrierunit.EvSend, barrierunit.EvRecv:
+			if rank = t.run.ownRank(t.rankOf, e); rank < 0 && t.run.EventRank != nil {
+				continue // no rank of the run (a garbled source without a check code)
 			}
 		case barrierunit.EvError:
 			t.errs = append(t.errs, e)
@@ -168,7 +161,7 @@ func (t *Timeline) plot(res *sim.Result) (*plot.Plot, vg.Length, vg.Length) {
 	}
 	episodeLines(p, episodesOf(res))
 	t.faults(p, res, y)
-	t.errors(p, y.row)
+	t.errors(p, y.row, res)
 	return p, 10 * vg.Inch, max(h, 3*vg.Inch)
 }
 
@@ -322,17 +315,44 @@ func (t *Timeline) faults(p *plot.Plot, res *sim.Result, y rows) {
 	p.Legend.Add("fault (labelled with its spec)", sc, lines)
 }
 
+// errorRanks is the row of each of t.errs: the node's rank (a node
+// without a rank: the packet's source). In a run of communicators a node
+// has a rank per channel: the rank that raised it, as res.Errors names it
+// (the event names the node only), matched in order by cycle, node and
+// code.
+func (t *Timeline) errorRanks(res *sim.Result) []int32 {
+	out := make([]int32, len(t.errs))
+	used := make([]bool, len(res.Errors))
+	for i, e := range t.errs {
+		out[i] = e.Rank // the source rank
+		if int(e.Node) < len(t.rankOf) && t.rankOf[e.Node] >= 0 {
+			out[i] = t.rankOf[e.Node]
+		}
+		if t.run.EventRank == nil {
+			continue
+		}
+		for k, er := range res.Errors {
+			if !used[k] && er.Cycle == e.Cycle && er.Node == int(e.Node) && er.Code == barrierunit.ErrName(uint8(e.Value)) {
+				used[k] = true
+				if er.Rank >= 0 {
+					out[i] = int32(er.Rank)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
 // errors marks each unit's error with a cross on its rank's row (a node
 // without a rank: the row of the packet's source), one legend entry and
 // colour per error code.
-func (t *Timeline) errors(p *plot.Plot, row func(int32) float64) {
+func (t *Timeline) errors(p *plot.Plot, row func(int32) float64, res *sim.Result) {
 	byCode := map[uint8]plotter.XYs{}
 	var codes []uint8
-	for _, e := range t.errs {
-		r := e.Rank // the source rank
-		if int(e.Node) < len(t.rankOf) && t.rankOf[e.Node] >= 0 {
-			r = t.rankOf[e.Node]
-		}
+	rows := t.errorRanks(res)
+	for i, e := range t.errs {
+		r := rows[i]
 		code := uint8(e.Value)
 		if _, ok := byCode[code]; !ok {
 			codes = append(codes, code)
