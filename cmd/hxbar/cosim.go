@@ -50,7 +50,7 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 		return usagef("--keep applies only without --dir (a temporary directory)")
 	}
 	if *printCfg {
-		return cosimPrintConfig(fs.FlagSet, *dir, *schedFile, sys, stdout)
+		return cosimPrintConfig(*dir, *schedFile, sys, stdout)
 	}
 
 	ctx, stop := runContext(stdout)
@@ -113,9 +113,13 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 }
 
 // cosimPrintConfig prints the system cosim would check: DIR/system.yaml
-// with --dir, else the system of the flags (and --schedule).
-func cosimPrintConfig(fs *flag.FlagSet, dir, schedFile string, sys func() (hw.System, error), stdout io.Writer) error {
+// with --dir, else the system of the flags; it refuses a run whose
+// schedule comes from a file (--schedule, DIR's recorded schedule).
+func cosimPrintConfig(dir, schedFile string, sys func() (hw.System, error), stdout io.Writer) error {
 	if dir != "" {
+		if f := dirSchedule(dir); f != "" {
+			return refuseScheduleConfig(f)
+		}
 		s, err := hw.Load(filepath.Join(dir, verilog.SystemFile))
 		if err != nil {
 			return usageError{err}
@@ -129,8 +133,8 @@ func cosimPrintConfig(fs *flag.FlagSet, dir, schedFile string, sys func() (hw.Sy
 	if err := refuseFaults("cosim", s); err != nil {
 		return err
 	}
-	if _, _, err := schedulesFlag(fs, schedFile, &s); err != nil {
-		return err
+	if schedFile != "" {
+		return refuseScheduleConfig(schedFile)
 	}
 	return printConfig(stdout, s)
 }

@@ -67,9 +67,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *printCfg {
-		// With --schedule, the system the schedule's ranks and items make.
-		if _, _, err := schedulesFlag(fs.FlagSet, *schedFile, &s); err != nil {
-			return err
+		if *schedFile != "" {
+			return refuseScheduleConfig(*schedFile)
 		}
 		return printConfig(stdout, s)
 	}
