@@ -391,3 +391,17 @@ func TestNoValueIsNull(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorResultWhere: an error's place names its gate and source as the
+// run's message does, and no source when the JSON has from null.
+func TestErrorResultWhere(t *testing.T) {
+	for e, want := range map[ErrorResult]string{
+		{Code: "OVER", Gate: 2, From: 4}:              " at gate 2 from rank 4",
+		{Code: "OVER", Gate: 2, NoFrom: true}:         " at gate 2 (found by the gate check: no source)",
+		{Code: "BADGATE", Gate: 0, From: 0, Rank: -1}: "",
+	} {
+		if got := e.Where(); got != want {
+			t.Errorf("%+v: %q, want %q", e, got, want)
+		}
+	}
+}
