@@ -405,3 +405,18 @@ func TestErrorResultWhere(t *testing.T) {
 		}
 	}
 }
+
+// TestDetectedByNeedsASource: an error that names no source (an OVER the
+// gate check found, an error of no gate: From 0, JSON from null) is not
+// taken as the report of a fault of rank 0; one naming rank 0 is.
+func TestDetectedByNeedsASource(t *testing.T) {
+	f := &FaultResult{Spec: "stuck:0"}
+	none := []ErrorResult{{Code: "OVER", Gate: 2, NoFrom: true}, {Code: "BADGATE", Rank: -1}}
+	if got := detectedBy(f, none); got != nil {
+		t.Errorf("stuck:0 detected by %+v, which names no source", *got)
+	}
+	named := append(none, ErrorResult{Code: "TIMEOUT", Gate: 3, From: 0})
+	if got := detectedBy(f, named); got == nil || got.Code != "TIMEOUT" {
+		t.Errorf("stuck:0 detected by %v, want the TIMEOUT from rank 0", got)
+	}
+}
