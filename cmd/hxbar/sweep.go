@@ -28,6 +28,11 @@ import (
 //	                                                               draw DIR/plot.svg
 func runSweep(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sweep", stderr)
+	fs.forms = []string{
+		"SPEC.yaml --out DIR [flags]                          run the sweep SPEC.yaml describes (docs/sweeps.md) into DIR",
+		"--collect DIR                                        merge the shards run into DIR/shards",
+		"--plot x=KEY,y=FIELD[,series=KEY][,logx][,logy] DIR  plot the results in DIR",
+	}
 	out := fs.String("out", "", "write the results into `DIR`: a new or empty directory, or one hxbar sweep wrote (it resumes: points already there are skipped)")
 	workers := fs.Int("workers", 0, "points run at once (`N`; 0: GOMAXPROCS, every core)")
 	shard := fs.String("shard", "", "run only shard `i/N`: the points p with p % N == i, into DIR/shards/i")
