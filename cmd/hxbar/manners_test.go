@@ -42,7 +42,7 @@ func TestHelpListsWhatTheCommandTakes(t *testing.T) {
 		{"traffic", []string{"rate", "dims", "seed", "max-memory"}, []string{"skew", "max-cycles", "ranks", "plot", "name", "algo"}},
 		{"check", []string{"dims", "topology", "avoid", "channels"}, []string{"ranks", "skew", "algo"}},
 		{"faults", []string{"campaign", "per-run", "kinds"}, []string{"fault"}},
-		{"synth", []string{"dims", "link-retry", "watchdog", "dir"}, []string{"fault"}},
+		{"synth", []string{"dims", "link-retry", "watchdog", "dir"}, []string{"fault", "skew", "seed", "compute", "jitter", "max-cycles"}},
 		{"sim", []string{"dims", "fault", "trace", "max-cycles"}, nil},
 	}
 	for _, c := range cases {
