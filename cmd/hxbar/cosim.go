@@ -82,7 +82,7 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		target = tmp
-	} else if err := checkDesignDir(target); err != nil {
+	} else if err := checkCosimDir(target); err != nil {
 		return err
 	}
 
@@ -117,6 +117,9 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 // schedule comes from a file (--schedule, DIR's recorded schedule).
 func cosimPrintConfig(dir, schedFile string, sys func() (hw.System, error), stdout io.Writer) error {
 	if dir != "" {
+		if err := checkCosimDir(dir); err != nil {
+			return err
+		}
 		if f := dirSchedule(dir); f != "" {
 			return refuseScheduleConfig(f)
 		}
@@ -142,6 +145,18 @@ func cosimPrintConfig(dir, schedFile string, sys func() (hw.System, error), stdo
 // checkDesignDir refuses a --dir that is not a directory, or that another
 // tool than hxbar gen owns (a sweep's directory), by name: its advice to
 // write the design with 'hxbar gen --out DIR' would be refused there.
+// checkCosimDir is checkDesignDir for cosim, which also needs the
+// directory's system.yaml (the reference it checks the RTL against).
+func checkCosimDir(dir string) error {
+	if err := checkDesignDir(dir); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(filepath.Join(dir, verilog.SystemFile)); errors.Is(err, os.ErrNotExist) {
+		return usagef("invalid --dir: %q has no %s, the system to check the RTL against (allowed: a directory hxbar gen wrote)", dir, verilog.SystemFile)
+	}
+	return nil
+}
+
 func checkDesignDir(dir string) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return usagef("invalid --dir: %q is not a directory (write one with 'hxbar gen --out DIR')", dir)

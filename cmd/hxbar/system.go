@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,7 +17,13 @@ import (
 func bindSystem(fs *flag.FlagSet) func() (hw.System, error) {
 	config := fs.String("config", "", "system description `FILE` (YAML, see docs/config.md); flags override it")
 	flags := hw.BindFlags(fs)
-	return func() (hw.System, error) { return flags.Load(*config) }
+	return func() (hw.System, error) {
+		s, err := flags.Load(*config)
+		if errors.Is(err, os.ErrNotExist) {
+			err = fmt.Errorf("--config: %w", err) // the file is not there: name the flag
+		}
+		return s, err
+	}
 }
 
 // bindPrintConfig registers --print-config on fs.
