@@ -244,11 +244,23 @@ func explainFlagError(fs *flagSet, err error) error {
 	msg = flagWordRE.ReplaceAllString(msg, "$1--$2")
 	if m := flagWordRE.FindStringSubmatch(err.Error()); m != nil {
 		if f := fs.Lookup(m[2]); f != nil && !strings.Contains(msg, "allowed") {
-			_, usage := flag.UnquoteUsage(f) // as the help shows it: no backquotes
+			kind, usage := flag.UnquoteUsage(f) // as the help shows it: no backquotes
+			if what, ok := parseErrorWords[kind]; ok {
+				msg = strings.Replace(msg, ": parse error", ": not "+what, 1)
+			}
 			msg += " (--" + f.Name + ": " + usage + ")"
 		}
 	}
 	return usageError{errors.New(msg)}
+}
+
+// parseErrorWords say, by a flag's kind, what the flag package's "parse
+// error" means: the value is not of the kind the flag takes.
+var parseErrorWords = map[string]string{
+	"int":      "an integer",
+	"uint":     "a whole number 0 or above",
+	"float":    "a number",
+	"duration": "a duration (e.g. 30s)",
 }
 
 // closest is the flag the command takes nearest to a mistyped name, or ""

@@ -301,3 +301,21 @@ func TestHelpLinesAreTrue(t *testing.T) {
 		t.Errorf("traffic --warmup x: exit %d, %q", code, e.String())
 	}
 }
+
+// TestFlagValueOfTheWrongKind: a value the flag package cannot parse says
+// what the flag takes, not "parse error".
+func TestFlagValueOfTheWrongKind(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "--seed", "-1"}, `invalid value "-1" for flag --seed: not a whole number 0 or above (--seed: `},
+		{[]string{"sim", "--skew", "x"}, `invalid value "x" for flag --skew: not an integer (--skew: `},
+		{[]string{"traffic", "--rate", "abc"}, `invalid value "abc" for flag --rate: not a number (--rate: `},
+	} {
+		var o, e bytes.Buffer
+		if code := run(c.args, &o, &e); code != 2 || !strings.Contains(e.String(), c.want) || strings.Contains(e.String(), "parse error") {
+			t.Errorf("%v: exit %d, %q", c.args, code, e.String())
+		}
+	}
+}
