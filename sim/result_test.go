@@ -420,3 +420,36 @@ func TestDetectedByNeedsASource(t *testing.T) {
 		t.Errorf("stuck:0 detected by %v, want the TIMEOUT from rank 0", got)
 	}
 }
+
+// TestNodeArrivedReleased: a rank's arrival and release come with an ok
+// bool, false for a stuck rank (never arrives) and for a rank not
+// released, so a program need not compare with Never or -1.
+func TestNodeArrivedReleased(t *testing.T) {
+	sys := hw.Default()
+	sys.Faults = []string{"stuck:3"}
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := s.Run(Options{})
+	if _, ok := res.Nodes[3].Arrived(); ok {
+		t.Errorf("stuck rank 3: Arrived ok")
+	}
+	if c, ok := res.Nodes[0].Arrived(); !ok || c != res.Nodes[0].Arrive {
+		t.Errorf("rank 0: Arrived %d, %v", c, ok)
+	}
+	if _, ok := res.Nodes[3].Released(); ok || res.Complete {
+		t.Errorf("stuck run: rank 3 released, or the run complete")
+	}
+	fine, err := Build(hw.Default(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res2, err := fine.Run(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := res2.Nodes[5].Released(); !ok || c != res2.Nodes[5].Release {
+		t.Errorf("complete run: rank 5 Released %d, %v", c, ok)
+	}
+}

@@ -359,10 +359,12 @@ func arriveString(a int64) string {
 }
 
 func relWait(n sim.NodeResult) string {
-	if n.Release < 0 || n.Arrive == sim.Never {
+	a, arrived := n.Arrived()
+	r, released := n.Released()
+	if !arrived || !released {
 		return "-"
 	}
-	return strconv.FormatInt(n.Release-n.Arrive, 10)
+	return strconv.FormatInt(r-a, 10)
 }
 
 func dimsString(d []int) string {
