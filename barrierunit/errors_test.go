@@ -124,3 +124,22 @@ func TestErrorStopsTheUnit(t *testing.T) {
 		t.Errorf("String: %q", got)
 	}
 }
+
+// TestUnitErrorStringNamesOnlyWhatItKnows: the message names the gate and
+// the source rank an error concerns, no source for an OVER found by the
+// gate check (NoFrom: From 0 is not rank 0), and neither for an error of
+// no gate.
+func TestUnitErrorStringNamesOnlyWhatItKnows(t *testing.T) {
+	for _, c := range []struct {
+		e    UnitError
+		want string
+	}{
+		{UnitError{Cycle: 9, Node: 3, Rank: 3, Code: ErrOver, Gate: 2, From: 1}, "cycle 9: node 3 (rank 3): OVER at gate 2 from rank 1"},
+		{UnitError{Cycle: 9, Node: 3, Rank: 3, Code: ErrOver, Gate: 2, NoFrom: true}, "cycle 9: node 3 (rank 3): OVER at gate 2 (found by the gate check: no source)"},
+		{UnitError{Cycle: 9, Node: 3, Rank: -1, Code: ErrBadGate}, "cycle 9: node 3 (no rank): BADGATE"},
+	} {
+		if got := c.e.String(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.e, got, c.want)
+		}
+	}
+}

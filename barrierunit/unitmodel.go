@@ -88,7 +88,20 @@ func (e UnitError) String() string {
 	if e.Rank >= 0 {
 		rank = fmt.Sprintf("rank %d", e.Rank)
 	}
-	return fmt.Sprintf("cycle %d: node %d (%s): %s at gate %d from rank %d", e.Cycle, e.Node, rank, ErrName(e.Code), e.Gate, e.From)
+	return fmt.Sprintf("cycle %d: node %d (%s): %s%s", e.Cycle, e.Node, rank, ErrName(e.Code), e.Where())
+}
+
+// Where names the gate and the source rank the error concerns, as the
+// message says them: " at gate G from rank R", " at gate G (found by the
+// gate check: no source)" with NoFrom, "" for an error of no gate.
+func (e UnitError) Where() string {
+	switch {
+	case e.Gate == 0:
+		return ""
+	case e.NoFrom:
+		return fmt.Sprintf(" at gate %d (found by the gate check: no source)", e.Gate)
+	}
+	return fmt.Sprintf(" at gate %d from rank %d", e.Gate, e.From)
 }
 
 // Event is one trace event: see "Trace" in docs/microarchitecture.md.

@@ -238,8 +238,8 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return string(s.Duplex) }},
 	{key: "max_cycles", flag: "max-cycles", typ: "integer", allowed: fmt.Sprintf("1..%d", int64(MaxMaxCycles)),
-		field: func(s *System) any { return &s.MaxCycles }, help: "stop with an error after this many cycles",
-		doc: "The simulation stops with an error if the barrier has not completed by this cycle.",
+		field: func(s *System) any { return &s.MaxCycles }, help: "stop a run that has not released every rank within this many cycles (incomplete, exit 1)",
+		doc: "A run that has not released every rank within this many cycles stops there, incomplete.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			var v int64
 			v, err = decodeInteger(n, "max_cycles", fmt.Sprintf("1..%d", int64(MaxMaxCycles)), math.MinInt64, math.MaxInt64)

@@ -7,6 +7,7 @@ package hw
 
 import (
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -357,10 +358,37 @@ func (s *System) Title() string {
 	if len(s.Episodes) > 0 || s.Repeat > 1 {
 		n += fmt.Sprintf("-%dep", s.NumEpisodes())
 	}
-	if !validName(n) || len(n) > MaxNameLen {
-		return "unnamed"
+	return fitName(n)
+}
+
+// fitName makes a derived name valid: a byte outside the allowed set
+// becomes '_', a leading '-' or '.' gets a '_' before it, and a name
+// longer than MaxNameLen keeps its first bytes and ends in '-' and eight
+// hex digits of a hash of the whole name, so that two long names that
+// differ only at the end stay apart and a name never changes from run to
+// run.
+func fitName(n string) string {
+	b := []byte(n)
+	for i, c := range b {
+		if !nameByte(c) {
+			b[i] = '_'
+		}
 	}
-	return n
+	if len(b) == 0 || b[0] == '-' || b[0] == '.' {
+		b = append([]byte{'_'}, b...)
+	}
+	if len(b) <= MaxNameLen {
+		return string(b)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(n))
+	sum := fmt.Sprintf("-%08x", h.Sum32())
+	head := strings.TrimRight(string(b[:MaxNameLen-len(sum)]), "-.")
+	return head + sum
+}
+
+func nameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
 }
 
 func validName(n string) bool {
@@ -368,8 +396,7 @@ func validName(n string) bool {
 		return false
 	}
 	for i := 0; i < len(n); i++ {
-		c := n[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
+		if !nameByte(n[i]) {
 			return false
 		}
 	}

@@ -366,6 +366,40 @@ func TestTitleNamesWhatRuns(t *testing.T) {
 	}
 }
 
+// TestTitleLongStaysMeaningful: a derived name longer than MaxNameLen is
+// cut to a valid name that still says what runs (its start) and keeps two
+// systems apart that differ only past the cut (a hash suffix), the same on
+// every call; a valid system's title is accepted as its name.
+func TestTitleLongStaysMeaningful(t *testing.T) {
+	s := Default()
+	s.Dims = []int{16, 16, 16, 16, 16, 16}
+	s.Algo, s.Collective, s.Op = AlgoButterflyNearFirst, CollAllGather, OpBarrier
+	s.Repeat = 10000
+	long := s.Title()
+	if len(long) > MaxNameLen || !validName(long) {
+		t.Fatalf("title %q (%d bytes) is not a valid name", long, len(long))
+	}
+	if !strings.HasPrefix(long, "hyperxbar-16x16x16x16x16x16-butterfly-near-first-") {
+		t.Fatalf("title %q lost what runs", long)
+	}
+	if again := s.Title(); again != long {
+		t.Fatalf("title not stable: %q then %q", long, again)
+	}
+	s.Repeat = 9999
+	if other := s.Title(); other == long {
+		t.Fatalf("two systems differing past the cut share the title %q", long)
+	}
+	s.Name, s.Ranks = long, 4096
+	if err := s.Validate(); err != nil {
+		t.Fatalf("the title as a name: %v", err)
+	}
+	odd := Default()
+	odd.Topology, odd.Algo = "", "my algo"
+	if got := odd.Title(); !validName(got) || !strings.Contains(got, "my_algo") {
+		t.Fatalf("title %q of a system with odd names", got)
+	}
+}
+
 // TestPlacementAloneSetsRanks: one rule for ranks in the struct, a file
 // and the flags: a placement without ranks places one rank per entry
 // (README, "Use hxbar from Go": set Ranks or Placement for fewer ranks).

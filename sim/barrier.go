@@ -345,6 +345,12 @@ type ErrorResult struct {
 	NoFrom bool `json:"-"`
 }
 
+// Where names the gate and the source the error concerns as its message
+// does (barrierunit.UnitError.Where): "" for no gate, no source with NoFrom.
+func (e ErrorResult) Where() string {
+	return barrierunit.UnitError{Gate: uint8(e.Gate), From: int32(e.From), NoFrom: e.NoFrom}.Where()
+}
+
 // UnitError reports a run in which a unit raised an error
 // (docs/microarchitecture.md, "Error paths"); its message names the first,
 // without an "error: " prefix: a caller that wraps it, or a command that

@@ -37,31 +37,39 @@ type CampaignCounts struct {
 }
 
 // KindCounts are the outcomes of one fault kind, with the cost of recovery.
+// A figure that does not apply is nil (JSON null), never 0: 0 extra
+// cycles is a recovery that cost nothing.
 type KindCounts struct {
 	CampaignCounts
-	// Rerouted (dead channels): runs that, repeated
-	// with --avoid naming the dead channel, complete with the fault-free
+	// Rerouted (dead channels only, else nil): runs that, repeated with
+	// --avoid naming the dead channel, complete with the fault-free
 	// results; RerouteCycles is their mean extra cycles over the
-	// fault-free run.
-	Rerouted      int     `json:"rerouted,omitempty"`
-	RerouteCycles float64 `json:"reroute_extra_cycles,omitempty"`
-	// RecoverCycles is the mean extra cycles of the recovered runs.
-	RecoverCycles float64 `json:"recover_extra_cycles,omitempty"`
-	// DetectLatency is the mean cycles from a link fault's first hit to
-	// the first unit error of the detected runs, DetectLatencyMax the most.
-	DetectLatency    float64 `json:"detect_latency_mean,omitempty"`
-	DetectLatencyMax int64   `json:"detect_latency_max,omitempty"`
+	// fault-free run (nil when none was rerouted).
+	Rerouted      *int     `json:"rerouted"`
+	RerouteCycles *float64 `json:"reroute_extra_cycles"`
+	// RecoverCycles is the mean extra cycles of the recovered runs (nil
+	// when none recovered).
+	RecoverCycles *float64 `json:"recover_extra_cycles"`
+	// DetectLatency is the mean cycles from a fault's first hit to the
+	// first unit error of the detected runs, DetectLatencyMax the most
+	// (nil when no run was detected after a hit).
+	DetectLatency    *float64 `json:"detect_latency_mean"`
+	DetectLatencyMax *int64   `json:"detect_latency_max"`
 }
 
 // CampaignResult is the JSON of hxbar faults.
 type CampaignResult struct {
+	// System is the campaign's system (hw.System.Title), Seed the seed
+	// of its draws.
+	System string `json:"system"`
+	Seed   uint64 `json:"seed"`
+	// Cycles is the fault-free run's.
+	Cycles int64 `json:"fault_free_cycles"`
 	CampaignCounts
 	ByKind map[string]*KindCounts `json:"by_kind"`
 	// ByCount are the outcomes per number of faults injected into a run
 	// (CampaignOptions.PerRun), keyed "1".."4".
 	ByCount map[string]*CampaignCounts `json:"by_count"`
-	// Cycles is the fault-free run's.
-	Cycles int64 `json:"-"`
 	// Runs of the campaign, when kept (CampaignOptions.Keep).
 	Detail []CampaignRun `json:"-"`
 }
@@ -74,8 +82,11 @@ type CampaignRun struct {
 	Rerouted                              bool // dead: the run with --avoid recovered
 	Cycles                                int64
 	RerouteCycles                         int64 // dead: the cycles of the run with --avoid
-	DetectLatency                         int64 // cycles from the fault's first hit to the first error, -1: none
-	Err                                   string
+	// DetectLatency is the cycles from the first hit of the run's faults
+	// to its first unit error, when DetectLatencyOK (detected after a hit).
+	DetectLatency   int64
+	DetectLatencyOK bool
+	Err             string
 }
 
 // CampaignOptions says what a campaign injects.
@@ -155,9 +166,12 @@ func RunCampaign(sys hw.System, opt CampaignOptions) (*CampaignResult, error) {
 	fsys := sys
 	fsys.MaxCycles = min(sys.MaxCycles, 10*res0.Cycles+1000)
 
-	out := &CampaignResult{ByKind: map[string]*KindCounts{}, ByCount: map[string]*CampaignCounts{}, Cycles: res0.Cycles}
+	out := &CampaignResult{System: sys.Title(), Seed: opt.Seed, ByKind: map[string]*KindCounts{}, ByCount: map[string]*CampaignCounts{}, Cycles: res0.Cycles}
 	for _, k := range kinds {
 		out.ByKind[k] = &KindCounts{}
+		if k == hw.FaultDead {
+			out.ByKind[k].Rerouted = new(int)
+		}
 	}
 	for _, k := range perRun {
 		out.ByCount[fmt.Sprint(k)] = &CampaignCounts{}
@@ -310,16 +324,18 @@ func newCampaignSums() *campaignSums {
 func (a *campaignSums) add(out *CampaignResult, kind string, n int, run CampaignRun, cycles0 int64) {
 	k := out.ByKind[kind]
 	if run.Rerouted {
-		k.Rerouted++
+		*k.Rerouted++ // set for the dead kind, the only one rerouted
 		a.reroute[kind] += run.RerouteCycles - cycles0
 	}
 	if run.Recovered {
 		a.recover[kind] += run.Cycles - cycles0
 	}
-	if run.DetectLatency >= 0 {
+	if run.DetectLatencyOK {
 		a.detect[kind] += run.DetectLatency
 		a.detectN[kind]++
-		k.DetectLatencyMax = max(k.DetectLatencyMax, run.DetectLatency)
+		if k.DetectLatencyMax == nil || run.DetectLatency > *k.DetectLatencyMax {
+			k.DetectLatencyMax = &run.DetectLatency
+		}
 	}
 	for _, c := range []*CampaignCounts{&out.CampaignCounts, &k.CampaignCounts, out.ByCount[fmt.Sprint(n)]} {
 		if c == nil { // a stuck run on fewer ranks than faults asked for
@@ -337,14 +353,18 @@ func (a *campaignSums) add(out *CampaignResult, kind string, n int, run Campaign
 // means fills in out's mean cycles per kind.
 func (a *campaignSums) means(out *CampaignResult) {
 	for kind, k := range out.ByKind {
-		if k.Recovered > 0 {
-			k.RecoverCycles = float64(a.recover[kind]) / float64(k.Recovered)
+		mean := func(sum int64, n int) *float64 {
+			m := float64(sum) / float64(n)
+			return &m
 		}
-		if k.Rerouted > 0 {
-			k.RerouteCycles = float64(a.reroute[kind]) / float64(k.Rerouted)
+		if k.Recovered > 0 {
+			k.RecoverCycles = mean(a.recover[kind], k.Recovered)
+		}
+		if k.Rerouted != nil && *k.Rerouted > 0 {
+			k.RerouteCycles = mean(a.reroute[kind], *k.Rerouted)
 		}
 		if a.detectN[kind] > 0 {
-			k.DetectLatency = float64(a.detect[kind]) / float64(a.detectN[kind])
+			k.DetectLatency = mean(a.detect[kind], a.detectN[kind])
 		}
 	}
 }
@@ -360,7 +380,7 @@ func b2i(b bool) int {
 // want, the fault-free run's signature.
 func campaignRun(sys hw.System, specs []string, want []string) (CampaignRun, error) {
 	sys.Faults = specs
-	run := CampaignRun{Spec: strings.Join(specs, " "), DetectLatency: -1}
+	run := CampaignRun{Spec: strings.Join(specs, " ")}
 	s, err := Build(sys, nil)
 	if err != nil {
 		return run, err
@@ -382,7 +402,7 @@ func campaignRun(sys hw.System, specs []string, want []string) (CampaignRun, err
 		}
 	}
 	if run.Detected && first >= 0 {
-		run.DetectLatency = s.Units.Errors[0].Cycle - first
+		run.DetectLatency, run.DetectLatencyOK = s.Units.Errors[0].Cycle-first, true
 	}
 	_, stuck := errors.AsType[*StuckError](err)
 	run.Reported = run.Detected || stuck || !res.Complete

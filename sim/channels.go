@@ -400,4 +400,3 @@ func (s *System) RankComm(v int) (k, j int, ok bool) {
 	k = int(s.commOf[v])
 	return k, v - s.comms[k].base, true
 }
-

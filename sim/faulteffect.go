@@ -100,6 +100,9 @@ func (s *System) detectedBy(f *FaultResult, errs []ErrorResult) *ErrorResult {
 	}
 	for i := range errs {
 		e := &errs[i]
+		if e.Gate == 0 || e.NoFrom {
+			continue // From 0 names no rank (JSON from null), not rank 0
+		}
 		for _, k := range keys {
 			if e.From == k.from && (k.gate < 0 || e.Gate == k.gate) {
 				return e

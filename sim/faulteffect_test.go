@@ -225,3 +225,19 @@ func TestFaultEffectJSON(t *testing.T) {
 		t.Errorf("round trip:\n%s\n%s", b, b2)
 	}
 }
+
+// TestErrorContextSaysWhatAStuckRankDid: the run's error lists the faults
+// behind it, a stuck rank with what it did (it never arrives), not its
+// bare spec.
+func TestErrorContextSaysWhatAStuckRankDid(t *testing.T) {
+	sys := hw.Default()
+	sys.Op, sys.Faults = hw.OpSum, []string{"flip:n4.d0.up@first:3", "stuck:7"}
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Run(Options{})
+	if err == nil || !strings.HasSuffix(err.Error(), "; fault stuck:7: rank 7 never arrives") {
+		t.Errorf("run error %v", err)
+	}
+}

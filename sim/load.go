@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/hxbar/hxbar/noc"
+)
 
 // MaxLoadBuckets bounds the time buckets of a ChannelLoad: when a run
 // outgrows them, the bucket width doubles and neighbouring buckets merge.
@@ -13,8 +17,8 @@ const MaxLoadRows = 256
 // ChannelLoad is what Options.Load asks a run to record: the flits each
 // network channel carried in each time bucket. Channels are the ones the
 // statistics count (switch to switch; on a torus one entry per virtual
-// channel), named as the statistics name them ("n5.d1 up", or the fabric's
-// output name); they are counted when they send a flit, as flit_hops is.
+// channel), named as the statistics, --fault and --avoid name them
+// (noc.ChannelName: "n5.d1.up", "n2.d0+.vc0"); they are counted when they send a flit, as flit_hops is.
 //
 // Recording reads the channels' flit counters when the run crosses a bucket
 // boundary, outside the cycle evaluation, so it costs nothing per cycle and
@@ -64,7 +68,7 @@ func newLoadRec(s *System, out *ChannelLoad) *loadRec {
 			if i%2 == 1 {
 				dir = "down"
 			}
-			return fmt.Sprintf("n%d.d%d %s", i/(2*D), i/2%D, dir)
+			return fmt.Sprintf("n%d.d%d.%s", i/(2*D), i/2%D, dir)
 		}
 	} else {
 		for sw := 0; sw < s.switches; sw++ {
@@ -74,7 +78,7 @@ func newLoadRec(s *System, out *ChannelLoad) *loadRec {
 				}
 			}
 		}
-		name = func(i int) string { return s.Net.DescribeOutput(int(r.net[i].sw), int(r.net[i].port)) }
+		name = func(i int) string { return noc.ChannelName(s.Fabric, int(r.net[i].sw), int(r.net[i].port)) }
 	}
 	n := len(r.net)
 	per := max(1, (n+MaxLoadRows-1)/MaxLoadRows)

@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/noc"
 )
 
 // TestChannelLoad: the recorded flits add up to flit_hops, per channel to
@@ -66,7 +68,38 @@ func TestChannelLoadRows(t *testing.T) {
 	if _, err := s.Run(Options{Load: &load}); err != nil {
 		t.Fatal(err)
 	}
-	if load.PerRow != 4 || len(load.Rows) != 256 || load.Rows[0] != "n0.d0 up .. n0.d1 down" {
+	if load.PerRow != 4 || len(load.Rows) != 256 || load.Rows[0] != "n0.d0.up .. n0.d1.down" {
 		t.Errorf("per row %d, %d rows, first %q", load.PerRow, len(load.Rows), load.Rows[0])
+	}
+}
+
+// TestChannelLoadNamesAreChannelNames: a load row names its channel as
+// the statistics' busiest channel, --fault and --avoid do (every row
+// parses as a channel name, the busiest is one of them), on each topology.
+func TestChannelLoadNamesAreChannelNames(t *testing.T) {
+	for _, c := range []struct {
+		topo hw.Topology
+		dims []int
+	}{{hw.TopoHyperXbar, []int{4, 4}}, {hw.TopoTorus, []int{4, 4}}, {hw.TopoFatTree, []int{2, 2, 2}}} {
+		sys := hw.Default()
+		sys.Topology, sys.Dims = c.topo, c.dims
+		s, err := Build(sys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var load ChannelLoad
+		res, err := s.Run(Options{Load: &load})
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx := noc.NewChannelIndex(s.Fabric)
+		for _, r := range load.Rows {
+			if _, err := idx.Parse(r); err != nil {
+				t.Fatalf("%s: row %q is not a channel name: %v", c.topo, r, err)
+			}
+		}
+		if !slices.Contains(load.Rows, res.Network.Busiest) {
+			t.Errorf("%s: busiest channel %q is no row's name (rows %q ...)", c.topo, res.Network.Busiest, load.Rows[:2])
+		}
 	}
 }

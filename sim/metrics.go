@@ -32,6 +32,16 @@ func (r *Result) Latency() (cycles int64, ok bool) { return value(r.LatencyCycle
 // false for an incomplete run.
 func (r *Result) ReleaseSpread() (cycles int64, ok bool) { return value(r.ReleaseSpreadCycles) }
 
+// Arrived is the rank's arrival cycle (its last, over episodes); ok is
+// false for a rank that never arrives (a stuck fault; the field Arrive
+// holds Never there).
+func (n NodeResult) Arrived() (cycle int64, ok bool) { return n.Arrive, n.Arrive != Never }
+
+// Released is the rank's release cycle (its last, over episodes); ok is
+// false for a rank not released when the run stopped (the field Release
+// holds -1 there).
+func (n NodeResult) Released() (cycle int64, ok bool) { return n.Release, n.Release >= 0 }
+
 func value(p *int64) (int64, bool) {
 	if p == nil {
 		return 0, false

@@ -391,3 +391,65 @@ func TestNoValueIsNull(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorResultWhere: an error's place names its gate and source as the
+// run's message does, and no source when the JSON has from null.
+func TestErrorResultWhere(t *testing.T) {
+	for e, want := range map[ErrorResult]string{
+		{Code: "OVER", Gate: 2, From: 4}:              " at gate 2 from rank 4",
+		{Code: "OVER", Gate: 2, NoFrom: true}:         " at gate 2 (found by the gate check: no source)",
+		{Code: "BADGATE", Gate: 0, From: 0, Rank: -1}: "",
+	} {
+		if got := e.Where(); got != want {
+			t.Errorf("%+v: %q, want %q", e, got, want)
+		}
+	}
+}
+
+// TestDetectedByNeedsASource: an error that names no source (an OVER the
+// gate check found, an error of no gate: From 0, JSON from null) is not
+// taken as the report of a fault of rank 0; one naming rank 0 is.
+func TestDetectedByNeedsASource(t *testing.T) {
+	f := &FaultResult{Spec: "stuck:0"}
+	none := []ErrorResult{{Code: "OVER", Gate: 2, NoFrom: true}, {Code: "BADGATE", Rank: -1}}
+	if got := new(System).detectedBy(f, none); got != nil {
+		t.Errorf("stuck:0 detected by %+v, which names no source", *got)
+	}
+	named := append(none, ErrorResult{Code: "TIMEOUT", Gate: 3, From: 0})
+	if got := new(System).detectedBy(f, named); got == nil || got.Code != "TIMEOUT" {
+		t.Errorf("stuck:0 detected by %v, want the TIMEOUT from rank 0", got)
+	}
+}
+
+// TestNodeArrivedReleased: a rank's arrival and release come with an ok
+// bool, false for a stuck rank (never arrives) and for a rank not
+// released, so a program need not compare with Never or -1.
+func TestNodeArrivedReleased(t *testing.T) {
+	sys := hw.Default()
+	sys.Faults = []string{"stuck:3"}
+	s, err := Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := s.Run(Options{})
+	if _, ok := res.Nodes[3].Arrived(); ok {
+		t.Errorf("stuck rank 3: Arrived ok")
+	}
+	if c, ok := res.Nodes[0].Arrived(); !ok || c != res.Nodes[0].Arrive {
+		t.Errorf("rank 0: Arrived %d, %v", c, ok)
+	}
+	if _, ok := res.Nodes[3].Released(); ok || res.Complete {
+		t.Errorf("stuck run: rank 3 released, or the run complete")
+	}
+	fine, err := Build(hw.Default(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res2, err := fine.Run(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := res2.Nodes[5].Released(); !ok || c != res2.Nodes[5].Release {
+		t.Errorf("complete run: rank 5 Released %d, %v", c, ok)
+	}
+}

@@ -29,11 +29,13 @@ type TrafficConfig struct {
 
 // TrafficResult is the outcome; its JSON is the contract of `hxbar traffic`.
 type TrafficResult struct {
-	Cycles   int64   `json:"cycles"`
-	Nodes    int     `json:"nodes"`
-	Pattern  string  `json:"pattern"`
-	Offered  float64 `json:"offered"`  // flits/node/cycle created in the window
-	Accepted float64 `json:"accepted"` // flits/node/cycle ejected in the window
+	Cycles      int64   `json:"cycles"`
+	Warmup      int64   `json:"warmup"` // cycles before the window (TrafficConfig.Warmup as run)
+	Nodes       int     `json:"nodes"`
+	Pattern     string  `json:"pattern"`
+	PacketFlits int     `json:"packet_flits"`
+	Offered     float64 `json:"offered"`  // flits/node/cycle created in the window
+	Accepted    float64 `json:"accepted"` // flits/node/cycle ejected in the window
 	// LatencyAvg and LatencyP99 are 0 when no packet was measured
 	// (Packets 0), null in the JSON: there is no latency to report.
 	LatencyAvg float64 `json:"latency_avg"`
@@ -51,17 +53,19 @@ func (r TrafficResult) MarshalJSON() ([]byte, error) {
 		avg, p99 = nil, nil
 	}
 	return json.Marshal(struct {
-		Cycles     int64    `json:"cycles"`
-		Nodes      int      `json:"nodes"`
-		Pattern    string   `json:"pattern"`
-		Offered    float64  `json:"offered"`
-		Accepted   float64  `json:"accepted"`
-		LatencyAvg *float64 `json:"latency_avg"`
-		LatencyP99 *float64 `json:"latency_p99"`
-		Packets    uint64   `json:"packets"`
-		FlitHops   uint64   `json:"flit_hops"`
-		Drained    bool     `json:"drained"`
-	}{r.Cycles, r.Nodes, r.Pattern, r.Offered, r.Accepted, avg, p99, r.Packets, r.FlitHops, r.Drained})
+		Cycles      int64    `json:"cycles"`
+		Warmup      int64    `json:"warmup"`
+		Nodes       int      `json:"nodes"`
+		Pattern     string   `json:"pattern"`
+		PacketFlits int      `json:"packet_flits"`
+		Offered     float64  `json:"offered"`
+		Accepted    float64  `json:"accepted"`
+		LatencyAvg  *float64 `json:"latency_avg"`
+		LatencyP99  *float64 `json:"latency_p99"`
+		Packets     uint64   `json:"packets"`
+		FlitHops    uint64   `json:"flit_hops"`
+		Drained     bool     `json:"drained"`
+	}{r.Cycles, r.Warmup, r.Nodes, r.Pattern, r.PacketFlits, r.Offered, r.Accepted, avg, p99, r.Packets, r.FlitHops, r.Drained})
 }
 
 const latBins = 1 << 16
@@ -190,7 +194,7 @@ func runTraffic(sys hw.System, cfg TrafficConfig, workers int) (*TrafficResult, 
 	r.eng.close()
 	r.mergeHist()
 	win := float64(cfg.Cycles - cfg.Warmup)
-	res := &TrafficResult{Cycles: cfg.Cycles, Nodes: n, Pattern: cfg.Pattern,
+	res := &TrafficResult{Cycles: cfg.Cycles, Warmup: cfg.Warmup, Nodes: n, Pattern: cfg.Pattern, PacketFlits: cfg.PacketFlits,
 		Offered:  float64(r.createdFlits) / win / float64(n),
 		Accepted: float64(r.ejFl) / win / float64(n),
 		Packets:  r.measured, FlitHops: net.FlitHops(), Drained: r.outstanding == 0}

@@ -157,8 +157,8 @@ func (s *System) faultsHit() (parts []string, hit map[string]bool) {
 					hit[f.Spec[i+1:j]] = true
 				}
 			}
-		} else if strings.HasPrefix(f.Spec, "stuck:") {
-			parts = append(parts, "fault "+f.Spec)
+		} else if r, ok := strings.CutPrefix(f.Spec, "stuck:"); ok {
+			parts = append(parts, fmt.Sprintf("fault %s: rank %s never arrives", f.Spec, r))
 		}
 	}
 	return parts, hit

@@ -157,10 +157,63 @@ const plotDPI = 144
 
 // PlotAs is Plot drawn as format, one of PlotFormats.
 func PlotAs(jsonl []byte, ps PlotSpec, title, format string) ([]byte, error) {
+	b, _, err := PlotOmitting(jsonl, ps, title, format)
+	return b, err
+}
+
+// Omitted counts the rows of results.jsonl a plot leaves out because the
+// x or y it plots is null there (it does not apply: the latency of a run
+// that did not complete). A plot that omits rows says so under its title
+// (Omitted.String).
+type Omitted struct {
+	Rows  int    // rows read
+	X, Y  string // the columns plotted
+	NullX int    // rows whose x is null
+	NullY int    // rows whose x has a value and whose y is null
+	// Of NullY: rows whose error column is set (the run ended in a unit
+	// error) and, of the others, rows whose complete column is false.
+	Errors, Incomplete int
+}
+
+// Total is the number of rows left out.
+func (o Omitted) Total() int { return o.NullX + o.NullY }
+
+// String says how many rows were left out and why, in one line ("" when
+// none), e.g. "2 of 10 rows not drawn: latency is null in 2 (1 ended in an
+// error, 1 did not complete)".
+func (o Omitted) String() string {
+	if o.Total() == 0 {
+		return ""
+	}
+	var why []string
+	if o.NullX > 0 {
+		why = append(why, fmt.Sprintf("%s is null in %d", o.X, o.NullX))
+	}
+	if o.NullY > 0 {
+		w := fmt.Sprintf("%s is null in %d", o.Y, o.NullY)
+		var runs []string
+		if o.Errors > 0 {
+			runs = append(runs, fmt.Sprintf("%d ended in an error", o.Errors))
+		}
+		if o.Incomplete > 0 {
+			runs = append(runs, fmt.Sprintf("%d did not complete", o.Incomplete))
+		}
+		if len(runs) > 0 {
+			w += " (" + strings.Join(runs, ", ") + ")"
+		}
+		why = append(why, w)
+	}
+	return fmt.Sprintf("%d of %d rows not drawn: %s", o.Total(), o.Rows, strings.Join(why, "; "))
+}
+
+// PlotOmitting is PlotAs that also returns the rows it left out; the plot
+// says the same under its title.
+func PlotOmitting(jsonl []byte, ps PlotSpec, title, format string) ([]byte, Omitted, error) {
 	var c vg.CanvasWriterTo
-	p, w, h, err := buildPlot(jsonl, ps, title)
+	var om Omitted
+	p, w, h, err := buildRows(jsonl, ps, title, &om)
 	if err != nil {
-		return nil, err
+		return nil, om, err
 	}
 	switch format {
 	case "svg":
@@ -170,18 +223,43 @@ func PlotAs(jsonl []byte, ps PlotSpec, title, format string) ([]byte, error) {
 	case "pdf":
 		c = vgpdf.New(w, h)
 	default:
-		return nil, fmt.Errorf("format %q (allowed: %s)", format, strings.Join(PlotFormats, ", "))
+		return nil, om, fmt.Errorf("format %q (allowed: %s)", format, strings.Join(PlotFormats, ", "))
 	}
 	p.Draw(draw.New(c))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
-		return nil, err
+		return nil, om, err
 	}
-	return b.Bytes(), nil
+	return b.Bytes(), om, nil
 }
 
 // buildPlot makes the plot of Plot and its size.
 func buildPlot(jsonl []byte, ps PlotSpec, title string) (*plot.Plot, vg.Length, vg.Length, error) {
+	var om Omitted
+	return buildRows(jsonl, ps, title, &om)
+}
+
+// countOmitted counts the rows buildPlot leaves out (a null x or y).
+func countOmitted(rows []map[string]json.RawMessage, ps PlotSpec) Omitted {
+	om := Omitted{Rows: len(rows), X: ps.X, Y: ps.Y}
+	for _, r := range rows {
+		switch {
+		case string(r[ps.X]) == "null":
+			om.NullX++
+		case string(r[ps.Y]) == "null":
+			om.NullY++
+			if e, ok := r["error"]; ok && string(e) != `""` && string(e) != "null" {
+				om.Errors++
+			} else if string(r["complete"]) == "false" {
+				om.Incomplete++
+			}
+		}
+	}
+	return om
+}
+
+// buildRows makes the plot of Plot and its size, and sets *om.
+func buildRows(jsonl []byte, ps PlotSpec, title string, om *Omitted) (*plot.Plot, vg.Length, vg.Length, error) {
 	var rows []map[string]json.RawMessage
 	var cols []string
 	for line := range bytes.Lines(jsonl) {
@@ -249,8 +327,12 @@ func buildPlot(jsonl []byte, ps PlotSpec, title string) (*plot.Plot, vg.Length, 
 	if len(series) == 0 {
 		return nil, 0, 0, fmt.Errorf("y=%s: no row has a value", ps.Y)
 	}
+	*om = countOmitted(rows, ps)
 	p := plot.New()
 	p.Title.Text = title
+	if om.Total() > 0 {
+		p.Title.Text += "\n(" + om.String() + ")"
+	}
 	p.X.Label.Text = ps.X
 	p.Y.Label.Text = ps.Y
 	if maxCount > 1 {

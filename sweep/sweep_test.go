@@ -534,3 +534,39 @@ func TestPlotNullX(t *testing.T) {
 		}
 	}
 }
+
+// TestPlotSaysWhatItOmits: rows whose x or y is null are left out, and
+// the plot says how many and why under its title (and Omitted returns
+// the same), never silently; a plot that omits nothing says nothing.
+func TestPlotSaysWhatItOmits(t *testing.T) {
+	rows := []byte(`{"point":0,"ranks":4,"latency":24,"complete":true,"error":""}
+{"point":1,"ranks":8,"latency":null,"complete":false,"error":""}
+{"point":2,"ranks":16,"latency":null,"complete":true,"error":"TIMEOUT"}
+{"point":3,"ranks":null,"latency":30,"complete":true,"error":""}
+{"point":4,"ranks":32,"latency":40,"complete":true,"error":""}
+`)
+	ps, err := ParsePlotSpec("x=ranks,y=latency")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, om, err := PlotOmitting(rows, ps, "t", "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Omitted{Rows: 5, X: "ranks", Y: "latency", NullX: 1, NullY: 2, Errors: 1, Incomplete: 1}
+	if om != want {
+		t.Errorf("omitted %+v, want %+v", om, want)
+	}
+	note := "3 of 5 rows not drawn: ranks is null in 1; latency is null in 2 (1 ended in an error, 1 did not complete)"
+	if om.String() != note {
+		t.Errorf("note %q, want %q", om.String(), note)
+	}
+	if !bytes.Contains(svg, []byte("3 of 5 rows not drawn")) {
+		t.Errorf("the SVG does not say which rows it left out")
+	}
+	full := []byte(`{"point":0,"ranks":4,"latency":24}` + "\n" + `{"point":1,"ranks":8,"latency":30}` + "\n")
+	svg, om, err = PlotOmitting(full, ps, "t", "svg")
+	if err != nil || om.Total() != 0 || om.String() != "" || bytes.Contains(svg, []byte("not drawn")) {
+		t.Errorf("a plot omitting nothing: %v, %+v", err, om)
+	}
+}

@@ -50,7 +50,7 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 		return usagef("--keep applies only without --dir (a temporary directory)")
 	}
 	if *printCfg {
-		return cosimPrintConfig(fs.FlagSet, *dir, *schedFile, sys, stdout)
+		return cosimPrintConfig(*dir, *schedFile, sys, stdout)
 	}
 
 	ctx, stop := runContext(stdout)
@@ -82,7 +82,7 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		target = tmp
-	} else if err := checkDesignDir(target); err != nil {
+	} else if err := checkCosimDir(target); err != nil {
 		return err
 	}
 
@@ -113,9 +113,16 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 }
 
 // cosimPrintConfig prints the system cosim would check: DIR/system.yaml
-// with --dir, else the system of the flags (and --schedule).
-func cosimPrintConfig(fs *flag.FlagSet, dir, schedFile string, sys func() (hw.System, error), stdout io.Writer) error {
+// with --dir, else the system of the flags; it refuses a run whose
+// schedule comes from a file (--schedule, DIR's recorded schedule).
+func cosimPrintConfig(dir, schedFile string, sys func() (hw.System, error), stdout io.Writer) error {
 	if dir != "" {
+		if err := checkCosimDir(dir); err != nil {
+			return err
+		}
+		if f := dirSchedule(dir); f != "" {
+			return refuseScheduleConfig(f)
+		}
 		s, err := hw.Load(filepath.Join(dir, verilog.SystemFile))
 		if err != nil {
 			return usageError{err}
@@ -129,8 +136,8 @@ func cosimPrintConfig(fs *flag.FlagSet, dir, schedFile string, sys func() (hw.Sy
 	if err := refuseFaults("cosim", s); err != nil {
 		return err
 	}
-	if _, _, err := schedulesFlag(fs, schedFile, &s); err != nil {
-		return err
+	if schedFile != "" {
+		return refuseScheduleConfig(schedFile)
 	}
 	return printConfig(stdout, s)
 }
@@ -138,6 +145,18 @@ func cosimPrintConfig(fs *flag.FlagSet, dir, schedFile string, sys func() (hw.Sy
 // checkDesignDir refuses a --dir that is not a directory, or that another
 // tool than hxbar gen owns (a sweep's directory), by name: its advice to
 // write the design with 'hxbar gen --out DIR' would be refused there.
+// checkCosimDir is checkDesignDir for cosim, which also needs the
+// directory's system.yaml (the reference it checks the RTL against).
+func checkCosimDir(dir string) error {
+	if err := checkDesignDir(dir); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(filepath.Join(dir, verilog.SystemFile)); errors.Is(err, os.ErrNotExist) {
+		return usagef("invalid --dir: %q has no %s, the system to check the RTL against (allowed: a directory hxbar gen wrote)", dir, verilog.SystemFile)
+	}
+	return nil
+}
+
 func checkDesignDir(dir string) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return usagef("invalid --dir: %q is not a directory (write one with 'hxbar gen --out DIR')", dir)

@@ -113,18 +113,18 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 		}
 		extra := "-"
 		switch {
-		case c.Rerouted > 0:
-			extra = fmt.Sprintf("%.1f (rerouted)", c.RerouteCycles)
-		case c.Recovered > 0:
-			extra = fmt.Sprintf("%.1f (recovered)", c.RecoverCycles)
+		case c.RerouteCycles != nil:
+			extra = fmt.Sprintf("%.1f (rerouted)", *c.RerouteCycles)
+		case c.RecoverCycles != nil:
+			extra = fmt.Sprintf("%.1f (recovered)", *c.RecoverCycles)
 		}
 		rr := "-"
-		if k == "dead" {
-			rr = fmt.Sprint(c.Rerouted)
+		if c.Rerouted != nil {
+			rr = fmt.Sprint(*c.Rerouted)
 		}
 		lat := "-"
-		if c.DetectLatencyMax > 0 || c.DetectLatency > 0 {
-			lat = fmt.Sprintf("%.1f (max %d)", c.DetectLatency, c.DetectLatencyMax)
+		if c.DetectLatency != nil {
+			lat = fmt.Sprintf("%.1f (max %d)", *c.DetectLatency, *c.DetectLatencyMax)
 		}
 		tw.Append(k, c.Runs, c.Injected, c.Detected, c.Recovered, c.Reported, c.Silent, lat, rr, extra)
 	}

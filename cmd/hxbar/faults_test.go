@@ -41,8 +41,11 @@ func TestFaultsCampaignJSON(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	if want := []string{"by_count", "by_kind", "detected", "injected", "recovered", "reported", "runs", "silent"}; !slices.Equal(keys, want) {
+	if want := []string{"by_count", "by_kind", "detected", "fault_free_cycles", "injected", "recovered", "reported", "runs", "seed", "silent", "system"}; !slices.Equal(keys, want) {
 		t.Fatalf("keys %v, want %v", keys, want)
+	}
+	if string(m["system"]) != `"hyperxbar-4x4-butterfly-sum"` || string(m["seed"]) != "2" {
+		t.Errorf("system %s, seed %s: not the campaign's", m["system"], m["seed"])
 	}
 	for _, bad := range [][]string{
 		{"faults", "--kinds", "flip,melt"},
@@ -204,5 +207,38 @@ func TestFaultsNamesTheSystem(t *testing.T) {
 		if code != 0 || !strings.HasPrefix(out, c.want) {
 			t.Errorf("faults %v: exit %d %s, first line %.120q; want %q", c.args, code, errs, out, c.want)
 		}
+	}
+}
+
+// TestFaultsCampaignJSONHasEveryFigure: each kind's JSON has every cost
+// key the table has a column for, null where the table shows "-" and a
+// number where it shows one, 0 included: a recovery that cost no cycle
+// (creditdrop) is 0.0, not a missing key.
+func TestFaultsCampaignJSONHasEveryFigure(t *testing.T) {
+	code, out, errs := hx(t, "faults", "--campaign", "6", "--kinds", "creditdrop,dead,flip", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		ByKind map[string]map[string]json.RawMessage `json:"by_kind"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	for kind, c := range res.ByKind {
+		for _, k := range []string{"rerouted", "reroute_extra_cycles", "recover_extra_cycles", "detect_latency_mean", "detect_latency_max"} {
+			if _, ok := c[k]; !ok {
+				t.Errorf("%s: no %s key", kind, k)
+			}
+		}
+		if (kind == "dead") != (string(c["rerouted"]) != "null") {
+			t.Errorf("%s: rerouted %s (a count for dead only)", kind, c["rerouted"])
+		}
+		if (string(c["recovered"]) != "0") != (string(c["recover_extra_cycles"]) != "null") {
+			t.Errorf("%s: recovered %s, recover_extra_cycles %s", kind, c["recovered"], c["recover_extra_cycles"])
+		}
+	}
+	if c := res.ByKind["creditdrop"]; string(c["recovered"]) == "0" || string(c["recover_extra_cycles"]) != "0" {
+		t.Errorf("creditdrop: recovered %s, recover_extra_cycles %s, want 0 extra cycles", c["recovered"], c["recover_extra_cycles"])
 	}
 }

@@ -39,6 +39,9 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	if err := refuseFaults("gen", s); err != nil {
 		return err
 	}
+	if *printCfg && *schedFile != "" {
+		return refuseScheduleConfig(*schedFile)
+	}
 	sched, cs, err := schedulesFlag(fs.FlagSet, *schedFile, &s)
 	if err != nil {
 		return err

@@ -208,6 +208,9 @@ type flagSet struct {
 	stderr io.Writer
 	args   []string
 	never  []notApplicable // flags bound but never taken: refused, not listed by -h
+	// forms are the command lines of a command that takes arguments, as
+	// -h lists them above the flags ("FILE" for hxbar verify FILE).
+	forms []string
 }
 
 func newFlags(name string, stderr io.Writer) *flagSet {
@@ -241,10 +244,23 @@ func explainFlagError(fs *flagSet, err error) error {
 	msg = flagWordRE.ReplaceAllString(msg, "$1--$2")
 	if m := flagWordRE.FindStringSubmatch(err.Error()); m != nil {
 		if f := fs.Lookup(m[2]); f != nil && !strings.Contains(msg, "allowed") {
-			msg += " (--" + f.Name + ": " + f.Usage + ")"
+			kind, usage := flag.UnquoteUsage(f) // as the help shows it: no backquotes
+			if what, ok := parseErrorWords[kind]; ok {
+				msg = strings.Replace(msg, ": parse error", ": not "+what, 1)
+			}
+			msg += " (--" + f.Name + ": " + usage + ")"
 		}
 	}
 	return usageError{errors.New(msg)}
+}
+
+// parseErrorWords say, by a flag's kind, what the flag package's "parse
+// error" means: the value is not of the kind the flag takes.
+var parseErrorWords = map[string]string{
+	"int":      "an integer",
+	"uint":     "a whole number 0 or above",
+	"float":    "a number",
+	"duration": "a duration (e.g. 30s)",
 }
 
 // closest is the flag the command takes nearest to a mistyped name, or ""
@@ -288,7 +304,16 @@ func (fs *flagSet) isNever(name string) bool {
 
 // printUsage lists the flags the command takes, spelled --name.
 func (fs *flagSet) printUsage() {
-	fmt.Fprintf(fs.stderr, "hxbar %s: %s\n\nusage of hxbar %s:\n", fs.name, summaries[fs.name], fs.name)
+	fmt.Fprintf(fs.stderr, "hxbar %s: %s\n\n", fs.name, summaries[fs.name])
+	if len(fs.forms) > 0 {
+		fmt.Fprintf(fs.stderr, "usage:\n")
+		for _, f := range fs.forms {
+			fmt.Fprintf(fs.stderr, "  hxbar %s %s\n", fs.name, f)
+		}
+		fmt.Fprintf(fs.stderr, "\nflags of hxbar %s:\n", fs.name)
+	} else {
+		fmt.Fprintf(fs.stderr, "usage of hxbar %s:\n", fs.name)
+	}
 	fs.VisitAll(func(f *flag.Flag) {
 		if fs.isNever(f.Name) {
 			return

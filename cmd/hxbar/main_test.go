@@ -177,6 +177,11 @@ func TestTrafficJSONContract(t *testing.T) {
 	if off, acc := r["offered"].(float64), r["accepted"].(float64); off < 0.07 || off > 0.13 || acc < 0.8*off {
 		t.Fatalf("offered %v accepted %v at rate 0.1", off, acc)
 	}
+	// What the table's header line says of the run is in the JSON too:
+	// the warm-up as run (default cycles/10) and the packet length.
+	if r["warmup"] != float64(200) || r["packet_flits"] != float64(4) {
+		t.Errorf("warmup %v, packet_flits %v; want 200 and 4", r["warmup"], r["packet_flits"])
+	}
 }
 
 // TestCollectiveCompareReproducesTheSeed checks the six orders of the

@@ -42,7 +42,7 @@ func TestHelpListsWhatTheCommandTakes(t *testing.T) {
 		{"traffic", []string{"rate", "dims", "seed", "max-memory"}, []string{"skew", "max-cycles", "ranks", "plot", "name", "algo"}},
 		{"check", []string{"dims", "topology", "avoid", "channels"}, []string{"ranks", "skew", "algo"}},
 		{"faults", []string{"campaign", "per-run", "kinds"}, []string{"fault"}},
-		{"synth", []string{"dims", "link-retry", "watchdog", "dir"}, []string{"fault"}},
+		{"synth", []string{"dims", "link-retry", "watchdog", "dir"}, []string{"fault", "skew", "seed", "compute", "jitter", "max-cycles"}},
 		{"sim", []string{"dims", "fault", "trace", "max-cycles"}, nil},
 	}
 	for _, c := range cases {
@@ -203,6 +203,7 @@ func TestRefusedValuesSpellTheFlag(t *testing.T) {
 		{[]string{"traffic", "--packet-flits", "0"}, "packet-flits"},
 		{[]string{"traffic", "--cycles", "0"}, "cycles"},
 		{[]string{"traffic", "--cycles", "100", "--warmup", "200"}, "warmup"},
+		{[]string{"traffic", "--cycles", "100", "--warmup", "-1"}, "warmup"},
 		{[]string{"traffic", "--pattern", "hotspot", "--hotspot", "3"}, "hotspot"},
 		{[]string{"schedule", "--algo", "foo"}, "algo"},
 		{[]string{"schedule", "--algo", "foo", "--format", "json"}, "algo"},
@@ -255,5 +256,66 @@ func TestFaultsRunsIsTableOnly(t *testing.T) {
 	code := run([]string{"faults", "--campaign", "2", "--runs", "--format", "json"}, &o, &e)
 	if code != 2 || !strings.Contains(e.String(), "--runs does not apply to faults --format json") {
 		t.Errorf("exit %d, %q", code, e.String())
+	}
+}
+
+// TestHelpLinesAreTrue: no command's help shows a sentinel default (-1
+// meaning "derived"), the commands that take arguments show them, and the
+// lines issue 25 found misleading say what the command does: traffic's
+// warm-up default and seed, --max-cycles stopping a run incomplete (not
+// with a unit's error). A flag's help quoted in an error has no backquotes.
+func TestHelpLinesAreTrue(t *testing.T) {
+	help := map[string]string{}
+	for _, name := range commandNames() {
+		var o, e bytes.Buffer
+		run([]string{name, "-h"}, &o, &e)
+		help[name] = e.String()
+		if strings.Contains(help[name], "(default -1)") {
+			t.Errorf("%s -h shows a default of -1", name)
+		}
+	}
+	for name, want := range map[string]string{
+		"verify": "\n  hxbar verify [flags] FILE ",
+		"sweep":  "\n  hxbar sweep SPEC.yaml --out DIR ",
+	} {
+		if !strings.Contains(help[name], want) {
+			t.Errorf("%s -h does not show its arguments (%q):\n%s", name, want, help[name])
+		}
+	}
+	line := func(cmd, flag string) string {
+		_, rest, _ := strings.Cut(help[cmd], "\n  --"+flag+" ")
+		l, _, _ := strings.Cut(rest, "\n  --")
+		return l
+	}
+	if l := line("traffic", "warmup"); !strings.Contains(l, "(default cycles/10)") {
+		t.Errorf("traffic --warmup: %q", l)
+	}
+	if l := line("traffic", "seed"); strings.Contains(l, "arrival") || strings.Contains(l, "operand") || !strings.Contains(l, "destinations") {
+		t.Errorf("traffic --seed: %q", l)
+	}
+	if l := line("sim", "max-cycles"); strings.Contains(l, "error") || !strings.Contains(l, "incomplete") {
+		t.Errorf("sim --max-cycles: %q", l)
+	}
+	var o, e bytes.Buffer
+	if code := run([]string{"traffic", "--warmup", "x"}, &o, &e); code != 2 || strings.Contains(e.String(), "`") {
+		t.Errorf("traffic --warmup x: exit %d, %q", code, e.String())
+	}
+}
+
+// TestFlagValueOfTheWrongKind: a value the flag package cannot parse says
+// what the flag takes, not "parse error".
+func TestFlagValueOfTheWrongKind(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "--seed", "-1"}, `invalid value "-1" for flag --seed: not a whole number 0 or above (--seed: `},
+		{[]string{"sim", "--skew", "x"}, `invalid value "x" for flag --skew: not an integer (--skew: `},
+		{[]string{"traffic", "--rate", "abc"}, `invalid value "abc" for flag --rate: not a number (--rate: `},
+	} {
+		var o, e bytes.Buffer
+		if code := run(c.args, &o, &e); code != 2 || !strings.Contains(e.String(), c.want) || strings.Contains(e.String(), "parse error") {
+			t.Errorf("%v: exit %d, %q", c.args, code, e.String())
+		}
 	}
 }

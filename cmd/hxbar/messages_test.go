@@ -81,3 +81,25 @@ func TestOneLine(t *testing.T) {
 		t.Errorf("sim --dims HUGE: exit %d, %d bytes of message", code, e.Len())
 	}
 }
+
+// TestMissingInputsSayWhatIsMissing: a file or directory that is not there
+// is named with the flag that gave it and what is missing, without the
+// system call that found it ("stat x: ...").
+func TestMissingInputsSayWhatIsMissing(t *testing.T) {
+	d := t.TempDir()
+	nope := filepath.Join(d, "nope.yaml")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "--config", nope}, "hxbar sim: --config: " + nope + ": no such file or directory\n"},
+		{[]string{"verify", nope}, "hxbar verify: " + nope + ": no such file or directory\n"},
+		{[]string{"cosim", "--dir", d}, "hxbar cosim: invalid --dir: \"" + d + "\" has no system.yaml, the system to check the RTL against (allowed: a directory hxbar gen wrote)\n"},
+		{[]string{"cosim", "--dir", d, "--print-config"}, "hxbar cosim: invalid --dir: \"" + d + "\" has no system.yaml"},
+	} {
+		code, _, e := hx(t, c.args...)
+		if code != 2 || !strings.HasPrefix(e, c.want) || strings.Contains(e, "stat ") {
+			t.Errorf("%v: exit %d, %q; want %q", c.args, code, e, c.want)
+		}
+	}
+}

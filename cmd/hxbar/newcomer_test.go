@@ -197,6 +197,12 @@ func TestNewcomerTasks(t *testing.T) {
 		if !strings.Contains(out, "rank 7 never arrives") || !strings.Contains(errs, "CRC") {
 			t.Errorf("stuck:7: %s\n%s", out, errs)
 		}
+		// A campaign's JSON names the system it ran, as its table does.
+		out, _ = n.run(0, "faults", "--dims", "4,4", "--op", "sum", "--campaign", "10", "--format", "json")
+		var camp struct{ System string }
+		if err := json.Unmarshal([]byte(out), &camp); err != nil || camp.System != "hyperxbar-4x4-butterfly-sum" {
+			t.Errorf("faults --format json: system %q (%v)", camp.System, err)
+		}
 		// stuck:7 alone: nothing can happen once the others wait for it.
 		if _, errs := n.run(1, "sim", "--op", "sum", "--fault", "stuck:7"); !strings.Contains(errs, "stuck: nothing can happen after cycle") {
 			t.Errorf("stuck:7 alone: %s", errs)

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"image/png"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hxbar/hxbar/internal/xmlcheck"
@@ -105,5 +108,26 @@ func checkPDFOffsets(t *testing.T, b []byte) {
 	var at int
 	if _, err := fmt.Sscanf(string(b[sx+len("\nstartxref\n"):]), "%d", &at); err != nil || at != xref {
 		t.Errorf("pdf: startxref %d (%v), want %d", at, err, xref)
+	}
+}
+
+// TestSweepPlotSaysWhatItOmits: a sweep whose runs did not all complete
+// has null latencies; --plot y=latency leaves those rows out and says so
+// on stderr, in the plot and in --format json (not silently).
+func TestSweepPlotSaysWhatItOmits(t *testing.T) {
+	d := t.TempDir()
+	writeFiles(t, d, map[string]string{"s.yaml": "base: {dims: [2, 2], skew: 0}\nvary:\n  max_cycles: [3, 100000]\nmeasure: [latency, complete]\n"})
+	out := filepath.Join(d, "out")
+	if code, _, e := hx(t, "sweep", filepath.Join(d, "s.yaml"), "--out", out); code != 1 || !strings.Contains(e, "1 points did not complete") {
+		t.Fatalf("sweep with a point that cannot complete: exit %d: %s", code, e)
+	}
+	code, o, e := hx(t, "sweep", "--plot", "x=max_cycles,y=latency", "--format", "json", out)
+	note := "1 of 2 rows not drawn: latency is null in 1 (1 did not complete)"
+	if code != 0 || e != "hxbar sweep: "+note+"\n" || !strings.Contains(o, `"omitted": 1`) {
+		t.Fatalf("sweep --plot: exit %d, stdout %s, stderr %q", code, o, e)
+	}
+	svg, err := os.ReadFile(filepath.Join(out, "plot.svg"))
+	if err != nil || !bytes.Contains(svg, []byte(note)) {
+		t.Errorf("plot.svg does not say what it left out: %v", err)
 	}
 }

@@ -111,7 +111,7 @@ func TestSimNameIsTheRunsName(t *testing.T) {
 
 // TestScheduleFileNamesTheRun: a run of --schedule FILE is named by the
 // file's algorithm (a dissemination schedule is not called butterfly),
-// and its --print-config, read back with --config, runs the same.
+// and --config of its system with --schedule again runs the same.
 func TestScheduleFileNamesTheRun(t *testing.T) {
 	d := t.TempDir()
 	_, sched, _ := hx(t, "schedule", "--ranks", "16", "--algo", "dissemination", "--format", "json")
@@ -121,11 +121,50 @@ func TestScheduleFileNamesTheRun(t *testing.T) {
 	if !strings.HasPrefix(out, `system "hyperxbar-4x4-dissemination-barrier": `) {
 		t.Errorf("sim --schedule (dissemination): %.80q", out)
 	}
-	_, y, _ := hx(t, "sim", "--schedule", f, "--print-config")
+	_, y, _ := hx(t, "sim", "--algo", "dissemination", "--print-config")
 	writeFiles(t, d, map[string]string{"c.yaml": y})
 	_, j1, _ := hx(t, "sim", "--schedule", f, "--format", "json")
-	_, j2, _ := hx(t, "sim", "--config", filepath.Join(d, "c.yaml"), "--format", "json")
+	_, j2, _ := hx(t, "sim", "--config", filepath.Join(d, "c.yaml"), "--schedule", f, "--format", "json")
 	if j1 != j2 || !strings.Contains(y, "\nalgo: dissemination\n") {
 		t.Errorf("--config of --print-config runs another schedule (JSON equal: %v):\n%.300s", j1 == j2, y)
+	}
+}
+
+// TestPrintConfigRefusesScheduleFiles: a system file has no key for a
+// schedule, so --print-config of a run whose schedule comes from a file
+// (--schedule on sim, gen and cosim; the schedule a cosim --dir records)
+// is refused in one line naming the file, rather than printing a system
+// that --config would run with another schedule; a directory without a
+// recorded schedule still prints its system.
+func TestPrintConfigRefusesScheduleFiles(t *testing.T) {
+	d := t.TempDir()
+	_, sched, _ := hx(t, "schedule", "--ranks", "16", "--algo", "dissemination", "--format", "json")
+	writeFiles(t, d, map[string]string{"s.json": sched})
+	f := filepath.Join(d, "s.json")
+	for _, cmd := range []string{"sim", "gen", "cosim"} {
+		code, out, e := hx(t, cmd, "--schedule", f, "--print-config")
+		if code != 2 || out != "" || strings.Count(e, "\n") != 1 ||
+			!strings.Contains(e, "--print-config cannot carry the schedule "+f) {
+			t.Errorf("%s --schedule --print-config: exit %d, stdout %.40q, stderr %q", cmd, code, out, e)
+		}
+	}
+	dir := filepath.Join(d, "gen")
+	if code, _, e := hx(t, "gen", "--schedule", f, "--out", dir); code != 0 {
+		t.Fatalf("gen --schedule: exit %d: %s", code, e)
+	}
+	code, out, e := hx(t, "cosim", "--dir", dir, "--print-config")
+	if code != 2 || out != "" || !strings.Contains(e, "cannot carry the schedule "+filepath.Join(dir, "schedule.json")) {
+		t.Errorf("cosim --dir (recorded schedule) --print-config: exit %d, stdout %.40q, stderr %q", code, out, e)
+	}
+	plain := filepath.Join(d, "plain")
+	if code, _, e := hx(t, "gen", "--algo", "dissemination", "--out", plain); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, e)
+	}
+	code, y, e := hx(t, "cosim", "--dir", plain, "--print-config")
+	writeFiles(t, d, map[string]string{"c.yaml": y})
+	_, j1, _ := hx(t, "sim", "--algo", "dissemination", "--format", "json")
+	_, j2, _ := hx(t, "sim", "--config", filepath.Join(d, "c.yaml"), "--format", "json")
+	if code != 0 || j1 != j2 || !strings.Contains(j1, `"latency"`) {
+		t.Errorf("cosim --dir (no recorded schedule) --print-config: exit %d (%s), the run of it equal: %v", code, e, j1 == j2)
 	}
 }

@@ -65,6 +65,7 @@ func runSchedule(args []string, stdout, stderr io.Writer) error {
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", stderr)
+	fs.forms = []string{"[flags] FILE    FILE: a gate schedule (the JSON of 'hxbar schedule --format json')"}
 	opName := fs.String("op", "", "op to prove the schedule for (default: sum, falling back to barrier)")
 	format := fs.String("format", "table", "output format: table or json")
 	if err := parseFlags(fs, args, 1); err != nil {

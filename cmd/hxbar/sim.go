@@ -67,9 +67,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *printCfg {
-		// With --schedule, the system the schedule's ranks and items make.
-		if _, _, err := schedulesFlag(fs.FlagSet, *schedFile, &s); err != nil {
-			return err
+		if *schedFile != "" {
+			return refuseScheduleConfig(*schedFile)
 		}
 		return printConfig(stdout, s)
 	}
@@ -376,10 +375,12 @@ func arriveString(a int64) string {
 }
 
 func relWait(n sim.NodeResult) string {
-	if n.Release < 0 || n.Arrive == sim.Never {
+	a, arrived := n.Arrived()
+	r, released := n.Released()
+	if !arrived || !released {
 		return "-"
 	}
-	return strconv.FormatInt(n.Release-n.Arrive, 10)
+	return strconv.FormatInt(r-a, 10)
 }
 
 func dimsString(d []int) string {

@@ -33,7 +33,7 @@ func TestSimOutputsOfAnError(t *testing.T) {
 	s.Units.SetNodes(s.Topo.Nodes)
 	res, runErr := s.Run(sim.Options{})
 	var ue *sim.UnitError
-	if !errors.As(runErr, &ue) || !strings.HasPrefix(runErr.Error(), "cycle ") || !strings.Contains(runErr.Error(), ": node 0 (rank 0): OVER at gate 2 from rank ") {
+	if !errors.As(runErr, &ue) || !strings.HasPrefix(runErr.Error(), "cycle ") || !strings.Contains(runErr.Error(), ": node 0 (rank 0): OVER at gate 2 (found by the gate check: no source)") || strings.Contains(runErr.Error(), "from rank") {
 		t.Fatalf("run error %v", runErr)
 	}
 	var tab bytes.Buffer

@@ -28,6 +28,11 @@ import (
 //	                                                               draw DIR/plot.svg
 func runSweep(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sweep", stderr)
+	fs.forms = []string{
+		"SPEC.yaml --out DIR [flags]                          run the sweep SPEC.yaml describes (docs/sweeps.md) into DIR",
+		"--collect DIR                                        merge the shards run into DIR/shards",
+		"--plot x=KEY,y=FIELD[,series=KEY][,logx][,logy] DIR  plot the results in DIR",
+	}
 	out := fs.String("out", "", "write the results into `DIR`: a new or empty directory, or one hxbar sweep wrote (it resumes: points already there are skipped)")
 	workers := fs.Int("workers", 0, "points run at once (`N`; 0: GOMAXPROCS, every core)")
 	shard := fs.String("shard", "", "run only shard `i/N`: the points p with p % N == i, into DIR/shards/i")
@@ -57,7 +62,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		if len(fs.args) != 1 {
 			return usagef("--plot needs the sweep directory: hxbar sweep --plot x=KEY,y=FIELD[,series=KEY][,logx][,logy] DIR")
 		}
-		return sweepPlot(fs.args[0], *plotSpec, *plotOut, *format, stdout)
+		return sweepPlot(fs.args[0], *plotSpec, *plotOut, *format, stdout, stderr)
 	case *collect:
 		if err := refuseFlags(fs.FlagSet, "sweep --collect", notApplicable{append(runOnly, "plot-out"), "--collect merges the shards already run"}); err != nil {
 			return err
@@ -324,7 +329,7 @@ func checkPlotOut(plotOut, dir string) (string, error) {
 	return format, nil
 }
 
-func sweepPlot(dir, spec, plotOut, format string, stdout io.Writer) error {
+func sweepPlot(dir, spec, plotOut, format string, stdout, stderr io.Writer) error {
 	ps, err := sweep.ParsePlotSpec(spec)
 	if err != nil {
 		return usagef("invalid --plot: %v", err)
@@ -352,9 +357,12 @@ func sweepPlot(dir, spec, plotOut, format string, stdout io.Writer) error {
 		}
 	}
 	title := fmt.Sprintf("%s: %s vs %s", filepath.Base(real), ps.Y, ps.X)
-	plot, err := sweep.PlotAs(data, ps, title, plotFormat)
+	plot, omitted, err := sweep.PlotOmitting(data, ps, title, plotFormat)
 	if err != nil {
 		return usagef("--plot %s: %v", spec, err)
+	}
+	if omitted.Total() > 0 {
+		fmt.Fprintf(stderr, "hxbar sweep: %s\n", omitted)
 	}
 	if plot, err = markPlot(plotFormat, plot); err != nil {
 		return err
@@ -371,7 +379,7 @@ func sweepPlot(dir, spec, plotOut, format string, stdout io.Writer) error {
 		}
 	}
 	if format == "json" {
-		return encodeIndented(stdout, map[string]any{"plot": target})
+		return encodeIndented(stdout, map[string]any{"plot": target, "rows": omitted.Rows, "omitted": omitted.Total()})
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", target)
 	return nil

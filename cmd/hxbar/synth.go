@@ -20,7 +20,10 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("dir", "", "synthesize the design in `DIR` (made by 'hxbar gen'); without it the system flags are generated into a temporary directory")
 	format := fs.String("format", "table", "output format: table or json")
 	keep := fs.Bool("keep", false, "without --dir: keep the temporary directory and print its name")
-	fs.neverTakes(notApplicable{[]string{"fault"}, "the generated testbench injects faults (hxbar gen, hxbar cosim); the synthesized design is the same without them"})
+	fs.neverTakes(notApplicable{[]string{"fault"}, "the generated testbench injects faults (hxbar gen, hxbar cosim); the synthesized design is the same without them"},
+		// They set the testbench's arrivals, item placement and run length
+		// (and the tables' contents, which the RTL loads at run time).
+		notApplicable{[]string{"skew", "seed", "compute", "jitter", "max-cycles"}, "it sets the testbench's run (hxbar gen, hxbar cosim); the synthesized design is the same for every value"})
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}

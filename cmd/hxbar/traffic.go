@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,10 +24,14 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 	rate := fs.Float64("rate", 0.1, "offered load in flits per node per cycle (0 < rate <= 1)")
 	pflits := fs.Int("packet-flits", 1, "flits per packet, head included")
 	cycles := fs.Int64("cycles", 10000, "cycles of injection")
-	warmup := fs.Int64("warmup", -1, "cycles left out of the statistics (negative: cycles/10)")
+	warmup := new(optInt64)
+	fs.Var(warmup, "warmup", "the first `N` cycles, left out of the statistics; allowed: 0..cycles-1 (default cycles/10)")
 	hotspot := fs.Float64("hotspot", 0.1, "hotspot pattern: fraction of packets sent to node 0")
 	format := fs.String("format", "table", "output format: table or json")
 	progress := fs.Bool("progress", false, "report progress on stderr")
+	// The system's seed draws, here, when each node injects and where its
+	// packets go (uniform and hotspot), not arrivals or operands.
+	fs.Lookup("seed").Usage = "seed of the injection cycles and of the random destinations (uniform, hotspot); allowed: 0.." + strconv.FormatUint(math.MaxUint64, 10) + " (key seed)"
 	bindPictureFlags(fs.FlagSet) // refused below: they draw runs of hxbar sim
 	// Traffic reads the network and the seed of the system, nothing else.
 	fs.neverTakes(
@@ -59,9 +66,12 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg := sim.TrafficConfig{Pattern: *pattern, Rate: *rate, PacketFlits: *pflits, Cycles: *cycles,
-		Warmup: *warmup, Hotspot: *hotspot, Seed: s.Seed}
-	if cfg.Warmup < 0 {
-		cfg.Warmup = cfg.Cycles / 10
+		Warmup: *cycles / 10, Hotspot: *hotspot, Seed: s.Seed}
+	if warmup.set {
+		if warmup.v < 0 || *cycles > 0 && warmup.v >= *cycles {
+			return usagef("invalid --warmup: %d (allowed: 0..%d, less than --cycles; default --cycles/10)", warmup.v, max(*cycles-1, 0))
+		}
+		cfg.Warmup = warmup.v
 	}
 	if *progress {
 		cfg.Progress = func(done, total int64) {
@@ -94,4 +104,27 @@ func runTraffic(args []string, stdout, stderr io.Writer) error {
 	}
 	tw.Append(fmt.Sprintf("%.4f", res.Offered), fmt.Sprintf("%.4f", res.Accepted), avg, p99, res.Packets, res.Drained)
 	return tw.Render()
+}
+
+// optInt64 is an integer flag whose default depends on other flags: unset,
+// it shows no default in the help (which says what it is) and set says so.
+type optInt64 struct {
+	v   int64
+	set bool
+}
+
+func (o *optInt64) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.FormatInt(o.v, 10)
+}
+
+func (o *optInt64) Set(s string) error {
+	v, err := strconv.ParseInt(s, 0, 64)
+	if err != nil {
+		return errors.New("not an integer")
+	}
+	o.v, o.set = v, true
+	return nil
 }

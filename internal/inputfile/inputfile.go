@@ -32,7 +32,7 @@ func Read(path string) ([]byte, error) { return read(path, MaxSize) }
 func read(path string, limit int64) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, withoutOp(err)
 	}
 	if err := check(path, st, limit); err != nil {
 		return nil, err
@@ -41,7 +41,7 @@ func read(path string, limit int64) ([]byte, error) {
 	// does not wait for a writer; the Stat of the open file refuses it.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, withoutOp(err)
 	}
 	defer f.Close()
 	if st, err = f.Stat(); err != nil {
@@ -148,14 +148,14 @@ func ReadHead(path string, n int64) ([]byte, error) {
 func Open(path string) (*os.File, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, withoutOp(err)
 	}
 	if err := check(path, st, math.MaxInt64); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, withoutOp(err)
 	}
 	if st, err = f.Stat(); err == nil {
 		err = check(path, st, math.MaxInt64)
@@ -283,4 +283,21 @@ func Forget() {
 	inputs.Lock()
 	inputs.list = nil
 	inputs.Unlock()
+}
+
+// pathError names the file and what is wrong with it, not the system call
+// that found it ("x.yaml: no such file or directory", not "stat x.yaml:
+// ..."); it unwraps to the *fs.PathError, so errors.Is and errors.As
+// still see the cause.
+type pathError struct{ pe *fs.PathError }
+
+func (e pathError) Error() string { return e.pe.Path + ": " + e.pe.Err.Error() }
+func (e pathError) Unwrap() error { return e.pe }
+
+// withoutOp drops the operation from an *fs.PathError's message.
+func withoutOp(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pathError{pe}
+	}
+	return err
 }

@@ -1,6 +1,8 @@
 package inputfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,5 +122,17 @@ func TestReadCatchesGrowth(t *testing.T) {
 	}
 	if data, err := read(path, MaxSize); err != nil || !strings.Contains(string(data), "Name:") {
 		t.Fatalf("%v: %.100q", err, data)
+	}
+}
+
+// TestReadMissingNamesTheFile: a file that is not there is one message
+// naming it and the cause, without the system call ("stat x: ..."), and
+// still an *fs.PathError of fs.ErrNotExist to errors.As and errors.Is.
+func TestReadMissingNamesTheFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "nope.yaml")
+	_, err := Read(p)
+	var pe *fs.PathError
+	if err == nil || err.Error() != p+": no such file or directory" || !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) {
+		t.Errorf("Read of a missing file: %v", err)
 	}
 }

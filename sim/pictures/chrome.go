@@ -30,7 +30,8 @@ import (
 //
 // A unit's error is an instant event "error NAME" on its rank's thread
 // (the process's for a node without a rank), args its code, name, node,
-// gate and source rank. At Close, global instant events mark each
+// gate and source rank (null where the error names none: no gate, or an
+// OVER the gate check found), written at Close. At Close, global instant events mark each
 // episode's first arrival, and instant events "fault SPEC" each injected
 // fault (faultMarks): a stuck rank on its thread at cycle 0, a channel's
 // fault on the process at its first hit.
@@ -46,6 +47,7 @@ type Chrome struct {
 	flows  map[[3]int32][]int64 // (sender, receiver, gate) -> send cycles not yet received
 	nextID uint64
 	first  bool
+	errs   []barrierunit.Event // the units' error events, written at Close
 	err    error
 }
 
@@ -158,16 +160,26 @@ func (c *Chrome) Add(evs []barrierunit.Event) {
 				}
 			}
 		case barrierunit.EvError:
-			c.emit(c.errorEvent(e))
+			c.errs = append(c.errs, e) // written at Close, with what res.Errors says of it
 		}
 	}
 }
 
 // errorEvent is the instant event of a unit's error: on the thread of the
 // node's rank, on the process for a node without one.
-func (c *Chrome) errorEvent(e barrierunit.Event) chromeEvent {
-	ev := chromeEvent{Name: "error " + barrierunit.ErrName(uint8(e.Value)), Cat: "error", Ph: "i", S: "p", Ts: e.Cycle, Pid: 1, Args: errorArgs(e)}
-	if int(e.Node) < len(c.rankOf) && c.rankOf[e.Node] >= 0 && c.run.EventRank == nil { // communicators: the node's, whichever channel
+func (c *Chrome) errorEvent(e barrierunit.Event, errs []sim.ErrorResult) chromeEvent {
+	ev := chromeEvent{Name: "error " + barrierunit.ErrName(uint8(e.Value)), Cat: "error", Ph: "i", S: "p", Ts: e.Cycle, Pid: 1, Args: errorArgs(e, errs)}
+	switch {
+	case c.run.EventRank != nil: // communicators: the channel that raised it, as the result names it
+		for _, er := range errs {
+			if er.Cycle == e.Cycle && er.Node == int(e.Node) && er.Code == barrierunit.ErrName(uint8(e.Value)) {
+				if er.Rank >= 0 {
+					ev.S, ev.Tid = "t", int32(er.Rank)
+				}
+				break
+			}
+		}
+	case int(e.Node) < len(c.rankOf) && c.rankOf[e.Node] >= 0:
 		ev.S, ev.Tid = "t", c.rankOf[e.Node]
 	}
 	return ev
@@ -199,6 +211,9 @@ func (c *Chrome) Close(res *sim.Result) error {
 		}
 		c.emit(chromeEvent{Name: "episode " + strconv.Itoa(e.Episode), Cat: "episode", Ph: "i", S: "g", Ts: e.FirstArrival, Pid: 1,
 			Args: map[string]any{"collective": e.Collective, "config_cycles": e.ConfigCycles, "last_release": lastRelease}})
+	}
+	for _, e := range c.errs {
+		c.emit(c.errorEvent(e, res.Errors))
 	}
 	c.faultEvents(res)
 	if c.err != nil {

@@ -112,3 +112,53 @@ func TestChromeCommunicators(t *testing.T) {
 		t.Fatal("no message flows")
 	}
 }
+
+// TestChromeCommunicatorErrors: in a run of communicators a unit's error
+// goes on the thread of the channel that raised it (the node has a
+// thread per channel), found through the result's errors.
+func TestChromeCommunicatorErrors(t *testing.T) {
+	sys := hw.Default()
+	sys.Dims, sys.Channels, sys.Watchdog = []int{4, 4}, 2, 100
+	sys.Communicators = []hw.Communicator{{Name: "rows", Split: "dim:0"}, {Name: "cols", Split: "dim:1"}}
+	sys.Faults = []string{"stuck:5"}
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := RunOf(s, "x")
+	var b bytes.Buffer
+	c := NewChrome(&b, run)
+	res, _ := s.Run(sim.Options{Events: c.Add})
+	if err := c.Close(res); err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		TraceEvents []chromeEvent `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &tr); err != nil {
+		t.Fatal(err)
+	}
+	want := map[int32]bool{} // the ranks that timed out
+	for _, e := range res.Errors {
+		if e.Code == "TIMEOUT" {
+			want[int32(e.Rank)] = true
+		}
+	}
+	got := map[int32]bool{}
+	for _, e := range tr.TraceEvents {
+		if e.Cat == "error" {
+			if e.S != "t" {
+				t.Fatalf("error %s at cycle %d on the process, want the thread of its channel", e.Name, e.Ts)
+			}
+			got[e.Tid] = true
+		}
+	}
+	if len(want) == 0 || len(got) != len(want) {
+		t.Fatalf("errors on threads %v, want the ranks that raised them %v", got, want)
+	}
+	for r := range want {
+		if !got[r] {
+			t.Errorf("rank %d timed out but its thread has no error", r)
+		}
+	}
+}

@@ -67,8 +67,24 @@ func errorColor(code uint8) color.RGBA {
 }
 
 // errorArgs are the Chrome args of a unit's error event.
-func errorArgs(e barrierunit.Event) map[string]any {
-	return map[string]any{"code": e.Value, "name": barrierunit.ErrName(uint8(e.Value)), "node": e.Node, "gate": e.Gate, "from": e.Rank}
+// The gate and the source are null where the error names none (the
+// trace, like the RTL's, has 0 there): an error of no gate, and an OVER
+// the gate check found (sim.ErrorResult.NoFrom, looked up in errs).
+func errorArgs(e barrierunit.Event, errs []sim.ErrorResult) map[string]any {
+	name := barrierunit.ErrName(uint8(e.Value))
+	var gate, from any = e.Gate, e.Rank
+	if e.Gate == 0 {
+		gate, from = nil, nil
+	}
+	for _, r := range errs {
+		if r.Cycle == e.Cycle && r.Node == int(e.Node) && r.Code == name {
+			if r.NoFrom {
+				from = nil
+			}
+			break
+		}
+	}
+	return map[string]any{"code": e.Value, "name": name, "node": e.Node, "gate": gate, "from": from}
 }
 
 // errorLabel is "error NAME (code N)": the legend entry of a code.

@@ -498,3 +498,36 @@ func TestFaultsDrawn(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestChromeErrorNamesNoMadeUpSource: an OVER the gate check finds (one
+// signal more than a gate needs) names its gate but no source in the
+// Chrome trace, "from": null as in sim's JSON, not rank 0; the trace's
+// own from=0 is the RTL's, not a rank. An error of no gate has both null.
+func TestChromeErrorNamesNoMadeUpSource(t *testing.T) {
+	sys := hw.Default()
+	sys.Dims = []int{2, 2}
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Table.Need[0*s.Table.Stride()+2]-- // rank 0 gets a signal more than gate 2 needs
+	u := s.Units
+	s.Units = barrierunit.NewUnits(s.Table, u.Op, sys.FlitWidth, u.NodeOf, u.Arrive, u.Operand)
+	s.Units.SetNodes(s.Topo.Nodes)
+	var cb bytes.Buffer
+	ch := NewChrome(&cb, RunOf(s, "over"))
+	res, _ := s.Run(sim.Options{Events: ch.Add})
+	if err := ch.Close(res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) == 0 || res.Errors[0].Code != "OVER" || !res.Errors[0].NoFrom {
+		t.Fatalf("errors %+v, want a gate-check OVER first", res.Errors)
+	}
+	if !bytes.Contains(cb.Bytes(), []byte(`"args":{"code":5,"from":null,"gate":2,"name":"OVER","node":0}`)) {
+		t.Errorf("the OVER event names a source:\n%s", cb.Bytes())
+	}
+	noGate := errorArgs(barrierunit.Event{Cycle: 3, Node: 1, Kind: barrierunit.EvError, Value: uint64(barrierunit.ErrBadGate)}, nil)
+	if noGate["gate"] != nil || noGate["from"] != nil {
+		t.Errorf("an error of no gate: args %v", noGate)
+	}
+}

@@ -65,8 +65,8 @@ for k in sorted(d["by_kind"], key=lambda k: (order.index(k) if k in order else l
     elif c["recovered"]:
         extra = "%.1f" % c.get("recover_extra_cycles", 0)
     lat = "-"
-    if c.get("detect_latency_max", 0) > 0 or c.get("detect_latency_mean", 0) > 0:
-        lat = "%.1f / %d" % (c.get("detect_latency_mean", 0), c.get("detect_latency_max", 0))
+    if c.get("detect_latency_mean") is not None:  # null: no run detected after a hit
+        lat = "%.1f / %d" % (c["detect_latency_mean"], c["detect_latency_max"])
     print("| %s | %s | %s | %d | %d | %d | %d | %d | %d | %s | %s | %s |" % (name, K, k, c["runs"], c["injected"], c["detected"], c["recovered"], c["reported"], c["silent"], lat, rr, extra))
 EOF
     done

@@ -36,8 +36,8 @@ for dims, what in sorted(camps, key=lambda c: (int(c[0].split("x")[0]), whats.in
             row.append("%d / %d / %d / **%d**" % (x["detected"], x["recovered"], x["reported"], x["silent"]))
         x = c[1]["by_kind"][kind] if 1 in c else {}
         lat = "-"
-        if x.get("detect_latency_max", 0) > 0 or x.get("detect_latency_mean", 0) > 0:
-            lat = "%.1f / %d" % (x.get("detect_latency_mean", 0), x.get("detect_latency_max", 0))
+        if x.get("detect_latency_mean") is not None:  # null: no run detected after a hit
+            lat = "%.1f / %d" % (x["detect_latency_mean"], x["detect_latency_max"])
         rr, extra = "-", "-"
         if kind == "dead":
             rr = str(x.get("rerouted", 0))
