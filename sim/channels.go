@@ -62,11 +62,13 @@ func (p *chanPort) RxFront(node int, t int64) (hw.Flit, bool) {
 
 func (p *chanPort) RxPop(node int, t int64) {
 	st := &p.s.chans[node]
-	if f, ok := p.s.Net.RxFront(node, t); ok && f.Head() {
-		st.rxChan = p.ch
-	}
-	if f, ok := p.s.Net.RxFront(node, t); ok && f.Tail() {
-		st.rxChan = -1
+	if f, ok := p.s.Net.RxFront(node, t); ok {
+		switch {
+		case f.Tail(): // a one-flit packet is head and tail: none left open
+			st.rxChan = -1
+		case f.Head():
+			st.rxChan = p.ch
+		}
 	}
 	st.popped = t
 	p.s.Net.RxPop(node, t)
