@@ -221,17 +221,11 @@ func firstDiff(a, b []barrierunit.Event) string {
 // communicator it is in, whose units' watchdogs report it; the
 // communicators without it complete every iteration.
 func TestCommunicatorStuckRank(t *testing.T) {
-	sys := hw.Default()
-	sys.Dims = []int{4, 4}
-	sys.Channels = 2
-	sys.Watchdog = 200
 	it := 3
-	sys.Communicators = []hw.Communicator{{Name: "rows", Split: "dim:0", Iterations: &it}, {Name: "cols", Split: "dim:1"}}
-	sys.Faults = []string{"stuck:5"}
-	s, err := sim.Build(sys, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, sys := buildRowsCols(t, func(sys *hw.System) {
+		sys.Watchdog, sys.Faults = 200, []string{"stuck:5"}
+		sys.Communicators[0].Iterations = &it
+	})
 	res, _ := s.Run(sim.Options{})
 	if res.Complete {
 		t.Fatal("a run with a stuck rank completed")
@@ -267,13 +261,7 @@ func TestCommunicatorStuckRank(t *testing.T) {
 // channel of a unit (n<node>_ch<channel>), none twice, and a release on
 // every channel scope of a complete run.
 func TestVCDCommunicators(t *testing.T) {
-	sys := hw.Default()
-	sys.Dims, sys.Channels = []int{4, 4}, 2
-	sys.Communicators = []hw.Communicator{{Name: "rows", Split: "dim:0"}, {Name: "cols", Split: "dim:1"}}
-	s, err := sim.Build(sys, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := buildRowsCols(t, nil)
 	var b strings.Builder
 	if _, err := s.Run(sim.Options{VCD: &b}); err != nil {
 		t.Fatal(err)
@@ -303,4 +291,21 @@ func TestVCDCommunicators(t *testing.T) {
 	if len(released) != 32 {
 		t.Errorf("released rose on %d channel scopes, want 32", len(released))
 	}
+}
+
+// buildRowsCols builds the rows and columns of a 4x4 on two channels
+// after set changes the system, and returns the system it built.
+func buildRowsCols(t *testing.T, set func(*hw.System)) (*sim.System, hw.System) {
+	t.Helper()
+	sys := hw.Default()
+	sys.Dims, sys.Channels = []int{4, 4}, 2
+	sys.Communicators = []hw.Communicator{{Name: "rows", Split: "dim:0"}, {Name: "cols", Split: "dim:1"}}
+	if set != nil {
+		set(&sys)
+	}
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, sys
 }

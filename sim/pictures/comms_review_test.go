@@ -92,14 +92,9 @@ func TestCommunicatorsPictures(t *testing.T) {
 // (a stuck rank 5 times out rows.1 and cols.1 ranks on the same nodes),
 // not on the node's last rank.
 func TestCommunicatorsTimelineErrors(t *testing.T) {
-	sys := hw.Default()
-	sys.Channels, sys.Skew, sys.Watchdog = 2, 0, 100
-	sys.Communicators = []hw.Communicator{{Name: "rows", Split: "dim:0"}, {Name: "cols", Split: "dim:1"}}
-	sys.Faults = []string{"stuck:5"}
-	s, err := sim.Build(sys, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := buildRowsCols(t, func(sys *hw.System) {
+		sys.Skew, sys.Watchdog, sys.Faults = 0, 100, []string{"stuck:5"}
+	})
 	tl := NewTimeline(RunOf(s, "x"))
 	res, _ := s.Run(sim.Options{Events: tl.Add})
 	if len(res.Errors) < 4 || len(tl.errs) != len(res.Errors) {

@@ -17,14 +17,10 @@ import (
 // entry's messages get their colour and name, ranks are labelled
 // communicator/rank, and a loop's iteration ends are marked.
 func TestTimelineCommunicators(t *testing.T) {
-	sys := hw.Default()
-	sys.Dims, sys.Channels, sys.Skew = []int{4, 4}, 2, 7
-	it := 3
-	sys.Communicators = []hw.Communicator{{Name: "rows", Split: "dim:0", Iterations: &it}, {Name: "cols", Split: "dim:1"}}
-	s, err := sim.Build(sys, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := buildRowsCols(t, func(sys *hw.System) {
+		it := 3
+		sys.Skew, sys.Communicators[0].Iterations = 7, &it
+	})
 	run := RunOf(s, "x")
 	tl := NewTimeline(run)
 	res, err := s.Run(sim.Options{Events: tl.Add})
@@ -65,13 +61,7 @@ func TestTimelineCommunicators(t *testing.T) {
 // names each thread by communicator and rank, and every message flow
 // starts and ends on ranks of one communicator.
 func TestChromeCommunicators(t *testing.T) {
-	sys := hw.Default()
-	sys.Dims, sys.Channels = []int{4, 4}, 2
-	sys.Communicators = []hw.Communicator{{Name: "rows", Split: "dim:0"}, {Name: "cols", Split: "dim:1"}}
-	s, err := sim.Build(sys, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := buildRowsCols(t, nil)
 	run := RunOf(s, "x")
 	var b bytes.Buffer
 	c := NewChrome(&b, run)
@@ -117,14 +107,9 @@ func TestChromeCommunicators(t *testing.T) {
 // goes on the thread of the channel that raised it (the node has a
 // thread per channel), found through the result's errors.
 func TestChromeCommunicatorErrors(t *testing.T) {
-	sys := hw.Default()
-	sys.Dims, sys.Channels, sys.Watchdog = []int{4, 4}, 2, 100
-	sys.Communicators = []hw.Communicator{{Name: "rows", Split: "dim:0"}, {Name: "cols", Split: "dim:1"}}
-	sys.Faults = []string{"stuck:5"}
-	s, err := sim.Build(sys, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := buildRowsCols(t, func(sys *hw.System) {
+		sys.Watchdog, sys.Faults = 100, []string{"stuck:5"}
+	})
 	run := RunOf(s, "x")
 	var b bytes.Buffer
 	c := NewChrome(&b, run)
@@ -161,4 +146,21 @@ func TestChromeCommunicatorErrors(t *testing.T) {
 			t.Errorf("rank %d timed out but its thread has no error", r)
 		}
 	}
+}
+
+// buildRowsCols builds the rows and columns of a 4x4 on two channels, the
+// system the communicator picture tests share, after set changes it.
+func buildRowsCols(t *testing.T, set func(*hw.System)) *sim.System {
+	t.Helper()
+	sys := hw.Default()
+	sys.Dims, sys.Channels = []int{4, 4}, 2
+	sys.Communicators = []hw.Communicator{{Name: "rows", Split: "dim:0"}, {Name: "cols", Split: "dim:1"}}
+	if set != nil {
+		set(&sys)
+	}
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
