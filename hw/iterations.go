@@ -25,7 +25,9 @@ func (s *System) Looping() bool { return s.IterationCount() > 1 }
 // (the model's workers, the RTL testbench's table) draws the same values.
 // Iteration 1's arrivals and operands are Arrivals'.
 func (s *System) IterationDraw(r, i int) (jitter int64, operand uint64) {
-	x := splitmix64(s.Seed ^ iterationStream ^ uint64(i)<<32 ^ uint64(r))
+	// The seed is mixed before the rank and iteration join it, so that no
+	// two seeds share draws (seed s, rank r and seed s^1, rank r^1 did).
+	x := splitmix64(splitmix64(s.Seed^iterationStream) ^ uint64(i)<<32 ^ uint64(r))
 	return int64(x % (uint64(s.Jitter) + 1)), splitmix64(x)
 }
 

@@ -83,3 +83,23 @@ func TestIterationDraw(t *testing.T) {
 		t.Errorf("jitter 0 drew %d", j)
 	}
 }
+
+// TestIterationDrawSeedsApart: neighbouring seeds share no draw at any
+// rank (before the seed was mixed alone, seed s at rank r drew what seed
+// s^1 drew at rank r^1).
+func TestIterationDrawSeedsApart(t *testing.T) {
+	a, b := Default(), Default()
+	for seed := uint64(0); seed < 64; seed++ {
+		a.Seed, b.Seed = seed, seed^1
+		for r := range 64 {
+			for i := 2; i < 6; i++ {
+				_, x := a.IterationDraw(r, i)
+				for r2 := range 64 {
+					if _, y := b.IterationDraw(r2, i); x == y {
+						t.Fatalf("seed %d rank %d and seed %d rank %d draw the same operand at iteration %d", seed, r, seed^1, r2, i)
+					}
+				}
+			}
+		}
+	}
+}
