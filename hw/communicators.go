@@ -105,7 +105,11 @@ func (s *System) Comms() ([]Comm, error) {
 			if len(out) == MaxCommunicators {
 				return nil, &FieldError{Field: "communicators", Value: fmt.Sprintf("more than %d after splits", MaxCommunicators), Allowed: fmt.Sprintf("at most %d communicators", MaxCommunicators)}
 			}
-			out = append(out, Comm{Name: name, Entry: i, Ranks: g, Channel: make([]int, len(g)), Sys: s.commSystem(c, name, g)})
+			cs := s.commSystem(c, name, g)
+			// The members of a split draw apart, as the processes of
+			// different rows do: member k's seed is the entry's plus k.
+			cs.Seed += uint64(k)
+			out = append(out, Comm{Name: name, Entry: i, Ranks: g, Channel: make([]int, len(g)), Sys: cs})
 		}
 	}
 	return out, s.assignChannels(out)

@@ -179,3 +179,27 @@ func TestComputeWithoutLoop(t *testing.T) {
 		t.Errorf("a communicator's compute in its loop: %v", err)
 	}
 }
+
+// TestSplitMembersDrawApart: the communicators of one split take seeds
+// seed, seed+1, ... so that rows.0 and rows.1 do not arrive alike; an
+// entry with ranks keeps its seed.
+func TestSplitMembersDrawApart(t *testing.T) {
+	seed, skew := uint64(40), 50
+	s := commSys(Communicator{Name: "rows", Split: "dim:0", Seed: &seed, Skew: &skew}, Communicator{Name: "p", Ranks: []int{0, 5}, Seed: &seed})
+	cs, err := s.Comms()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, c := range cs {
+		want := seed + uint64(k)
+		if c.Name == "p" {
+			want = seed
+		}
+		if c.Sys.Seed != want {
+			t.Errorf("%s: seed %d, want %d", c.Name, c.Sys.Seed, want)
+		}
+	}
+	if a, b := cs[0].Sys.Arrivals(), cs[1].Sys.Arrivals(); reflect.DeepEqual(a, b) {
+		t.Errorf("rows.0 and rows.1 draw the same arrivals %v", a)
+	}
+}
