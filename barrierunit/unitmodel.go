@@ -566,7 +566,11 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	failed := rs.err != 0
 	changed := false
 	waiting := !failed && c >= 1 && c <= Gr
-	sending := waiting && rs.sendIdx < gs[c].outEnd
+	// A unit sends while it waits, and in ERROR only to finish the packet
+	// it is in the middle of: a half packet would hold its path through
+	// the switches, shared with other channels and nodes, for good.
+	finishing := failed && rs.sendFlit != 0 && c >= 1 && c <= Gr
+	sending := (waiting || finishing) && rs.sendIdx < gs[c].outEnd
 	// This cycle's gate step was taken ahead (pre): the state at the start
 	// of the cycle is the one before it, which was not sending.
 	pre := false
@@ -590,7 +594,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 			if op.HasPayload() {
 				rs.acc = u.Operand[r]
 			}
-			rs.sendIdx = gs[0].outEnd // gate 1's first route
+			rs.sendIdx, rs.sendFlit = gs[0].outEnd, 0 // gate 1's first route
 			changed = true
 			u.Release[r] = -1 // a loop's next iteration: waiting again
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvArrive, Gate: 1, Rank: int32(r), Value: rs.acc})
@@ -755,6 +759,9 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 		return 1
 	}
 	c = int(rs.cur)
+	if rs.err != 0 && rs.sendFlit != 0 && c >= 1 && c <= Gr {
+		return 1 // in ERROR, finishing the packet it began
+	}
 	if rs.err != 0 || c < 1 || c > Gr {
 		return 0
 	}
@@ -1006,8 +1013,8 @@ func (u *Units) SendPending(r int, t int64) (pending, midPacket bool) {
 		}
 	}
 	c := int(rs.cur)
-	if rs.err != 0 || c < 1 || c > Gr || rs.pre != 0 && int64(rs.pre-1) == t&1 {
-		return false, false
+	if rs.err != 0 && rs.sendFlit == 0 || c < 1 || c > Gr || rs.pre != 0 && int64(rs.pre-1) == t&1 {
+		return false, false // in ERROR only a packet begun is finished
 	}
 	if rs.sendIdx >= u.gate[r*(u.gates+2)+c].outEnd {
 		return false, false

@@ -475,3 +475,40 @@ func TestFaultMutants(t *testing.T) {
 		})
 	}
 }
+
+// TestCosimErrorFinishesPacket: a unit that enters ERROR in the middle of
+// a packet it sends finishes the packet (docs/microarchitecture.md,
+// "Error paths"), in the RTL as in the model: the destination counts the
+// whole packet, where a half packet would hold the path. Both runs are
+// checked to meet the case: the failed unit is mid-packet at its error.
+func TestCosimErrorFinishesPacket(t *testing.T) {
+	needTools(t, Icarus)
+	t.Parallel()
+	for _, fault := range []string{"flip:n0.eject@36:13", "flip:n1.eject@33:13"} {
+		t.Run(fault, func(t *testing.T) {
+			t.Parallel()
+			build := func(maxCycles int64) *sim.System {
+				sys := hw.Default()
+				sys.Op, sys.FlitWidth, sys.Skew, sys.Watchdog = "sum", 16, 30, 300
+				sys.Faults, sys.MaxCycles = []string{fault}, maxCycles
+				s, err := sim.Build(sys, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+			s := build(4000)
+			trace, res, err := Trace(s)
+			if err != nil || len(res.Errors) == 0 {
+				t.Fatalf("%v, errors %v: want a unit error", err, res.Errors)
+			}
+			e := res.Errors[0]
+			at := build(e.Cycle + 1)
+			at.Run(sim.Options{}) //nolint:errcheck // stopped at the error's cycle on purpose
+			if _, flit := at.Units.Sending(int(e.Rank)); flit == 0 || at.Units.SendDone(int(e.Rank)) {
+				t.Fatalf("rank %d is not in the middle of a packet at its error %+v: the case is not met", e.Rank, e)
+			}
+			cosimFaultRun(t, faultRun{name: fault, kind: "flip", sys: s.Sys, s: s, trace: trace, errs: res.Errors})
+		})
+	}
+}

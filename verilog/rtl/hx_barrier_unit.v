@@ -265,8 +265,11 @@ module hx_barrier_unit #(
     // Send
     // ------------------------------------------------------------------
     wire inj_ok;
-    wire do_send    = waiting && !send_done && inj_ok;
     wire is_head_tx = (fi == FZERO);
+    // In ERROR a unit sends only to finish the packet it began: a half
+    // packet would hold its switch path, shared with others, for good.
+    wire finishing  = en && failed && !is_head_tx && (cur != 6'd0) && (cur != gend);
+    wire do_send    = (waiting || finishing) && !send_done && inj_ok;
     wire          d_tail;          // data mode: last flit of the route's last item
     wire [FW-1:0] d_tx;            // data mode: payload flit (ItemWord)
     wire is_tail_tx = dmode ? d_tail : (fi == npay);
