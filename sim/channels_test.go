@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/hxbar/hxbar/barrierunit"
@@ -254,42 +253,6 @@ func TestCommunicatorStuckRank(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// TestVCDCommunicators: a VCD of a run of communicators has one scope per
-// channel of a unit (n<node>_ch<channel>), none twice, and a release on
-// every channel scope of a complete run.
-func TestVCDCommunicators(t *testing.T) {
-	s, _ := buildRowsCols(t, nil)
-	var b strings.Builder
-	if _, err := s.Run(sim.Options{VCD: &b}); err != nil {
-		t.Fatal(err)
-	}
-	scopes := map[string]bool{}
-	released := map[string]bool{} // released signal id -> seen at 1
-	relID := map[string]string{}  // id -> scope
-	scope := ""
-	for _, l := range strings.Split(b.String(), "\n") {
-		f := strings.Fields(l)
-		switch {
-		case len(f) >= 3 && f[0] == "$scope" && f[2] != "hxbar":
-			scope = f[2]
-			if scopes[scope] {
-				t.Fatalf("scope %s twice", scope)
-			}
-			scopes[scope] = true
-		case len(f) >= 5 && f[0] == "$var" && f[4] == "released":
-			relID[f[3]] = scope
-		case len(l) >= 2 && l[0] == '1' && relID[l[1:]] != "":
-			released[relID[l[1:]]] = true
-		}
-	}
-	if len(scopes) != 32 || !scopes["n5_ch1"] || !scopes["n0_ch0"] {
-		t.Fatalf("%d scopes (%v), want 32: n0_ch0 .. n15_ch1", len(scopes), scopes)
-	}
-	if len(released) != 32 {
-		t.Errorf("released rose on %d channel scopes, want 32", len(released))
 	}
 }
 
