@@ -58,11 +58,11 @@ func (r *Report) OK() bool {
 func (r *Report) Summary() string {
 	if r.OK() && len(r.Errors) > 0 {
 		e := r.Errors[0]
-		return fmt.Sprintf("RTL matches the model, cycle-exact: %d events over %d cycles, error events included (first: %s at node %d in cycle %d%s) (%s)",
-			r.Events, r.Cycles, e.Code, e.Node, e.Cycle, e.Where(), r.Simulator)
+		return fmt.Sprintf("RTL matches the model, cycle-exact: system %q, %d events over %d cycles, error events included (first: %s at node %d in cycle %d%s) (%s)",
+			r.System.Title(), r.Events, r.Cycles, e.Code, e.Node, e.Cycle, e.Where(), r.Simulator)
 	}
 	if r.OK() {
-		return fmt.Sprintf("RTL matches the model, cycle-exact: %d events over %d cycles (%s)", r.Events, r.Cycles, r.Simulator)
+		return fmt.Sprintf("RTL matches the model, cycle-exact: system %q, %d events over %d cycles (%s)", r.System.Title(), r.Events, r.Cycles, r.Simulator)
 	}
 	return fmt.Sprintf("RTL differs from the model (%s): %s", r.Simulator, r.Problem())
 }

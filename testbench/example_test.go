@@ -43,5 +43,5 @@ func ExampleCosim() {
 	}
 	fmt.Println(rep.Summary())
 	// Output:
-	// RTL matches the model, cycle-exact: 8 events over 45 cycles (icarus)
+	// RTL matches the model, cycle-exact: system "example", 8 events over 45 cycles (icarus)
 }
