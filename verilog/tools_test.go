@@ -32,10 +32,17 @@ func needTool(t *testing.T, name string) string {
 	return p
 }
 
-// run runs a tool in dir and returns its combined output.
+// hangGuard is the least time a tool run may take before it counts as hung.
+const hangGuard = 10 * time.Minute
+
+// run runs a tool in dir and returns its combined output. The timeout is a
+// guard against a hung tool, not a speed limit: the lint subtests run in
+// parallel, and on a loaded 2-core machine Verilator's lint of the 64-node
+// design took 143 s (killed by the old 120 s guard), so every call gets at
+// least hangGuard.
 func run(t *testing.T, dir string, timeout time.Duration, name string, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), max(timeout, hangGuard))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
