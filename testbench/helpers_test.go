@@ -59,8 +59,11 @@ func generate(t testing.TB, dir string, sys hw.System) (*sim.System, []byte) {
 	return s, trace
 }
 
+// ctxFor is a context that guards a simulator run against a hang: at
+// least 5 minutes whatever d says, since a run that takes 5 s alone takes
+// minutes on a loaded 2-core machine (the guard is not a speed limit).
 func ctxFor(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
+	ctx, cancel := context.WithTimeout(context.Background(), max(d, 5*time.Minute))
 	t.Cleanup(cancel)
 	return ctx
 }
