@@ -55,6 +55,18 @@ type Placement struct {
 	WrapperFlops int     `json:"wrapper_flops"` // flip-flops of the wrapper: one per input bit, two per output bit
 	Fits         bool    `json:"fits"`          // placed and routed on the HX8K
 	Note         string  `json:"pnr_note,omitempty"`
+	// The path that sets FmaxMHz, as nextpnr names its ends (cells of the
+	// iCE40 netlist, under dut. in the module).
+	Critical *CriticalPath `json:"critical_path,omitempty"`
+}
+
+// CriticalPath is the ends of a clock's critical path and its logic
+// elements (LUTs and carry stages: nextpnr's "logic" steps).
+type CriticalPath struct {
+	From    string  `json:"from"`
+	To      string  `json:"to"`
+	Logic   int     `json:"logic"`
+	DelayNS float64 `json:"delay_ns"`
 }
 
 // PnRError is a place-and-route tool that failed on a module for another
@@ -213,6 +225,19 @@ type pnrReport struct {
 	Fmax map[string]struct {
 		Achieved float64 `json:"achieved"`
 	} `json:"fmax"`
+	CriticalPaths []struct {
+		From, To string
+		Path     []struct {
+			Type  string  `json:"type"`
+			Delay float64 `json:"delay"`
+			From  struct {
+				Cell string `json:"cell"`
+			} `json:"from"`
+			To struct {
+				Cell string `json:"cell"`
+			} `json:"to"`
+		} `json:"path"`
+	} `json:"critical_paths"`
 	Utilization map[string]struct {
 		Used      int `json:"used"`
 		Available int `json:"available"`
@@ -241,6 +266,24 @@ func ParsePnRReport(b []byte) (*Placement, error) {
 		return nil, errors.New("nextpnr report: no ICESTORM_LC in utilization")
 	}
 	pl.LogicCells, pl.RAMs = lc.Used, r.Utilization["ICESTORM_RAM"].Used
+	// The longest path from a clock edge to a clock edge (IO paths are
+	// "<async>" at one end).
+	for _, c := range r.CriticalPaths {
+		if c.From == "<async>" || c.To == "<async>" || len(c.Path) == 0 {
+			continue
+		}
+		cp := &CriticalPath{From: c.Path[0].From.Cell, To: c.Path[len(c.Path)-1].To.Cell}
+		for _, st := range c.Path {
+			cp.DelayNS += st.Delay
+			if st.Type == "logic" {
+				cp.Logic++
+			}
+		}
+		cp.DelayNS = float64(int(cp.DelayNS*100+0.5)) / 100
+		if pl.Critical == nil || cp.DelayNS > pl.Critical.DelayNS {
+			pl.Critical = cp
+		}
+	}
 	return pl, nil
 }
 

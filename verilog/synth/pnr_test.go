@@ -132,7 +132,15 @@ endmodule
 }
 
 // A nextpnr-ice40 0.4 --report, trimmed: two clocks (the lower counts).
-const pnrReportJSON = `{"critical_paths": [], "fmax": {"clk$SB_IO_IN_$glb_clk": {"achieved": 47.8149, "constraint": 12},
+const pnrReportJSON = `{"critical_paths": [
+ {"from": "<async>", "to": "posedge clk", "path": [{"delay": 9, "from": {"cell": "si$sb_io"}, "to": {"cell": "a"}, "type": "routing"}]},
+ {"from": "posedge clk", "to": "posedge clk", "path": [
+  {"delay": 0.54, "from": {"cell": "dut.q_DFFLC"}, "to": {"cell": "dut.q_DFFLC"}, "type": "clk-to-q"},
+  {"delay": 0.588, "from": {"cell": "dut.q_DFFLC"}, "to": {"cell": "dut.x_LC"}, "type": "routing"},
+  {"delay": 0.378, "from": {"cell": "dut.x_LC"}, "to": {"cell": "dut.x_LC"}, "type": "logic"},
+  {"delay": 0.126, "from": {"cell": "dut.x_LC"}, "to": {"cell": "dut.x_LC"}, "type": "logic"},
+  {"delay": 0.335, "from": {"cell": "dut.x_LC"}, "to": {"cell": "dut.acc_DFFLC"}, "type": "setup"}]}],
+ "fmax": {"clk$SB_IO_IN_$glb_clk": {"achieved": 47.8149, "constraint": 12},
  "other": {"achieved": 60.1, "constraint": 12}},
  "utilization": {"ICESTORM_LC": {"available": 7680, "used": 1366}, "ICESTORM_RAM": {"available": 32, "used": 2},
  "SB_IO": {"available": 256, "used": 3}}}`
@@ -142,8 +150,14 @@ func TestParsePnRReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cp := pl.Critical
+	pl.Critical = nil
 	if *pl != (Placement{FmaxMHz: 47.8, LogicCells: 1366, RAMs: 2, Fits: true}) {
 		t.Errorf("%+v", *pl)
+	}
+	// The clock-to-clock path, not the longer one from the pin.
+	if cp == nil || *cp != (CriticalPath{From: "dut.q_DFFLC", To: "dut.acc_DFFLC", Logic: 2, DelayNS: 1.97}) {
+		t.Errorf("critical path %+v", cp)
 	}
 	for _, bad := range []string{"", `{"fmax": {}}`, `{"fmax": {"c": {"achieved": 5}}, "utilization": {}}`} {
 		if _, err := ParsePnRReport([]byte(bad)); err == nil {
