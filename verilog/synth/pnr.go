@@ -411,8 +411,8 @@ func placeAll(ctx context.Context, rep *Report, paths []string, top string, para
 			// Each logic cell holds one flip-flop: no need for minutes
 			// of synth_ice40 to learn that it does not fit.
 			m.Placement = &Placement{LogicCells: rep.Total.Flops, Note: fmt.Sprintf(
-				"does not fit in the iCE40-%s: its %d flip-flops alone need %d logic cells of %d (not placed)",
-				strings.ToUpper(PnRDevice), rep.Total.Flops, rep.Total.Flops, maxLogicHX8K)}
+				"does not fit in the iCE40-%s: its %d flip-flops alone exceed the %d logic cells (not placed)",
+				strings.ToUpper(PnRDevice), rep.Total.Flops, maxLogicHX8K)}
 			rep.Total.Placement = m.Placement
 			if opt.Progress != nil {
 				fmt.Fprintf(opt.Progress, "synth: place and route %d/%d: %s: %s\n", n+1, len(todo), m.Label, m.Placement.Note)

@@ -528,13 +528,13 @@ func placementColumns(b *bytes.Buffer, p *Placement, placed bool, name string, n
 		fmt.Fprintf(b, " %8s %11s %4s", "-", "-", "-")
 	case p.Fits && p.FmaxMHz > 0:
 		fmt.Fprintf(b, " %8.1f %11d %4d", p.FmaxMHz, p.LogicCells, p.RAMs)
-	case p.LogicCells > 0:
-		fmt.Fprintf(b, " %8s %11d %4d", "-", p.LogicCells, p.RAMs)
+	case p.LogicCells > 0: // does not fit: the cells it needs
+		fmt.Fprintf(b, " %8s %11d %4s", "-", p.LogicCells, "-")
 	default:
 		fmt.Fprintf(b, " %8s %11s %4s", "-", "-", "-")
 	}
 	b.WriteString("\n")
-	if p != nil && p.Note != "" {
+	if p != nil && p.Note != "" && (name != "total" || !slices.Contains(notes, "hx_top: "+p.Note)) {
 		notes = append(notes, name+": "+p.Note)
 	}
 	return notes
