@@ -53,7 +53,7 @@ type Placement struct {
 	LogicCells   int     `json:"logic_cells"`   // ICESTORM_LC used (the wrapper's included), or needed when it does not fit
 	RAMs         int     `json:"rams"`          // ICESTORM_RAM (4 kbit block RAMs)
 	WrapperFlops int     `json:"wrapper_flops"` // flip-flops of the wrapper: one per input bit, two per output bit
-	Fits         bool    `json:"fits"`          // placed and routed on the HX8K
+	Fits         bool    `json:"fits"`          // false only when too large for the device (Note says what)
 	Note         string  `json:"pnr_note,omitempty"`
 	// The path that sets FmaxMHz, as nextpnr names its ends (cells of the
 	// iCE40 netlist, under dut. in the module).
