@@ -378,3 +378,20 @@ func TestSynthPnR(t *testing.T) {
 		}
 	}
 }
+
+// TestSynthPnRFails: a nextpnr-ice40 that fails (here a stand-in that
+// prints an ERROR line) is a failure, exit 1, naming the tool, the module
+// and nextpnr's ERROR line; a design too large is not (TestOverflow).
+func TestSynthPnRFails(t *testing.T) {
+	needYosys(t)
+	bin := t.TempDir()
+	fake := "#!/bin/sh\necho 'ERROR: no BEL for this test' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, synth.Nextpnr), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	code, out, errs := hx(t, "synth", "--dims", "2", "--flit-width", "16", "--pnr", "ice40")
+	if code != 1 || out != "" || !strings.Contains(errs, "nextpnr-ice40 failed on hx_alu (") || !strings.Contains(errs, "ERROR: no BEL for this test") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

@@ -424,6 +424,10 @@ func placeAll(ctx context.Context, rep *Report, paths []string, top string, para
 		}
 		start := time.Now()
 		pl, err := placeRoute(ctx, paths, top, params, y, ports[y], work)
+		var pe *PnRError
+		if errors.As(err, &pe) {
+			pe.Module = m.Label // hx_switch[P=3,MODE=0], not its Yosys hash
+		}
 		if err != nil {
 			return err
 		}
