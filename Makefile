@@ -3,7 +3,8 @@
 #              the Hitachi all-gather and a three-episode run, each
 #              simulated and co-simulated; the default barrier's pictures
 #              go to out/ (docs/pictures.md)
-#   make test  installs what is missing (iverilog, verilator, yosys, SLURM) and runs every test
+#   make test  installs what is missing (iverilog, verilator, yosys,
+#              nextpnr-ice40, icestorm, SLURM) and runs every test
 GO      ?= go
 BIN     := ./hxbar
 FUZZTIME ?= 5s
@@ -31,13 +32,17 @@ run: build deps
 pictures: build
 	$(BIN) sim --plot docs/img/run-timeline.svg --plot-load docs/img/run-load.svg > /dev/null
 
-# deps installs the simulators the RTL tests need, and the single-node SLURM
-# cluster of 'make slurm' (slurm-wlm, munge), when they are missing.
+# deps installs the simulators the RTL tests need, the iCE40 place and
+# route of 'hxbar synth --pnr ice40' (nextpnr-ice40; fpga-icestorm brings
+# icepack and icetime), and the single-node SLURM cluster of 'make slurm'
+# (slurm-wlm, munge), when they are missing.
 deps:
 	@missing=""; \
 	command -v iverilog >/dev/null || missing="$$missing iverilog"; \
 	command -v verilator >/dev/null || missing="$$missing verilator"; \
 	command -v yosys >/dev/null || missing="$$missing yosys"; \
+	command -v nextpnr-ice40 >/dev/null || missing="$$missing nextpnr-ice40"; \
+	{ command -v icepack >/dev/null && command -v icetime >/dev/null; } || missing="$$missing fpga-icestorm"; \
 	{ command -v sbatch >/dev/null && command -v slurmctld >/dev/null && command -v slurmd >/dev/null; } || missing="$$missing slurm-wlm"; \
 	{ command -v munged >/dev/null && command -v mungekey >/dev/null; } || missing="$$missing munge"; \
 	if [ -n "$$missing" ]; then \

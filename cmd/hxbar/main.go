@@ -60,7 +60,7 @@ var summaries = map[string]string{
 	"gen":         "generate the Verilog and a self-checking testbench for a system",
 	"cosim":       "run the RTL under Icarus or Verilator and compare it with the model, cycle by cycle",
 	"sweep":       "run a design-space sweep (base system, varied keys, measured fields) on every core or as a SLURM array job; merge and plot its results",
-	"synth":       "synthesize the generated RTL with Yosys and report area (cells, flip-flops, memory bits) and logic depth per module",
+	"synth":       "synthesize the generated RTL with Yosys and report area (cells, flip-flops, memory bits) and logic depth per module; --pnr ice40: Fmax on an iCE40-HX8K",
 	"version":     "print the module version and VCS revision of this binary (sweeps record it in every row)",
 	"experiments": "measure the seeds' claims (orders, near-last vs near-first, duplex) and write docs/experiments.md",
 }

@@ -20,6 +20,7 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("dir", "", "synthesize the design in `DIR` (made by 'hxbar gen'); without it the system flags are generated into a temporary directory")
 	format := fs.String("format", "table", "output format: table or json")
 	keep := fs.Bool("keep", false, "without --dir: keep the temporary directory and print its name")
+	pnr := fs.String("pnr", "", "also place and route each module, in a wrapper registering its ports, and the whole design, on `TARGET`: ice40 (iCE40-HX8K: nextpnr-ice40, from 'make deps'); adds fmax_mhz, logic_cells and rams")
 	fs.neverTakes(notApplicable{[]string{"fault"}, "the generated testbench injects faults (hxbar gen, hxbar cosim); the synthesized design is the same without them"},
 		// They set the testbench's arrivals, item placement and run length
 		// (and the tables' contents, which the RTL loads at run time).
@@ -30,7 +31,14 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	own := map[string]bool{"dir": true, "format": true, "keep": true}
+	pnrSet := false
+	fs.Visit(func(f *flag.Flag) { pnrSet = pnrSet || f.Name == "pnr" })
+	if pnrSet { // --pnr "" included: it names no target
+		if err := synth.CheckPnR(*pnr); err != nil {
+			return usageError{err}
+		}
+	}
+	own := map[string]bool{"dir": true, "format": true, "keep": true, "pnr": true}
 	var sysFlags []string
 	fs.Visit(func(f *flag.Flag) {
 		if !own[f.Name] {
@@ -82,10 +90,11 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	rep, err := synth.Run(ctx, target, synth.Options{Progress: prefixWriter{stderr}})
+	rep, err := synth.Run(ctx, target, synth.Options{Progress: prefixWriter{stderr}, PnR: *pnr})
 	var ye *synth.YosysError
+	var pe *synth.PnRError
 	switch {
-	case errors.As(err, &ye):
+	case errors.As(err, &ye), errors.As(err, &pe):
 		return failure{err.Error()}
 	case err != nil:
 		return usageError{err} // no yosys (synth.ErrNoYosys), or the directory is not a design

@@ -167,6 +167,8 @@ func TestSynthUsageErrors(t *testing.T) {
 		{[]string{"--dims", "2", "--flit-width", "8"}, "flit"},
 		{[]string{"extra"}, "unexpected argument"},
 		{[]string{"--dir", empty}, "no hx_sources.f"},
+		{[]string{"--pnr", "ecp5"}, `invalid --pnr "ecp5": allowed: ice40`},
+		{[]string{"--pnr="}, `invalid --pnr "": allowed: ice40`},
 	} {
 		code, _, errs := hx(t, append([]string{"synth"}, c.args...)...)
 		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
@@ -292,5 +294,104 @@ func TestDesignDirOfAnotherTool(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, "is a sweep directory (hxbar sweep)") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 			t.Errorf("%s --dir SWEEPDIR: exit %d, stderr %q, want exit 2 and one line naming the sweep directory", cmd, code, errs)
 		}
+	}
+}
+
+// needNextpnr skips without nextpnr-ice40, unless CI is set (then it fails).
+func needNextpnr(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath(synth.Nextpnr); err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skip("nextpnr-ice40 not installed (make deps)")
+		}
+		t.Fatal("nextpnr-ice40 not installed and CI is set (make deps)")
+	}
+}
+
+// TestSynthNoNextpnr: --pnr ice40 without nextpnr-ice40 on PATH is one
+// line saying to run make deps, exit 2, before any Yosys run.
+func TestSynthNoNextpnr(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	code, _, errs := hx(t, "synth", "--dims", "2", "--pnr", "ice40")
+	if code != 2 || !strings.Contains(errs, "nextpnr-ice40 not found: run 'make deps'") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestSynthPnR places and routes the smallest modules of a 2-node design
+// (hx_credit, hx_fifo; hx_chan is wiring) on the iCE40-HX8K: each gets
+// an Fmax and logic cells, the wrapper's flip-flops are counted, the rows
+// not selected get nothing, and the table and JSON carry the figures
+// (about 15 s of Yosys and 10 s of place and route on an idle machine).
+func TestSynthPnR(t *testing.T) {
+	needYosys(t)
+	needNextpnr(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, _, errs := hx(t, "gen", "--out", dir, "--dims", "2", "--flit-width", "16"); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, errs)
+	}
+	small := map[string]bool{"hx_credit": true, "hx_fifo": true, "hx_chan": true}
+	var progress strings.Builder
+	rep, err := synth.Run(context.Background(), dir, synth.Options{PnR: "ice40", Progress: &progress,
+		PnRModule: func(m synth.Module) bool { return small[m.Module] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range rep.Modules {
+		p := m.Placement
+		switch {
+		case !small[m.Module]:
+			if p != nil {
+				t.Errorf("%s placed though not selected: %+v", m.Label, *p)
+			}
+		case m.Module == "hx_chan":
+			if p == nil || p.FmaxMHz != 0 || !strings.Contains(p.Note, "wiring only") {
+				t.Errorf("hx_chan: %+v", p)
+			}
+		case p == nil || !p.Fits || p.FmaxMHz <= 0 || p.LogicCells <= 0 || p.LogicCells > 7680:
+			t.Errorf("%s: placement %+v", m.Label, p)
+		case m.Module == "hx_credit" && p.WrapperFlops != 3+2*1:
+			// clk, rst, take, give in; ok out
+			t.Errorf("hx_credit: %d wrapper flops, want 5", p.WrapperFlops)
+		}
+	}
+	if rep.Total.Placement != nil {
+		t.Errorf("the whole design placed though hx_top was not selected: %+v", *rep.Total.Placement)
+	}
+	if n := strings.Count(progress.String(), "synth: place and route"); n != 4 {
+		t.Errorf("%d progress lines, want a start and an end for each of 2 modules:\n%s", n, progress.String())
+	}
+	var table strings.Builder
+	if err := rep.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "fmax_mhz logic_cells rams") || !strings.Contains(table.String(), "hx_chan: wiring only") {
+		t.Errorf("table:\n%s", table.String())
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"fmax_mhz":`, `"logic_cells":`, `"rams":`} {
+		if strings.Count(string(b), key) != 3 {
+			t.Errorf("JSON has %d %s, want 3 (hx_credit, hx_fifo, hx_chan):\n%s", strings.Count(string(b), key), key, b)
+		}
+	}
+}
+
+// TestSynthPnRFails: a nextpnr-ice40 that fails (here a stand-in that
+// prints an ERROR line) is a failure, exit 1, naming the tool, the module
+// and nextpnr's ERROR line; a design too large is not (TestOverflow).
+func TestSynthPnRFails(t *testing.T) {
+	needYosys(t)
+	bin := t.TempDir()
+	fake := "#!/bin/sh\necho 'ERROR: no BEL for this test' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, synth.Nextpnr), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	code, out, errs := hx(t, "synth", "--dims", "2", "--flit-width", "16", "--pnr", "ice40")
+	if code != 1 || out != "" || !strings.Contains(errs, "nextpnr-ice40 failed on hx_alu (") || !strings.Contains(errs, "ERROR: no BEL for this test") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

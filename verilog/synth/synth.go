@@ -89,6 +89,10 @@ type Module struct {
 	Depth      int      `json:"depth"`       // longest flop-to-flop/port path in generic cells, submodules inlined
 	Variants   int      `json:"variants"`    // Yosys parametrisations merged into this row
 	yosys      []string // the Yosys names of the variants merged into this row
+	// With Options.PnR: the row's first variant, with its submodules,
+	// placed and routed in a port-registering wrapper (fmax_mhz,
+	// logic_cells, rams, ... beside the fields above; pnr.go).
+	*Placement
 }
 
 // Total is the whole design: Cells, Flops and MemoryBits are the sums of
@@ -101,6 +105,9 @@ type Total struct {
 	Flops      int `json:"flops"`
 	MemoryBits int `json:"memory_bits"`
 	Depth      int `json:"depth"`
+	// With Options.PnR: the whole design (hx_top's row) placed and routed,
+	// or the cells it needs when it does not fit.
+	*Placement
 }
 
 // Report is the result of a synthesis run.
@@ -477,13 +484,31 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 		wid = max(wid, len(names[i]))
 	}
-	fmt.Fprintf(&b, "%-*s %9s %9s %9s %11s %6s\n", wid, "module", "instances", "cells", "flops", "memory_bits", "depth")
+	placed := r.Total.Placement != nil
+	for _, m := range r.Modules {
+		placed = placed || m.Placement != nil
+	}
+	fmt.Fprintf(&b, "%-*s %9s %9s %9s %11s %6s", wid, "module", "instances", "cells", "flops", "memory_bits", "depth")
+	if placed {
+		fmt.Fprintf(&b, " %8s %11s %4s", "fmax_mhz", "logic_cells", "rams")
+	}
+	b.WriteString("\n")
+	var notes []string
 	for i, m := range r.Modules {
-		fmt.Fprintf(&b, "%-*s %9d %9d %9d %11d %6d\n", wid, names[i], m.Instances, m.Cells, m.Flops, m.MemoryBits, m.Depth)
+		fmt.Fprintf(&b, "%-*s %9d %9d %9d %11d %6d", wid, names[i], m.Instances, m.Cells, m.Flops, m.MemoryBits, m.Depth)
+		notes = placementColumns(&b, m.Placement, placed, names[i], notes)
 	}
 	t := r.Total
-	fmt.Fprintf(&b, "%-*s %9d %9d %9d %11d %6d\n", wid, "total", t.Instances, t.Cells, t.Flops, t.MemoryBits, t.Depth)
+	fmt.Fprintf(&b, "%-*s %9d %9d %9d %11d %6d", wid, "total", t.Instances, t.Cells, t.Flops, t.MemoryBits, t.Depth)
+	notes = placementColumns(&b, t.Placement, placed, "total", notes)
 	fmt.Fprintln(&b, "(per module: per instance, submodules excluded, depth with them; cells and flops outside memories; total: times instances, depth of the whole design)")
+	if placed {
+		fmt.Fprintf(&b, "(fmax_mhz, logic_cells, rams: iCE40-%s, each module with its submodules in a wrapper that registers its ports (wrapper flip-flops included), nextpnr-ice40 --seed %d; total: hx_top)\n",
+			strings.ToUpper(PnRDevice), PnRSeed)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(&b, n)
+	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "yosys: %s\n", w)
 	}
@@ -492,6 +517,27 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// placementColumns ends a table row with a placement's columns (when any
+// row was placed) and returns notes with the row's note added.
+func placementColumns(b *bytes.Buffer, p *Placement, placed bool, name string, notes []string) []string {
+	switch {
+	case !placed:
+	case p == nil:
+		fmt.Fprintf(b, " %8s %11s %4s", "-", "-", "-")
+	case p.Fits && p.FmaxMHz > 0:
+		fmt.Fprintf(b, " %8.1f %11d %4d", p.FmaxMHz, p.LogicCells, p.RAMs)
+	case p.LogicCells > 0: // does not fit: the cells it needs
+		fmt.Fprintf(b, " %8s %11d %4s", "-", p.LogicCells, "-")
+	default:
+		fmt.Fprintf(b, " %8s %11s %4s", "-", "-", "-")
+	}
+	b.WriteString("\n")
+	if p != nil && p.Note != "" && (name != "total" || !slices.Contains(notes, "hx_top: "+p.Note)) {
+		notes = append(notes, name+": "+p.Note)
+	}
+	return notes
 }
 
 // Sources returns the design sources of a generated directory: its
@@ -556,6 +602,7 @@ func Script(sources []string, top string, params []Param, out string) string {
 		"tee -q -o " + o("stat.json") + " stat -json",
 		"tee -q -o " + o("mem.il") + " dump t:$mem_v2",
 		"tee -q -o " + o("params.il") + " dump -n",
+		"tee -q -o " + o("ports.il") + " dump */x:*",
 		"memory_map",
 		"techmap",
 		"opt_clean",
@@ -575,6 +622,11 @@ type Param struct {
 type Options struct {
 	Progress io.Writer     // if set, a line every Interval: elapsed time and Yosys's current pass
 	Interval time.Duration // default 15 s
+	// PnR, if set (one of PnRTargets), places and routes each row (pnr.go);
+	// PnRModule, if set, selects the rows placed (the others get no
+	// Placement).
+	PnR       string
+	PnRModule func(Module) bool
 }
 
 // Run synthesizes the design in dir (written by 'hxbar gen') and reports.
@@ -614,6 +666,11 @@ func run(ctx context.Context, paths []string, top string, params []Param, opt Op
 	ys, err := exec.LookPath(Yosys)
 	if err != nil {
 		return nil, ErrNoYosys
+	}
+	if opt.PnR != "" {
+		if err := CheckPnR(opt.PnR); err != nil {
+			return nil, err
+		}
 	}
 	for _, p := range paths {
 		if strings.ContainsAny(p, " \t;\"") {
@@ -708,7 +765,34 @@ wait:
 	if v, err := procgroup.Command(ctx, ys, "-V").Output(); err == nil {
 		rep.Yosys = strings.TrimSpace(string(v))
 	}
+	if opt.PnR != "" {
+		if err := placeDesign(ctx, rep, stat, paths, top, params, work, opt); err != nil {
+			return nil, err
+		}
+	}
 	return rep, nil
+}
+
+// placeDesign places and routes the report's rows (placeAll), with the
+// ports the synthesis run dumped.
+func placeDesign(ctx context.Context, rep *Report, stat map[string]StatModule, paths []string, top string, params []Param, work string, opt Options) error {
+	portsIL, err := os.ReadFile(filepath.Join(work, "ports.il"))
+	if err != nil {
+		return err
+	}
+	ports, err := ParsePorts(string(portsIL))
+	if err != nil {
+		return err
+	}
+	subs := map[string]bool{}
+	for name, s := range stat {
+		for t := range s.CellsByType {
+			if _, ok := stat[t]; ok {
+				subs[name] = true
+			}
+		}
+	}
+	return placeAll(ctx, rep, paths, top, params, ports, subs, work, opt)
 }
 
 // passRE matches Yosys's log headers: "5.10. Executing OPT_MERGE pass (detect identical cells)."
