@@ -333,7 +333,7 @@ func placeRoute(ctx context.Context, paths []string, top string, params []Param,
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		log, _ := os.ReadFile(f("yosys.log"))
+		log, _ := readLogTail(f("yosys.log"))
 		if e := errorLines(string(log)); e != "" {
 			out = e
 		}
@@ -345,7 +345,7 @@ func placeRoute(ctx context.Context, paths []string, top string, params []Param,
 	out, err := tool(ctx, dir, Nextpnr, "--"+PnRDevice, "--package", PnRPackage, "--json", f("ice40.json"),
 		"--freq", strconv.Itoa(PnRFreqMHz), "--seed", strconv.Itoa(PnRSeed), "--timing-allow-fail",
 		"--report", f("report.json"), "-q", "-l", f("nextpnr.log"))
-	log, _ := os.ReadFile(f("nextpnr.log"))
+	log, _ := readLogTail(f("nextpnr.log"))
 	if err != nil && ctx.Err() != nil {
 		return nil, err
 	}
@@ -359,7 +359,7 @@ func placeRoute(ctx context.Context, paths []string, top string, params []Param,
 		}
 		return nil, &PnRError{Tool: Nextpnr, Module: module, Err: err, Msg: out}
 	}
-	rep, err := os.ReadFile(f("report.json"))
+	rep, err := readOwn(f("report.json"))
 	if err != nil {
 		return nil, err
 	}

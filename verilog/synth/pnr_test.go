@@ -208,3 +208,28 @@ func TestCheckPnR(t *testing.T) {
 		t.Errorf("without nextpnr-ice40: %v", err)
 	}
 }
+
+// TestReadLogTail: a tool's log is read from its end (where the ERROR
+// line is), at most logTail bytes, and a directory in its place is refused.
+func TestReadLogTail(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "yosys.log")
+	body := strings.Repeat("x\n", logTail) + "ERROR: the last line\n"
+	if err := os.WriteFile(log, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readLogTail(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != logTail || !strings.HasSuffix(string(got), "ERROR: the last line\n") {
+		t.Errorf("read %d bytes ending %q, want the last %d", len(got), got[max(0, len(got)-30):], logTail)
+	}
+	sub := filepath.Join(dir, "nextpnr.log")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readLogTail(sub); err == nil {
+		t.Errorf("a directory was read as a log")
+	}
+}

@@ -540,6 +540,34 @@ func placementColumns(b *bytes.Buffer, p *Placement, placed bool, name string, n
 	return notes
 }
 
+// ownFileCap bounds what synth reads back of the files its tools wrote in
+// its work directory (stat, memories, ports, nextpnr's report): tens of
+// MB for the largest designs.
+const ownFileCap = 512 << 20
+
+// readOwn reads a file a tool wrote for this run, refusing a link, a
+// device or more than ownFileCap bytes.
+func readOwn(path string) ([]byte, error) { return inputfile.ReadCapped(path, ownFileCap) }
+
+// logTail is how much of a tool's log is searched for its ERROR lines:
+// the error is at the end of the log.
+const logTail = 1 << 20
+
+// readLogTail returns the last logTail bytes of a tool's log.
+func readLogTail(path string) ([]byte, error) {
+	f, err := inputfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > logTail {
+		if _, err := f.Seek(st.Size()-logTail, io.SeekStart); err != nil {
+			return nil, err
+		}
+	}
+	return io.ReadAll(io.LimitReader(f, logTail))
+}
+
 // Sources returns the design sources of a generated directory: its
 // SourcesFile without the testbench.
 func Sources(dir string) ([]string, error) {
@@ -722,14 +750,14 @@ wait:
 		return nil, fmt.Errorf("yosys stopped: %w", ctx.Err())
 	}
 	if runErr != nil {
-		log, _ := os.ReadFile(logFile)
+		log, _ := readLogTail(logFile)
 		msg := strings.TrimSpace(stderr.String())
 		if e := errorLines(string(log)); e != "" {
 			msg = e
 		}
 		return nil, &YosysError{Dir: filepath.Dir(paths[0]), Err: runErr, Msg: msg}
 	}
-	read := func(f string) ([]byte, error) { return os.ReadFile(filepath.Join(work, f)) }
+	read := func(f string) ([]byte, error) { return readOwn(filepath.Join(work, f)) }
 	memIL, err := read("mem.il")
 	if err != nil {
 		return nil, err
@@ -776,7 +804,7 @@ wait:
 // placeDesign places and routes the report's rows (placeAll), with the
 // ports the synthesis run dumped.
 func placeDesign(ctx context.Context, rep *Report, stat map[string]StatModule, paths []string, top string, params []Param, work string, opt Options) error {
-	portsIL, err := os.ReadFile(filepath.Join(work, "ports.il"))
+	portsIL, err := readOwn(filepath.Join(work, "ports.il"))
 	if err != nil {
 		return err
 	}
