@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/verilog"
 	"github.com/hxbar/hxbar/verilog/synth"
 )
 
@@ -58,7 +61,7 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := runContext(stdout)
 	defer stop()
 
-	target := *dir
+	target, title := *dir, ""
 	if target == "" {
 		s, err := sys()
 		if err != nil {
@@ -84,10 +87,13 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		title = s.Title()
 		fmt.Fprintf(stderr, "hxbar synth: %d nodes, %d switches: running yosys (seconds; minutes for the largest designs)\n", g.manifest.Nodes, g.manifest.Switches)
 		target = tmp
 	} else if err := checkDesignDir(target); err != nil {
 		return err
+	} else if s, err := hw.Load(filepath.Join(target, verilog.SystemFile)); err == nil {
+		title = s.Title() // a directory without a readable system.yaml is still synthesized
 	}
 
 	rep, err := synth.Run(ctx, target, synth.Options{Progress: prefixWriter{stderr}, PnR: *pnr})
@@ -99,6 +105,7 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	case err != nil:
 		return usageError{err} // no yosys (synth.ErrNoYosys), or the directory is not a design
 	}
+	rep.System = title
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -42,11 +42,15 @@ func TestSynthJSONContract(t *testing.T) {
 		Depth      *int    `json:"depth"`
 	}
 	var rep struct {
+		System  string    `json:"system"`
 		Modules []figures `json:"modules"`
 		Total   *figures  `json:"total"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
+	}
+	if want := "hyperxbar-2-butterfly-barrier"; rep.System != want {
+		t.Errorf("system %q, want %q (the title of the system synthesized)", rep.System, want)
 	}
 	if rep.Total == nil || rep.Total.Instances == nil || rep.Total.Cells == nil || rep.Total.Flops == nil || rep.Total.MemoryBits == nil || rep.Total.Depth == nil {
 		t.Fatalf("total lacks a key:\n%s", out)
@@ -98,6 +102,9 @@ func TestSynthDirTable(t *testing.T) {
 	code, out, errs := hx(t, "synth", "--dir", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if first, _, _ := strings.Cut(out, "\n"); first != `system "hyperxbar-2-butterfly-barrier"` {
+		t.Errorf("first line %q, want the system of DIR/system.yaml", first)
 	}
 	for _, want := range []string{"module", "hx_barrier_unit", "hx_switch", "total", "memory_bits", "depth"} {
 		if !strings.Contains(out, want) {

@@ -112,6 +112,7 @@ type Total struct {
 
 // Report is the result of a synthesis run.
 type Report struct {
+	System   string   `json:"system,omitempty"` // the title of the system synthesized, when the caller knows it
 	Modules  []Module `json:"modules"`
 	Total    Total    `json:"total"`
 	Warnings []string `json:"warnings,omitempty"` // Yosys's "Warning:" lines (a clean design has none)
@@ -472,6 +473,9 @@ func Build(mem map[string]int, stat map[string]StatModule, depth map[string]int,
 // WriteTable prints the report as an aligned table.
 func (r *Report) WriteTable(w io.Writer) error {
 	var b bytes.Buffer
+	if r.System != "" {
+		fmt.Fprintf(&b, "system %q\n", r.System)
+	}
 	names := make([]string, len(r.Modules))
 	wid := 18
 	for i, m := range r.Modules {
