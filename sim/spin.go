@@ -60,27 +60,26 @@ const maxSpinBlocks = 1<<16 - 1
 // on the workers, worker 0 being the caller.
 func (e *engine) parallelSpin(t int64, ranges [2][2]int32) {
 	s := e.sp
-	var blocks [2]int32
-	var chunk [2]int32
-	var count int32
+	var blocks, chunk, count [2]int32
 	for i, r := range ranges {
-		if r[0] >= r[1] {
-			continue
+		for wi := r[0] >> 6; r[0] < r[1] && wi <= (r[1]-1)>>6; wi++ {
+			count[i] += int32(bits.OnesCount64(inRange(e.cur[wi], wi<<6, r[0], r[1])))
 		}
-		for wi := r[0] >> 6; wi <= (r[1]-1)>>6; wi++ {
-			count += int32(bits.OnesCount64(inRange(e.cur[wi], wi<<6, r[0], r[1])))
-		}
-		n := r[1] - r[0]
-		chunk[i] = max((n+int32(e.workers)*s.perWorker-1)/(int32(e.workers)*s.perWorker), 1, (n+maxSpinBlocks/2-1)/(maxSpinBlocks/2))
-		blocks[i] = (n + chunk[i] - 1) / chunk[i]
 	}
-	if count == 0 {
-		return
-	}
-	if count < s.minEls {
+	if count[0]+count[1] < s.minEls {
 		e.run(t, ranges[0][0], ranges[0][1], 0)
 		e.run(t, ranges[1][0], ranges[1][1], 0)
 		return
+	}
+	// A block per minEls/2 scheduled elements (each claim costs a line
+	// moved between the cores), perWorker per worker at most.
+	for i, r := range ranges {
+		if count[i] == 0 {
+			continue
+		}
+		nb := min(max(count[i]/max(s.minEls/2, 1), 1), int32(e.workers)*s.perWorker, maxSpinBlocks/2)
+		chunk[i] = (r[1] - r[0] + nb - 1) / nb
+		blocks[i] = (r[1] - r[0] + chunk[i] - 1) / chunk[i]
 	}
 	if !s.started {
 		e.startHelpers()
@@ -187,7 +186,7 @@ func (e *engine) stopHelpers() {
 		return
 	}
 	s.stop.Store(true)
-	for w := 1; w < e.workers; w++ {
+	for w := 1; w < len(s.wakeup); w++ { // e.workers may be 1 by now (autoShare)
 		if s.parked[w].v.Swap(0) == 1 {
 			s.wakeup[w] <- struct{}{}
 		}

@@ -81,6 +81,7 @@ type trafficRun struct {
 	// pcg is rng's source: the injection draw reads it directly (below
 	// pInject in 53 bits: injectThreshold).
 	pcg      *rand.PCG
+	auto     *autoShare // nil: the workers are fixed
 	pInject  uint64
 	nodes    int
 	switches int32 // endpoint e is element switches + node
@@ -176,11 +177,12 @@ func RunTraffic(sys hw.System, cfg TrafficConfig) (*TrafficResult, error) {
 }
 
 // trafficParallelElements is the network size (switches and endpoints)
-// from which traffic runs on every core (up to hw.MaxWorkers): a cycle of
-// uniform traffic at 0.1 on an 8x8 hyper-crossbar (208 elements) already
-// takes about 3 us on one core, well above what the spinning workers'
-// hand-over costs (docs/performance.md, "Traffic on both cores").
-const trafficParallelElements = 1 << 7
+// from which traffic runs on every core (up to hw.MaxWorkers): 512 takes
+// the 16x16 hyper-crossbar (544 elements, a cycle of uniform traffic at
+// 0.1 about 10 us on one core) and the 4^4 one, not the 8x8 (144), whose
+// 2.5 us cycles gain too little over the hand-over and lose on a loaded
+// machine (docs/performance.md, "Traffic on both cores").
+const trafficParallelElements = 512
 
 // trafficPar overrides how a traffic run shares its cycles (tests and
 // benchmarks): workers > 0 forces that many workers; perWorker and minEls,
@@ -189,6 +191,9 @@ const trafficParallelElements = 1 << 7
 type trafficPar struct {
 	workers           int
 	perWorker, minEls int32
+	// trial > 0 keeps autoShare on with forced workers, with trials of
+	// trial cycles and choices held for hold cycles.
+	trial, hold int64
 }
 
 // runTraffic is RunTraffic with its sharing overridden by par.
@@ -206,6 +211,9 @@ func runTraffic(sys hw.System, cfg TrafficConfig, par trafficPar) (*TrafficResul
 		}
 		if cfg.Progress != nil && t < cfg.Cycles && t%(max(cfg.Cycles/64, 1)) == 0 {
 			cfg.Progress(t, cfg.Cycles)
+		}
+		if r.auto != nil {
+			r.auto.tick(r, t)
 		}
 		r.cycle(t)
 	}
@@ -263,15 +271,29 @@ func (r *trafficRun) share(par trafficPar) {
 	}
 	r.setWorkers(w)
 	r.net.SetSerial(w == 1)
+	r.auto = nil
 	if w > 1 {
-		e.sp = &spinner{perWorker: 4, minEls: 16}
+		e.sp = &spinner{perWorker: 2, minEls: 48}
 		if par.perWorker > 0 {
 			e.sp.perWorker = par.perWorker
 		}
 		if par.minEls > 0 {
 			e.sp.minEls = par.minEls
 		}
+		if par.workers == 0 || par.trial > 0 {
+			r.auto = &autoShare{workers: w, trial: autoTrial, hold: autoHold}
+			if par.trial > 0 {
+				r.auto.trial, r.auto.hold = par.trial, par.hold
+			}
+		}
 	}
+}
+
+// useWorkers runs the next cycles on n workers (1, or the count share
+// set): between cycles only.
+func (r *trafficRun) useWorkers(n int) {
+	r.eng.workers = n
+	r.net.SetSerial(n == 1)
 }
 
 // cycle creates this cycle's packets (while injecting) and runs the cycle.

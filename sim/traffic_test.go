@@ -102,8 +102,9 @@ func TestTrafficParallelMatchesSequential(t *testing.T) {
 
 // TestTrafficWorkersAtSizes: on the networks traffic now shares among
 // workers (8x8, 16x16 and 32x32 hyper-crossbars, and a 16x16 torus),
-// two workers with the default spinner and three with one-element
-// blocks give byte for byte the single worker's JSON, at a light and a
+// two workers with the default spinner, two with small blocks,
+// two switching to one and back every few cycles (autoShare) and the
+// default give byte for byte the single worker's JSON, at a light and a
 // saturating load and for every pattern.
 func TestTrafficWorkersAtSizes(t *testing.T) {
 	cases := []struct {
@@ -125,7 +126,8 @@ func TestTrafficWorkersAtSizes(t *testing.T) {
 		sys.Topology = c.topo
 		c.cfg.Warmup = -1
 		var want []byte
-		for _, par := range []trafficPar{{workers: 1}, {workers: 2}, {workers: 3, perWorker: 1 << 12, minEls: 1}} {
+		for _, par := range []trafficPar{{workers: 1}, {workers: 2}, {workers: 2, perWorker: 64, minEls: 1},
+			{workers: 2, minEls: 1, trial: 3, hold: 5}, {}} {
 			res, err := runTraffic(sys, c.cfg, par)
 			if err != nil {
 				t.Fatal(err)
