@@ -269,8 +269,8 @@ type Network struct {
 // SetSerial says whether one goroutine alone evaluates the network from
 // now on (true) or several may share a cycle (false, the default). A
 // serial network marks slots and occupancy bits with plain stores: on
-// x86 an atomic store or bit set is a locked instruction, five of them a
-// hop, a quarter of a lightly loaded traffic cycle (docs/performance.md).
+// x86 an atomic store or bit set is a locked instruction, four or five a
+// hop: about 8 % of a 16x16 traffic cycle at 0.1 (docs/performance.md).
 // Results are the same either way; only a network that several workers
 // evaluate needs the atomic ones.
 func (n *Network) SetSerial(serial bool) { n.serial = serial }
