@@ -260,7 +260,20 @@ type Network struct {
 	// rebaseAfter how far the current cycle may run ahead of it (Rebase).
 	epoch       int64
 	rebaseAfter int64
+
+	// serial: one goroutine evaluates the network (SetSerial), so the
+	// push and the pop store and set bits without locked instructions.
+	serial bool
 }
+
+// SetSerial says whether one goroutine alone evaluates the network from
+// now on (true) or several may share a cycle (false, the default). A
+// serial network marks slots and occupancy bits with plain stores: on
+// x86 an atomic store or bit set is a locked instruction, four or five a
+// hop: about 8 % of a 16x16 traffic cycle at 0.1 (docs/performance.md).
+// Results are the same either way; only a network that several workers
+// evaluate needs the atomic ones.
+func (n *Network) SetSerial(serial bool) { n.serial = serial }
 
 // NewNetwork builds the network state for a hyper-crossbar.
 func NewNetwork(t *Topology, cfg Config) (*Network, error) {
@@ -648,7 +661,11 @@ func (n *Network) push(o, f int32, sw int32, b flitBody, data uint64, code uint3
 		n.codes[si] = code // KeepCodes was called: only then do flits carry one
 	}
 	ready := t + n.latOf(o, f)
-	atomic.StoreInt32(&s.when, n.rel(ready)+heldOff)
+	if n.serial {
+		s.when = n.rel(ready) + heldOff
+	} else {
+		atomic.StoreInt32(&s.when, n.rel(ready)+heldOff)
+	}
 	// The next slot's free cycle is read when the output next asks for
 	// credit (hasCredit), not here: that line is the engine's prefetch's
 	// (prefetchDown) by then, while here it would be a miss per hop. The
@@ -656,7 +673,11 @@ func (n *Network) push(o, f int32, sw int32, b flitBody, data uint64, code uint3
 	// reader can change it, and only from takenRel.
 	oi.nextFree = takenRel
 	if sw >= 0 {
-		atomic.OrUint64(&n.occ[sw], 1<<oi.portIn())
+		if n.serial {
+			n.occ[sw] |= 1 << oi.portIn()
+		} else {
+			atomic.OrUint64(&n.occ[sw], 1<<oi.portIn())
+		}
 	}
 	return ready
 }
@@ -666,7 +687,11 @@ func (n *Network) push(o, f int32, sw int32, b flitBody, data uint64, code uint3
 func (n *Network) pop(f int32, sw int32, t int64) {
 	q := &n.fifo[f]
 	if n.faults == nil || !n.creditPop(f, t) {
-		atomic.StoreInt32(&n.front(f).when, n.rel(t+int64(q.lat)))
+		if n.serial {
+			n.front(f).when = n.rel(t + int64(q.lat))
+		} else {
+			atomic.StoreInt32(&n.front(f).when, n.rel(t+int64(q.lat)))
+		}
 	}
 	if h := uint32(q.head) + 1; h == n.B {
 		q.head = 0
@@ -678,15 +703,21 @@ func (n *Network) pop(f int32, sw int32, t int64) {
 	if sw < 0 {
 		return
 	}
-	if next := n.front(f); !held(next) {
-		// Empty: clear the bit, then look again, since a concurrent push may
-		// have marked the slot taken (and set the bit) between the test and
-		// the clear.
-		bit := uint64(1) << uint32(f-n.portBase[sw])
-		atomic.AndUint64(&n.occ[sw], ^bit)
-		if held(next) {
-			atomic.OrUint64(&n.occ[sw], bit)
-		}
+	next := n.front(f)
+	if held(next) {
+		return
+	}
+	bit := uint64(1) << uint32(f-n.portBase[sw])
+	if n.serial {
+		n.occ[sw] &^= bit
+		return
+	}
+	// Empty: clear the bit, then look again, since a concurrent push may
+	// have marked the slot taken (and set the bit) between the test and
+	// the clear.
+	atomic.AndUint64(&n.occ[sw], ^bit)
+	if held(next) {
+		atomic.OrUint64(&n.occ[sw], bit)
 	}
 }
 
@@ -883,6 +914,24 @@ func (n *Network) RxFront(node int, t int64) (hw.Flit, bool) {
 		return hw.Flit{}, false
 	}
 	return n.unpackFlit(i), true
+}
+
+// RxTake is RxFront and RxPop in one, for a reader that needs only the
+// flit's head and tail marks and its payload (Data): ok is false when no
+// flit is ready in cycle t, and then nothing is popped.
+func (n *Network) RxTake(node int, t int64) (head, tail bool, data uint64, ok bool) {
+	f := n.rxBase + int32(node)
+	i := n.frontIdx(f)
+	s := &n.slots[i]
+	if !held(s) || !readyBy(s, n.rel(t)) {
+		return false, false, 0, false
+	}
+	fl := s.body.flags
+	if fl&bodyData != 0 {
+		data = n.data[i]
+	}
+	n.pop(f, -1, t)
+	return fl&hw.FlitHead != 0, fl&hw.FlitTail != 0, data, true
 }
 
 // RxPop pops node's ejection FIFO in cycle t (credit back to the exchanger).

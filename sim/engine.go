@@ -104,6 +104,8 @@ type engine struct {
 	t      int64
 	start  []chan struct{}
 	done   sync.WaitGroup
+	// sp, when set, shares phases the spinning way (parallelSpin) instead.
+	sp *spinner
 }
 
 func newEngine(elements, linkLatency int, class1, class1End int32, eval func(int32, int64, int) int) *engine {
@@ -220,6 +222,10 @@ func (e *engine) phase(t int64, lo1, hi1, lo2, hi2 int32) {
 		e.run(t, lo2, hi2, 0)
 		return
 	}
+	if e.sp != nil {
+		e.parallelSpin(t, [2][2]int32{{lo1, hi1}, {lo2, hi2}})
+		return
+	}
 	e.parallel(t, [2][2]int32{{lo1, hi1}, {lo2, hi2}})
 }
 
@@ -278,6 +284,9 @@ func (e *engine) worker(w int) {
 
 // close stops the workers.
 func (e *engine) close() {
+	if e.sp != nil {
+		e.stopHelpers()
+	}
 	for _, c := range e.start {
 		close(c)
 	}

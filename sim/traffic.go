@@ -3,8 +3,10 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 
 	"github.com/hxbar/hxbar/hw"
@@ -71,12 +73,18 @@ func (r TrafficResult) MarshalJSON() ([]byte, error) {
 const latBins = 1 << 16
 
 type trafficRun struct {
-	cfg   TrafficConfig
-	net   *noc.Network
-	fab   noc.Fabric
-	eng   *engine
-	rng   *rand.Rand
-	nodes int
+	cfg TrafficConfig
+	net *noc.Network
+	fab noc.Fabric
+	eng *engine
+	rng *rand.Rand
+	// pcg is rng's source: the injection draw reads it directly (below
+	// pInject in 53 bits: injectThreshold).
+	pcg      *rand.PCG
+	auto     *autoShare // nil: the workers are fixed
+	pInject  uint64
+	nodes    int
+	switches int32 // endpoint e is element switches + node
 
 	// Source queues: per node a ring of (dst, born) packets.
 	qDst  [][]int32
@@ -95,7 +103,6 @@ type trafficRun struct {
 	latSum             uint64
 	outstanding        uint64 // measured packets not yet delivered
 	qBornRx            []int64
-	pPacket            float64
 	winStart, winEnd   int64
 }
 
@@ -166,20 +173,36 @@ func RunTraffic(sys hw.System, cfg TrafficConfig) (*TrafficResult, error) {
 	if cfg.Warmup >= cfg.Cycles {
 		return nil, fmt.Errorf("invalid warmup: %d (allowed: 0..%d, less than cycles)", cfg.Warmup, cfg.Cycles-1)
 	}
-	return runTraffic(sys, cfg, 0)
+	return runTraffic(sys, cfg, trafficPar{})
 }
 
-// runTraffic is RunTraffic; workers > 0 forces that many workers, each
-// taking one bitmap word at a time (tests).
-func runTraffic(sys hw.System, cfg TrafficConfig, workers int) (*TrafficResult, error) {
+// trafficParallelElements is the network size (switches and endpoints)
+// from which traffic runs on every core (up to hw.MaxWorkers): 512 takes
+// the 16x16 hyper-crossbar (544 elements, a cycle of uniform traffic at
+// 0.1 about 10 us on one core) and the 4^4 one, not the 8x8 (144), whose
+// 2.5 us cycles gain too little over the hand-over and lose on a loaded
+// machine (docs/performance.md, "Traffic on both cores").
+const trafficParallelElements = 512
+
+// trafficPar overrides how a traffic run shares its cycles (tests and
+// benchmarks): workers > 0 forces that many workers; perWorker and minEls,
+// when not 0, set the spinner's (blocks per worker in a phase, scheduled
+// elements below which a phase runs on one worker).
+type trafficPar struct {
+	workers           int
+	perWorker, minEls int32
+	// trial > 0 keeps autoShare on with forced workers, with trials of
+	// trial cycles and choices held for hold cycles.
+	trial, hold int64
+}
+
+// runTraffic is RunTraffic with its sharing overridden by par.
+func runTraffic(sys hw.System, cfg TrafficConfig, par trafficPar) (*TrafficResult, error) {
 	r, err := newTrafficRun(sys, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if workers > 0 {
-		r.setWorkers(workers)
-		r.eng.block = 1
-	}
+	r.share(par)
 	n, net := r.nodes, r.net
 	drainLimit := cfg.Cycles + 100_000
 	for t := int64(0); t < drainLimit; t++ {
@@ -188,6 +211,9 @@ func runTraffic(sys hw.System, cfg TrafficConfig, workers int) (*TrafficResult, 
 		}
 		if cfg.Progress != nil && t < cfg.Cycles && t%(max(cfg.Cycles/64, 1)) == 0 {
 			cfg.Progress(t, cfg.Cycles)
+		}
+		if r.auto != nil {
+			r.auto.tick(r, t)
 		}
 		r.cycle(t)
 	}
@@ -218,16 +244,56 @@ func newTrafficRun(sys hw.System, cfg TrafficConfig) (*trafficRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &trafficRun{cfg: cfg, net: net, fab: fab, nodes: n,
-		rng:  rand.New(rand.NewPCG(cfg.Seed, 0x5bd1e995)),
+	pcg := rand.NewPCG(cfg.Seed, 0x5bd1e995)
+	r := &trafficRun{cfg: cfg, net: net, fab: fab, nodes: n, switches: int32(fab.NumSwitches()),
+		rng: rand.New(pcg), pcg: pcg, pInject: injectThreshold(cfg.Rate / float64(cfg.PacketFlits)),
 		qDst: make([][]int32, n), qBorn: make([][]int64, n), qHead: make([]int, n), flit: make([]int, n),
 		qBornRx: make([]int64, n),
-		hist:    make([]uint64, latBins), winStart: cfg.Warmup, winEnd: cfg.Cycles,
-		pPacket: cfg.Rate / float64(cfg.PacketFlits)}
+		hist:    make([]uint64, latBins), winStart: cfg.Warmup, winEnd: cfg.Cycles}
 	r.eng = newFabricEngine(fab, sys.Duplex == hw.DuplexHalf, sys.LinkLatency, net.Elements(), r.eval)
-	r.setWorkers(r.eng.workers)
 	net.Wake = r.eng.wake
+	r.share(trafficPar{})
 	return r, nil
+}
+
+// share sets the run's workers: every core from trafficParallelElements
+// elements (par overriding), each phase shared by the spinner, except
+// where the engine runs on one worker by design (half-duplex wires of a
+// torus or fat tree: engine.alternate).
+func (r *trafficRun) share(par trafficPar) {
+	e := r.eng
+	w := 1
+	if !e.alternate && int(e.n) >= trafficParallelElements {
+		w = min(runtime.GOMAXPROCS(0), hw.MaxWorkers)
+	}
+	if par.workers > 0 && !e.alternate {
+		w = par.workers
+	}
+	r.setWorkers(w)
+	r.net.SetSerial(w == 1)
+	r.auto = nil
+	if w > 1 {
+		e.sp = &spinner{perWorker: 2, minEls: 48}
+		if par.perWorker > 0 {
+			e.sp.perWorker = par.perWorker
+		}
+		if par.minEls > 0 {
+			e.sp.minEls = par.minEls
+		}
+		if par.workers == 0 || par.trial > 0 {
+			r.auto = &autoShare{workers: w, trial: autoTrial, hold: autoHold}
+			if par.trial > 0 {
+				r.auto.trial, r.auto.hold = par.trial, par.hold
+			}
+		}
+	}
+}
+
+// useWorkers runs the next cycles on n workers (1, or the count share
+// set): between cycles only.
+func (r *trafficRun) useWorkers(n int) {
+	r.eng.workers = n
+	r.net.SetSerial(n == 1)
 }
 
 // cycle creates this cycle's packets (while injecting) and runs the cycle.
@@ -235,7 +301,8 @@ func (r *trafficRun) cycle(t int64) {
 	r.net.Rebase(t)
 	if t < r.cfg.Cycles {
 		for src := 0; src < r.nodes; src++ {
-			if r.rng.Float64() < r.pPacket {
+			if r.pcg.Uint64()<<11>>11 < r.pInject { // rng.Float64() < pPacket
+
 				r.enqueue(src, r.destination(src), t)
 			}
 		}
@@ -249,6 +316,15 @@ func (r *trafficRun) cycle(t int64) {
 		r.latSum += ws.latSum
 		ws.measured, ws.ejFl, ws.latSum = 0, 0, 0
 	}
+}
+
+// injectThreshold is the integer form of the injection draw: for x, the
+// 53 bits rand.Rand.Float64 divides by 2^53, x/2^53 < p exactly when
+// x < ceil(p * 2^53) (x and the product are exact in a float64), so the
+// draw needs no conversion and reads the source without rand.Rand's
+// interface call; the random stream and the results are the same.
+func injectThreshold(p float64) uint64 {
+	return uint64(math.Ceil(p * (1 << 53)))
 }
 
 // setWorkers shares the cycles among n workers, each with its statistics
@@ -284,7 +360,7 @@ func (r *trafficRun) enqueue(src, dst int, t int64) {
 		r.createdFlits += uint64(r.cfg.PacketFlits)
 		r.outstanding++
 	}
-	r.eng.wake(0, int32(r.fab.NumSwitches()+src), t)
+	r.eng.wake(0, r.switches+int32(src), t)
 }
 
 // eval runs a switch, or a traffic endpoint: inject one flit per cycle from
@@ -293,11 +369,10 @@ func (r *trafficRun) eval(e int32, t int64, w int) int { return b2i(r.evalBool(e
 
 // evalBool is eval's body: whether element e has work in cycle t+1.
 func (r *trafficRun) evalBool(e int32, t int64, w int) bool {
-	sw := r.fab.NumSwitches()
-	if int(e) < sw {
+	if e < r.switches {
 		return r.net.EvalSwitch(int(e), t, w)
 	}
-	node := int(e) - sw
+	node := int(e - r.switches)
 	busy := false
 	if h := r.qHead[node]; h < len(r.qDst[node]) {
 		busy = true
@@ -316,16 +391,15 @@ func (r *trafficRun) evalBool(e int32, t int64, w int) bool {
 			}
 		}
 	}
-	if f, ok := r.net.RxFront(node, t); ok {
-		r.net.RxPop(node, t)
+	if head, tail, data, ok := r.net.RxTake(node, t); ok {
 		busy = true
 		if t >= r.winStart && t < r.winEnd {
 			r.ws[w].ejFl++
 		}
-		if f.Head() {
-			r.rxBorn(node, int64(f.Data))
+		if head {
+			r.rxBorn(node, int64(data))
 		}
-		if f.Tail() {
+		if tail {
 			r.delivered(node, t, &r.ws[w])
 		}
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -84,11 +85,12 @@ func TestTrafficParallelMatchesSequential(t *testing.T) {
 		}
 		cfg := TrafficConfig{Pattern: rapid.SampledFrom(patterns).Draw(rt, "pattern"), Rate: rapid.Float64Range(0.01, 0.9).Draw(rt, "rate"),
 			PacketFlits: rapid.IntRange(1, 4).Draw(rt, "flits"), Cycles: 300, Seed: rapid.Uint64().Draw(rt, "traffic seed")}
-		want, err := runTraffic(sys, cfg, 1)
+		want, err := runTraffic(sys, cfg, trafficPar{workers: 1})
 		if err != nil {
 			rt.Fatal(err)
 		}
-		got, err := runTraffic(sys, cfg, rapid.IntRange(2, 4).Draw(rt, "workers"))
+		got, err := runTraffic(sys, cfg, trafficPar{workers: rapid.IntRange(2, 4).Draw(rt, "workers"),
+			perWorker: rapid.Int32Range(1, 64).Draw(rt, "blocks per worker"), minEls: rapid.Int32Range(1, 32).Draw(rt, "min elements")})
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -96,6 +98,53 @@ func TestTrafficParallelMatchesSequential(t *testing.T) {
 			rt.Fatalf("parallel %+v, single worker %+v", got, want)
 		}
 	})
+}
+
+// TestTrafficWorkersAtSizes: on the networks traffic now shares among
+// workers (8x8, 16x16 and 32x32 hyper-crossbars, and a 16x16 torus),
+// two workers with the default spinner, two with small blocks,
+// two switching to one and back every few cycles (autoShare) and the
+// default give byte for byte the single worker's JSON, at a light and a
+// saturating load and for every pattern.
+func TestTrafficWorkersAtSizes(t *testing.T) {
+	cases := []struct {
+		dims []int
+		topo hw.Topology
+		cfg  TrafficConfig
+	}{
+		{[]int{8, 8}, hw.TopoHyperXbar, TrafficConfig{Pattern: "uniform", Rate: 0.1, PacketFlits: 1, Cycles: 3000, Seed: 1}},
+		{[]int{8, 8}, hw.TopoHyperXbar, TrafficConfig{Pattern: "hotspot", Rate: 0.3, PacketFlits: 3, Cycles: 2000, Seed: 2}},
+		{[]int{16, 16}, hw.TopoHyperXbar, TrafficConfig{Pattern: "uniform", Rate: 0.1, PacketFlits: 1, Cycles: 2000, Seed: 3}},
+		{[]int{16, 16}, hw.TopoHyperXbar, TrafficConfig{Pattern: "uniform", Rate: 0.9, PacketFlits: 4, Cycles: 1000, Seed: 4}},
+		{[]int{16, 16}, hw.TopoHyperXbar, TrafficConfig{Pattern: "transpose", Rate: 0.3, PacketFlits: 2, Cycles: 1000, Seed: 5}},
+		{[]int{16, 16}, hw.TopoTorus, TrafficConfig{Pattern: "uniform", Rate: 0.2, PacketFlits: 2, Cycles: 1000, Seed: 6}},
+		{[]int{32, 32}, hw.TopoHyperXbar, TrafficConfig{Pattern: "uniform", Rate: 0.1, PacketFlits: 1, Cycles: 600, Seed: 7}},
+		{[]int{32, 32}, hw.TopoHyperXbar, TrafficConfig{Pattern: "bitcomp", Rate: 0.5, PacketFlits: 2, Cycles: 400, Seed: 8}},
+	}
+	for _, c := range cases {
+		sys := trafficSys(c.dims...)
+		sys.Topology = c.topo
+		c.cfg.Warmup = -1
+		var want []byte
+		for _, par := range []trafficPar{{workers: 1}, {workers: 2}, {workers: 2, perWorker: 64, minEls: 1},
+			{workers: 2, minEls: 1, trial: 3, hold: 5}, {}} {
+			res, err := runTraffic(sys, c.cfg, par)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(res)
+			if want == nil {
+				want = got
+				if res.Packets == 0 {
+					t.Fatalf("%v %s: no packet measured", c.dims, c.cfg.Pattern)
+				}
+				continue
+			}
+			if string(got) != string(want) {
+				t.Errorf("%v %s %d workers: %s, one worker %s", c.dims, c.cfg.Pattern, par.workers, got, want)
+			}
+		}
+	}
 }
 
 // TestTrafficNoPacketsNoLatency: a run that measured no packet has no
@@ -121,4 +170,24 @@ func TestTrafficNoPacketsNoLatency(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || back["latency_avg"] != res.LatencyAvg || res.Packets == 0 {
 		t.Errorf("%d packets: %s", res.Packets, b)
 	}
+}
+
+// TestInjectThreshold: the integer injection draw decides as
+// rand.Rand.Float64() < p does, for any 53-bit draw and probability,
+// including the draws next to the threshold.
+func TestInjectThreshold(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		p := rapid.Float64Range(0, 1).Draw(rt, "p")
+		if rapid.Bool().Draw(rt, "tiny") {
+			p = math.Ldexp(p, -rapid.IntRange(1, 1000).Draw(rt, "exp"))
+		}
+		th := injectThreshold(p)
+		x := rapid.Uint64Range(0, 1<<53-1).Draw(rt, "x")
+		for _, x := range []uint64{x, th, th - 1, th + 1} {
+			x &= 1<<53 - 1
+			if want, got := float64(x)/(1<<53) < p, x < th; got != want {
+				rt.Fatalf("p %v x %d: threshold %d says %v, Float64 %v", p, x, th, got, want)
+			}
+		}
+	})
 }
