@@ -42,7 +42,7 @@ set -u -o pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 RTL=$(cd "$HERE/.." && pwd)
-LIB=(hx_fifo.v hx_credit.v hx_chan.v hx_link_crc.v hx_link_tx.v hx_link_rx.v hx_alu.v hx_switch.v hx_barrier_unit.v)
+LIB=(hx_fifo.v hx_credit.v hx_chan.v hx_link_crc.v hx_link_tx.v hx_link_rx.v hx_alu.v hx_switch.v hx_barrier_unit.v hx_barrier_node.v)
 LIBP=("${LIB[@]/#/$RTL/}")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hxrtl.XXXXXX")
 if [ "${1:-}" = "-k" ]; then
@@ -240,6 +240,18 @@ lint_one hx_barrier_unit -GNBANK=2 -GFW=64 -GMAXG=26 -GNRT=53 -GAB=24 -GRB=24 -G
 lint_one hx_barrier_unit -GDATA=1 -GFW=24 -GMAXG=4 -GNRT=4 -GNIL=5 -GAB=3 -GRB=2
 # with the check code (CB = 32: crc_bits 32, docs/reliability.md)
 lint_one hx_barrier_unit -GCB=32
+# a channel of hx_barrier_node (EXT = 1): the node's credit and FIFO, CHB channel bits
+lint_one hx_barrier_unit -GEXT=1
+lint_one hx_barrier_unit -GEXT=1 -GCHB=2 -GNBANK=2
+lint_one hx_barrier_unit -GEXT=1 -GCHB=3 -GFW=16 -GAB=2 -GRB=3 -GMAXG=3 -GNRT=3
+lint_one hx_barrier_unit -GEXT=1 -GCHB=1 -GCB=32 -GNBANK=2
+# a node's channels (hx_barrier_node): one channel, a power of two and not,
+# the most (8) with the narrowest flit that holds the head's channel field
+lint_one hx_barrier_node
+lint_one hx_barrier_node -GNCH=1
+lint_one hx_barrier_node -GNCH=3 -GNBANK=2 -GAB=4 -GRB=4 -GMAXG=4 -GNRT=8
+lint_one hx_barrier_node -GNCH=4 -GNDIM=2 -GK0=4 -GK1=4 -GAB=4 -GRB=5 -GNBANK=2 -GMAXG=10 -GNRT=20
+lint_one hx_barrier_node -GNCH=8 -GFW=16 -GAB=2 -GRB=3 -GMAXG=3 -GNRT=3 -GCB=32
 lint_one hx_barrier_unit -GCB=32 -GFW=16 -GMAXG=3 -GNRT=3 -GAB=2 -GRB=3 -GB=1
 lint_one hx_barrier_unit -GCB=32 -GDATA=1 -GFW=128 -GMAXG=62 -GNRT=236 -GNIL=4700 -GAB=16 -GRB=16 -GB=64
 lint_one hx_barrier_unit -GCB=32 -GDATA=1 -GFW=24 -GMAXG=4 -GNRT=4 -GNIL=5 -GAB=3 -GRB=2
