@@ -146,7 +146,7 @@ func canonicalBefore(a, b barrierunit.Event) bool {
 	if a.Node != b.Node {
 		return a.Node < b.Node
 	}
-	return a.Kind < b.Kind
+	return a.Kind <= b.Kind // a node's channels: several events of a kind
 }
 
 // FormatEvent is the trace line of e, without the newline.

@@ -1,0 +1,119 @@
+package testbench
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/hw"
+)
+
+// TestCosimChannels co-simulates runs of communicators
+// (docs/microarchitecture.md, "Channels and communicators") under Icarus,
+// cycle for cycle against the model: the rows and columns of a 4x4 looping
+// at once (examples/rows-cols-4x4.yaml, the columns summing), two
+// disjoint jobs on one channel, world beside its rows with jitter on three
+// channels (one unused on every node), and a stuck rank in one of two
+// jobs, whose channels' watchdogs report it while the other job
+// completes.
+func TestCosimChannels(t *testing.T) {
+	needTools(t, Icarus)
+	t.Parallel()
+	ex, err := hw.Load(filepath.Join("..", "examples", "rows-cols-4x4.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ip := func(v int) *int { return &v }
+	op := func(v hw.OpName) *hw.OpName { return &v }
+	al := func(v hw.Algorithm) *hw.Algorithm { return &v }
+	span := func(lo, hi int) []int {
+		var r []int
+		for i := lo; i < hi; i++ {
+			r = append(r, i)
+		}
+		return r
+	}
+	comms := func(name string, k int, cs ...hw.Communicator) hw.System {
+		s := hw.Default()
+		s.Name, s.Dims, s.Channels, s.Communicators, s.Skew, s.Seed = name, []int{4, 4}, k, cs, 10, 3
+		return s
+	}
+	jobs := func(name string, edit func(*hw.System)) hw.System {
+		s := comms(name, 1,
+			hw.Communicator{Name: "a", Ranks: span(0, 8), Op: op(hw.OpMax), Iterations: ip(4)},
+			hw.Communicator{Name: "b", Ranks: span(8, 16), Algo: al(hw.AlgoDissemination), Iterations: ip(6), Compute: ip(3)})
+		if edit != nil {
+			edit(&s)
+		}
+		return s
+	}
+	cases := []struct {
+		sys   hw.System
+		stuck bool
+	}{
+		{ex, false},
+		{jobs("two-jobs", nil), false},
+		{comms("world-rows-jitter", 3,
+			hw.Communicator{Name: "world", Ranks: span(0, 16), Iterations: ip(5), Jitter: ip(7)},
+			hw.Communicator{Name: "rows", Split: "dim:0", Op: op(hw.OpSum), Iterations: ip(5), Compute: ip(2), Jitter: ip(5)}), false},
+		{jobs("two-jobs-stuck", func(s *hw.System) { s.Watchdog, s.Faults = 200, []string{"stuck:3"} }), true},
+	}
+	if testing.Short() {
+		cases = cases[:1]
+	}
+	for _, c := range cases {
+		t.Run(c.sys.Name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), c.sys.Name)
+			generate(t, dir, c.sys)
+			rep, err := Cosim(ctxFor(t, 5*time.Minute), dir, Icarus)
+			if mm, ok := errors.AsType[*MismatchError](err); ok {
+				t.Fatalf("%s", mm.Report.Summary())
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			top, err := os.ReadFile(filepath.Join(dir, "hx_top.v"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(top), "hx_barrier_node #(.NCH(") {
+				t.Errorf("hx_top.v has no hx_barrier_node: the run of communicators was not built of channels")
+			}
+			releases, timeouts := 0, 0
+			for _, l := range rep.Model {
+				e, err := ParseEvent(l)
+				if err != nil {
+					continue
+				}
+				switch {
+				case e.Kind == barrierunit.EvRelease:
+					releases++
+				case e.Kind == barrierunit.EvError && e.Value == uint64(barrierunit.ErrTimeout):
+					timeouts++
+				}
+			}
+			cs, err := c.sys.Comms()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			for _, cm := range cs {
+				want += len(cm.Ranks) * cm.Sys.IterationCount()
+			}
+			switch {
+			case c.stuck && timeouts == 0:
+				t.Errorf("the stuck rank raised no TIMEOUT in the model's trace")
+			case c.stuck && releases < 8*6:
+				t.Errorf("%d releases: job b (8 ranks, 6 iterations) did not complete beside the stuck job", releases)
+			case !c.stuck && releases != want:
+				t.Errorf("%d releases in the trace, want %d", releases, want)
+			}
+			t.Logf("%d events, %d cycles, %d releases, %d timeouts", rep.Events, rep.Cycles, releases, timeouts)
+		})
+	}
+}
