@@ -19,7 +19,8 @@ import (
 // disjoint jobs on one channel, world beside its rows with jitter on three
 // channels (one unused on every node), and a stuck rank in one of two
 // jobs, whose channels' watchdogs report it while the other job
-// completes.
+// completes. With HXBAR_FULL_MATRIX the rows and columns run under
+// Verilator as well.
 func TestCosimChannels(t *testing.T) {
 	needTools(t, Icarus)
 	t.Parallel()
@@ -114,6 +115,14 @@ func TestCosimChannels(t *testing.T) {
 				t.Errorf("%d releases in the trace, want %d", releases, want)
 			}
 			t.Logf("%d events, %d cycles, %d releases, %d timeouts", rep.Events, rep.Cycles, releases, timeouts)
+			// Verilator reads the channels' event registers inside the
+			// node's generate blocks too (minutes to build: the full matrix).
+			if fullMatrix() && c.sys.Name == ex.Name {
+				needTools(t, Verilator)
+				if _, err := Cosim(ctxFor(t, 15*time.Minute), dir, Verilator); err != nil {
+					t.Fatalf("verilator: %v", err)
+				}
+			}
 		})
 	}
 }

@@ -372,7 +372,7 @@ func runTrace(s *sim.System, events func([]barrierunit.Event)) ([]byte, *sim.Res
 		if len(res.Errors) == 0 {
 			return nil, nil, fmt.Errorf("the model's run ended with %w, but its result lists no error", ue)
 		}
-		if evs, perr := ParseTrace(trace.Bytes()); perr == nil && len(evs) > 0 {
+		if evs, perr := parseTrace(trace.Bytes(), s.Comms() != nil); perr == nil && len(evs) > 0 {
 			res.Cycles = evs[len(evs)-1].Cycle + 1
 		}
 		return trace.Bytes(), res, nil

@@ -83,15 +83,16 @@ func testbenchFiles(s *design.Design, expected []byte) (map[string][]byte, error
 	if s.Sys.Duplex != hw.DuplexFull {
 		return nil, fmt.Errorf("testbench: duplex %q: the RTL is full duplex only (half duplex is a model-only what-if)", s.Sys.Duplex)
 	}
-	evs, err := ParseTrace(expected)
-	if err != nil {
-		return nil, fmt.Errorf("expected trace: %w", err)
-	}
 	var plan *verilog.Channels // a run of communicators: a slot per node and channel
+	var err error
 	if verilog.UsesChannels(s) {
 		if plan, err = verilog.ChannelPlan(s); err != nil {
 			return nil, err
 		}
+	}
+	evs, err := parseTrace(expected, plan != nil)
+	if err != nil {
+		return nil, fmt.Errorf("expected trace: %w", err)
 	}
 	var cycles int64
 	if plan != nil {

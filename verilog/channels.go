@@ -178,8 +178,8 @@ func ChannelGateTableFile(node, c int) string {
 // episode, barrier collectives, and a flit that holds the head's channel.
 func checkChannels(d *design.Design) error {
 	sys := &d.Sys
-	if d.NumEntries() > 1 {
-		return fieldErr("episodes", d.NumEntries(), "one episode with communicators in the RTL")
+	if d.NumEpisodes() > 1 { // hw refuses it too: each communicator loops on its own
+		return fieldErr("repeat", d.NumEpisodes(), "one episode with communicators in the RTL")
 	}
 	cs, err := sys.Comms()
 	if err != nil {
