@@ -19,8 +19,9 @@ import (
 // disjoint jobs on one channel, world beside its rows with jitter on three
 // channels (one unused on every node), and a stuck rank in one of two
 // jobs, whose channels' watchdogs report it while the other job
-// completes. With HXBAR_FULL_MATRIX the rows and columns run under
-// Verilator as well.
+// completes, and a head whose channel field a flip turns into a channel
+// no node uses (the node's own NORANK). With HXBAR_FULL_MATRIX the rows
+// and columns run under Verilator as well.
 func TestCosimChannels(t *testing.T) {
 	needTools(t, Icarus)
 	t.Parallel()
@@ -52,16 +53,27 @@ func TestCosimChannels(t *testing.T) {
 		}
 		return s
 	}
+	worldRows := func(name string, k, it int) hw.System {
+		return comms(name, k,
+			hw.Communicator{Name: "world", Ranks: span(0, 16), Iterations: ip(it), Jitter: ip(7)},
+			hw.Communicator{Name: "rows", Split: "dim:0", Op: op(hw.OpSum), Iterations: ip(it), Compute: ip(2), Jitter: ip(5)})
+	}
+	// A flip in cycle 8 (the first flit there, a head of world rank 13) of
+	// the head's channel field (bit AB + RB + 8 = 16: channel 0
+	// becomes 2, which no node uses) at node 5's ejection: the node's own
+	// NORANK, then the watchdogs of the ranks waiting for the lost signal.
+	norank := worldRows("world-rows-norank", 3, 2)
+	norank.Watchdog, norank.Faults = 200, []string{"flip:n5.eject@8:16"}
 	cases := []struct {
-		sys   hw.System
-		stuck bool
+		sys    hw.System
+		stuck  bool
+		norank bool
 	}{
-		{ex, false},
-		{jobs("two-jobs", nil), false},
-		{comms("world-rows-jitter", 3,
-			hw.Communicator{Name: "world", Ranks: span(0, 16), Iterations: ip(5), Jitter: ip(7)},
-			hw.Communicator{Name: "rows", Split: "dim:0", Op: op(hw.OpSum), Iterations: ip(5), Compute: ip(2), Jitter: ip(5)}), false},
-		{jobs("two-jobs-stuck", func(s *hw.System) { s.Watchdog, s.Faults = 200, []string{"stuck:3"} }), true},
+		{sys: ex},
+		{sys: jobs("two-jobs", nil)},
+		{sys: worldRows("world-rows-jitter", 3, 5)},
+		{sys: jobs("two-jobs-stuck", func(s *hw.System) { s.Watchdog, s.Faults = 200, []string{"stuck:3"} }), stuck: true},
+		{sys: norank, norank: true},
 	}
 	if testing.Short() {
 		cases = cases[:1]
@@ -85,7 +97,7 @@ func TestCosimChannels(t *testing.T) {
 			if !strings.Contains(string(top), "hx_barrier_node #(.NCH(") {
 				t.Errorf("hx_top.v has no hx_barrier_node: the run of communicators was not built of channels")
 			}
-			releases, timeouts := 0, 0
+			releases, timeouts, noranks := 0, 0, 0
 			for _, l := range rep.Model {
 				e, err := ParseEvent(l)
 				if err != nil {
@@ -96,6 +108,8 @@ func TestCosimChannels(t *testing.T) {
 					releases++
 				case e.Kind == barrierunit.EvError && e.Value == uint64(barrierunit.ErrTimeout):
 					timeouts++
+				case e.Kind == barrierunit.EvError && e.Value == uint64(barrierunit.ErrNoRank) && e.Node == 5:
+					noranks++
 				}
 			}
 			cs, err := c.sys.Comms()
@@ -107,6 +121,9 @@ func TestCosimChannels(t *testing.T) {
 				want += len(cm.Ranks) * cm.Sys.IterationCount()
 			}
 			switch {
+			case c.norank && (noranks != 1 || timeouts == 0):
+				t.Errorf("%d NORANK errors at node 5 and %d TIMEOUTs in the model's trace, want 1 and some", noranks, timeouts)
+			case c.norank:
 			case c.stuck && timeouts == 0:
 				t.Errorf("the stuck rank raised no TIMEOUT in the model's trace")
 			case c.stuck && releases < 8*6:
