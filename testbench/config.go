@@ -99,19 +99,25 @@ func episodeWrites(s *design.Design) ([]cfgWrite, error) {
 			}
 		}
 		if k == 1 {
-			// The fabric port loads the crossbars.
-			xbars := make([][]uint8, len(tabs))
-			copy(xbars[s.Topo.Nodes:], tabs[s.Topo.Nodes:])
-			for _, w := range regmap.FabricProgram(xbars) {
-				out = append(out, cfgWrite{Episode: 1, Port: FabricPort, Addr: w.Addr, Data: w.Data})
-			}
-			// Then the crossbars' routing exceptions (avoided channels).
-			for sw := s.Topo.Nodes; sw < len(exc); sw++ {
-				for _, w := range regmap.ExceptionProgram(uint32(sw)<<16, exc[sw]) {
-					out = append(out, cfgWrite{Episode: 1, Port: FabricPort, Addr: w.Addr, Data: w.Data})
-				}
-			}
+			out = append(out, fabricWrites(s, tabs, exc)...)
 		}
 	}
 	return out, nil
+}
+
+// fabricWrites is the fabric port's program: the crossbars' routing
+// tables, then their routing exceptions (avoided channels).
+func fabricWrites(s *design.Design, tabs [][]uint8, exc [][]regmap.Exception) []cfgWrite {
+	var out []cfgWrite
+	xbars := make([][]uint8, len(tabs))
+	copy(xbars[s.Topo.Nodes:], tabs[s.Topo.Nodes:])
+	for _, w := range regmap.FabricProgram(xbars) {
+		out = append(out, cfgWrite{Episode: 1, Port: FabricPort, Addr: w.Addr, Data: w.Data})
+	}
+	for sw := s.Topo.Nodes; sw < len(exc); sw++ {
+		for _, w := range regmap.ExceptionProgram(uint32(sw)<<16, exc[sw]) {
+			out = append(out, cfgWrite{Episode: 1, Port: FabricPort, Addr: w.Addr, Data: w.Data})
+		}
+	}
+	return out
 }

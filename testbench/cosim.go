@@ -357,13 +357,22 @@ func RunModel(sys hw.System) (*sim.System, []byte, *sim.Result, error) {
 // then an outcome, not an error (res.Errors lists them, and res.Cycles is
 // the cycle after the last event, as the testbench counts).
 func Trace(s *sim.System) ([]byte, *sim.Result, error) {
+	if s.Comms() != nil {
+		return channelTrace(s)
+	}
+	return runTrace(s, nil)
+}
+
+// runTrace is Trace in the model's order of events; events, when set,
+// gets every cycle's events.
+func runTrace(s *sim.System, events func([]barrierunit.Event)) ([]byte, *sim.Result, error) {
 	var trace bytes.Buffer
-	res, err := s.Run(sim.Options{Trace: &trace})
+	res, err := s.Run(sim.Options{Trace: &trace, Events: events})
 	if ue, ok := errors.AsType[*sim.UnitError](err); ok && Detects(&s.Sys) && res != nil {
 		if len(res.Errors) == 0 {
 			return nil, nil, fmt.Errorf("the model's run ended with %w, but its result lists no error", ue)
 		}
-		if evs, perr := ParseTrace(trace.Bytes()); perr == nil && len(evs) > 0 {
+		if evs, perr := parseTrace(trace.Bytes(), s.Comms() != nil); perr == nil && len(evs) > 0 {
 			res.Cycles = evs[len(evs)-1].Cycle + 1
 		}
 		return trace.Bytes(), res, nil

@@ -9,6 +9,7 @@ import (
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/noc"
 	"github.com/hxbar/hxbar/sim"
+	"github.com/hxbar/hxbar/verilog"
 )
 
 // injection is the fault injection of tb.v (docs/reliability.md, "Fault
@@ -199,6 +200,12 @@ func faultInjection(s *design.Design) (injection, error) {
 	m.WriteString("    // (its CRC and SEQ errors) and its drop counts are the reference.\n")
 	m.WriteString("    initial begin\n")
 	for n := 0; n < s.Topo.Nodes; n++ {
+		if verilog.UsesChannels(s) { // hx_barrier_node: a unit per channel
+			for c := range s.Sys.ChannelCount() {
+				fmt.Fprintf(&m, "        dut.bu%d.ch[%d].u.pchk = 1'b0;\n", n, c)
+			}
+			continue
+		}
 		fmt.Fprintf(&m, "        dut.bu%d.pchk = 1'b0;\n", n)
 	}
 	for sw := 0; sw < s.Topo.Switches; sw++ {

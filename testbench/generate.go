@@ -83,11 +83,23 @@ func testbenchFiles(s *design.Design, expected []byte) (map[string][]byte, error
 	if s.Sys.Duplex != hw.DuplexFull {
 		return nil, fmt.Errorf("testbench: duplex %q: the RTL is full duplex only (half duplex is a model-only what-if)", s.Sys.Duplex)
 	}
-	evs, err := ParseTrace(expected)
+	var plan *verilog.Channels // a run of communicators: a slot per node and channel
+	var err error
+	if verilog.UsesChannels(s) {
+		if plan, err = verilog.ChannelPlan(s); err != nil {
+			return nil, err
+		}
+	}
+	evs, err := parseTrace(expected, plan != nil)
 	if err != nil {
 		return nil, fmt.Errorf("expected trace: %w", err)
 	}
-	cycles, err := checkTrace(s, evs)
+	var cycles int64
+	if plan != nil {
+		cycles, err = channelCheckTrace(s, plan, evs) // in the monitor's order (Trace)
+	} else {
+		cycles, err = checkTrace(s, evs)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("expected trace: %w", err)
 	}
@@ -99,7 +111,15 @@ func testbenchFiles(s *design.Design, expected []byte) (map[string][]byte, error
 	if limit >= 1<<maxCycleBits {
 		return nil, fmt.Errorf("expected trace: cycle %d does not fit the %d-bit cycle field of %s", limit, maxCycleBits, ExpectedFile)
 	}
-	writes, err := episodeWrites(s)
+	var writes []cfgWrite
+	scen, ni := []byte(nil), s.Sys.IterationCount()
+	if plan != nil {
+		writes, err = channelWrites(s, plan)
+		scen, ni = channelScenario(s, plan)
+	} else {
+		writes, err = episodeWrites(s)
+		scen = scenarioFile(s)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -109,9 +129,9 @@ func testbenchFiles(s *design.Design, expected []byte) (map[string][]byte, error
 	}
 	ne := s.NumEpisodes()
 	return map[string][]byte{
-		TBFile:       tbText(s.Sys.Title(), s.Topo.Nodes, len(evs), ne, s.Sys.IterationCount(), len(writes), inj),
+		TBFile:       tbText(s.Sys.Title(), s.Topo.Nodes, len(evs), ne, ni, len(writes), inj, plan),
 		ConfigFile:   configFile(s.Sys.Title(), ne, writes),
-		ScenarioFile: scenarioFile(s),
+		ScenarioFile: scen,
 		ExpectedFile: expectedFile(s.Sys.Title(), s.Topo.Nodes, s.Ranks(), evs, cycles, limit),
 		RunScript:    []byte(runScript),
 		MakefileName: []byte(makefile),

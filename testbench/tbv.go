@@ -6,6 +6,7 @@ import (
 
 	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/verilog"
 )
 
 // The gate of an event is a byte of an expected.hex word; the monitor pads
@@ -25,6 +26,8 @@ const tbSource = `%[1]s` + "`" + `timescale 1ns / 1ps
 module hx_tb;
 /* verilator lint_on DECLFILENAME */
     localparam integer N     = ` + "`" + `HX_NODES;  // nodes (hx_params.vh)
+    localparam integer NCH   = %[13]d;  // barrier channels per node (1: a unit per node)
+    localparam integer NS    = N * NCH;  // CPU slots: node n channel c at n*NCH + c
     localparam integer RB    = ` + "`" + `HX_RB;     // rank bits (hx_params.vh)
     localparam integer NEV   = %[2]d;  // events in expected.hex (its header must agree)
     localparam integer NE    = %[4]d;  // episodes (scenario.hex and config.hex must agree)
@@ -39,13 +42,13 @@ module hx_tb;
     // ------------------------------------------------------------------
     reg             clk = 1'b0;
     reg             rst = 1'b1;
-    reg  [N-1:0]    arrive = {N{1'b0}};
-    reg  [N*64-1:0] operand = {N*64{1'b0}};
+    reg  [NS-1:0]    arrive = {NS{1'b0}};
+    reg  [NS*64-1:0] operand = {NS*64{1'b0}};
     reg  [63:0]     cyc = 64'd0;   // reads t during cycle t (0: first cycle after reset)
 
-    wire [N-1:0]    released;
+    wire [NS-1:0]    released;
     /* verilator lint_off UNUSED */
-    wire [N*64-1:0] result;        // = acc: checked as the release event's value
+    wire [NS*64-1:0] result;       // = acc: checked as the release event's value
     wire [N*32-1:0] cfg_prdata;    // the testbench only writes
     wire [N-1:0]    cfg_pready;
     wire [31:0]     fab_prdata;
@@ -71,13 +74,18 @@ module hx_tb;
 
     // The monitor's view of the units: their event registers, read
     // hierarchically (hx_top has no debug pins).
-    wire [N-1:0]    has_rank;
-    wire [N*RB-1:0] rank;
-    wire [N-1:0]    ev_arrive, ev_gate, ev_release, ev_send, ev_recv, ev_error;
-    wire [N*GB-1:0] ev_gnum, ev_send_gate, ev_recv_gate, ev_err_gate;
-    wire [N*64-1:0] ev_value, ev_recv_value;
-    wire [N*RB-1:0] ev_send_to, ev_recv_from, ev_err_src;
-    wire [N*8-1:0]  ev_err_code;
+    wire [NS-1:0]    has_rank;
+    wire [NS*RB-1:0] rank;
+    wire [NS-1:0]    ev_arrive, ev_gate, ev_release, ev_send, ev_recv, ev_error;
+    wire [NS*GB-1:0] ev_gnum, ev_send_gate, ev_recv_gate, ev_err_gate;
+    wire [NS*64-1:0] ev_value, ev_recv_value;
+    wire [NS*RB-1:0] ev_send_to, ev_recv_from, ev_err_src;
+    wire [NS*8-1:0]  ev_err_code;
+    // A node's own error register (hx_barrier_node: NORANK of a flit for a
+    // channel without a rank); 0 with a unit per node.
+    wire [N-1:0]    nev_error;
+    wire [N*GB-1:0] nev_err_gate;
+    wire [N*RB-1:0] nev_err_src;
 %[6]s
     // The testbench uses blocking assignments for its own bookkeeping inside
     // clocked blocks (nothing in the design reads those variables).
@@ -88,7 +96,7 @@ module hx_tb;
     // Data files, checked at time 0 (docs/cosim.md)
     // ------------------------------------------------------------------
     reg [8*256-1:0] scen_file, exp_file, cfg_file;
-    reg [127:0]     scen [0:NG*N+2];  // header, checksum, group e node n at 2+(e-1)*N+n, end
+    reg [127:0]     scen [0:NG*NS+2]; // header, checksum, group e slot a at 2+(e-1)*NS+a, end
     reg [191:0]     expm [0:NEV+3];   // header, checksum, limits, event 0..NEV-1, end
     reg [127:0]     cfgw [0:NW+2];    // header, checksum, write 0..NW-1, end
     reg [63:0]      limit;            // watchdog: last cycle that may be reported
@@ -175,16 +183,16 @@ module hx_tb;
             begin $sformat(msg, "bad magic %%h, expected 48585343 (HXSC)", scen[0][127:96]); die(scen_file, msg); end
         if (scen[0][95:64] !== 32'd2)
             begin $sformat(msg, "format version %%0d, this testbench reads version 2", scen[0][95:64]); die(scen_file, msg); end
-        if (scen[0][63:32] !== NG || scen[0][31:0] !== N)
-            begin $sformat(msg, "%%0d episodes and iterations of %%0d nodes, tb.v was generated for %%0d of %%0d (regenerate)", scen[0][63:32], scen[0][31:0], NG, N); die(scen_file, msg); end
+        if (scen[0][63:32] !== NG || scen[0][31:0] !== NS)
+            begin $sformat(msg, "%%0d episodes and iterations of %%0d nodes, tb.v was generated for %%0d of %%0d (regenerate)", scen[0][63:32], scen[0][31:0], NG, NS); die(scen_file, msg); end
         c128 = 128'd0;
-        for (i = 2; i <= NG * N + 2; i = i + 1) begin
+        for (i = 2; i <= NG * NS + 2; i = i + 1) begin
             if (^scen[i] === 1'bx)
                 begin $sformat(msg, "word %%0d missing or not hex (file truncated?)", i); die(scen_file, msg); end
             c128 = {c128[126:0], c128[127]} ^ scen[i];
         end
-        if (scen[NG*N+2][127:96] !== 32'h454e4421 || scen[NG*N+2][63:32] !== NG || scen[NG*N+2][31:0] !== N)
-            begin $sformat(msg, "no end marker after group %%0d node %%0d (file truncated, too long or for another design?)", NG, N - 1); die(scen_file, msg); end
+        if (scen[NG*NS+2][127:96] !== 32'h454e4421 || scen[NG*NS+2][63:32] !== NG || scen[NG*NS+2][31:0] !== NS)
+            begin $sformat(msg, "no end marker after group %%0d node %%0d (file truncated, too long or for another design?)", NG, NS - 1); die(scen_file, msg); end
         if (scen[1] !== c128)
             begin $sformat(msg, "checksum %%h does not match the words (computed %%h)", scen[1], c128); die(scen_file, msg); end
 
@@ -281,18 +289,18 @@ module hx_tb;
     integer    wp [0:NP-1];                // next write of port p (index into cfgw)
     reg        ph [0:NP-1];                // 1: port p's setup cycle was driven
     reg        busy, all_rel;
-    reg [N-1:0]    arr_v;
-    reg [N*64-1:0] op_v;
+    reg [NS-1:0]    arr_v;
+    reg [NS*64-1:0] op_v;
     reg            driving = 1'b0;
     reg [15:0]     pnum;
     reg [31:0]     idx;
     // A loop (NI > 1): rank a's arrival at its next iteration comes the
     // delay of its group word (compute + jitter) after the first cycle its
     // released output reads 1 (docs/microarchitecture.md, "Iterations").
-    integer        lp_k [0:N-1];               // iteration node a's rank runs (or ran last)
-    reg [63:0]     lp_due [0:N-1];             // its next arrival cycle, while lp_pend
-    reg [N-1:0]    lp_pend = {N{1'b0}};
-    reg [N-1:0]    lp_prev = {N{1'b0}};        // released at the last falling edge
+    integer        lp_k [0:NS-1];              // iteration slot a's rank runs (or ran last)
+    reg [63:0]     lp_due [0:NS-1];            // its next arrival cycle, while lp_pend
+    reg [NS-1:0]   lp_pend = {NS{1'b0}};
+    reg [NS-1:0]   lp_prev = {NS{1'b0}};       // released at the last falling edge
     reg            arr_any;
 
     // next_write is port p's write after write w (index into cfgw - 2), or
@@ -315,8 +323,8 @@ module hx_tb;
         input [63:0] t;
         begin
             next_arr = ~64'd0;
-            for (a = 0; a < N; a = a + 1) begin
-                idx = (ep - 1) * N + a + 2;
+            for (a = 0; a < NS; a = a + 1) begin
+                idx = (ep - 1) * NS + a + 2;
                 if (scen[idx][127] && base + {1'b0, scen[idx][126:64]} >= t && base + {1'b0, scen[idx][126:64]} < next_arr)
                     next_arr = base + {1'b0, scen[idx][126:64]};
             end
@@ -325,14 +333,14 @@ module hx_tb;
 
     initial begin
         ep = 0;
-        for (a = 0; a < N; a = a + 1)
+        for (a = 0; a < NS; a = a + 1)
             lp_k[a] = 1;
     end
     always @(negedge clk) begin
         if (!rst) begin
             // episode boundaries: start episode 1 after reset; episode ep+1
             // in the cycle after the last release of episode ep
-            all_rel = (released | ~has_rank) == {N{1'b1}};
+            all_rel = (released | ~has_rank) == {NS{1'b1}};
             if (ep == 0 || (running && ep < NE && cyc > last_arr && all_rel)) begin
                 ep = ep + 1;
                 running = 1'b0;
@@ -382,8 +390,8 @@ module hx_tb;
                     run = 1'b1;
                     base = (ep == 1) ? 64'd0 : cyc;
                     last_arr = 64'd0;
-                    for (a = 0; a < N; a = a + 1) begin
-                        idx = (ep - 1) * N + a + 2;
+                    for (a = 0; a < NS; a = a + 1) begin
+                        idx = (ep - 1) * NS + a + 2;
                         if (scen[idx][127] && base + {1'b0, scen[idx][126:64]} > last_arr)
                             last_arr = base + {1'b0, scen[idx][126:64]};
                     end
@@ -391,12 +399,12 @@ module hx_tb;
                 end
             end
             // CPU inputs: the episode's arrivals, then a loop's next ones
-            arr_v = {N{1'b0}};
-            op_v = {N*64{1'b0}};
+            arr_v = {NS{1'b0}};
+            op_v = {NS*64{1'b0}};
             arr_any = 1'b0;
             if (running && cyc == next_arr) begin
-                for (a = 0; a < N; a = a + 1) begin
-                    idx = (ep - 1) * N + a + 2;
+                for (a = 0; a < NS; a = a + 1) begin
+                    idx = (ep - 1) * NS + a + 2;
                     if (scen[idx][127] && base + {1'b0, scen[idx][126:64]} == cyc) begin
                         arr_v[a] = 1'b1;
                         op_v[64*a +: 64] = scen[idx][63:0];
@@ -406,16 +414,17 @@ module hx_tb;
                 arrivals(cyc + 64'd1);
             end
             if (NI > 1 && running) begin
-                for (a = 0; a < N; a = a + 1) begin
-                    if (released[a] && !lp_prev[a] && lp_k[a] < NI) begin
+                for (a = 0; a < NS; a = a + 1) begin
+                    // a slot whose communicator runs fewer iterations has no word for the next
+                    if (released[a] && !lp_prev[a] && lp_k[a] < NI && scen[lp_k[a] * NS + a + 2][127]) begin
                         lp_k[a] = lp_k[a] + 1;
-                        idx = (lp_k[a] - 1) * N + a + 2;
+                        idx = (lp_k[a] - 1) * NS + a + 2;
                         lp_due[a] = cyc + {1'b0, scen[idx][126:64]};
                         lp_pend[a] = 1'b1;
                     end
                     lp_prev[a] = released[a];
                     if (lp_pend[a] && cyc == lp_due[a]) begin
-                        idx = (lp_k[a] - 1) * N + a + 2;
+                        idx = (lp_k[a] - 1) * NS + a + 2;
                         arr_v[a] = 1'b1;
                         op_v[64*a +: 64] = scen[idx][63:0];
                         lp_pend[a] = 1'b0;
@@ -428,8 +437,8 @@ module hx_tb;
                 operand <= op_v;
                 driving = 1'b1;
             end else if (driving) begin
-                arrive  <= {N{1'b0}};
-                operand <= {N*64{1'b0}};
+                arrive  <= {NS{1'b0}};
+                operand <= {NS*64{1'b0}};
                 driving = 1'b0;
             end
 %[8]s        end
@@ -462,7 +471,7 @@ module hx_tb;
     reg [63:0]  c;          // the cycle being reported
     reg [63:0]  last_c;     // cycle of the last matched event
     reg [31:0]  nn;
-    integer     n, ei, drain, ctx;
+    integer     n, ch, sa, ei, drain, ctx;
     reg         failed, done;
     reg         errseen;    // an error event matched: the run ends without every release
     initial begin
@@ -529,24 +538,57 @@ module hx_tb;
         end
     endfunction
 
+    // sbase: the run's first rank of the communicator slot a's channel
+    // serves (its registers hold the rank within the communicator).
+    function [31:0] sbase;
+        input integer si;
+        begin
+            sbase = 32'd0;
+            case (si)
+%[14]s            default: sbase = 32'd0;
+            endcase
+        end
+    endfunction
+
     always @(posedge clk) begin
         if (!rst && run && cyc != 64'd0 && !done) begin
             c = cyc - 64'd1;
-            if (|{ev_arrive, ev_gate, ev_release, ev_send, ev_recv, ev_error}) begin
+            if (|{ev_arrive, ev_gate, ev_release, ev_send, ev_recv, ev_error, nev_error}) begin
+                // node by node; within a node kind by kind, channel by channel
                 for (n = 0; n < N; n = n + 1) begin
                     nn = n;
-                    if (ev_arrive[n])
-                        see({c[47:0], nn, 8'd0, 8'd0, rk(rank[RB*n +: RB]), ev_value[64*n +: 64]});
-                    if (ev_gate[n])
-                        see({c[47:0], nn, 8'd1, {(8-GB){1'b0}}, ev_gnum[GB*n +: GB], 32'd0, ev_value[64*n +: 64]});
-                    if (ev_release[n])
-                        see({c[47:0], nn, 8'd2, 8'd0, rk(rank[RB*n +: RB]), ev_value[64*n +: 64]});
-                    if (ev_send[n])
-                        see({c[47:0], nn, 8'd3, {(8-GB){1'b0}}, ev_send_gate[GB*n +: GB], rk(ev_send_to[RB*n +: RB]), 64'd0});
-                    if (ev_recv[n])
-                        see({c[47:0], nn, 8'd4, {(8-GB){1'b0}}, ev_recv_gate[GB*n +: GB], rk(ev_recv_from[RB*n +: RB]), ev_recv_value[64*n +: 64]});
-                    if (ev_error[n])
-                        see({c[47:0], nn, 8'd5, {(8-GB){1'b0}}, ev_err_gate[GB*n +: GB], rk(ev_err_src[RB*n +: RB]), 56'd0, ev_err_code[8*n +: 8]});
+                    for (ch = 0; ch < NCH; ch = ch + 1) begin
+                        sa = n * NCH + ch;
+                        if (ev_arrive[sa])
+                            see({c[47:0], nn, 8'd0, 8'd0, sbase(sa) + rk(rank[RB*sa +: RB]), ev_value[64*sa +: 64]});
+                    end
+                    for (ch = 0; ch < NCH; ch = ch + 1) begin
+                        sa = n * NCH + ch;
+                        if (ev_gate[sa])
+                            see({c[47:0], nn, 8'd1, {(8-GB){1'b0}}, ev_gnum[GB*sa +: GB], 32'd0, ev_value[64*sa +: 64]});
+                    end
+                    for (ch = 0; ch < NCH; ch = ch + 1) begin
+                        sa = n * NCH + ch;
+                        if (ev_release[sa])
+                            see({c[47:0], nn, 8'd2, 8'd0, sbase(sa) + rk(rank[RB*sa +: RB]), ev_value[64*sa +: 64]});
+                    end
+                    for (ch = 0; ch < NCH; ch = ch + 1) begin
+                        sa = n * NCH + ch;
+                        if (ev_send[sa])
+                            see({c[47:0], nn, 8'd3, {(8-GB){1'b0}}, ev_send_gate[GB*sa +: GB], sbase(sa) + rk(ev_send_to[RB*sa +: RB]), 64'd0});
+                    end
+                    for (ch = 0; ch < NCH; ch = ch + 1) begin
+                        sa = n * NCH + ch;
+                        if (ev_recv[sa])
+                            see({c[47:0], nn, 8'd4, {(8-GB){1'b0}}, ev_recv_gate[GB*sa +: GB], sbase(sa) + rk(ev_recv_from[RB*sa +: RB]), ev_recv_value[64*sa +: 64]});
+                    end
+                    for (ch = 0; ch < NCH; ch = ch + 1) begin
+                        sa = n * NCH + ch;
+                        if (ev_error[sa])
+                            see({c[47:0], nn, 8'd5, {(8-GB){1'b0}}, ev_err_gate[GB*sa +: GB], sbase(sa) + rk(ev_err_src[RB*sa +: RB]), 56'd0, ev_err_code[8*sa +: 8]});
+                    end
+                    if (nev_error[n])
+                        see({c[47:0], nn, 8'd5, {(8-GB){1'b0}}, nev_err_gate[GB*n +: GB], rk(nev_err_src[RB*n +: RB]), 56'd0, 8'd2});
                 end
             end
             if (failed) begin
@@ -565,7 +607,7 @@ module hx_tb;
                 $display("FAIL watchdog: cycle limit %%0d reached, %%0d of %%0d events matched, %%0d of %%0d nodes with a rank not released",
                          limit, ei, NEV, count1(has_rank & ~released), count1(has_rank));
                 $fatal(1, "hx_tb: watchdog");
-            end else if (ei == NEV && ((released | ~has_rank) == {N{1'b1}} || errseen)) begin
+            end else if (ei == NEV && ((released | ~has_rank) == {NS{1'b1}} || errseen)) begin
                 drain = drain + 1;
                 if (drain > DRAIN) begin
 %[10]s                    $display("PASS %%0d events %%0d cycles", NEV, last_c + 64'd1);
@@ -577,11 +619,11 @@ module hx_tb;
     end
 
     function integer count1;   // population count
-        input [N-1:0] v;
+        input [NS-1:0] v;
         integer k;
         begin
             count1 = 0;
-            for (k = 0; k < N; k = k + 1)
+            for (k = 0; k < NS; k = k + 1)
                 count1 = count1 + {31'd0, v[k]};
         end
     endfunction
@@ -591,7 +633,7 @@ endmodule
 // tbText renders tb.v for a system named name with nev expected events,
 // ne episodes, ni loop iterations (1: no loop) and nw configuration writes; inj is the fault injection
 // (faultInjection; zero: none).
-func tbText(name string, nodes, nev, ne, ni, nw int, inj injection) []byte {
+func tbText(name string, nodes, nev, ne, ni, nw int, inj injection, plan *verilog.Channels) []byte {
 	hdr := []string{
 		"tb.v: self-checking testbench, generated by hxbar — do not edit.",
 		"system: " + name + fmt.Sprintf(" (%d nodes, %d expected events)", nodes, nev),
@@ -617,8 +659,15 @@ func tbText(name string, nodes, nev, ne, ni, nw int, inj injection) []byte {
 		}
 	}
 	var mon strings.Builder
-	for n := 0; n < nodes; n++ {
-		u := fmt.Sprintf("dut.bu%d.", n)
+	K := 1
+	if plan != nil {
+		K = plan.K
+	}
+	for a := 0; a < nodes*K; a++ {
+		n, u := a, fmt.Sprintf("dut.bu%d.", a)
+		if plan != nil {
+			n, u = a, fmt.Sprintf("dut.bu%d.ch[%d].u.", a/K, a%K)
+		}
 		fmt.Fprintf(&mon, "    assign has_rank[%d] = %shas_rank;\n", n, u)
 		fmt.Fprintf(&mon, "    assign rank[%d*RB +: RB] = %srank;\n", n, u)
 		for _, e := range []string{"ev_arrive", "ev_gate", "ev_release", "ev_send", "ev_recv", "ev_error"} {
@@ -635,7 +684,16 @@ func tbText(name string, nodes, nev, ne, ni, nw int, inj injection) []byte {
 		}
 		fmt.Fprintf(&mon, "    assign ev_err_code[%d*8 +: 8] = %sev_err_code;\n", n, u)
 	}
-	return []byte(fmt.Sprintf(tbSource, b.String(), nev, drainCycles, ne, nw, mon.String(), hw.GateBits, inj.drive, inj.module, inj.pass, errNameCase(), ni))
+	if plan == nil {
+		mon.WriteString("    assign nev_error = {N{1'b0}};\n    assign nev_err_gate = {N*GB{1'b0}};\n    assign nev_err_src = {N*RB{1'b0}};\n")
+	} else {
+		for n := 0; n < nodes; n++ {
+			fmt.Fprintf(&mon, "    assign nev_error[%d] = dut.bu%d.ev_error;\n", n, n)
+			fmt.Fprintf(&mon, "    assign nev_err_gate[%d*GB +: GB] = dut.bu%d.ev_err_gate;\n", n, n)
+			fmt.Fprintf(&mon, "    assign nev_err_src[%d*RB +: RB] = dut.bu%d.ev_err_src;\n", n, n)
+		}
+	}
+	return []byte(fmt.Sprintf(tbSource, b.String(), nev, drainCycles, ne, nw, mon.String(), hw.GateBits, inj.drive, inj.module, inj.pass, errNameCase(), ni, K, slotBases(plan)))
 }
 
 // errNameCase is the body of tb.v's case that prints an error code's name,

@@ -77,6 +77,15 @@ func TestParseTraceOrder(t *testing.T) {
 			t.Errorf("accepted:\n%s", bad)
 		}
 	}
+	// A node with channels has several events of a kind in a cycle, and
+	// no other order may give.
+	two := "1 n0 send to=1 gate=2\n1 n0 send to=2 gate=2\n1 n0 recv from=3 gate=2 value=0000000000000000\n"
+	if evs, err := ParseChannelTrace([]byte(two)); err != nil || len(evs) != 3 {
+		t.Errorf("ParseChannelTrace: %d events, %v", len(evs), err)
+	}
+	if _, err := ParseChannelTrace([]byte("1 n0 send to=1 gate=2\n1 n0 arrive rank=0 value=0000000000000000\n")); err == nil {
+		t.Errorf("ParseChannelTrace accepted a kind going back")
+	}
 }
 
 // The model's own trace parses and re-formats byte for byte.

@@ -92,6 +92,11 @@ type Manifest struct {
 	Data      bool // a data collective: the units run with DATA = 1 (docs/transfers.md)
 	ItemFlits int  // F of a data collective, else 0
 	Items     int  // items of a data collective, else 0
+	// Channels is K of a run of communicators (hx_barrier_node per node;
+	// hx_top's CPU vectors have an entry per node and channel, node n
+	// channel c at n*K + c; gate tables per channel,
+	// ChannelGateTableFile), 0 otherwise.
+	Channels int
 }
 
 // fieldErr is the error for a system field the RTL cannot build.
@@ -119,9 +124,10 @@ func Check(d *design.Design) error {
 	if d == nil {
 		return fmt.Errorf("no system")
 	}
-	if d.Sys.HasCommunicators() || d.Sys.ChannelCount() > 1 {
-		return fieldErr("communicators", fmt.Sprintf("%d entries, channels %d", len(d.Sys.Communicators), d.Sys.ChannelCount()),
-			"[] and channels 1 for the RTL: hx_barrier_unit has one channel today (the cycle model, hxbar sim, runs communicators)")
+	if UsesChannels(d) {
+		if err := checkChannels(d); err != nil {
+			return err
+		}
 	}
 	n := d.NumEntries()
 	for k := 1; k <= n; k++ {
@@ -312,6 +318,14 @@ func Render(d *design.Design) (*Manifest, []gendir.File, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	var plan *Channels // a run of communicators: channel tables
+	var chGate [][][]uint64
+	if UsesChannels(d) {
+		if plan, chGate, err = channelTables(d, caps); err != nil {
+			return nil, nil, err
+		}
+		m.Channels = plan.K
+	}
 
 	hdr := headerLines(s)
 	var files []gendir.File
@@ -333,6 +347,13 @@ func Render(d *design.Design) (*Manifest, []gendir.File, error) {
 
 	m.GateTables = make([]string, topo.Nodes)
 	for n := 0; n < topo.Nodes; n++ {
+		if plan != nil {
+			if err := writeChannelTables(s, plan, n, chGate[n], hdr, write); err != nil {
+				return nil, nil, err
+			}
+			m.GateTables[n] = GateTableFile(n)
+			continue
+		}
 		name := GateTableFile(n)
 		title, notes := gateNotes(s, n, rankOf[n], gate[n])
 		data, err := FormatTable(MagicGate, gate[n], append(slices.Clone(hdr), title...), notes)
@@ -390,8 +411,8 @@ func Render(d *design.Design) (*Manifest, []gendir.File, error) {
 		m.ExceptTables = append(m.ExceptTables, name)
 	}
 
-	write(ParamsFile, paramsFile(s, hdr))
-	write(TopFile, topFile(s, hdr, caps))
+	write(ParamsFile, paramsFile(s, hdr, plan))
+	write(TopFile, topFile(s, hdr, caps, plan))
 	y, err := run.Sys.YAML()
 	if err != nil {
 		return nil, nil, err
@@ -601,7 +622,7 @@ func exceptNotes(s *design.Design, sw int, ex []regmap.Exception) (title, notes 
 }
 
 // paramsFile is hx_params.vh: the defines a testbench includes.
-func paramsFile(s *design.Episode, hdr []string) []byte {
+func paramsFile(s *design.Episode, hdr []string, plan *Channels) []byte {
 	sys := &s.Sys
 	var b bytes.Buffer
 	comment(&b, "// ", hdr)
@@ -630,6 +651,9 @@ func paramsFile(s *design.Episode, hdr []string) []byte {
 		def("HX_IF", s.DataTable.ItemFlits, "flits per item F")
 	} else {
 		def("HX_DATA", 0, "a barrier: DATA = 0")
+	}
+	if plan != nil {
+		def("HX_NCH", plan.K, "barrier channels per node (hx_barrier_node): CPU vectors have HX_NODES*HX_NCH entries")
 	}
 	b.WriteString("`endif\n")
 	return b.Bytes()

@@ -13,10 +13,14 @@ import (
 // "Top-level wiring (for the generator)" prescribes. gate[n] is node n's gate
 // table body (it gives the unit's NG and NWORDS), data[n] its data table
 // body (NDW; nil for a barrier: the units keep DATA = 0).
-func topFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
+func topFile(s *design.Episode, hdr []string, caps []unitCap, plan *Channels) []byte {
 	sys := &s.Sys
 	t := s.Topo
 	N := t.Nodes
+	NS := N // CPU slots: a node's channels side by side
+	if plan != nil {
+		NS = N * plan.K
+	}
 	RB := sys.RankBits()
 	nd := t.NumDims()
 	var k4 [4]int
@@ -45,10 +49,16 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 	p("module hx_top (\n")
 	p("    input                 clk,\n")
 	p("    input                 rst,        // synchronous, active high\n")
-	p("    input  %-14s arrive,     // bit n: node n's CPU arrives this cycle (node id order)\n", rng(N))
-	p("    input  %-14s operand,    // node n at [n*64 +: 64]\n", rng(N*64))
-	p("    output %-14s released,\n", rng(N))
-	p("    output %-14s result,\n", rng(N*64))
+	if plan != nil {
+		p("    // CPU side: one slot per node and channel, node n channel c at s = n*%d + c\n", plan.K)
+		p("    input  %-14s arrive,     // bit s: slot s's CPU arrives this cycle\n", rng(NS))
+		p("    input  %-14s operand,    // slot s at [s*64 +: 64]\n", rng(NS*64))
+	} else {
+		p("    input  %-14s arrive,     // bit n: node n's CPU arrives this cycle (node id order)\n", rng(N))
+		p("    input  %-14s operand,    // node n at [n*64 +: 64]\n", rng(N*64))
+	}
+	p("    output %-14s released,\n", rng(NS))
+	p("    output %-14s result,\n", rng(NS*64))
 	p("    // per-node configuration ports (APB, docs/registers.md)\n")
 	p("    input  %-14s cfg_psel, cfg_penable, cfg_pwrite,\n", rng(N))
 	p("    input  %-14s cfg_paddr, cfg_pwdata,   // node n at [n*32 +: 32]\n", rng(N*32))
@@ -140,6 +150,9 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 		if c.rank >= 0 {
 			desc = fmt.Sprintf("rank %d", c.rank)
 		}
+		if plan != nil {
+			desc = plan.describe(n)
+		}
 		p("\n    // ---- node %d %s, address %#x: %s\n", n, coords(t, n), t.Addr(n), desc)
 		dataP := 0
 		if c.data {
@@ -154,15 +167,24 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 		p("    assign cfg_prdata[%d +: 32] = cfg_paddr[%d] ? fab_rd_v[%d +: 32] : n%d_urd;\n", 32*n, a31, 32*n, n)
 		p("    assign cfg_pslverr[%d] = cfg_paddr[%d] ? fab_err_v[%d] : n%d_uerr;\n", n, a31, n, n)
 		p("    assign cfg_pready[%d] = cfg_paddr[%d] ? fab_rdy_v[%d] : n%d_urdy;\n", n, a31, n, n)
-		p("    hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d),\n", c.maxG, c.nrt, dataP, c.nil_)
 		loop := ""
-		if s.Sys.Looping() {
+		if s.Sys.Looping() || plan != nil && plan.Looping() {
 			loop = ", .NBANK(2)" // two receive banks: a back-to-back loop (docs/microarchitecture.md, "Iterations")
 		}
-		p("                      .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB), .CRC_POLY(CRC_POLY)%s) bu%d (\n", loop, n)
-		p("        .clk(clk), .rst(rst),\n")
-		p("        .arrive(arrive[%d]), .operand(operand[%d +: 64]),\n", n, 64*n)
-		p("        .released(released[%d]), .result(result[%d +: 64]),\n", n, 64*n)
+		if plan != nil {
+			K := plan.K
+			p("    hx_barrier_node #(.NCH(%d), .FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(%d), .NRT(%d),\n", K, c.maxG, c.nrt)
+			p("                      .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB), .CRC_POLY(CRC_POLY)%s) bu%d (\n", loop, n)
+			p("        .clk(clk), .rst(rst),\n")
+			p("        .arrive(arrive[%d +: %d]), .operand(operand[%d +: %d]),\n", n*K, K, 64*n*K, 64*K)
+			p("        .released(released[%d +: %d]), .result(result[%d +: %d]),\n", n*K, K, 64*n*K, 64*K)
+		} else {
+			p("    hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d),\n", c.maxG, c.nrt, dataP, c.nil_)
+			p("                      .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB), .CRC_POLY(CRC_POLY)%s) bu%d (\n", loop, n)
+			p("        .clk(clk), .rst(rst),\n")
+			p("        .arrive(arrive[%d]), .operand(operand[%d +: 64]),\n", n, 64*n)
+			p("        .released(released[%d]), .result(result[%d +: 64]),\n", n, 64*n)
+		}
 		p("        .inj_valid(n%d_inj_valid), .inj_flit(n%d_inj_flit), .inj_credit(n%d_inj_credit),\n", n, n, n)
 		p("        .ej_valid(n%d_ej_valid), .ej_flit(n%d_ej_flit), .ej_credit(n%d_ej_credit),\n", n, n, n)
 		p("        .psel(n%d_usel), .penable(cfg_penable[%d]), .pwrite(cfg_pwrite[%d]),\n", n, n, n)

@@ -65,7 +65,14 @@ module hx_barrier_unit #(
     // "Detection"): 0 (none) or 32 (the packet's CRC-32C in its tail
     // flit), polynomial CRC_POLY (the generator passes hw.PacketCode).
     parameter integer CB   = 0,
-    parameter [31:0]  CRC_POLY = 32'h1EDC6F41
+    parameter [31:0]  CRC_POLY = 32'h1EDC6F41,
+    // A channel of hx_barrier_node (docs/microarchitecture.md, "Channels
+    // and communicators"): EXT = 1 gives the injection credit counter and
+    // the ejection FIFO to the node, which shares them between its
+    // channels, and reads the same ports differently (see the port list).
+    // CHB: the head's and the route word's channel bits (0: none).
+    parameter integer EXT  = 0,
+    parameter integer CHB  = 0
 ) (
     input                clk,
     input                rst,          // synchronous, active high
@@ -75,11 +82,17 @@ module hx_barrier_unit #(
     output               released,     // episode complete (level, from cycle t+1 on);
                                        // "release" is a Verilog keyword
     output [63:0]        result,       // acc: the reduced value once released is 1
-    // injection channel (to exchanger port 0)
+    // injection channel (to exchanger port 0). EXT = 1: inj_valid is the
+    // request (a flit to send this cycle; inj_flit is it, its head bit 0
+    // in the middle of a packet) and inj_credit the node's grant (the port
+    // is this channel's and has a credit): the flit leaves iff both are 1.
     output               inj_valid,
     output [FW+CB+1:0]   inj_flit,     // {head, tail, crc[CB-1:0], data[FW-1:0]}
     input                inj_credit,   // credit returned by the exchanger's input FIFO
-    // ejection channel (from exchanger port 0)
+    // ejection channel (from exchanger port 0). EXT = 1: ej_valid/ej_flit
+    // are the node FIFO's front flit when it is for this channel, and
+    // ej_credit pops it (1 whenever ej_valid and the channel hosts a rank:
+    // a flit for a channel without one is the node's NORANK).
     input                ej_valid,
     input  [FW+CB+1:0]   ej_flit,
     output               ej_credit,    // ejection FIFO popped (credit to exchanger)
@@ -119,6 +132,7 @@ module hx_barrier_unit #(
     localparam SH1 = BK0;
     localparam SH2 = BK0 + BK1;
     localparam SH3 = BK0 + BK1 + BK2;
+    localparam integer RWW = CHB + RB + AB;                   // route RAM word
 
     // ------------------------------------------------------------------
     // Configuration registers (docs/registers.md)
@@ -269,17 +283,23 @@ module hx_barrier_unit #(
     // In ERROR a unit sends only to finish the packet it began: a half
     // packet would hold its switch path, shared with others, for good.
     wire finishing  = en && failed && !is_head_tx && (cur != 6'd0) && (cur != gend);
-    wire do_send    = (waiting || finishing) && !send_done && inj_ok;
+    wire do_send    = (waiting || finishing) && !send_done && inj_ok;   // = req_tx && inj_ok
     wire          d_tail;          // data mode: last flit of the route's last item
     wire [FW-1:0] d_tx;            // data mode: payload flit (ItemWord)
     wire is_tail_tx = dmode ? d_tail : (fi == npay);
 
+    wire req_tx     = (waiting || finishing) && !send_done;
+    // EXT = 1: the node's grant replaces the counter (then unused: synthesis
+    // removes it).
+    wire cr_ok;
     hx_credit #(.B(B)) inj_cr (
-        .clk(clk), .rst(rst), .take(do_send), .give(inj_credit), .ok(inj_ok)
+        .clk(clk), .rst(rst), .take(EXT == 0 && do_send), .give(EXT == 0 && inj_credit), .ok(cr_ok)
     );
+    assign inj_ok = (EXT != 0) ? inj_credit : cr_ok;
 
-    // Route RAM output: route (cur, ri) = {destination rank, address}.
-    wire [RB+AB-1:0] rw;
+    // Route RAM output: route (cur, ri) = {destination channel (CHB bits),
+    // destination rank, address}.
+    wire [RWW-1:0] rw;
     wire [15:0] ri_nx   = (do_arrive || do_pass) ? 16'd0 : (do_send && is_tail_tx) ? ri + 16'd1 : ri;
     wire [15:0] rs_nx   = (do_arrive || do_pass) ? gw[15:0] : cw_start;
     /* verilator lint_off UNUSED */
@@ -291,7 +311,15 @@ module hx_barrier_unit #(
     // Payload flit p = fi-1 carries acc bits [p*FW, p*FW+FW).
     wire [FIW-1:0] ptx    = fi - FONE;
     /* verilator lint_off UNUSED */
-    wire [FW+63:0] hdr_x  = {{(FW+57-AB-RB){1'b0}}, it, gnext, myrank, rw[AB-1:0]};
+    wire [FW+63:0] hdr_b  = {{(FW+57-AB-RB){1'b0}}, it, gnext, myrank, rw[AB-1:0]};
+    wire [FW+63:0] hdr_x;
+    generate
+        if (CHB != 0) begin : g_hdr_ch   // the destination's channel above the iteration bit
+            assign hdr_x = hdr_b | ({{(FW+64-CHB){1'b0}}, rw[RB+AB +: CHB]} << (AB + RB + 7));
+        end else begin : g_hdr
+            assign hdr_x = hdr_b;
+        end
+    endgenerate
     wire [FW+63:0] acc_x  = {{FW{1'b0}}, acc} >> (ptx * FW);
     /* verilator lint_on UNUSED */
     wire [FW-1:0]  tx_data = is_head_tx ? hdr_x[FW-1:0] : dmode ? d_tx : acc_x[FW-1:0];
@@ -344,7 +372,7 @@ module hx_barrier_unit #(
     wire [31:0] s_crc_n;           // with this flit (g_crc below)
     wire [CIN-1:0] s_crc_in = {is_head_tx ? 32'd0 : s_crc, is_head_tx, is_tail_tx, tx_data};
 
-    assign inj_valid = do_send;
+    assign inj_valid = (EXT != 0) ? req_tx : do_send;
     generate
         if (CB != 0) begin : g_tx_crc
             assign inj_flit = {is_head_tx, is_tail_tx, is_tail_tx ? s_crc_n[CB-1:0] : {CB{1'b0}}, tx_data};
@@ -359,11 +387,17 @@ module hx_barrier_unit #(
     // ------------------------------------------------------------------
     wire [W-1:0] ej_front;
     wire         ej_ready;
+    // EXT = 1: the node holds the FIFO and shows its front (then this one
+    // stays empty: synthesis removes it).
+    wire [W-1:0] f_front;
+    wire         f_ready;
     hx_fifo #(.W(W), .B(B)) ej_fifo (
         .clk(clk), .rst(rst),
-        .push(ej_valid), .din(ej_flit),
-        .pop(ej_ready), .dout(ej_front), .nempty(ej_ready)
+        .push(EXT == 0 && ej_valid), .din(ej_flit),
+        .pop(EXT == 0 && f_ready), .dout(f_front), .nempty(f_ready)
     );
+    assign ej_front  = (EXT != 0) ? ej_flit : f_front;
+    assign ej_ready  = (EXT != 0) ? ej_valid && en : f_ready;
     assign ej_credit = ej_ready;     // always pop a ready flit
 
     reg  [RB-1:0]  rx_src;           // latched from the head flit
@@ -551,12 +585,19 @@ module hx_barrier_unit #(
     wire [56:0] g_o = g_byp ? g_wq : g_q;
     assign gw = {g_o[56:41], 7'd0, g_o[40:0]};
 
-    reg  [RB+AB-1:0] rmem [0:NRT-1];
-    reg  [RB+AB-1:0] r_q, r_wq;
+    reg  [RWW-1:0]   rmem [0:NRT-1];
+    reg  [RWW-1:0]   r_q, r_wq;
     reg              r_byp;
     wire [RTW-1:0]   r_wa = widx[RTW-1:0];
     wire [RTW-1:0]   r_ra = ra_nx16[RTW-1:0];
-    wire [RB+AB-1:0] r_wd = {pwdata[RB-1:0], wlo[AB-1:0]};
+    wire [RWW-1:0]   r_wd;
+    generate
+        if (CHB != 0) begin : g_rwd_ch   // the channel in bits 63..56 of the word
+            assign r_wd = {pwdata[24 +: CHB], pwdata[RB-1:0], wlo[AB-1:0]};
+        end else begin : g_rwd
+            assign r_wd = {pwdata[RB-1:0], wlo[AB-1:0]};
+        end
+    endgenerate
     always @(posedge clk) begin
         if (w_r)
             rmem[r_wa] <= r_wd;
@@ -978,6 +1019,8 @@ module hx_barrier_unit #(
             $fatal(1, "%m: RB = %0d, a data unit has 16-bit rank fields", RB);
         if (NBANK != 1 && NBANK != 2)
             $fatal(1, "%m: NBANK = %0d (allowed 1, or 2 for a loop)", NBANK);
+        if (EXT != 0 && (DATA != 0 || CHB > 3 || (CHB != 0 && (RB > 24 || FW < AB + RB + 7 + CHB))))
+            $fatal(1, "%m: EXT = 1 needs DATA = 0, CHB <= 3, RB <= 24 and FW >= %0d (the head's channel), FW = %0d", AB + RB + 7 + CHB, FW);
         if (NBANK == 2 && (DATA != 0 || FW < AB + RB + 7))
             $fatal(1, "%m: NBANK = 2 needs DATA = 0 and FW >= %0d (the head's iteration bit), FW = %0d", AB + RB + 7, FW);
     end

@@ -27,7 +27,9 @@
 # cycle, in the replay count or in the receiver's sequence check; a damaged
 # ACK taken as a NAK, the ACK's or the credit's parity unchecked, credits
 # as pulses, a credit that frees no entry) must fail one of them; the
-# switch's configuration port is checked on its own (sw_apb_tb.v), its
+# switch's configuration port is checked on its own (sw_apb_tb.v), as is
+# the barrier node's (node_apb_tb.v: channel select, busy channel, NORANK,
+# with mutants that must fail it), its
 # illegal-flit drops and DROPS register too (sw_drop_tb.v, and mutants of
 # the drop logic must fail it), its
 # routing exception CAM too (cam_tb.v, and yosys with E = 3), and the
@@ -42,7 +44,7 @@ set -u -o pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 RTL=$(cd "$HERE/.." && pwd)
-LIB=(hx_fifo.v hx_credit.v hx_chan.v hx_link_crc.v hx_link_tx.v hx_link_rx.v hx_alu.v hx_switch.v hx_barrier_unit.v)
+LIB=(hx_fifo.v hx_credit.v hx_chan.v hx_link_crc.v hx_link_tx.v hx_link_rx.v hx_alu.v hx_switch.v hx_barrier_unit.v hx_barrier_node.v)
 LIBP=("${LIB[@]/#/$RTL/}")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hxrtl.XXXXXX")
 if [ "${1:-}" = "-k" ]; then
@@ -240,6 +242,18 @@ lint_one hx_barrier_unit -GNBANK=2 -GFW=64 -GMAXG=26 -GNRT=53 -GAB=24 -GRB=24 -G
 lint_one hx_barrier_unit -GDATA=1 -GFW=24 -GMAXG=4 -GNRT=4 -GNIL=5 -GAB=3 -GRB=2
 # with the check code (CB = 32: crc_bits 32, docs/reliability.md)
 lint_one hx_barrier_unit -GCB=32
+# a channel of hx_barrier_node (EXT = 1): the node's credit and FIFO, CHB channel bits
+lint_one hx_barrier_unit -GEXT=1
+lint_one hx_barrier_unit -GEXT=1 -GCHB=2 -GNBANK=2
+lint_one hx_barrier_unit -GEXT=1 -GCHB=3 -GFW=16 -GAB=2 -GRB=3 -GMAXG=3 -GNRT=3
+lint_one hx_barrier_unit -GEXT=1 -GCHB=1 -GCB=32 -GNBANK=2
+# a node's channels (hx_barrier_node): one channel, a power of two and not,
+# the most (8) with the narrowest flit that holds the head's channel field
+lint_one hx_barrier_node
+lint_one hx_barrier_node -GNCH=1
+lint_one hx_barrier_node -GNCH=3 -GNBANK=2 -GAB=4 -GRB=4 -GMAXG=4 -GNRT=8
+lint_one hx_barrier_node -GNCH=4 -GNDIM=2 -GK0=4 -GK1=4 -GAB=4 -GRB=5 -GNBANK=2 -GMAXG=10 -GNRT=20
+lint_one hx_barrier_node -GNCH=8 -GFW=16 -GAB=2 -GRB=3 -GMAXG=3 -GNRT=3 -GCB=32
 lint_one hx_barrier_unit -GCB=32 -GFW=16 -GMAXG=3 -GNRT=3 -GAB=2 -GRB=3 -GB=1
 lint_one hx_barrier_unit -GCB=32 -GDATA=1 -GFW=128 -GMAXG=62 -GNRT=236 -GNIL=4700 -GAB=16 -GRB=16 -GB=64
 lint_one hx_barrier_unit -GCB=32 -GDATA=1 -GFW=24 -GMAXG=4 -GNRT=4 -GNIL=5 -GAB=3 -GRB=2
@@ -372,6 +386,36 @@ else
         fail "sw_apb_tb (exit $rc)"; sed 's/^/     /' "$WORK/sw_apb.out" | head
     fi
 fi
+
+echo "== barrier node configuration port and ejection (node_apb_tb)"
+# hx_barrier_node: channel select paddr[26:24], a busy channel refuses while
+# another takes its write, node registers, the ejection demultiplexer and
+# the node's NORANK; then each mutant must fail it.
+napb() {   # napb NODE_SOURCE NAME -> 0 when node_apb_tb passes
+    iverilog -g2005 -Wall -o "$WORK/node_apb_$2.vvp" "$HERE/node_apb_tb.v" \
+        "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_alu.v" "$RTL/hx_barrier_unit.v" "$1" >"$WORK/node_apb_$2.iv" 2>&1 &&
+        [ ! -s "$WORK/node_apb_$2.iv" ] &&
+        (cd "$WORK" && vvp -n "$WORK/node_apb_$2.vvp") >"$WORK/node_apb_$2.out" 2>&1 &&
+        [ "$(cat "$WORK/node_apb_$2.out")" = "node_apb_tb: PASS" ]
+}
+if napb "$RTL/hx_barrier_node.v" pristine; then
+    pass "node_apb_tb: hx_barrier_node APB port and ejection"
+else
+    fail "node_apb_tb"; cat "$WORK/node_apb_pristine.iv" "$WORK/node_apb_pristine.out" 2>/dev/null | sed 's/^/     /' | head
+fi
+nodemutant() {   # nodemutant NAME SED-EXPRESSION
+    sed "$2" "$RTL/hx_barrier_node.v" >"$WORK/hx_barrier_node_$1.v"
+    if cmp -s "$RTL/hx_barrier_node.v" "$WORK/hx_barrier_node_$1.v"; then
+        fail "node_apb_tb mutant $1: the edit matches nothing (update it)"
+    elif napb "$WORK/hx_barrier_node_$1.v" "$1"; then
+        fail "node_apb_tb mutant $1 passes"
+    else
+        pass "node_apb_tb mutant $1 caught"
+    fi
+}
+nodemutant every_channel 's/assign c_sel\[c\] = psel \&\& cok \&\& csel == c;/assign c_sel[c] = psel \&\& cok;/'
+nodemutant no_norank     's/wire          nrk   = ready \&\& !taken;/wire          nrk   = 1'"'"'b0;/'
+nodemutant head_to_ch0   's/wire \[7:0\] tgt = f_head ? h_ch :/wire [7:0] tgt = f_head ? 8'"'"'d0 :/'
 
 echo "== switch illegal flits and DROPS (sw_drop_tb)"
 # Out-of-grid heads and their packets, orphans, a head inside a packet (a

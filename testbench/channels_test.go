@@ -1,0 +1,145 @@
+package testbench
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/hw"
+)
+
+// TestCosimChannels co-simulates runs of communicators
+// (docs/microarchitecture.md, "Channels and communicators") under Icarus,
+// cycle for cycle against the model: the rows and columns of a 4x4 looping
+// at once (examples/rows-cols-4x4.yaml, the columns summing), two
+// disjoint jobs on one channel, world beside its rows with jitter on three
+// channels (one unused on every node), and a stuck rank in one of two
+// jobs, whose channels' watchdogs report it while the other job
+// completes, and a head whose channel field a flip turns into a channel
+// no node uses (the node's own NORANK). With HXBAR_FULL_MATRIX the rows
+// and columns run under Verilator as well.
+func TestCosimChannels(t *testing.T) {
+	needTools(t, Icarus)
+	t.Parallel()
+	ex, err := hw.Load(filepath.Join("..", "examples", "rows-cols-4x4.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ip := func(v int) *int { return &v }
+	op := func(v hw.OpName) *hw.OpName { return &v }
+	al := func(v hw.Algorithm) *hw.Algorithm { return &v }
+	span := func(lo, hi int) []int {
+		var r []int
+		for i := lo; i < hi; i++ {
+			r = append(r, i)
+		}
+		return r
+	}
+	comms := func(name string, k int, cs ...hw.Communicator) hw.System {
+		s := hw.Default()
+		s.Name, s.Dims, s.Channels, s.Communicators, s.Skew, s.Seed = name, []int{4, 4}, k, cs, 10, 3
+		return s
+	}
+	jobs := func(name string, edit func(*hw.System)) hw.System {
+		s := comms(name, 1,
+			hw.Communicator{Name: "a", Ranks: span(0, 8), Op: op(hw.OpMax), Iterations: ip(4)},
+			hw.Communicator{Name: "b", Ranks: span(8, 16), Algo: al(hw.AlgoDissemination), Iterations: ip(6), Compute: ip(3)})
+		if edit != nil {
+			edit(&s)
+		}
+		return s
+	}
+	worldRows := func(name string, k, it int) hw.System {
+		return comms(name, k,
+			hw.Communicator{Name: "world", Ranks: span(0, 16), Iterations: ip(it), Jitter: ip(7)},
+			hw.Communicator{Name: "rows", Split: "dim:0", Op: op(hw.OpSum), Iterations: ip(it), Compute: ip(2), Jitter: ip(5)})
+	}
+	// A flip in cycle 8 (the first flit there, a head of world rank 13) of
+	// the head's channel field (bit AB + RB + 8 = 16: channel 0
+	// becomes 2, which no node uses) at node 5's ejection: the node's own
+	// NORANK, then the watchdogs of the ranks waiting for the lost signal.
+	norank := worldRows("world-rows-norank", 3, 2)
+	norank.Watchdog, norank.Faults = 200, []string{"flip:n5.eject@8:16"}
+	cases := []struct {
+		sys    hw.System
+		stuck  bool
+		norank bool
+	}{
+		{sys: ex},
+		{sys: jobs("two-jobs", nil)},
+		{sys: worldRows("world-rows-jitter", 3, 5)},
+		{sys: jobs("two-jobs-stuck", func(s *hw.System) { s.Watchdog, s.Faults = 200, []string{"stuck:3"} }), stuck: true},
+		{sys: norank, norank: true},
+	}
+	if testing.Short() {
+		cases = cases[:1]
+	}
+	for _, c := range cases {
+		t.Run(c.sys.Name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), c.sys.Name)
+			generate(t, dir, c.sys)
+			rep, err := Cosim(ctxFor(t, 5*time.Minute), dir, Icarus)
+			if mm, ok := errors.AsType[*MismatchError](err); ok {
+				t.Fatalf("%s", mm.Report.Summary())
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			top, err := os.ReadFile(filepath.Join(dir, "hx_top.v"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(top), "hx_barrier_node #(.NCH(") {
+				t.Errorf("hx_top.v has no hx_barrier_node: the run of communicators was not built of channels")
+			}
+			releases, timeouts, noranks := 0, 0, 0
+			for _, l := range rep.Model {
+				e, err := ParseEvent(l)
+				if err != nil {
+					continue
+				}
+				switch {
+				case e.Kind == barrierunit.EvRelease:
+					releases++
+				case e.Kind == barrierunit.EvError && e.Value == uint64(barrierunit.ErrTimeout):
+					timeouts++
+				case e.Kind == barrierunit.EvError && e.Value == uint64(barrierunit.ErrNoRank) && e.Node == 5:
+					noranks++
+				}
+			}
+			cs, err := c.sys.Comms()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			for _, cm := range cs {
+				want += len(cm.Ranks) * cm.Sys.IterationCount()
+			}
+			switch {
+			case c.norank && (noranks != 1 || timeouts == 0):
+				t.Errorf("%d NORANK errors at node 5 and %d TIMEOUTs in the model's trace, want 1 and some", noranks, timeouts)
+			case c.norank:
+			case c.stuck && timeouts == 0:
+				t.Errorf("the stuck rank raised no TIMEOUT in the model's trace")
+			case c.stuck && releases < 8*6:
+				t.Errorf("%d releases: job b (8 ranks, 6 iterations) did not complete beside the stuck job", releases)
+			case !c.stuck && releases != want:
+				t.Errorf("%d releases in the trace, want %d", releases, want)
+			}
+			t.Logf("%d events, %d cycles, %d releases, %d timeouts", rep.Events, rep.Cycles, releases, timeouts)
+			// Verilator reads the channels' event registers inside the
+			// node's generate blocks too (minutes to build: the full matrix).
+			if fullMatrix() && c.sys.Name == ex.Name {
+				needTools(t, Verilator)
+				if _, err := Cosim(ctxFor(t, 15*time.Minute), dir, Verilator); err != nil {
+					t.Fatalf("verilator: %v", err)
+				}
+			}
+		})
+	}
+}
