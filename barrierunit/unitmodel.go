@@ -77,7 +77,7 @@ type UnitError struct {
 	Rank  int32 // the rank the unit hosts, -1 for none
 	Code  uint8
 	Gate  uint8 // the gate the error concerns (0: none)
-	From  int32 // the source rank of the packet (0: none)
+	From  int32 // the source rank of the packet (0: none; in a run of communicators, the base of the channel's)
 	// NoFrom marks an error with a gate but no source: OVER found by the
 	// gate check, which counts signals, not packets (From is 0).
 	NoFrom bool
@@ -740,6 +740,12 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	}
 	if e.Code != 0 && !failed {
 		e.Cycle, e.Node, e.Rank = t, int32(node), int32(r)
+		if u.Base != nil && (e.Gate == 0 || e.NoFrom) {
+			// No source: the register's 0 is rank 0 of the channel's
+			// communicator, in run ranks its base (as the RTL's monitor
+			// reads it), which also names the channel that raised it.
+			e.From = u.Base[r]
+		}
 		u.raise(w, &rs.err, e)
 		changed = true
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/sim"
 )
 
 // TestCosimChannels co-simulates runs of communicators
@@ -64,16 +65,31 @@ func TestCosimChannels(t *testing.T) {
 	// NORANK, then the watchdogs of the ranks waiting for the lost signal.
 	norank := worldRows("world-rows-norank", 3, 2)
 	norank.Watchdog, norank.Faults = 200, []string{"flip:n5.eject@8:16"}
+	// A flip of the head mark (bit FW + CB + 1 = 65, no check code) of the first flit at
+	// node 9, a rank of job b (base 8): a flit with no packet open, FLITS
+	// with no gate and no source, which the RTL's monitor prints as rank 0
+	// of the channel's communicator, run rank 8 (the model printed 0).
+	headless := jobs("two-jobs-headless", func(s *hw.System) {
+		s.Watchdog, s.CRCBits, s.Faults = 200, 0, []string{"flip:n9.eject@first:65"}
+	})
+	ms, err := sim.Build(headless, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms.Run(sim.Options{})                 // ends with unit errors: the fault's effect
+	headless.Faults = ms.ResolvedFaults() // the testbench injects by cycle
 	cases := []struct {
-		sys    hw.System
-		stuck  bool
-		norank bool
+		sys      hw.System
+		stuck    bool
+		norank   bool
+		headless bool
 	}{
 		{sys: ex},
 		{sys: jobs("two-jobs", nil)},
 		{sys: worldRows("world-rows-jitter", 3, 5)},
 		{sys: jobs("two-jobs-stuck", func(s *hw.System) { s.Watchdog, s.Faults = 200, []string{"stuck:3"} }), stuck: true},
 		{sys: norank, norank: true},
+		{sys: headless, headless: true},
 	}
 	if testing.Short() {
 		cases = cases[:1]
@@ -97,7 +113,7 @@ func TestCosimChannels(t *testing.T) {
 			if !strings.Contains(string(top), "hx_barrier_node #(.NCH(") {
 				t.Errorf("hx_top.v has no hx_barrier_node: the run of communicators was not built of channels")
 			}
-			releases, timeouts, noranks := 0, 0, 0
+			releases, timeouts, noranks, flits := 0, 0, 0, 0
 			for _, l := range rep.Model {
 				e, err := ParseEvent(l)
 				if err != nil {
@@ -110,6 +126,8 @@ func TestCosimChannels(t *testing.T) {
 					timeouts++
 				case e.Kind == barrierunit.EvError && e.Value == uint64(barrierunit.ErrNoRank) && e.Node == 5:
 					noranks++
+				case e.Kind == barrierunit.EvError && e.Value == uint64(barrierunit.ErrFlits) && e.Node == 9 && e.Gate == 0 && e.Rank == 8:
+					flits++
 				}
 			}
 			cs, err := c.sys.Comms()
@@ -124,6 +142,9 @@ func TestCosimChannels(t *testing.T) {
 			case c.norank && (noranks != 1 || timeouts == 0):
 				t.Errorf("%d NORANK errors at node 5 and %d TIMEOUTs in the model's trace, want 1 and some", noranks, timeouts)
 			case c.norank:
+			case c.headless && flits != 1:
+				t.Errorf("%d FLITS errors with no gate from run rank 8 at node 9 in the model's trace, want 1", flits)
+			case c.headless:
 			case c.stuck && timeouts == 0:
 				t.Errorf("the stuck rank raised no TIMEOUT in the model's trace")
 			case c.stuck && releases < 8*6:
