@@ -180,6 +180,25 @@ func TestComputeWithoutLoop(t *testing.T) {
 	}
 }
 
+// TestLoopDefaultsSkipOneShot: the system's compute and jitter are
+// defaults for the communicators that loop; one with iterations 1 runs
+// without them instead of being refused under keys it does not have.
+func TestLoopDefaultsSkipOneShot(t *testing.T) {
+	one := 1
+	s := commSys(Communicator{Name: "a", Ranks: []int{0, 1}}, Communicator{Name: "b", Ranks: []int{2, 3}, Iterations: &one})
+	s.Iterations, s.Compute, s.Jitter = 4, 3, 5
+	if err := s.Validate(); err != nil {
+		t.Fatalf("a loop's compute and jitter beside a communicator that runs once: %v", err)
+	}
+	cs, err := s.Comms()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := cs[0].Sys, cs[1].Sys; a.Compute != 3 || a.Jitter != 5 || b.Compute != 0 || b.Jitter != 0 {
+		t.Errorf("compute/jitter: a %d/%d (want 3/5), b %d/%d (want 0/0)", a.Compute, a.Jitter, b.Compute, b.Jitter)
+	}
+}
+
 // TestSplitMembersDrawApart: the communicators of one split take seeds
 // seed, seed+1, ... so that rows.0 and rows.1 do not arrive alike; an
 // entry with ranks keeps its seed.
