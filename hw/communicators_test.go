@@ -197,6 +197,13 @@ func TestLoopDefaultsSkipOneShot(t *testing.T) {
 	if a, b := cs[0].Sys, cs[1].Sys; a.Compute != 3 || a.Jitter != 5 || b.Compute != 0 || b.Jitter != 0 {
 		t.Errorf("compute/jitter: a %d/%d (want 3/5), b %d/%d (want 0/0)", a.Compute, a.Jitter, b.Compute, b.Jitter)
 	}
+	// With no communicator looping they would change nothing: an error
+	// naming the system's key.
+	s = commSys(Communicator{Name: "a", Ranks: []int{0, 1}})
+	s.Jitter = 5
+	if err := s.Validate(); err == nil || !strings.HasPrefix(err.Error(), "invalid jitter") {
+		t.Errorf("jitter 5 with no communicator looping: %v, want an error naming jitter", err)
+	}
 }
 
 // TestSplitMembersDrawApart: the communicators of one split take seeds
