@@ -206,6 +206,21 @@ func TestLoopDefaultsSkipOneShot(t *testing.T) {
 	}
 }
 
+// TestStuckRankInNoCommunicator: stuck:R for a rank no communicator
+// holds would change nothing (no unit waits for it): an error naming the
+// fault; a rank of a communicator is taken.
+func TestStuckRankInNoCommunicator(t *testing.T) {
+	s := commSys(Communicator{Name: "a", Ranks: []int{0, 1, 2}}, Communicator{Name: "b", Ranks: []int{2, 4}})
+	s.Faults = []string{"stuck:5"}
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "faults[0]") || !strings.Contains(err.Error(), "in none") {
+		t.Errorf("stuck:5 in no communicator: %v", err)
+	}
+	s.Faults = []string{"stuck:4"}
+	if err := s.Validate(); err != nil {
+		t.Errorf("stuck:4 of communicator b: %v", err)
+	}
+}
+
 // TestSplitMembersDrawApart: the communicators of one split take seeds
 // seed, seed+1, ... so that rows.0 and rows.1 do not arrive alike; an
 // entry with ranks keeps its seed.
