@@ -309,6 +309,10 @@ func drawFaults(rng *rand.Rand, sys hw.System) (hw.System, bool) {
 // those the RTL testbench injects as the model does.
 func drawOneFault(rng *rand.Rand, sys *hw.System, names []string, cr []noc.Crossing, kind string) string {
 	if kind == hw.FaultStuck {
+		if cs, err := sys.Comms(); err == nil && sys.HasCommunicators() { // a rank some communicator waits for
+			c := cs[rng.IntN(len(cs))]
+			return fmt.Sprintf("stuck:%d", c.Ranks[rng.IntN(len(c.Ranks))])
+		}
 		return fmt.Sprintf("stuck:%d", rng.IntN(sys.NumRanks()))
 	}
 	c := cr[rng.IntN(len(cr))]
