@@ -154,7 +154,7 @@ func drawEpisodes(rng *rand.Rand, s *hw.System) {
 // dimension or plane, explicit rank lists (some on a few nodes only,
 // overlapping others), each with its own op, algorithm, loop of 1-20
 // iterations, compute, jitter, skew and seed; channels is what the
-// busiest node needs, sometimes one more (a channel no communicator uses).
+// busiest node needs, sometimes more, up to 8 (channels no communicator uses).
 func drawCommunicators(rng *rand.Rand, s *hw.System) {
 	s.Episodes, s.Repeat, s.Iterations, s.Compute, s.Jitter = nil, 1, 1, 0, 0
 	s.Collective, s.Op, s.Algo = hw.CollBarrier, hw.OpBarrier, hw.AlgoButterfly
@@ -199,7 +199,7 @@ func drawCommunicators(rng *rand.Rand, s *hw.System) {
 		_, err = s.Comms()
 	}
 	if err == nil && s.Channels < hw.MaxChannels && rng.IntN(4) == 0 {
-		s.Channels++
+		s.Channels += 1 + rng.IntN(hw.MaxChannels-s.Channels) // up to 8: a wider channel field
 	}
 }
 
