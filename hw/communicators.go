@@ -227,6 +227,17 @@ func (s *System) commSystem(c *Communicator, name string, g []int) System {
 	if c.Seed != nil {
 		e.Seed = *c.Seed
 	}
+	// compute and jitter given for the system's loop are defaults for the
+	// communicators that loop: one that runs once does not inherit them
+	// (they would be refused under a key the file does not hold).
+	if e.Iterations <= 1 {
+		if c.Compute == nil {
+			e.Compute = 0
+		}
+		if c.Jitter == nil {
+			e.Jitter = 0
+		}
+	}
 	return e
 }
 

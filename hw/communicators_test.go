@@ -180,6 +180,47 @@ func TestComputeWithoutLoop(t *testing.T) {
 	}
 }
 
+// TestLoopDefaultsSkipOneShot: the system's compute and jitter are
+// defaults for the communicators that loop; one with iterations 1 runs
+// without them instead of being refused under keys it does not have.
+func TestLoopDefaultsSkipOneShot(t *testing.T) {
+	one := 1
+	s := commSys(Communicator{Name: "a", Ranks: []int{0, 1}}, Communicator{Name: "b", Ranks: []int{2, 3}, Iterations: &one})
+	s.Iterations, s.Compute, s.Jitter = 4, 3, 5
+	if err := s.Validate(); err != nil {
+		t.Fatalf("a loop's compute and jitter beside a communicator that runs once: %v", err)
+	}
+	cs, err := s.Comms()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := cs[0].Sys, cs[1].Sys; a.Compute != 3 || a.Jitter != 5 || b.Compute != 0 || b.Jitter != 0 {
+		t.Errorf("compute/jitter: a %d/%d (want 3/5), b %d/%d (want 0/0)", a.Compute, a.Jitter, b.Compute, b.Jitter)
+	}
+	// With no communicator looping they would change nothing: an error
+	// naming the system's key.
+	s = commSys(Communicator{Name: "a", Ranks: []int{0, 1}})
+	s.Jitter = 5
+	if err := s.Validate(); err == nil || !strings.HasPrefix(err.Error(), "invalid jitter") {
+		t.Errorf("jitter 5 with no communicator looping: %v, want an error naming jitter", err)
+	}
+}
+
+// TestStuckRankInNoCommunicator: stuck:R for a rank no communicator
+// holds would change nothing (no unit waits for it): an error naming the
+// fault; a rank of a communicator is taken.
+func TestStuckRankInNoCommunicator(t *testing.T) {
+	s := commSys(Communicator{Name: "a", Ranks: []int{0, 1, 2}}, Communicator{Name: "b", Ranks: []int{2, 4}})
+	s.Faults = []string{"stuck:5"}
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "faults[0]") || !strings.Contains(err.Error(), "in none") {
+		t.Errorf("stuck:5 in no communicator: %v", err)
+	}
+	s.Faults = []string{"stuck:4"}
+	if err := s.Validate(); err != nil {
+		t.Errorf("stuck:4 of communicator b: %v", err)
+	}
+}
+
 // TestSplitMembersDrawApart: the communicators of one split take seeds
 // seed, seed+1, ... so that rows.0 and rows.1 do not arrive alike; an
 // entry with ranks keeps its seed.

@@ -3,6 +3,7 @@ package hw
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -197,6 +198,9 @@ func (s *System) validateFaults() error {
 			return &FieldError{Field: field, Value: showString(spec), Allowed: "an ackflip only with link_retry > 0 (without link-level retry there is no ACK to flip)"}
 		case f.Kind == FaultStuck && f.Rank >= s.NumRanks():
 			return &FieldError{Field: field, Value: showString(spec), Allowed: fmt.Sprintf("a rank 0..%d", s.NumRanks()-1)}
+		case f.Kind == FaultStuck && s.HasCommunicators() && !s.inSomeComm(f.Rank):
+			return &FieldError{Field: field, Value: showString(spec),
+				Allowed: fmt.Sprintf("a rank of a communicator (rank %d is in none: nothing waits for it, so it would change nothing)", f.Rank)}
 		}
 	}
 	return nil
@@ -272,4 +276,19 @@ func (l *commaList) Set(v string) error {
 		}
 	}
 	return nil
+}
+
+// inSomeComm reports whether system rank r is in a communicator of the
+// list (true when the list does not expand: its own error comes first).
+func (s *System) inSomeComm(r int) bool {
+	cs, err := s.Comms()
+	if err != nil {
+		return true
+	}
+	for _, c := range cs {
+		if slices.Contains(c.Ranks, r) {
+			return true
+		}
+	}
+	return false
 }

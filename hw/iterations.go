@@ -72,14 +72,18 @@ func (s *System) validateLoop() error {
 		// compute and jitter shape a loop's next arrivals: without a loop
 		// they would change nothing, which is a mistake to report, not to
 		// run (a run of communicators checks each entry's own).
+		if s.HasCommunicators() && s.someCommLoops() {
+			return nil // the defaults of the communicators that loop
+		}
+		why := "give iterations above 1"
 		if s.HasCommunicators() {
-			return nil
+			why = "no communicator loops: give one iterations above 1"
 		}
 		if s.Compute > 0 {
-			return &FieldError{Field: "compute", Value: s.Compute, Allowed: "0 with iterations 1 (compute is the work between a loop's iterations: give iterations above 1)"}
+			return &FieldError{Field: "compute", Value: s.Compute, Allowed: "0 with iterations 1 (compute is the work between a loop's iterations: " + why + ")"}
 		}
 		if s.Jitter > 0 {
-			return &FieldError{Field: "jitter", Value: s.Jitter, Allowed: "0 with iterations 1 (jitter varies the arrivals of a loop's next iterations: give iterations above 1)"}
+			return &FieldError{Field: "jitter", Value: s.Jitter, Allowed: "0 with iterations 1 (jitter varies the arrivals of a loop's next iterations: " + why + ")"}
 		}
 		return nil
 	}
@@ -92,4 +96,15 @@ func (s *System) validateLoop() error {
 			Allowed: fmt.Sprintf("1 with repeat or episodes (a run is a loop of one barrier or a list of %d episodes, not both)", s.NumEpisodes())}
 	}
 	return nil
+}
+
+// someCommLoops reports whether a communicator of the list runs more than
+// one iteration (its own iterations, or the system's when it sets none).
+func (s *System) someCommLoops() bool {
+	for i := range s.Communicators {
+		if it := s.Communicators[i].Iterations; it != nil && *it > 1 || it == nil && s.Looping() {
+			return true
+		}
+	}
+	return false
 }

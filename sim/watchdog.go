@@ -87,11 +87,16 @@ func (s *System) checkWatchdog(t int64) {
 // names what the gate word can hold (its first source); for a gate with
 // one route in, the butterfly's and the all-gather's, that is the missing
 // rank. The run's message (faultContext, waitChain) names every missing
-// rank and why, from the model's view of all ranks.
+// rank and why, from the model's view of all ranks. In a run of
+// communicators the register's 0 is rank 0 of the channel's
+// communicator: the run rank its base (as the RTL's monitor prints it).
 func (s *System) firstSource(r int) int32 {
 	s.missing(r) // builds wd.into
 	if in := s.wd.into[[2]int{r, s.Units.Gate(r) + 1}]; len(in) > 0 {
 		return int32(in[0])
+	}
+	if s.Units.Base != nil {
+		return s.Units.Base[r]
 	}
 	return 0
 }

@@ -21,7 +21,9 @@ import (
 // channels (one unused on every node), and a stuck rank in one of two
 // jobs, whose channels' watchdogs report it while the other job
 // completes, and a head whose channel field a flip turns into a channel
-// no node uses (the node's own NORANK). With HXBAR_FULL_MATRIX the rows
+// no node uses (the node's own NORANK), and dead links holding a channel
+// after its last gate (TIMEOUT with no source: the channel's base). With
+// HXBAR_FULL_MATRIX the rows
 // and columns run under Verilator as well.
 func TestCosimChannels(t *testing.T) {
 	needTools(t, Icarus)
@@ -78,11 +80,26 @@ func TestCosimChannels(t *testing.T) {
 	}
 	ms.Run(sim.Options{})                 // ends with unit errors: the fault's effect
 	headless.Faults = ms.ResolvedFaults() // the testbench injects by cycle
+	// Dead links hold the 5-rank column c1.0 (base 10) at node 0 after
+	// its last gate, sending its last packet (the gate after the last,
+	// no route in): the watchdog's TIMEOUT names source 0 of the channel,
+	// run rank 10 (the model named 0; cosimrand seed 67 with channels).
+	u64 := func(v uint64) *uint64 { return &v }
+	nosrc := hw.Default()
+	nosrc.Name, nosrc.Dims, nosrc.Skew, nosrc.Seed = "two-splits-timeout-nosource", []int{2, 5}, 6, 1164031072
+	nosrc.LinkLatency, nosrc.BufferDepth, nosrc.CRCBits, nosrc.Watchdog, nosrc.MaxCycles = 3, 5, 0, 365, 200_000
+	nosrc.Faults, nosrc.Avoid = []string{"dead:n1.d1.down@109", "dead:n5.d1.up@66"}, []string{"n9.d0.up"}
+	nosrc.Channels = 2
+	nosrc.Communicators = []hw.Communicator{
+		{Name: "c0", Split: "dim:0", Op: op(hw.OpAnd), Iterations: ip(6), Skew: ip(22), Seed: u64(624418)},
+		{Name: "c1", Split: "dim:1", Op: op(hw.OpOr), Iterations: ip(5), Skew: ip(11)},
+	}
 	cases := []struct {
 		sys      hw.System
 		stuck    bool
 		norank   bool
 		headless bool
+		nosource bool
 	}{
 		{sys: ex},
 		{sys: jobs("two-jobs", nil)},
@@ -90,6 +107,7 @@ func TestCosimChannels(t *testing.T) {
 		{sys: jobs("two-jobs-stuck", func(s *hw.System) { s.Watchdog, s.Faults = 200, []string{"stuck:3"} }), stuck: true},
 		{sys: norank, norank: true},
 		{sys: headless, headless: true},
+		{sys: nosrc, nosource: true},
 	}
 	if testing.Short() {
 		cases = cases[:1]
@@ -113,7 +131,7 @@ func TestCosimChannels(t *testing.T) {
 			if !strings.Contains(string(top), "hx_barrier_node #(.NCH(") {
 				t.Errorf("hx_top.v has no hx_barrier_node: the run of communicators was not built of channels")
 			}
-			releases, timeouts, noranks, flits := 0, 0, 0, 0
+			releases, timeouts, noranks, flits, nosources := 0, 0, 0, 0, 0
 			for _, l := range rep.Model {
 				e, err := ParseEvent(l)
 				if err != nil {
@@ -124,6 +142,9 @@ func TestCosimChannels(t *testing.T) {
 					releases++
 				case e.Kind == barrierunit.EvError && e.Value == uint64(barrierunit.ErrTimeout):
 					timeouts++
+					if e.Node == 0 && e.Gate == 5 && e.Rank == 10 {
+						nosources++
+					}
 				case e.Kind == barrierunit.EvError && e.Value == uint64(barrierunit.ErrNoRank) && e.Node == 5:
 					noranks++
 				case e.Kind == barrierunit.EvError && e.Value == uint64(barrierunit.ErrFlits) && e.Node == 9 && e.Gate == 0 && e.Rank == 8:
@@ -139,6 +160,9 @@ func TestCosimChannels(t *testing.T) {
 				want += len(cm.Ranks) * cm.Sys.IterationCount()
 			}
 			switch {
+			case c.nosource && nosources != 1:
+				t.Errorf("%d TIMEOUTs at node 0, gate 5 from run rank 10 in the model's trace, want 1", nosources)
+			case c.nosource:
 			case c.norank && (noranks != 1 || timeouts == 0):
 				t.Errorf("%d NORANK errors at node 5 and %d TIMEOUTs in the model's trace, want 1 and some", noranks, timeouts)
 			case c.norank:

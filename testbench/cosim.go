@@ -430,9 +430,10 @@ func readDirFile[T any](dir, name string, read func(io.Reader) (*T, error)) (*T,
 // CompareDrops compares the switches' DROPS registers the testbench of a
 // design with faults printed with the model's counts at the same cycle
 // (noc.Network.DropsAt) and names the first that differs ("" when all
-// agree, or when the design has no faults).
+// agree, or when the testbench injects no fault: none given, or only
+// @first faults the model's run never hit, which Resolved leaves out).
 func CompareDrops(s *sim.System, run *RunResult) string {
-	if len(s.Sys.Faults) == 0 || s.Topo == nil {
+	if len(Resolved(s).Sys.Faults) == 0 || s.Topo == nil {
 		return ""
 	}
 	if run.Drops == nil {

@@ -61,3 +61,22 @@ func TestFaultFirstCosim(t *testing.T) {
 		t.Errorf("system.yaml does not keep the spec as given (%v)", err)
 	}
 }
+
+// TestFaultFirstNeverHit: a fault aimed with @first at a channel no flit
+// crosses (the ejection port of a node without a rank) never fires: the
+// testbench injects nothing and prints no DROPS, and the co-simulation
+// passes (it reported "no DROPS line" as a difference from the model).
+func TestFaultFirstNeverHit(t *testing.T) {
+	needTools(t, Icarus)
+	t.Parallel()
+	sys := hw.Default()
+	sys.Name, sys.Dims, sys.Ranks, sys.Watchdog = "first-never-hit", []int{3, 3}, 4, 300
+	sys.Faults = []string{"flip:n5.eject@first:3"}
+	rep, err := CosimSystem(ctxFor(t, 5*time.Minute), t.TempDir(), sys, Icarus)
+	if err != nil {
+		t.Fatalf("cosim: %v", err)
+	}
+	if len(rep.Errors) != 0 {
+		t.Errorf("errors %+v: the fault never fires", rep.Errors)
+	}
+}

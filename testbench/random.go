@@ -84,7 +84,12 @@ func drawSystem(rng *rand.Rand, seed uint64) hw.System {
 		s.LinkRetry = s.BufferDepth + rng.IntN(5)
 	}
 	drawEpisodes(rng, &s)
-	for s.Looping() && s.FlitWidth < s.HeaderBits()+1 { // a loop's head carries the iteration bit
+	if rng.IntN(4) == 0 {
+		drawCommunicators(rng, &s)
+	}
+	// A loop's head carries the iteration bit, and with channels the
+	// destination's channel above it.
+	for s.FlitWidth < s.HeaderBits()+headExtra(s) {
 		s.FlitWidth *= 2
 	}
 	if rng.IntN(6) == 0 && len(s.Dims) >= 2 {
@@ -142,6 +147,72 @@ func drawEpisodes(rng *rand.Rand, s *hw.System) {
 			s.Repeat = 2 + rng.IntN(2)
 		}
 	}
+}
+
+// drawCommunicators replaces the run with 1-4 communicators
+// (docs/microarchitecture.md, "Channels and communicators"): splits by
+// dimension or plane, explicit rank lists (some on a few nodes only,
+// overlapping others), each with its own op, algorithm, loop of 1-20
+// iterations, compute, jitter, skew and seed; channels is what the
+// busiest node needs, sometimes more, up to 8 (channels no communicator uses).
+func drawCommunicators(rng *rand.Rand, s *hw.System) {
+	s.Episodes, s.Repeat, s.Iterations, s.Compute, s.Jitter = nil, 1, 1, 0, 0
+	s.Collective, s.Op, s.Algo = hw.CollBarrier, hw.OpBarrier, hw.AlgoButterfly
+	n := s.NumRanks()
+	pint := func(v int) *int { return &v }
+	s.Communicators = nil
+	for i := range 1 + rng.IntN(4) {
+		c := hw.Communicator{Name: fmt.Sprintf("c%d", i)}
+		switch k := rng.IntN(4); {
+		case k == 0 && len(s.Dims) >= 3:
+			a := rng.IntN(3)
+			c.Split = fmt.Sprintf("plane:%d,%d", a, (a+1+rng.IntN(2))%3)
+		case k <= 1:
+			c.Split = fmt.Sprintf("dim:%d", rng.IntN(len(s.Dims)))
+		default: // 2..n ranks in a random order
+			c.Ranks = rng.Perm(n)[:2+rng.IntN(n-1)]
+			if rng.IntN(2) == 0 {
+				slices.Sort(c.Ranks)
+			}
+		}
+		op, algo := hw.Ops[rng.IntN(len(hw.Ops))], hw.Algorithms[rng.IntN(len(hw.Algorithms))]
+		if algo == hw.AlgoDissemination && (op == hw.OpSum || op == hw.OpXor) {
+			op = hw.OpMax
+		}
+		c.Op, c.Algo = &op, &algo
+		c.Iterations = pint([]int{1, 2, 3, 5, 8, 20}[rng.IntN(6)])
+		c.Compute = pint([]int{0, 0, 1, 7}[rng.IntN(4)])
+		c.Jitter = pint([]int{0, 0, 3, 15}[rng.IntN(4)])
+		if rng.IntN(2) == 0 {
+			c.Skew = pint(rng.IntN(60))
+		}
+		if rng.IntN(2) == 0 {
+			seed := rng.Uint64N(1 << 20)
+			c.Seed = &seed
+		}
+		s.Communicators = append(s.Communicators, c)
+	}
+	s.Channels = 1
+	_, err := s.Comms()
+	for k := 2; err != nil && k <= hw.MaxChannels; k++ {
+		s.Channels = k
+		_, err = s.Comms()
+	}
+	if err == nil && s.Channels < hw.MaxChannels && rng.IntN(4) == 0 {
+		s.Channels += 1 + rng.IntN(hw.MaxChannels-s.Channels) // up to 8: a wider channel field
+	}
+}
+
+// headExtra is the head bits above the header (hw's headExtraBits): the
+// iteration bit of a loop, and the channel field above it with channels.
+func headExtra(s hw.System) int {
+	switch {
+	case s.HasCommunicators() && s.ChannelCount() > 1:
+		return 1 + hw.Bits(s.ChannelCount())
+	case s.Looping() || s.HasCommunicators():
+		return 1
+	}
+	return 0
 }
 
 // drawAvoid names one or two network channels the routing keeps off.
@@ -238,6 +309,10 @@ func drawFaults(rng *rand.Rand, sys hw.System) (hw.System, bool) {
 // those the RTL testbench injects as the model does.
 func drawOneFault(rng *rand.Rand, sys *hw.System, names []string, cr []noc.Crossing, kind string) string {
 	if kind == hw.FaultStuck {
+		if cs, err := sys.Comms(); err == nil && sys.HasCommunicators() { // a rank some communicator waits for
+			c := cs[rng.IntN(len(cs))]
+			return fmt.Sprintf("stuck:%d", c.Ranks[rng.IntN(len(c.Ranks))])
+		}
 		return fmt.Sprintf("stuck:%d", rng.IntN(sys.NumRanks()))
 	}
 	c := cr[rng.IntN(len(cr))]
@@ -311,11 +386,23 @@ func shrinkSteps(sys hw.System) []hw.System {
 		c.Episodes = slices.Clone(sys.Episodes)
 		c.Faults = slices.Clone(sys.Faults)
 		c.Avoid = slices.Clone(sys.Avoid)
+		c.Communicators = slices.Clone(sys.Communicators)
 		edit(&c)
 		out = append(out, c)
 	}
 	for i := range sys.Faults {
 		add(func(c *hw.System) { c.Faults = slices.Delete(c.Faults, i, i+1) })
+	}
+	for i := range sys.Communicators {
+		if len(sys.Communicators) > 1 {
+			add(func(c *hw.System) { c.Communicators = slices.Delete(c.Communicators, i, i+1) })
+		}
+		if it := sys.Communicators[i].Iterations; it != nil && *it > 2 {
+			add(func(c *hw.System) { c.Communicators[i].Iterations = new(*it - 1) })
+		}
+		if j := sys.Communicators[i].Jitter; j != nil && *j > 0 {
+			add(func(c *hw.System) { c.Communicators[i].Jitter = nil })
+		}
 	}
 	if len(sys.Avoid) > 0 {
 		add(func(c *hw.System) { c.Avoid = nil })
@@ -359,6 +446,7 @@ func shrinkSteps(sys hw.System) []hw.System {
 // can say what it looked at and a test can hold the generator to it.
 type randomFeatures struct {
 	designs, episodes, multi, gatesChange, retry, watchdog, avoid, crcOn, partial, placed, loops int
+	comms, spareChannel, commFaults                                                              int
 	dims                                                                                         [4]int
 	collectives, ops, faultKinds, faultCounts                                                    map[string]int
 }
@@ -377,6 +465,15 @@ func (f *randomFeatures) add(sys hw.System) {
 	}
 	count(sys.NumEpisodes() > 1, &f.multi)
 	count(sys.Looping(), &f.loops)
+	count(sys.HasCommunicators(), &f.comms)
+	count(sys.HasCommunicators() && len(sys.Faults) > 0, &f.commFaults)
+	if cs, err := sys.Comms(); err == nil && sys.HasCommunicators() {
+		most := 0
+		for _, c := range cs {
+			most = max(most, slices.Max(c.Channel)+1)
+		}
+		count(most < sys.ChannelCount(), &f.spareChannel)
+	}
 	count(sys.LinkRetry > 0, &f.retry)
 	count(sys.Watchdog > 0, &f.watchdog)
 	count(len(sys.Avoid) > 0, &f.avoid)
@@ -413,6 +510,9 @@ func (f *randomFeatures) missing() []string {
 	}
 	need(f.multi, "a multi-episode run")
 	need(f.loops, "a back-to-back loop")
+	need(f.comms, "communicators")
+	need(f.commFaults, "communicators with faults")
+	need(f.spareChannel, "a channel no communicator uses")
 	need(f.gatesChange, "episodes whose gate counts change")
 	need(f.retry, "link retry")
 	need(f.watchdog, "a watchdog")
@@ -440,6 +540,6 @@ func (f *randomFeatures) missing() []string {
 }
 
 func (f *randomFeatures) String() string {
-	return fmt.Sprintf("%d episodes; %d multi-episode (%d with changing gate counts); %d loops; dims 1/2/3: %d/%d/%d; collectives %v; ops %v; faults per run %v, by kind %v; retry %d, watchdog %d, avoid %d, check code %d, partial ranks %d, placed %d",
-		f.episodes, f.multi, f.gatesChange, f.loops, f.dims[1], f.dims[2], f.dims[3], f.collectives, f.ops, f.faultCounts, f.faultKinds, f.retry, f.watchdog, f.avoid, f.crcOn, f.partial, f.placed)
+	return fmt.Sprintf("%d episodes; %d multi-episode (%d with changing gate counts); %d loops; %d communicators (%d with faults, %d with a spare channel); dims 1/2/3: %d/%d/%d; collectives %v; ops %v; faults per run %v, by kind %v; retry %d, watchdog %d, avoid %d, check code %d, partial ranks %d, placed %d",
+		f.episodes, f.multi, f.gatesChange, f.loops, f.comms, f.commFaults, f.spareChannel, f.dims[1], f.dims[2], f.dims[3], f.collectives, f.ops, f.faultCounts, f.faultKinds, f.retry, f.watchdog, f.avoid, f.crcOn, f.partial, f.placed)
 }

@@ -73,6 +73,14 @@ func lintSystems() []hw.System {
 		// (E = 12 for n5.d0.up of a 4x4, the fullest case).
 		testSystem("grid4x4-avoid-n5.d0.up", []int{4, 4}, func(s *hw.System) { s.Avoid = []string{"n5.d0.up"} }),
 		dataTestSystem("data-grid3x5-ag-avoid-F2", []int{3, 5}, 15, "allgather", 0, 2, func(s *hw.System) { s.Avoid = []string{"n7.d1.down"}; s.FlitWidth = 32 }),
+		// Communicators: hx_barrier_node with 2 channels (Verilator 5.006
+		// flagged the node's genvar c and integer j as hidden by the unit's
+		// names there, not with 3).
+		testSystem("grid4x4-rows-cols-ch2", []int{4, 4}, func(s *hw.System) {
+			it := 3
+			s.Channels = 2
+			s.Communicators = []hw.Communicator{{Name: "rows", Split: "dim:0", Iterations: &it}, {Name: "cols", Split: "dim:1"}}
+		}),
 	}
 }
 

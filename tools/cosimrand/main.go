@@ -31,6 +31,7 @@ func main() {
 	out := flag.String("out", filepath.Join(os.TempDir(), "hxbar-cosimrand"), "directory for the failing designs' system files and the work directories")
 	simulator := flag.String("sim", testbench.Icarus, "simulator: icarus or verilator")
 	verbose := flag.Bool("v", false, "print every design's seed, size and time")
+	comms := flag.Bool("comms", false, "co-simulate only the designs that run communicators (channels); skip the others")
 	flag.Parse()
 	if *n < 1 || *jobs < 1 {
 		fmt.Fprintln(os.Stderr, "cosimrand: -n and -j must be at least 1")
@@ -40,16 +41,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "cosimrand:", err)
 		os.Exit(2)
 	}
-	if failed := run(*n, *seed, *jobs, *out, *simulator, *verbose); failed > 0 {
+	if failed := run(*n, *seed, *jobs, *out, *simulator, *verbose, *comms); failed > 0 {
 		os.Exit(1)
 	}
 }
 
 // run co-simulates designs seed..seed+n-1 on jobs workers and returns the
 // number that failed.
-func run(n int, seed uint64, jobs int, out, simulator string, verbose bool) int {
+func run(n int, seed uint64, jobs int, out, simulator string, verbose, comms bool) int {
 	start := time.Now()
-	var next, done, failed atomic.Int64
+	var next, done, failed, skipped atomic.Int64
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for range jobs {
@@ -61,11 +62,13 @@ func run(n int, seed uint64, jobs int, out, simulator string, verbose bool) int 
 				}
 				s := seed + uint64(i)
 				t0 := time.Now()
-				msg, sys := one(s, out, simulator)
+				msg, sys := one(s, out, simulator, comms)
 				d := done.Add(1)
 				mu.Lock()
-				if verbose {
-					fmt.Printf("seed %d: %d nodes, %d episodes, %d faults: %v\n", s, sys.Nodes(), sys.NumEpisodes(), len(sys.Faults), time.Since(t0).Round(time.Millisecond))
+				if comms && !sys.HasCommunicators() {
+					skipped.Add(1)
+				} else if verbose {
+					fmt.Printf("seed %d: %d nodes, %d episodes, %d communicators on %d channels, %d faults: %v\n", s, sys.Nodes(), sys.NumEpisodes(), len(sys.Communicators), sys.ChannelCount(), len(sys.Faults), time.Since(t0).Round(time.Millisecond))
 				}
 				if msg != "" {
 					failed.Add(1)
@@ -79,18 +82,22 @@ func run(n int, seed uint64, jobs int, out, simulator string, verbose bool) int 
 		})
 	}
 	wg.Wait()
-	fmt.Printf("cosimrand: %d designs (seeds %d..%d) under %s: %d matched the model cycle for cycle, %d failed, in %v\n",
-		n, seed, seed+uint64(n)-1, simulator, n-int(failed.Load()), failed.Load(), time.Since(start).Round(time.Second))
+	ran := n - int(skipped.Load())
+	fmt.Printf("cosimrand: %d designs (seeds %d..%d, %d without communicators skipped) under %s: %d matched the model cycle for cycle, %d failed, in %v\n",
+		ran, seed, seed+uint64(n)-1, skipped.Load(), simulator, ran-int(failed.Load()), failed.Load(), time.Since(start).Round(time.Second))
 	return int(failed.Load())
 }
 
 // one co-simulates the design of seed; on a failure it shrinks the design
 // and writes both system files into out. It returns the failure ("" when
 // the RTL matched) and the design.
-func one(seed uint64, out, simulator string) (string, hw.System) {
+func one(seed uint64, out, simulator string, comms bool) (string, hw.System) {
 	sys, err := testbench.RandomDesign(seed)
 	if err != nil {
 		return err.Error(), sys
+	}
+	if comms && !sys.HasCommunicators() {
+		return "", sys
 	}
 	// A fresh directory of our own under out: removing it touches nothing
 	// the user had there.

@@ -76,21 +76,23 @@ module hx_barrier_node #(
     wire [NCH-1:0]   c_sel;
     wire [W-1:0]     front;
     wire [31:0]      c_paddr = {paddr[31:27], 3'd0, paddr[23:0]};
-    genvar c;
+    // gc, jr: not c or j, names in hx_barrier_unit that Verilator -Wall
+    // (VARHIDDEN) flags when this file is read before the unit.
+    genvar gc;
     generate
-        for (c = 0; c < NCH; c = c + 1) begin : ch
+        for (gc = 0; gc < NCH; gc = gc + 1) begin : ch
             hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(MAXG), .NRT(NRT),
                               .DATA(0), .NIL(1), .NBANK(NBANK), .NDIM(NDIM),
                               .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB), .CRC_POLY(CRC_POLY),
                               .EXT(1), .CHB(CHB)) u (
                 .clk(clk), .rst(rst),
-                .arrive(arrive[c]), .operand(operand[64*c +: 64]),
-                .released(released[c]), .result(result[64*c +: 64]),
-                .inj_valid(c_req[c]), .inj_flit(c_flit[W*c +: W]), .inj_credit(c_go[c]),
-                .ej_valid(c_ejv[c]), .ej_flit(front), .ej_credit(c_pop[c]),
-                .psel(c_sel[c]), .penable(penable), .pwrite(pwrite), .paddr(c_paddr),
-                .pwdata(pwdata), .prdata(c_prdata[32*c +: 32]), .pready(c_pready[c]),
-                .pslverr(c_pslverr[c])
+                .arrive(arrive[gc]), .operand(operand[64*gc +: 64]),
+                .released(released[gc]), .result(result[64*gc +: 64]),
+                .inj_valid(c_req[gc]), .inj_flit(c_flit[W*gc +: W]), .inj_credit(c_go[gc]),
+                .ej_valid(c_ejv[gc]), .ej_flit(front), .ej_credit(c_pop[gc]),
+                .psel(c_sel[gc]), .penable(penable), .pwrite(pwrite), .paddr(c_paddr),
+                .pwdata(pwdata), .prdata(c_prdata[32*gc +: 32]), .pready(c_pready[gc]),
+                .pslverr(c_pslverr[gc])
             );
         end
     endgenerate
@@ -106,15 +108,15 @@ module hx_barrier_node #(
     reg           gany;
     integer       k;
     /* verilator lint_off UNUSED */
-    integer       j;               // only its low CW bits name a channel
+    integer       jr;               // only its low CW bits name a channel
     /* verilator lint_on UNUSED */
     always @(*) begin
         gsel = rr;
         gany = 1'b0;
         for (k = 1; k <= NCH; k = k + 1) begin
-            j = ({{(32-CW){1'b0}}, rr} + k) % NCH;
-            if (!gany && c_req[j]) begin
-                gsel = j[CW-1:0];
+            jr = ({{(32-CW){1'b0}}, rr} + k) % NCH;
+            if (!gany && c_req[jr]) begin
+                gsel = jr[CW-1:0];
                 gany = 1'b1;
             end
         end
@@ -166,8 +168,8 @@ module hx_barrier_node #(
     endgenerate
     wire [7:0] tgt = f_head ? h_ch : rxon ? {{(8-CW){1'b0}}, rxch} : 8'd0;
     generate
-        for (c = 0; c < NCH; c = c + 1) begin : ejv
-            assign c_ejv[c] = ready && tgt == c;
+        for (gc = 0; gc < NCH; gc = gc + 1) begin : ejv
+            assign c_ejv[gc] = ready && tgt == gc;
         end
     endgenerate
     wire taken = |c_pop;            // a channel with a rank popped it
@@ -201,8 +203,8 @@ module hx_barrier_node #(
     wire [2:0]  csel   = paddr[26:24];
     wire        cok    = !nreg && {29'd0, csel} < NCH;
     generate
-        for (c = 0; c < NCH; c = c + 1) begin : sel
-            assign c_sel[c] = psel && cok && csel == c;
+        for (gc = 0; gc < NCH; gc = gc + 1) begin : sel
+            assign c_sel[gc] = psel && cok && csel == gc;
         end
     endgenerate
     wire [25:0] nidx  = paddr[27:2];

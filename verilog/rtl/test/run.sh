@@ -413,7 +413,7 @@ nodemutant() {   # nodemutant NAME SED-EXPRESSION
         pass "node_apb_tb mutant $1 caught"
     fi
 }
-nodemutant every_channel 's/assign c_sel\[c\] = psel \&\& cok \&\& csel == c;/assign c_sel[c] = psel \&\& cok;/'
+nodemutant every_channel 's/assign c_sel\[gc\] = psel \&\& cok \&\& csel == gc;/assign c_sel[gc] = psel \&\& cok;/'
 nodemutant no_norank     's/wire          nrk   = ready \&\& !taken;/wire          nrk   = 1'"'"'b0;/'
 nodemutant head_to_ch0   's/wire \[7:0\] tgt = f_head ? h_ch :/wire [7:0] tgt = f_head ? 8'"'"'d0 :/'
 
