@@ -69,3 +69,37 @@ func TestChannelErrorMidPacket(t *testing.T) {
 		t.Fatalf("none of %d runs put a unit in ERROR in the middle of a packet: the test does not reach its case", runs)
 	}
 }
+
+// TestNoSourceErrorNamesChannelBase: an error with no source (a flit with
+// no packet open: FLITS, gate 0) raised by a channel of job b (run ranks
+// 8..15) names rank 0 of that communicator in run ranks, 8, as the RTL's
+// register (source 0) plus the testbench's base does; 0 would be job a's
+// rank and put the event on the wrong channel. The co-simulation of this
+// case is TestCosimChannels/two-jobs-headless.
+func TestNoSourceErrorNamesChannelBase(t *testing.T) {
+	sys := hw.Default()
+	sys.Dims, sys.Channels, sys.CRCBits, sys.Watchdog = []int{4, 4}, 1, 0, 200
+	sys.Communicators = []hw.Communicator{
+		{Name: "a", Ranks: []int{0, 1, 2, 3, 4, 5, 6, 7}},
+		{Name: "b", Ranks: []int{8, 9, 10, 11, 12, 13, 14, 15}},
+	}
+	sys.Faults = []string{"flip:n9.eject@first:65"} // the head mark: the flit arrives with no packet open
+	s, err := sim.Build(sys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	s.Run(sim.Options{Trace: &b}) // ends with unit errors
+	found := false
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.Contains(l, " n9 error ") && strings.Contains(l, "name=FLITS gate=0") {
+			found = true
+			if !strings.HasSuffix(l, " from=8") {
+				t.Errorf("%q: want from=8 (rank 0 of communicator b)", l)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no FLITS error with gate 0 at node 9 in the trace:\n%s", b.String())
+	}
+}
