@@ -48,12 +48,13 @@ func channelInstances(s *design.Design) map[int]chanInst {
 	credit := func(sw, port int) string {
 		return fmt.Sprintf("%s.g_out[%d].credit.cnt", verilog.SwitchPath(t.Nodes, sw), port)
 	}
+	chans := verilog.UsesChannels(s)
 	out := map[int]chanInst{}
 	for _, c := range noc.Channels(s.Fabric) {
 		var ci chanInst
 		switch {
 		case c.Kind == noc.ChanInject:
-			ci = chanInst{verilog.InjectPath(c.Port), verilog.UnitPath(c.Port) + ".inj_cr.cnt"}
+			ci = chanInst{verilog.InjectPath(c.Port), verilog.UnitPath(c.Port, chans) + ".inj_cr.cnt"}
 		case c.Kind == noc.ChanEject:
 			ci = chanInst{verilog.EjectPath(c.Switch), credit(c.Switch, 0)}
 		case !t.IsCrossbar(c.Switch):
@@ -206,11 +207,11 @@ func faultInjection(s *design.Design) (injection, error) {
 	for n := 0; n < s.Topo.Nodes; n++ {
 		if verilog.UsesChannels(s) { // hx_barrier_node: a unit per channel
 			for c := range s.Sys.ChannelCount() {
-				fmt.Fprintf(&m, "        dut.%s.ch[%d].u.pchk = 1'b0;\n", verilog.UnitPath(n), c)
+				fmt.Fprintf(&m, "        dut.%s.ch[%d].u.pchk = 1'b0;\n", verilog.UnitPath(n, true), c)
 			}
 			continue
 		}
-		fmt.Fprintf(&m, "        dut.%s.pchk = 1'b0;\n", verilog.UnitPath(n))
+		fmt.Fprintf(&m, "        dut.%s.pchk = 1'b0;\n", verilog.UnitPath(n, false))
 	}
 	for sw := 0; sw < s.Topo.Switches; sw++ {
 		fmt.Fprintf(&m, "        dut.%s.achk = 1'b0;\n", verilog.SwitchPath(s.Topo.Nodes, sw))

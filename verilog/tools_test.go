@@ -217,7 +217,7 @@ func tinyTB(t *testing.T, s *sim.System) string {
 	p("        .fab_psel(fab_psel), .fab_penable(fab_penable), .fab_pwrite(fab_psel), .fab_paddr(fab_paddr), .fab_pwdata(fab_pwdata),\n")
 	p("        .fab_prdata(fab_prdata), .fab_pready(fab_pready), .fab_pslverr(fab_pslverr));\n")
 	for n := 0; n < N; n++ {
-		u := "dut." + UnitPath(n) + "."
+		u := "dut." + UnitPath(n, false) + "."
 		p("    assign has_rank[%d] = %shas_rank; assign rank[%d*RB +: RB] = %srank;\n", n, u, n, u)
 		for _, e := range []string{"ev_arrive", "ev_gate", "ev_release", "ev_send", "ev_recv"} {
 			p("    assign %s[%d] = %s%s;\n", e, n, u, e)

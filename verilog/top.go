@@ -46,7 +46,8 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap, plan *Channels) []
 		"paddr[15:0]); fab_* is the fabric's APB port, the crossbars': fab_paddr[31:16]",
 		"selects the crossbar, fab_paddr[15:0] is its register address (an exchanger's",
 		"number is refused: pslverr). No debug pins: a testbench monitors the units'",
-		"event registers hierarchically (tile<n>.g_unit.bu.ev_*).",
+		"event registers hierarchically (tile<n>.g_unit.bu.ev_*, in a run of",
+		"communicators tile<n>.g_node.bu.ch[c].u.ev_*).",
 		"",
 	})
 	p("`timescale 1ns / 1ps\n")
@@ -257,10 +258,15 @@ func slot(p int) string {
 // TilePath is node n's hx_tile instance.
 func TilePath(n int) string { return "tile" + strconv.Itoa(n) }
 
-// UnitPath is node n's barrier unit: its hx_barrier_unit, or its
-// hx_barrier_node in a run of communicators (channel c's unit is then
-// UnitPath(n) + ".ch[c].u").
-func UnitPath(n int) string { return TilePath(n) + ".g_unit.bu" }
+// UnitPath is node n's barrier unit: its hx_barrier_unit, or with
+// channels (a run of communicators, UsesChannels) its hx_barrier_node,
+// channel c's unit then at UnitPath(n, true) + ".ch[c].u".
+func UnitPath(n int, channels bool) string {
+	if channels {
+		return TilePath(n) + ".g_node.bu"
+	}
+	return TilePath(n) + ".g_unit.bu"
+}
 
 // SwitchPath is switch sw's hx_switch instance: node sw's exchanger in its
 // tile for sw < nodes, else the crossbar sw.

@@ -1,6 +1,8 @@
 // hx_tile: one node of a hyper-crossbar, as an SoC drops it in (docs/
 // rtl.md, "The tile"): the node's barrier unit (g_unit.bu: hx_barrier_unit,
-// or hx_barrier_node with NCH barrier channels), its exchanger (sw:
+// or g_node.bu: hx_barrier_node with NCH barrier channels; two block names,
+// as Verilator 5.006 resolves no hierarchical reference through a
+// generate block whose name both branches share), its exchanger (sw:
 // hx_switch, MODE 0, ports 0 local and k+1 to the dimension-k crossbar),
 // the injection and ejection channels between them (inj, ej: hx_link,
 // latency 1) and, per dimension k, the two directions of the link to the
@@ -100,7 +102,7 @@ module hx_tile #(
                 .psel(usel), .penable(penable), .pwrite(pwrite), .paddr(paddr), .pwdata(pwdata),
                 .prdata(u_rd), .pready(u_rdy), .pslverr(u_err)
             );
-        end else begin : g_unit
+        end else begin : g_node
             hx_barrier_node #(.NCH(NCH), .FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(MAXG), .NRT(NRT),
                               .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB), .CRC_POLY(CRC_POLY),
                               .NBANK(NBANK)) bu (
