@@ -128,7 +128,7 @@ func TestCosimChannels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(string(top), "hx_barrier_node #(.NCH(") {
+			if !strings.Contains(string(top), "hx_tile #(.NCH(") {
 				t.Errorf("hx_top.v has no hx_barrier_node: the run of communicators was not built of channels")
 			}
 			releases, timeouts, noranks, flits, nosources := 0, 0, 0, 0, 0

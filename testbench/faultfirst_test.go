@@ -38,7 +38,7 @@ func TestFaultFirstCosim(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The model hits the misrouting flip in cycle 50 (sim's TestFaultEffects).
-	for _, want := range []string{"// flip:n4.d0.up@50:3: up4_0", "if (run && cyc == 64'd50) dut.up4_0.fi_mask[3] = 1'b1;"} {
+	for _, want := range []string{"// flip:n4.d0.up@50:3: tile4.g_dim[0].up", "if (run && cyc == 64'd50) dut.tile4.g_dim[0].up.ch.fi_mask[3] = 1'b1;"} {
 		if !strings.Contains(inj.drive, want) {
 			t.Errorf("tb.v lacks %q:\n%s", want, inj.drive)
 		}

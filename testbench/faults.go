@@ -23,16 +23,17 @@ type injection struct {
 	pass string
 }
 
-// chanInst is where a channel is in hx_top: its hx_chan instance and the
-// credit counter (hx_credit's cnt) of the output that drives it.
+// chanInst is where a channel is in hx_top: its hx_link instance (the
+// hx_chan <link>.ch, with link-level retry the hx_link_rx <link>.g_rt.rx)
+// and the credit counter (hx_credit's cnt) of the output that drives it.
 type chanInst struct {
-	inst, credit string
+	link, credit string
 }
 
 // channelInstances maps every channel id of a hyper-crossbar to its
-// instance (docs/rtl.md, "Top-level wiring"): n<v>.d<k>.up is up<v>_<k>,
-// n<v>.d<k>.down is down<v>_<k>, n<v>.inject is inj<v>, n<v>.eject is
-// ej<v>.
+// instance (docs/rtl.md, "Hierarchy"): n<v>.d<k>.up is tile<v>.g_dim[k].up,
+// n<v>.d<k>.down is tile<v>.g_dim[k].down, n<v>.inject is tile<v>.inj,
+// n<v>.eject is tile<v>.ej.
 func channelInstances(s *design.Design) map[int]chanInst {
 	t := s.Topo
 	// (crossbar, port) -> the node and dimension of its down channel.
@@ -44,22 +45,26 @@ func channelInstances(s *design.Design) map[int]chanInst {
 			down[sp{x, j}] = [2]int{v, k}
 		}
 	}
+	credit := func(sw, port int) string {
+		return fmt.Sprintf("%s.g_out[%d].credit.cnt", verilog.SwitchPath(t.Nodes, sw), port)
+	}
+	chans := verilog.UsesChannels(s)
 	out := map[int]chanInst{}
 	for _, c := range noc.Channels(s.Fabric) {
 		var ci chanInst
 		switch {
 		case c.Kind == noc.ChanInject:
-			ci = chanInst{fmt.Sprintf("inj%d", c.Port), fmt.Sprintf("bu%d.inj_cr.cnt", c.Port)}
+			ci = chanInst{verilog.InjectPath(c.Port), verilog.UnitPath(c.Port, chans) + ".inj_cr.cnt"}
 		case c.Kind == noc.ChanEject:
-			ci = chanInst{fmt.Sprintf("ej%d", c.Switch), fmt.Sprintf("sw%d.g_out[0].credit.cnt", c.Switch)}
+			ci = chanInst{verilog.EjectPath(c.Switch), credit(c.Switch, 0)}
 		case !t.IsCrossbar(c.Switch):
-			ci = chanInst{fmt.Sprintf("up%d_%d", c.Switch, c.Port-1), fmt.Sprintf("sw%d.g_out[%d].credit.cnt", c.Switch, c.Port)}
+			ci = chanInst{verilog.UpPath(c.Switch, c.Port-1), credit(c.Switch, c.Port)}
 		default:
 			vk, ok := down[sp{c.Switch, c.Port}]
 			if !ok {
 				continue
 			}
-			ci = chanInst{fmt.Sprintf("down%d_%d", vk[0], vk[1]), fmt.Sprintf("sw%d.g_out[%d].credit.cnt", c.Switch, c.Port)}
+			ci = chanInst{verilog.DownPath(vk[0], vk[1]), credit(c.Switch, c.Port)}
 		}
 		out[c.ID] = ci
 	}
@@ -158,8 +163,8 @@ func faultInjection(s *design.Design) (injection, error) {
 			continue
 		}
 		ci := insts[ids[i]]
-		ch := "dut." + ci.inst
-		fmt.Fprintf(&d, "            // %s: %s\n", f, ci.inst)
+		ch := "dut." + ci.link + ".ch"
+		fmt.Fprintf(&d, "            // %s: %s\n", f, ci.link)
 		switch f.Kind {
 		case hw.FaultFlip:
 			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) %s.fi_mask[%d] = 1'b1;\n", f.Cycle, ch, f.Bit)
@@ -189,7 +194,7 @@ func faultInjection(s *design.Design) (injection, error) {
 		case hw.FaultAckFlip, hw.FaultCreditDrop:
 			reg := ch + ".fi_ckill"
 			if f.Kind == hw.FaultAckFlip {
-				reg = ch + "_rx.fi_ackflip"
+				reg = "dut." + ci.link + ".g_rt.rx.fi_ackflip"
 			}
 			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) %s = 1'b1;\n", f.Cycle, reg)
 			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) %s = 1'b0;\n", f.Cycle+1, reg)
@@ -202,17 +207,17 @@ func faultInjection(s *design.Design) (injection, error) {
 	for n := 0; n < s.Topo.Nodes; n++ {
 		if verilog.UsesChannels(s) { // hx_barrier_node: a unit per channel
 			for c := range s.Sys.ChannelCount() {
-				fmt.Fprintf(&m, "        dut.bu%d.ch[%d].u.pchk = 1'b0;\n", n, c)
+				fmt.Fprintf(&m, "        dut.%s.ch[%d].u.pchk = 1'b0;\n", verilog.UnitPath(n, true), c)
 			}
 			continue
 		}
-		fmt.Fprintf(&m, "        dut.bu%d.pchk = 1'b0;\n", n)
+		fmt.Fprintf(&m, "        dut.%s.pchk = 1'b0;\n", verilog.UnitPath(n, false))
 	}
 	for sw := 0; sw < s.Topo.Switches; sw++ {
-		fmt.Fprintf(&m, "        dut.sw%d.achk = 1'b0;\n", sw)
+		fmt.Fprintf(&m, "        dut.%s.achk = 1'b0;\n", verilog.SwitchPath(s.Topo.Nodes, sw))
 	}
 	m.WriteString("    end\n")
-	m.WriteString(printDrops(s.Topo.Switches))
+	m.WriteString(printDrops(s.Topo.Nodes, s.Topo.Switches))
 	return injection{drive: d.String(), module: m.String(), pass: "                    print_drops(c);\n"}, nil
 }
 
@@ -221,12 +226,12 @@ func faultInjection(s *design.Design) (injection, error) {
 // "DROPS <cycle> <hex of switch 0> <hex of switch 1> ...": the counts of
 // the illegal flits of cycles 0..cycle, which Cosim compares with the
 // model's at that cycle (docs/cosim.md).
-func printDrops(switches int) string {
+func printDrops(nodes, switches int) string {
 	var b strings.Builder
 	b.WriteString("\n    // DROPS of every switch, before the verdict (the monitor's cycle c).\n")
 	b.WriteString("    task print_drops;\n        input [63:0] at;\n        begin\n            $write(\"DROPS %0d\", at);\n")
 	for sw := 0; sw < switches; sw++ {
-		fmt.Fprintf(&b, "            $write(\" %%h\", dut.sw%d.drops);\n", sw)
+		fmt.Fprintf(&b, "            $write(\" %%h\", dut.%s.drops);\n", verilog.SwitchPath(nodes, sw))
 	}
 	b.WriteString("            $display(\"\");\n        end\n    endtask\n")
 	return b.String()

@@ -324,23 +324,23 @@ func TestFaultInjectionText(t *testing.T) {
 	}
 	x, j := s.Topo.Crossbar(2, 1)
 	for _, want := range []string{
-		"if (run && cyc == 64'd7) dut.up1_0.fi_mask[3] = 1'b1;",
-		"if (run && cyc == 64'd8) dut.up1_0.fi_mask[3] = 1'b0;",
-		"if (run && cyc == 64'd9) dut.down2_1.fi_kill = 1'b1;",
-		"dut.down2_1.fi_kill = 1'b0;",
-		fmt.Sprintf("if (dut.down2_1.fi_hit) dut.sw%d.g_out[%d].credit.cnt <= dut.sw%d.g_out[%d].credit.cnt + 1'b1;", x, j, x, j),
-		"if (run && cyc == 64'd11) dut.inj3.fi_kill = 1'b1;",
-		"if (dut.ej0.fi_hit) dut.sw0.g_out[0].credit.cnt <= dut.sw0.g_out[0].credit.cnt + 1'b1;",
+		"if (run && cyc == 64'd7) dut.tile1.g_dim[0].up.ch.fi_mask[3] = 1'b1;",
+		"if (run && cyc == 64'd8) dut.tile1.g_dim[0].up.ch.fi_mask[3] = 1'b0;",
+		"if (run && cyc == 64'd9) dut.tile2.g_dim[1].down.ch.fi_kill = 1'b1;",
+		"dut.tile2.g_dim[1].down.ch.fi_kill = 1'b0;",
+		fmt.Sprintf("if (dut.tile2.g_dim[1].down.ch.fi_hit) dut.sw%d.g_out[%d].credit.cnt <= dut.sw%d.g_out[%d].credit.cnt + 1'b1;", x, j, x, j),
+		"if (run && cyc == 64'd11) dut.tile3.inj.ch.fi_kill = 1'b1;",
+		"if (dut.tile0.ej.ch.fi_hit) dut.tile0.sw.g_out[0].credit.cnt <= dut.tile0.sw.g_out[0].credit.cnt + 1'b1;",
 		"stuck:5: rank 5 never arrives",
 	} {
 		if !strings.Contains(inj.drive, want) {
 			t.Errorf("injection lacks %q:\n%s", want, inj.drive)
 		}
 	}
-	if !strings.Contains(inj.module, "dut.bu15.pchk = 1'b0;") {
+	if !strings.Contains(inj.module, "dut.tile15.g_unit.bu.pchk = 1'b0;") {
 		t.Errorf("payload checks not turned off:\n%s", inj.module)
 	}
-	if !strings.Contains(inj.module, fmt.Sprintf("dut.sw%d.achk = 1'b0;", s.Topo.Switches-1)) ||
+	if !strings.Contains(inj.module, fmt.Sprintf("dut.sw%d.achk = 1'b0;", s.Topo.Switches-1)) || !strings.Contains(inj.module, "dut.tile0.sw.achk = 1'b0;") ||
 		!strings.Contains(inj.module, fmt.Sprintf("$write(\" %%h\", dut.sw%d.drops);", s.Topo.Switches-1)) || inj.pass == "" {
 		t.Errorf("switch assertions not turned off or DROPS not printed:\n%s", inj.module)
 	}

@@ -114,11 +114,11 @@ func TestFaultInjectionTextWithRetry(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		credit := strings.Contains(inj.drive, "if (dut.down2_1.fi_hit) dut.")
+		credit := strings.Contains(inj.drive, "if (dut.tile2.g_dim[1].down.ch.fi_hit) dut.")
 		if credit != (lr == 0) {
 			t.Errorf("link_retry %d: credit given back %v, want %v:\n%s", lr, credit, lr == 0, inj.drive)
 		}
-		for _, want := range []string{"dut.down2_1.fi_kill = 1'b1;", "dut.up1_0.fi_mask[3] = 1'b1;"} {
+		for _, want := range []string{"dut.tile2.g_dim[1].down.ch.fi_kill = 1'b1;", "dut.tile1.g_dim[0].up.ch.fi_mask[3] = 1'b1;"} {
 			if !strings.Contains(inj.drive, want) {
 				t.Errorf("link_retry %d: injection lacks %q:\n%s", lr, want, inj.drive)
 			}

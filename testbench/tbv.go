@@ -664,9 +664,9 @@ func tbText(name string, nodes, nev, ne, ni, nw int, inj injection, plan *verilo
 		K = plan.K
 	}
 	for a := 0; a < nodes*K; a++ {
-		n, u := a, fmt.Sprintf("dut.bu%d.", a)
+		n, u := a, "dut."+verilog.UnitPath(a, false)+"."
 		if plan != nil {
-			n, u = a, fmt.Sprintf("dut.bu%d.ch[%d].u.", a/K, a%K)
+			n, u = a, fmt.Sprintf("dut.%s.ch[%d].u.", verilog.UnitPath(a/K, true), a%K)
 		}
 		fmt.Fprintf(&mon, "    assign has_rank[%d] = %shas_rank;\n", n, u)
 		fmt.Fprintf(&mon, "    assign rank[%d*RB +: RB] = %srank;\n", n, u)
@@ -688,9 +688,9 @@ func tbText(name string, nodes, nev, ne, ni, nw int, inj injection, plan *verilo
 		mon.WriteString("    assign nev_error = {N{1'b0}};\n    assign nev_err_gate = {N*GB{1'b0}};\n    assign nev_err_src = {N*RB{1'b0}};\n")
 	} else {
 		for n := 0; n < nodes; n++ {
-			fmt.Fprintf(&mon, "    assign nev_error[%d] = dut.bu%d.ev_error;\n", n, n)
-			fmt.Fprintf(&mon, "    assign nev_err_gate[%d*GB +: GB] = dut.bu%d.ev_err_gate;\n", n, n)
-			fmt.Fprintf(&mon, "    assign nev_err_src[%d*RB +: RB] = dut.bu%d.ev_err_src;\n", n, n)
+			fmt.Fprintf(&mon, "    assign nev_error[%d] = dut.%s.ev_error;\n", n, verilog.UnitPath(n, true))
+			fmt.Fprintf(&mon, "    assign nev_err_gate[%d*GB +: GB] = dut.%s.ev_err_gate;\n", n, verilog.UnitPath(n, true))
+			fmt.Fprintf(&mon, "    assign nev_err_src[%d*RB +: RB] = dut.%s.ev_err_src;\n", n, verilog.UnitPath(n, true))
 		}
 	}
 	return []byte(fmt.Sprintf(tbSource, b.String(), nev, drainCycles, ne, nw, mon.String(), hw.GateBits, inj.drive, inj.module, inj.pass, errNameCase(), ni, K, slotBases(plan)))

@@ -30,13 +30,13 @@ func TestGenerateChannels(t *testing.T) {
 		byName[f.Name] = string(f.Data)
 	}
 	top := byName[TopFile]
-	for _, want := range []string{"hx_barrier_node #(.NCH(2)", "input  [31:0]         arrive", "arrive[30 +: 2]", ".NBANK(2)"} {
+	for _, want := range []string{"hx_tile #(.NCH(2)", "input  [31:0]         arrive", "arrive[30 +: 2]", ".NBANK(2)"} {
 		if !strings.Contains(top, want) {
 			t.Errorf("hx_top.v lacks %q", want)
 		}
 	}
-	if strings.Contains(top, "hx_barrier_unit #(") {
-		t.Errorf("hx_top.v instantiates hx_barrier_unit in a run of communicators")
+	if strings.Contains(top, "hx_tile #(.MAXG") {
+		t.Errorf("hx_top.v has a tile of one hx_barrier_unit (NCH = 0) in a run of communicators")
 	}
 	plan, err := ChannelPlan(s.Design)
 	if err != nil {

@@ -187,7 +187,14 @@ func tinyTB(t *testing.T, s *sim.System) string {
 		}
 		rts = append(rts, rt)
 	}
-	fab := regmap.FabricProgram(rts)
+	// Each node's port loads its exchanger (the tile's), the fabric port
+	// the crossbars.
+	for n := range progs {
+		progs[n] = append(progs[n], regmap.ExchangerProgram(rts[n])...)
+	}
+	xbars := make([][]uint8, len(rts))
+	copy(xbars[s.Topo.Nodes:], rts[s.Topo.Nodes:])
+	fab := regmap.FabricProgram(xbars)
 	steps := len(fab)
 	for _, pr := range progs {
 		steps = max(steps, len(pr))
@@ -210,7 +217,7 @@ func tinyTB(t *testing.T, s *sim.System) string {
 	p("        .fab_psel(fab_psel), .fab_penable(fab_penable), .fab_pwrite(fab_psel), .fab_paddr(fab_paddr), .fab_pwdata(fab_pwdata),\n")
 	p("        .fab_prdata(fab_prdata), .fab_pready(fab_pready), .fab_pslverr(fab_pslverr));\n")
 	for n := 0; n < N; n++ {
-		u := fmt.Sprintf("dut.bu%d.", n)
+		u := "dut." + UnitPath(n, false) + "."
 		p("    assign has_rank[%d] = %shas_rank; assign rank[%d*RB +: RB] = %srank;\n", n, u, n, u)
 		for _, e := range []string{"ev_arrive", "ev_gate", "ev_release", "ev_send", "ev_recv"} {
 			p("    assign %s[%d] = %s%s;\n", e, n, u, e)

@@ -3,10 +3,12 @@ package verilog
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/noc"
 )
 
 // topFile writes hx_top.v: every instance spelled out, wired as docs/rtl.md
@@ -31,18 +33,21 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap, plan *Channels) []
 
 	comment(&b, "// ", hdr)
 	comment(&b, "// ", []string{
-		fmt.Sprintf("hx_top: the whole system, %d nodes (node n: hx_barrier_unit bu<n> and", N),
-		"exchanger sw<n>, switch n) and the crossbars (switches " + fmt.Sprintf("%d..%d", N, t.Switches-1) + ", dimension",
-		"by dimension, line by line, as noc.Topology numbers them), wired as docs/rtl.md",
-		"\"Top-level wiring (for the generator)\" prescribes. Nothing is read from a file:",
-		"software writes every table through the configuration ports (docs/registers.md).",
+		fmt.Sprintf("hx_top: the whole system, %d nodes (node n: hx_tile tile<n>, its barrier unit,", N),
+		"its exchanger, switch n, and their channels) and the crossbars (switches " + fmt.Sprintf("%d..%d", N, t.Switches-1) + ",",
+		"dimension by dimension, line by line, as noc.Topology numbers them), wired as",
+		"docs/rtl.md \"Top-level wiring (for the generator)\" prescribes. Nothing is read",
+		"from a file: software writes every table through the configuration ports",
+		"(docs/registers.md).",
 		"",
 		"Ports: one entry per node in node id order (node n at bit n, or at [n*w +: w]",
-		"for a w-bit field); N = `HX_NODES (hx_params.vh). cfg_* is each node's APB port:",
-		"paddr[31] = 0 its barrier unit, 1 its exchanger (switch n, at paddr[15:0]);",
-		"fab_* is the fabric's APB port: fab_paddr[31:16] selects the switch, fab_paddr[15:0]",
-		"is the switch's register address. No debug pins:",
-		"a testbench monitors the units' event registers hierarchically (bu<n>.ev_*).",
+		"for a w-bit field); N = `HX_NODES (hx_params.vh). cfg_* is each node's APB port,",
+		"its tile's: paddr[31] = 0 its barrier unit, 1 its exchanger (switch n, at",
+		"paddr[15:0]); fab_* is the fabric's APB port, the crossbars': fab_paddr[31:16]",
+		"selects the crossbar, fab_paddr[15:0] is its register address (an exchanger's",
+		"number is refused: pslverr). No debug pins: a testbench monitors the units'",
+		"event registers hierarchically (tile<n>.g_unit.bu.ev_*, in a run of",
+		"communicators tile<n>.g_node.bu.ch[c].u.ev_*).",
 		"",
 	})
 	p("`timescale 1ns / 1ps\n")
@@ -80,12 +85,9 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap, plan *Channels) []
 	p("    localparam integer RB   = %d;   // rank bits\n", RB)
 	p("    localparam integer NDIM = %d;   // dimensions\n", nd)
 	if sys.LinkRetry > 0 {
-		p("    localparam integer LR   = %d;   // link-level retry: replay buffer entries per link direction\n", sys.LinkRetry)
+		p("    localparam integer LR   = %d;   // link-level retry: replay buffer entries per link direction (hx_link)\n", sys.LinkRetry)
 		p("    localparam integer CW   = %d;   // link check code bits (hw.LinkCode)\n", hw.LinkCode.Width)
 		p("    localparam [CW-1:0] CPOLY = %d'h%04X;   // its polynomial\n", hw.LinkCode.Width, hw.LinkCode.Poly)
-		p("    localparam integer LS   = $clog2((LR > B ? LR : B) + 1);   // link sequence number bits\n")
-		p("    localparam integer LW   = W + LS + CW;   // on the wire: {chk[CW-1:0], seq, flit}\n")
-		p("    localparam integer LL   = (L < 2) ? 2 : L;   // a retrying link's latency (its check reads a register)\n")
 	}
 	for k := 0; k < 4; k++ {
 		p("    localparam integer K%d   = %d;\n", k, k4[k])
@@ -99,197 +101,140 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap, plan *Channels) []
 	}
 	p("\n")
 
-	// Wires: every switch's port vectors, every node's unit channels.
-	p("    // Switch port vectors: port p at [p] / [p*W +: W].\n")
-	for sw := 0; sw < t.Switches; sw++ {
+	// Wires: every crossbar's port vectors, every tile's link ports.
+	p("    // Crossbar port vectors: port p at [p] / [p*W +: W].\n")
+	for sw := t.Nodes; sw < t.Switches; sw++ {
+		k := t.XbarDim(sw)
 		P := t.Ports(sw)
-		what := fmt.Sprintf("exchanger of node %d %s", sw, coords(t, sw))
-		if t.IsCrossbar(sw) {
-			k := t.XbarDim(sw)
-			what = fmt.Sprintf("crossbar of dimension %d, line %d", k, sw-t.XbarBase[k])
-		}
-		p("    // switch %d: %s, %d ports\n", sw, what, P)
+		p("    // switch %d: crossbar of dimension %d, line %d, %d ports\n", sw, k, sw-t.XbarBase[k], P)
 		p("    wire [%d:0] sw%d_in_valid, sw%d_in_credit, sw%d_out_valid, sw%d_out_credit;\n", P-1, sw, sw, sw, sw)
 		p("    wire [%d*W-1:0] sw%d_in_flit, sw%d_out_flit;\n", P, sw, sw)
 	}
-	p("\n    // Barrier unit <-> injection / ejection channel.\n")
+	p("\n    // Tile link ports: dimension k at [k] / [k*W +: W].\n")
 	for n := 0; n < N; n++ {
-		p("    wire         n%d_inj_valid, n%d_inj_credit, n%d_ej_valid, n%d_ej_credit;\n", n, n, n, n)
-		p("    wire [W-1:0] n%d_inj_flit, n%d_ej_flit;\n", n, n)
+		p("    wire [NDIM-1:0]   n%d_up_valid, n%d_up_credit, n%d_down_valid, n%d_down_credit;\n", n, n, n, n)
+		p("    wire [NDIM*W-1:0] n%d_up_flit, n%d_down_flit;\n", n, n)
 	}
-
-	// The fabric port: switch s answers when fab_paddr[31:16] == s.
-	p("\n    // ---- fabric configuration port: switch s at fab_paddr[31:16] == s\n")
-	p("    wire [%d:0] fab_sel = {", t.Switches-1)
-	for sw := t.Switches - 1; sw >= 0; sw-- {
-		sep := ", "
-		if sw == 0 {
-			sep = ""
-		}
-		p("fab_paddr[31:16] == 16'd%d%s", sw, sep)
-	}
-	p("};\n")
-	p("    wire [%d:0] fab_err_v;\n", t.Switches-1)
-	p("    /* verilator lint_off UNUSED */\n")
-	p("    wire [%d:0] fab_rdy_v;   // every switch answers in its access cycle (pready = 1)\n", t.Switches-1)
-	p("    /* verilator lint_on UNUSED */\n")
-	p("    wire [%d:0] fab_rd_v;\n", 32*t.Switches-1)
-	p("    reg  [31:0] fab_rd;\n")
-	p("    integer fs;\n")
-	p("    always @(*) begin\n")
-	p("        fab_rd = 32'd0;\n")
-	p("        for (fs = 0; fs < %d; fs = fs + 1)\n", t.Switches)
-	p("            fab_rd = fab_rd | (fab_sel[fs] ? fab_rd_v[fs*32 +: 32] : 32'd0);\n")
-	p("    end\n")
-	p("    assign fab_prdata  = fab_rd;\n")
-	p("    assign fab_pready  = 1'b1;\n")
-	p("    assign fab_pslverr = fab_psel && fab_penable && (fab_sel == %d'd0 || |(fab_sel & fab_err_v));\n", t.Switches)
+	fabricDecode(p, t)
 	for n := 0; n < N; n++ {
-		c := caps[n]
-		desc := "no rank"
-		if c.rank >= 0 {
-			desc = fmt.Sprintf("rank %d", c.rank)
-		}
-		if plan != nil {
-			desc = plan.describe(n)
-		}
-		p("\n    // ---- node %d %s, address %#x: %s\n", n, coords(t, n), t.Addr(n), desc)
-		dataP := 0
-		if c.data {
-			dataP = 1
-		}
-		// Node n's port: paddr[31] = 0 the unit, 1 the node's exchanger.
-		a31 := 32*n + 31
-		p("    wire        n%d_usel = cfg_psel[%d] && !cfg_paddr[%d];   // node port: the unit\n", n, n, a31)
-		p("    wire        n%d_xsel = cfg_psel[%d] && cfg_paddr[%d];    // node port: the exchanger\n", n, n, a31)
-		p("    wire [31:0] n%d_urd;\n", n)
-		p("    wire        n%d_urdy, n%d_uerr;\n", n, n)
-		p("    assign cfg_prdata[%d +: 32] = cfg_paddr[%d] ? fab_rd_v[%d +: 32] : n%d_urd;\n", 32*n, a31, 32*n, n)
-		p("    assign cfg_pslverr[%d] = cfg_paddr[%d] ? fab_err_v[%d] : n%d_uerr;\n", n, a31, n, n)
-		p("    assign cfg_pready[%d] = cfg_paddr[%d] ? fab_rdy_v[%d] : n%d_urdy;\n", n, a31, n, n)
-		loop := ""
-		if s.Sys.Looping() || plan != nil && plan.Looping() {
-			loop = ", .NBANK(2)" // two receive banks: a back-to-back loop (docs/microarchitecture.md, "Iterations")
-		}
-		if plan != nil {
-			K := plan.K
-			p("    hx_barrier_node #(.NCH(%d), .FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(%d), .NRT(%d),\n", K, c.maxG, c.nrt)
-			p("                      .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB), .CRC_POLY(CRC_POLY)%s) bu%d (\n", loop, n)
-			p("        .clk(clk), .rst(rst),\n")
-			p("        .arrive(arrive[%d +: %d]), .operand(operand[%d +: %d]),\n", n*K, K, 64*n*K, 64*K)
-			p("        .released(released[%d +: %d]), .result(result[%d +: %d]),\n", n*K, K, 64*n*K, 64*K)
-		} else {
-			p("    hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d),\n", c.maxG, c.nrt, dataP, c.nil_)
-			p("                      .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB), .CRC_POLY(CRC_POLY)%s) bu%d (\n", loop, n)
-			p("        .clk(clk), .rst(rst),\n")
-			p("        .arrive(arrive[%d]), .operand(operand[%d +: 64]),\n", n, 64*n)
-			p("        .released(released[%d]), .result(result[%d +: 64]),\n", n, 64*n)
-		}
-		p("        .inj_valid(n%d_inj_valid), .inj_flit(n%d_inj_flit), .inj_credit(n%d_inj_credit),\n", n, n, n)
-		p("        .ej_valid(n%d_ej_valid), .ej_flit(n%d_ej_flit), .ej_credit(n%d_ej_credit),\n", n, n, n)
-		p("        .psel(n%d_usel), .penable(cfg_penable[%d]), .pwrite(cfg_pwrite[%d]),\n", n, n, n)
-		p("        .paddr(cfg_paddr[%d +: 32]), .pwdata(cfg_pwdata[%d +: 32]), .prdata(n%d_urd),\n", 32*n, 32*n, n)
-		p("        .pready(n%d_urdy), .pslverr(n%d_uerr)\n", n, n)
-		p("    );\n")
-		p("    hx_switch #(.P(%d), .FW(FW), .B(B), .MODE(0), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB)%s) sw%d (\n", t.Ports(n), cam, n)
-		switchPorts(p, n, true)
-		p("    // injection: unit -> exchanger port 0; ejection: exchanger port 0 -> unit (L = 1)\n")
-		channel(p, sys.LinkRetry, fmt.Sprintf("inj%d", n), "1",
-			fmt.Sprintf("n%d_inj_valid", n), fmt.Sprintf("n%d_inj_flit", n),
-			fmt.Sprintf("sw%d_in_valid[0]", n), fmt.Sprintf("sw%d_in_flit[0 +: W]", n),
-			fmt.Sprintf("sw%d_in_credit[0]", n), fmt.Sprintf("n%d_inj_credit", n))
-		channel(p, sys.LinkRetry, fmt.Sprintf("ej%d", n), "1",
-			fmt.Sprintf("sw%d_out_valid[0]", n), fmt.Sprintf("sw%d_out_flit[0 +: W]", n),
-			fmt.Sprintf("n%d_ej_valid", n), fmt.Sprintf("n%d_ej_flit", n),
-			fmt.Sprintf("n%d_ej_credit", n), fmt.Sprintf("sw%d_out_credit[0]", n))
-		for k := 0; k < nd; k++ {
-			x, j := t.Crossbar(n, k)
-			e := k + 1
-			p("    // exchanger port %d <-> switch %d (dimension-%d crossbar) port %d, latency L\n", e, x, k, j)
-			channel(p, sys.LinkRetry, fmt.Sprintf("up%d_%d", n, k), "L",
-				fmt.Sprintf("sw%d_out_valid[%d]", n, e), fmt.Sprintf("sw%d_out_flit[%s]", n, slot(e)),
-				fmt.Sprintf("sw%d_in_valid[%d]", x, j), fmt.Sprintf("sw%d_in_flit[%s]", x, slot(j)),
-				fmt.Sprintf("sw%d_in_credit[%d]", x, j), fmt.Sprintf("sw%d_out_credit[%d]", n, e))
-			channel(p, sys.LinkRetry, fmt.Sprintf("down%d_%d", n, k), "L",
-				fmt.Sprintf("sw%d_out_valid[%d]", x, j), fmt.Sprintf("sw%d_out_flit[%s]", x, slot(j)),
-				fmt.Sprintf("sw%d_in_valid[%d]", n, e), fmt.Sprintf("sw%d_in_flit[%s]", n, slot(e)),
-				fmt.Sprintf("sw%d_in_credit[%d]", n, e), fmt.Sprintf("sw%d_out_credit[%d]", x, j))
-		}
+		tile(p, s, n, caps[n], plan, cam)
 	}
-
 	for sw := t.Nodes; sw < t.Switches; sw++ {
 		k := t.XbarDim(sw)
 		p("\n    // ---- switch %d: crossbar of dimension %d, line %d\n", sw, k, sw-t.XbarBase[k])
 		p("    hx_switch #(.P(%d), .FW(FW), .B(B), .MODE(1), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3),\n", t.Ports(sw))
 		p("                .XDIM(%d), .CB(CB)%s) sw%d (\n", k, cam, sw)
-		switchPorts(p, sw, false)
+		switchPorts(p, sw, t.Nodes)
 	}
 	p("endmodule\n")
 	return b.Bytes()
 }
 
-// channel writes one link direction: the hx_chan instance name (latency
-// lat, "1" or "L") from the output (inV, inF) to the downstream FIFO (outV,
-// outF), with the credit from crdIn (the FIFO's pop) to crdOut (the
-// output's counter). With link-level retry (R > 0, docs/reliability.md)
-// hx_link_tx name_tx and hx_link_rx name_rx wrap it, so that the wire, the
-// hx_chan's in_valid / in_flit where a testbench injects faults, carries
-// {chk, seq, flit}, its credit path the receiver's credit word, and the
-// ACK word returns beside it; the channel takes max(lat, 2) cycles (2 for
-// "1", LL for "L").
-func channel(p func(string, ...any), R int, name, lat, inV, inF, outV, outF, crdIn, crdOut string) {
-	if R == 0 {
-		p("    hx_chan #(.W(W), .L(%s)) %s (\n", lat, name)
-		p("        .clk(clk), .rst(rst),\n")
-		p("        .in_valid(%s), .in_flit(%s),\n", inV, inF)
-		p("        .out_valid(%s), .out_flit(%s),\n", outV, outF)
-		p("        .crd_in(%s), .crd_out(%s)\n", crdIn, crdOut)
-		p("    );\n")
-		return
+// fabricDecode writes the fabric port's decode: crossbar s answers when
+// fab_paddr[31:16] == s; any other switch number, an exchanger's included
+// (its tile's port owns it), selects nothing and the access ends with
+// pslverr.
+func fabricDecode(p func(string, ...any), t *noc.Topology) {
+	X := t.Switches - t.Nodes
+	p("\n    // ---- fabric configuration port: crossbar s at fab_paddr[31:16] == s; an\n")
+	p("    // exchanger is its tile's (node port, paddr[31] = 1): the fabric port never\n")
+	p("    // reaches it, and any switch number but a crossbar's is refused (pslverr).\n")
+	p("    wire [%d:0] fab_sel = {", X-1)
+	for sw := t.Switches - 1; sw >= t.Nodes; sw-- {
+		sep := ", "
+		if sw == t.Nodes {
+			sep = ""
+		}
+		p("fab_paddr[31:16] == 16'd%d%s", sw, sep)
 	}
-	if lat == "1" {
-		lat = "2"
-	} else {
-		lat = "LL"
-	}
-	p("    wire          %s_tv, %s_rv;\n", name, name)
-	p("    wire [LW-1:0] %s_tf, %s_rf;\n", name, name)
-	p("    wire [LS:0]   %s_ack, %s_cw, %s_cr;\n", name, name, name)
-	p("    hx_link_tx #(.W(W), .L(%s), .R(LR), .B(B), .CW(CW), .CPOLY(CPOLY)) %s_tx (\n", lat, name)
-	p("        .clk(clk), .rst(rst), .in_valid(%s), .in_flit(%s),\n", inV, inF)
-	p("        .out_valid(%s_tv), .out_flit(%s_tf), .ack(%s_ack),\n", name, name, name)
-	p("        .crd_in(%s_cr), .crd_out(%s)\n", name, crdOut)
-	p("    );\n")
-	p("    hx_chan #(.W(LW), .L(%s), .C(LS + 1)) %s (\n", lat, name)
-	p("        .clk(clk), .rst(rst),\n")
-	p("        .in_valid(%s_tv), .in_flit(%s_tf),\n", name, name)
-	p("        .out_valid(%s_rv), .out_flit(%s_rf),\n", name, name)
-	p("        .crd_in(%s_cw), .crd_out(%s_cr)\n", name, name)
-	p("    );\n")
-	p("    hx_link_rx #(.W(W), .L(%s), .R(LR), .B(B), .CW(CW), .CPOLY(CPOLY)) %s_rx (\n", lat, name)
-	p("        .clk(clk), .rst(rst), .in_valid(%s_rv), .in_flit(%s_rf),\n", name, name)
-	p("        .out_valid(%s), .out_flit(%s), .ack(%s_ack),\n", outV, outF, name)
-	p("        .pop(%s), .crd(%s_cw)\n", crdIn, name)
-	p("    );\n")
+	p("};   // bit s - %d: crossbar s\n", t.Nodes)
+	p("    wire [%d:0] fab_err_v;\n", X-1)
+	p("    /* verilator lint_off UNUSED */\n")
+	p("    wire [%d:0] fab_rdy_v;   // every switch answers in its access cycle (pready = 1)\n", X-1)
+	p("    /* verilator lint_on UNUSED */\n")
+	p("    wire [%d:0] fab_rd_v;\n", 32*X-1)
+	p("    reg  [31:0] fab_rd;\n")
+	p("    integer fs;\n")
+	p("    always @(*) begin\n")
+	p("        fab_rd = 32'd0;\n")
+	p("        for (fs = 0; fs < %d; fs = fs + 1)\n", X)
+	p("            fab_rd = fab_rd | (fab_sel[fs] ? fab_rd_v[fs*32 +: 32] : 32'd0);\n")
+	p("    end\n")
+	p("    assign fab_prdata  = fab_rd;\n")
+	p("    assign fab_pready  = 1'b1;\n")
+	p("    assign fab_pslverr = fab_psel && fab_penable && (fab_sel == %d'd0 || |(fab_sel & fab_err_v));\n", X)
 }
 
-// switchPorts writes the port list of switch instance sw. An exchanger
-// (node) takes its configuration from its node's port when that port
-// selects it (paddr[31] = 1), else from the fabric port.
-func switchPorts(p func(string, ...any), sw int, node bool) {
+// tile writes node n's hx_tile instance tile<n> and the wiring of its link
+// ports to the crossbars' ports.
+func tile(p func(string, ...any), s *design.Episode, n int, c unitCap, plan *Channels, cam string) {
+	t := s.Topo
+	sys := &s.Sys
+	desc := "no rank"
+	if c.rank >= 0 {
+		desc = fmt.Sprintf("rank %d", c.rank)
+	}
+	if plan != nil {
+		desc = plan.describe(n)
+	}
+	p("\n    // ---- node %d %s, address %#x: %s\n", n, coords(t, n), t.Addr(n), desc)
+	loop := ""
+	if sys.Looping() || plan != nil && plan.Looping() {
+		loop = ", .NBANK(2)" // two receive banks: a back-to-back loop (docs/microarchitecture.md, "Iterations")
+	}
+	retry := ""
+	if sys.LinkRetry > 0 {
+		retry = ", .LR(LR), .CW(CW), .CPOLY(CPOLY)"
+	}
+	if plan != nil {
+		K := plan.K
+		p("    hx_tile #(.NCH(%d), .MAXG(%d), .NRT(%d)%s,\n", K, c.maxG, c.nrt, loop)
+	} else {
+		dataP := 0
+		if c.data {
+			dataP = 1
+		}
+		p("    hx_tile #(.MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d)%s,\n", c.maxG, c.nrt, dataP, c.nil_, loop)
+	}
+	p("              .FW(FW), .CB(CB), .CRC_POLY(CRC_POLY), .B(B), .AB(AB), .RB(RB),\n")
+	p("              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3)%s, .L(L)%s) %s (\n", cam, retry, TilePath(n))
+	p("        .clk(clk), .rst(rst),\n")
+	if plan != nil {
+		K := plan.K
+		p("        .arrive(arrive[%d +: %d]), .operand(operand[%d +: %d]),\n", n*K, K, 64*n*K, 64*K)
+		p("        .released(released[%d +: %d]), .result(result[%d +: %d]),\n", n*K, K, 64*n*K, 64*K)
+	} else {
+		p("        .arrive(arrive[%d]), .operand(operand[%d +: 64]),\n", n, 64*n)
+		p("        .released(released[%d]), .result(result[%d +: 64]),\n", n, 64*n)
+	}
+	p("        .psel(cfg_psel[%d]), .penable(cfg_penable[%d]), .pwrite(cfg_pwrite[%d]),\n", n, n, n)
+	p("        .paddr(cfg_paddr[%d +: 32]), .pwdata(cfg_pwdata[%d +: 32]), .prdata(cfg_prdata[%d +: 32]),\n", 32*n, 32*n, 32*n)
+	p("        .pready(cfg_pready[%d]), .pslverr(cfg_pslverr[%d]),\n", n, n)
+	p("        .up_valid(n%d_up_valid), .up_flit(n%d_up_flit), .up_credit(n%d_up_credit),\n", n, n, n)
+	p("        .down_valid(n%d_down_valid), .down_flit(n%d_down_flit), .down_credit(n%d_down_credit)\n", n, n, n)
+	p("    );\n")
+	for k := 0; k < t.NumDims(); k++ {
+		x, j := t.Crossbar(n, k)
+		p("    // link %d: tile %d (exchanger port %d) <-> switch %d (dimension-%d crossbar) port %d\n", k, n, k+1, x, k, j)
+		p("    assign sw%d_in_valid[%d] = n%d_up_valid[%d];\n", x, j, n, k)
+		p("    assign sw%d_in_flit[%s] = n%d_up_flit[%s];\n", x, slot(j), n, slot(k))
+		p("    assign n%d_up_credit[%d] = sw%d_in_credit[%d];\n", n, k, x, j)
+		p("    assign n%d_down_valid[%d] = sw%d_out_valid[%d];\n", n, k, x, j)
+		p("    assign n%d_down_flit[%s] = sw%d_out_flit[%s];\n", n, slot(k), x, slot(j))
+		p("    assign sw%d_out_credit[%d] = n%d_down_credit[%d];\n", x, j, n, k)
+	}
+}
+
+// switchPorts writes the port list of crossbar sw, reached by the fabric
+// port (fab_sel bit sw - nodes).
+func switchPorts(p func(string, ...any), sw, nodes int) {
 	p("        .clk(clk), .rst(rst),\n")
 	p("        .in_valid(sw%d_in_valid), .in_flit(sw%d_in_flit), .in_credit(sw%d_in_credit),\n", sw, sw, sw)
 	p("        .out_valid(sw%d_out_valid), .out_flit(sw%d_out_flit), .out_credit(sw%d_out_credit),\n", sw, sw, sw)
-	if node {
-		x := fmt.Sprintf("n%d_xsel", sw)
-		p("        .psel(%s || (fab_psel && fab_sel[%d])), .penable(%s ? cfg_penable[%d] : fab_penable),\n", x, sw, x, sw)
-		p("        .pwrite(%s ? cfg_pwrite[%d] : fab_pwrite), .paddr(%s ? cfg_paddr[%d +: 16] : fab_paddr[15:0]),\n", x, sw, x, 32*sw)
-		p("        .pwdata(%s ? cfg_pwdata[%d +: 32] : fab_pwdata), .prdata(fab_rd_v[%d +: 32]),\n", x, 32*sw, 32*sw)
-	} else {
-		p("        .psel(fab_psel && fab_sel[%d]), .penable(fab_penable), .pwrite(fab_pwrite),\n", sw)
-		p("        .paddr(fab_paddr[15:0]), .pwdata(fab_pwdata), .prdata(fab_rd_v[%d +: 32]),\n", 32*sw)
-	}
-	p("        .pready(fab_rdy_v[%d]), .pslverr(fab_err_v[%d])\n", sw, sw)
+	x := sw - nodes
+	p("        .psel(fab_psel && fab_sel[%d]), .penable(fab_penable), .pwrite(fab_pwrite),\n", x)
+	p("        .paddr(fab_paddr[15:0]), .pwdata(fab_pwdata), .prdata(fab_rd_v[%d +: 32]),\n", 32*x)
+	p("        .pready(fab_rdy_v[%d]), .pslverr(fab_err_v[%d])\n", x, x)
 	p("    );\n")
 }
 
@@ -306,3 +251,42 @@ func slot(p int) string {
 	}
 	return fmt.Sprintf("%d*W +: W", p)
 }
+
+// Hierarchical paths under hx_top (docs/rtl.md, "Hierarchy"), for a
+// testbench that probes or injects into the design.
+
+// TilePath is node n's hx_tile instance.
+func TilePath(n int) string { return "tile" + strconv.Itoa(n) }
+
+// UnitPath is node n's barrier unit: its hx_barrier_unit, or with
+// channels (a run of communicators, UsesChannels) its hx_barrier_node,
+// channel c's unit then at UnitPath(n, true) + ".ch[c].u".
+func UnitPath(n int, channels bool) string {
+	if channels {
+		return TilePath(n) + ".g_node.bu"
+	}
+	return TilePath(n) + ".g_unit.bu"
+}
+
+// SwitchPath is switch sw's hx_switch instance: node sw's exchanger in its
+// tile for sw < nodes, else the crossbar sw.
+func SwitchPath(nodes, sw int) string {
+	if sw < nodes {
+		return TilePath(sw) + ".sw"
+	}
+	return "sw" + strconv.Itoa(sw)
+}
+
+// Link paths: the hx_link instances of node n's channels (each holds the
+// hx_chan ch, and with link-level retry the hx_link_tx g_rt.tx and
+// hx_link_rx g_rt.rx).
+func InjectPath(n int) string { return TilePath(n) + ".inj" }
+
+// EjectPath is node n's ejection link.
+func EjectPath(n int) string { return TilePath(n) + ".ej" }
+
+// UpPath is node n's link to its dimension-k crossbar.
+func UpPath(n, k int) string { return fmt.Sprintf("%s.g_dim[%d].up", TilePath(n), k) }
+
+// DownPath is node n's link from its dimension-k crossbar.
+func DownPath(n, k int) string { return fmt.Sprintf("%s.g_dim[%d].down", TilePath(n), k) }
