@@ -611,8 +611,28 @@ module hx_switch #(
     // cut packets, 31..24 flits dropped; each saturates at 255. A write
     // (any value) clears them at the edge ending its access cycle; the
     // events of that cycle count from 0.
+    //
+    // Off the arbitration path: the edge ending cycle t only registers the
+    // events of cycle t (ev_q, one flip-flop per event bit); the counters
+    // (d_*) add them at the next edge. The value read (drops) is the
+    // counters plus the registered events, saturated: at the end of cycle
+    // t it counts every event of cycles 0..t, as if the edge ending t had
+    // added them (the adders are on the read path, from flip-flops only).
     // ------------------------------------------------------------------
-    // Events of the cycle: at most P per counter (2P cuts: an input's and
+    reg  [P-1:0] q_oog, q_orph, q_dis, q_cuti, q_cuto;   // the events of the last cycle
+    always @(posedge clk) begin
+        if (rst) begin
+            q_oog <= {P{1'b0}}; q_orph <= {P{1'b0}}; q_dis <= {P{1'b0}};
+            q_cuti <= {P{1'b0}}; q_cuto <= {P{1'b0}};
+        end else begin
+            q_oog  <= ev_oog;
+            q_orph <= ev_orph;
+            q_dis  <= ev_dis;
+            q_cuti <= ev_cuti;
+            q_cuto <= snd & cut_o;
+        end
+    end
+    // Events of a cycle: at most P per counter (2P cuts: an input's and
     // an output's), in CW bits.
     localparam integer CW = $clog2(2 * P + 1);
     reg [CW-1:0] n_oog, n_orph, n_cut, n_fl;
@@ -620,33 +640,36 @@ module hx_switch #(
     always @* begin
         n_oog = {CW{1'b0}}; n_orph = {CW{1'b0}}; n_cut = {CW{1'b0}}; n_fl = {CW{1'b0}};
         for (dq = 0; dq < P; dq = dq + 1) begin
-            n_oog  = n_oog  + {{(CW-1){1'b0}}, ev_oog[dq]};
-            n_orph = n_orph + {{(CW-1){1'b0}}, ev_orph[dq]};
-            n_fl   = n_fl   + {{(CW-1){1'b0}}, ev_dis[dq]};
-            n_cut  = n_cut  + {{(CW-1){1'b0}}, ev_cuti[dq]} + {{(CW-1){1'b0}}, snd[dq] & cut_o[dq]};
+            n_oog  = n_oog  + {{(CW-1){1'b0}}, q_oog[dq]};
+            n_orph = n_orph + {{(CW-1){1'b0}}, q_orph[dq]};
+            n_fl   = n_fl   + {{(CW-1){1'b0}}, q_dis[dq]};
+            n_cut  = n_cut  + {{(CW-1){1'b0}}, q_cuti[dq]} + {{(CW-1){1'b0}}, q_cuto[dq]};
         end
     end
     wire clr = access && pwrite && a_drop;
-    function [7:0] sat;        // (c, or 0 when cleared) + n, at most 255
+    function [7:0] sat;        // c + n, at most 255
         input [7:0]    c;
-        input          cl;
         input [CW-1:0] n;
         reg   [CW+8:0] v;
         begin
-            v   = {{(CW+1){1'b0}}, (cl ? 8'd0 : c)} + {9'd0, n};
+            v   = {{(CW+1){1'b0}}, c} + {9'd0, n};
             sat = (v > 255) ? 8'hFF : v[7:0];
         end
     endfunction
-    reg [7:0] d_oog, d_orph, d_cut, d_fl;
+    reg [7:0] d_oog, d_orph, d_cut, d_fl;  // the events up to the cycle before the last
+    wire [7:0] v_oog  = sat(d_oog, n_oog);   // ... and the last cycle's: the counts read
+    wire [7:0] v_orph = sat(d_orph, n_orph);
+    wire [7:0] v_cut  = sat(d_cut, n_cut);
+    wire [7:0] v_fl   = sat(d_fl, n_fl);
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst || clr) begin
             d_oog <= 8'd0; d_orph <= 8'd0; d_cut <= 8'd0; d_fl <= 8'd0;
         end else begin
-            d_oog  <= sat(d_oog, clr, n_oog);
-            d_orph <= sat(d_orph, clr, n_orph);
-            d_cut  <= sat(d_cut, clr, n_cut);
-            d_fl   <= sat(d_fl, clr, n_fl);
+            d_oog  <= v_oog;
+            d_orph <= v_orph;
+            d_cut  <= v_cut;
+            d_fl   <= v_fl;
         end
     end
-    assign drops = {d_fl, d_cut, d_orph, d_oog};
+    assign drops = {v_fl, v_cut, v_orph, v_oog};
 endmodule
