@@ -72,6 +72,7 @@ module hx_switch #(
 );
     localparam W  = FW + 2 + CB;
     localparam IW = (P <= 2) ? 1 : $clog2(P);   // width of a port number
+    localparam integer  NT = 1 << IW;                     // leaves of the output multiplexer tree
 
     // Address layout: coordinate k occupies BKk bits at SHk, dimension 0 in
     // the LSBs; BKk = max(1, ceil(log2 Kk)), 0 for unused dimensions.
@@ -555,16 +556,38 @@ module hx_switch #(
             end
             wire gnt_v = |req;
 
-            // Selected input, one-hot: the owner when owned, else the grant.
-            // The flit is an AND-OR over the inputs (soh has at most one bit).
-            wire [P-1:0] soh = own_v ? own : goh;
-            reg  [W-1:0] flit;
+            // Selected input s: the owner when owned, else the grant, as a
+            // port number (an AND-OR encoder of the one-hot select). The
+            // flit is read by a binary multiplexer tree indexed by s (P-1
+            // two-way multiplexers of W bits); s is always a port (< P),
+            // and the leaves past P repeat input P-1, so those
+            // multiplexers fold away. (No front[W*s +: W]: Yosys makes a
+            // shifter of that; an AND-OR select over the one-hot select
+            // costs about twice the cells.)
+            wire [P-1:0]  soh = own_v ? own : goh;
+            reg  [IW-1:0] s;
             integer m;
             always @* begin
-                flit = {W{1'b0}};
+                s = {IW{1'b0}};
                 for (m = 0; m < P; m = m + 1)
-                    flit = flit | ({W{soh[m]}} & front[W*m +: W]);
+                    s = s | ({IW{soh[m]}} & m[IW-1:0]);
             end
+            // Level k of the tree holds NT >> k words of W bits, at word
+            // offset 2*NT - (2*NT >> k) of mt; the root is word 2*NT - 2.
+            reg  [(2*NT-1)*W-1:0] mt;
+            integer lv, lx, li;
+            always @* begin
+                for (lx = 0; lx < NT; lx = lx + 1) begin
+                    li = (lx < P) ? lx : P - 1;
+                    mt[W*lx +: W] = front[W*li +: W];
+                end
+                for (lv = 0; lv < IW; lv = lv + 1)
+                    for (lx = 0; lx < (NT >> (lv + 1)); lx = lx + 1)
+                        mt[W*(2*NT - ((2*NT) >> (lv + 1)) + lx) +: W] = s[lv] ?
+                            mt[W*(2*NT - ((2*NT) >> lv) + 2*lx + 1) +: W] :
+                            mt[W*(2*NT - ((2*NT) >> lv) + 2*lx) +: W];
+            end
+            wire [W-1:0] flit = mt[W*(2*NT-2) +: W];
             // The owner's front, from registers and the fronts only: ready,
             // a head, a tail.
             wire own_rdy = |(own & fvalid);
