@@ -177,7 +177,7 @@ func TestCosimAvoidMutants(t *testing.T) {
 		dirs = append(dirs, dir)
 	}
 	for _, m := range []struct{ name, from, to string }{
-		{"hit does not win", "assign route[8*i +: 8] = xhit[i] ? xport[8*i +: 8] : r;", "assign route[8*i +: 8] = r;"},
+		{"hit does not win", "assign route[P*i +: P] = xhit[i] ? xr : r;", "assign route[P*i +: P] = r;"},
 		{"top address bit ignored", "if (cv[xk] && ca[AB*xk +: AB] == fa) begin", "if (cv[xk] && ca[AB*xk +: AB-1] == fa[AB-2:0]) begin"},
 		{"address bit 0 ignored", "if (cv[xk] && ca[AB*xk +: AB] == fa) begin", "if (cv[xk] && ca[AB*xk+1 +: AB-1] == fa[AB-1:1]) begin"},
 		{"valid bit ignored", "if (cv[xk] && ca[AB*xk +: AB] == fa) begin", "if (ca[AB*xk +: AB] == fa) begin"},

@@ -72,10 +72,7 @@ module hx_switch #(
 );
     localparam W  = FW + 2 + CB;
     localparam IW = (P <= 2) ? 1 : $clog2(P);   // width of a port number
-    localparam integer  PLASTI = P - 1;
-    localparam [IW-1:0] PLAST  = PLASTI[IW-1:0];
-    localparam [IW-1:0] IONE   = 1;
-    localparam integer  NT     = 1 << IW;                 // leaves of the output multiplexer tree
+    localparam integer  NT = 1 << IW;                     // leaves of the output multiplexer tree
 
     // Address layout: coordinate k occupies BKk bits at SHk, dimension 0 in
     // the LSBs; BKk = max(1, ceil(log2 Kk)), 0 for unused dimensions.
@@ -113,23 +110,27 @@ module hx_switch #(
     wire [1:0]  pa_lo  = paddr[1:0];                        // ignored (32-bit registers)
     /* verilator lint_on UNUSED */
     wire [13:0] aw     = paddr[15:2];
-    wire [13:0] eix    = aw - 14'h0400;                     // entry index
+    // The entries are words 0x400..0x7FF (TSIZE <= 1024), the exceptions
+    // words 0x800..0xFFF (E <= 1024): the index is the address's low bits
+    // (no subtractor, no wide compare on the write path).
+    wire [13:0] eix    = {4'd0, aw[9:0]};                   // entry index
     wire        a_id   = (aw == 14'd0);
     wire        a_caps = (aw == 14'd1);
     wire        a_drop = (aw == 14'd3);                     // DROPS: read, or write (any value) to clear
-    wire        a_ent  = (aw >= 14'h0400) && ({18'd0, eix} < TSIZE);
+    wire        a_ent  = (aw[13:10] == 4'd1) && ({22'd0, aw[9:0]} < TSIZE);
     // A value a table entry may hold: a port, or PASS in an exchanger (the
     // whole word: bits 31..8 must be 0).
-    wire        v_ok   = (pwdata < P) || (MODE == 0 && pwdata == {24'd0, PASS});
+    wire        v_ok   = (pwdata[31:8] == 24'd0) &&
+                         (({24'd0, pwdata[7:0]} < P) || (MODE == 0 && pwdata[7:0] == PASS));
     wire        access = psel && penable;
     wire        wr     = access && pwrite && a_ent && v_ok;
     // Exceptions (mapped only when E > 0): EXC at word 2; entry x at words
     // 0x800 + 2x (address) and 0x801 + 2x (control: bit 8 valid, 7..0 port).
     localparam integer EN = (E < 1) ? 1 : E;
     localparam [31:0]  EXC = E;
-    wire [12:0] xix     = aw[13:1] - 13'h0400;                // exception entry index
+    wire [12:0] xix     = {3'd0, aw[10:1]};                   // exception entry index
     wire        a_xcaps = (E > 0) && (aw == 14'd2);
-    wire        a_x     = (E > 0) && (aw >= 14'h0800) && ({19'd0, xix} < EN);
+    wire        a_x     = (E > 0) && (aw[13:11] == 3'd1) && ({19'd0, xix} < EN);
     wire        x_ok;                                        // a value the addressed word may hold
     wire [31:0] x_rd;                                        // read data of the addressed word
     // Refused: a read of an unmapped address; a write to an unmapped
@@ -183,18 +184,22 @@ module hx_switch #(
     initial begin
         // (P <= 255: an entry is an 8-bit port number, 0xFF is PASS.)
         if (NDIM < 1 || NDIM > 4 || (MODE == 0 && P != NDIM + 1) ||
-            (MODE == 1 && (XDIM >= NDIM || P != KX)) || FW < AB || P > 255 ||
+            (MODE == 1 && (XDIM >= NDIM || P != KX)) || FW < AB || P > 255 || TSIZE > 1024 ||
             E < 0 || E > 1024)
             $fatal(1, "%m: inconsistent parameters P=%0d MODE=%0d NDIM=%0d XDIM=%0d FW=%0d E=%0d",
                    P, MODE, NDIM, XDIM, FW, E);
     end
 `endif
 
-    // Route lookup sub-tables. Coordinate k (BKk bits, value c) reads entry
-    // OFFk + c, or PASS when that index is past the table (only an address
-    // outside the grid, which the simulation stops on, gets there). Sub-table
-    // k holds the entries for every value of c: NSk = 2^max(1, BKk) words of
-    // 8 bits, built by wiring (the constant index folds).
+    // Route lookup sub-tables, decoded. Entry e's port one-hot (toh, 0 for
+    // PASS) and its PASS bit (tps), decoded from the registers, so that an
+    // input's lookup is a multiplexer of these bits (no compare after it).
+    // Coordinate k (BKk bits, value c) reads entry OFFk + c, or PASS when
+    // that index is past the table (only an address outside the grid, which
+    // the simulation stops on, gets there). Sub-table k holds the entries
+    // for every value of c: NSk = 2^max(1, BKk) words of P one-hot bits
+    // (sok) and NSk PASS bits (spk), built by wiring (the constant index
+    // folds).
     localparam BKX = (XDIM == 0) ? BK0 : (XDIM == 1) ? BK1 : (XDIM == 2) ? BK2 : BK3;
     localparam integer SB0 = (BK0 < 1) ? 1 : BK0;
     localparam integer SB1 = (BK1 < 1) ? 1 : BK1;
@@ -206,47 +211,67 @@ module hx_switch #(
     localparam integer NS2 = 1 << SB2;
     localparam integer NS3 = 1 << SB3;
     localparam integer NSX = 1 << SBX;
-    wire [8*NS0-1:0] sub0;
-    wire [8*NS1-1:0] sub1;
-    wire [8*NS2-1:0] sub2;
-    wire [8*NS3-1:0] sub3;
-    wire [8*NSX-1:0] subx;
+    wire [P*TSIZE-1:0] toh;    // entry e's port, one-hot, at [P*e +: P] (0: PASS)
+    wire [TSIZE-1:0]   tps;    // entry e is PASS
+    wire [P*NS0-1:0] so0;
+    wire [P*NS1-1:0] so1;
+    wire [P*NS2-1:0] so2;
+    wire [P*NS3-1:0] so3;
+    wire [P*NSX-1:0] sox;
+    wire [NS0-1:0]   sp0;
+    wire [NS1-1:0]   sp1;
+    wire [NS2-1:0]   sp2;
+    wire [NS3-1:0]   sp3;
 
-    genvar sj;
+    genvar sj, sk;
     generate
+        for (sj = 0; sj < TSIZE; sj = sj + 1) begin : g_dec
+            for (sk = 0; sk < P; sk = sk + 1) begin : g_k
+                assign toh[P*sj + sk] = (tab[8*sj +: 8] == sk);
+            end
+            assign tps[sj] = (tab[8*sj +: 8] == PASS);
+        end
         for (sj = 0; sj < NS0; sj = sj + 1) begin : g_s0
             if (sj < TSIZE) begin : in_t
-                assign sub0[8*sj +: 8] = tab[8*sj +: 8];
+                assign so0[P*sj +: P] = toh[P*sj +: P];
+                assign sp0[sj] = tps[sj];
             end else begin : past
-                assign sub0[8*sj +: 8] = PASS;
+                assign so0[P*sj +: P] = {P{1'b0}};
+                assign sp0[sj] = 1'b1;
             end
         end
         for (sj = 0; sj < NS1; sj = sj + 1) begin : g_s1
             if (OFF1 + sj < TSIZE) begin : in_t
-                assign sub1[8*sj +: 8] = tab[8*(OFF1+sj) +: 8];
+                assign so1[P*sj +: P] = toh[P*(OFF1+sj) +: P];
+                assign sp1[sj] = tps[OFF1+sj];
             end else begin : past
-                assign sub1[8*sj +: 8] = PASS;
+                assign so1[P*sj +: P] = {P{1'b0}};
+                assign sp1[sj] = 1'b1;
             end
         end
         for (sj = 0; sj < NS2; sj = sj + 1) begin : g_s2
             if (OFF2 + sj < TSIZE) begin : in_t
-                assign sub2[8*sj +: 8] = tab[8*(OFF2+sj) +: 8];
+                assign so2[P*sj +: P] = toh[P*(OFF2+sj) +: P];
+                assign sp2[sj] = tps[OFF2+sj];
             end else begin : past
-                assign sub2[8*sj +: 8] = PASS;
+                assign so2[P*sj +: P] = {P{1'b0}};
+                assign sp2[sj] = 1'b1;
             end
         end
         for (sj = 0; sj < NS3; sj = sj + 1) begin : g_s3
             if (OFF3 + sj < TSIZE) begin : in_t
-                assign sub3[8*sj +: 8] = tab[8*(OFF3+sj) +: 8];
+                assign so3[P*sj +: P] = toh[P*(OFF3+sj) +: P];
+                assign sp3[sj] = tps[OFF3+sj];
             end else begin : past
-                assign sub3[8*sj +: 8] = PASS;
+                assign so3[P*sj +: P] = {P{1'b0}};
+                assign sp3[sj] = 1'b1;
             end
         end
         for (sj = 0; sj < NSX; sj = sj + 1) begin : g_sx
             if (sj < TSIZE) begin : in_t
-                assign subx[8*sj +: 8] = tab[8*sj +: 8];
+                assign sox[P*sj +: P] = toh[P*sj +: P];
             end else begin : past
-                assign subx[8*sj +: 8] = PASS;
+                assign sox[P*sj +: P] = {P{1'b0}};
             end
         end
     endgenerate
@@ -257,7 +282,7 @@ module hx_switch #(
     wire [P*W-1:0] front;      // front flit of every input
     wire [P-1:0]   fvalid;     // front flit present (= ready, see hx_fifo)
     reg  [P-1:0]   pop;        // input popped this cycle
-    wire [P*8-1:0] route;      // route(i) of the front flit (meaningful for heads)
+    wire [P*P-1:0] route;      // route(i) of the front flit, one-hot at [P*i +: P] (meaningful for heads)
     wire [P-1:0]   xhit;       // the front's address matches a valid exception
     wire [P-1:0]   legal;      // the front may request (not a head that names no node)
     // Illegal-flit events of the cycle, per input (ev_*) and per output
@@ -384,35 +409,46 @@ module hx_switch #(
             wire [31:0] c3 = (a >> SH3) & ((32'd1 << BK3) - 32'd1);
             wire [SBX-1:0] cx = (XDIM == 0) ? c0[SBX-1:0] : (XDIM == 1) ? c1[SBX-1:0] :
                                 (XDIM == 2) ? c2[SBX-1:0] : c3[SBX-1:0];
-            // Table entries of the coordinates: the sub-tables above (an
-            // index past the table reads as PASS) indexed by the coordinate,
-            // a multiplexer tree over a few 8-bit words.
-            wire [7:0]  e0 = sub0[8*c0[SB0-1:0] +: 8];
-            wire [7:0]  e1 = sub1[8*c1[SB1-1:0] +: 8];
-            wire [7:0]  e2 = sub2[8*c2[SB2-1:0] +: 8];
-            wire [7:0]  e3 = sub3[8*c3[SB3-1:0] +: 8];
-            wire [7:0]  ex = subx[8*cx +: 8];
-            reg  [7:0]  r;
+            // Table entries of the coordinates, decoded: the sub-tables
+            // above (an index past the table reads as PASS) indexed by the
+            // coordinate, a multiplexer tree over a few P-bit words.
+            wire [P-1:0] o0 = so0[P*c0[SB0-1:0] +: P];
+            wire [P-1:0] o1 = so1[P*c1[SB1-1:0] +: P];
+            wire [P-1:0] o2 = so2[P*c2[SB2-1:0] +: P];
+            wire [P-1:0] o3 = so3[P*c3[SB3-1:0] +: P];
+            wire [P-1:0] ox = sox[P*cx +: P];
+            wire         p0 = sp0[c0[SB0-1:0]];
+            wire         p1 = sp1[c1[SB1-1:0]];
+            wire         p2 = sp2[c2[SB2-1:0]];
+            wire         p3 = sp3[c3[SB3-1:0]];
+            reg  [P-1:0] r;
 
             // Exchanger: the first dimension (0, 1, ...) whose entry is not
             // PASS decides; all PASS means "arrived": local port 0.
-            // Crossbar: the entry of the coordinate in its own dimension.
+            // Crossbar: the entry of the coordinate in its own dimension (a
+            // PASS there, past the table, routes nowhere).
             always @* begin
                 if (MODE == 1)
-                    r = ex;
-                else if (e0 != PASS)
-                    r = e0;
-                else if (NDIM > 1 && e1 != PASS)
-                    r = e1;
-                else if (NDIM > 2 && e2 != PASS)
-                    r = e2;
-                else if (NDIM > 3 && e3 != PASS)
-                    r = e3;
+                    r = ox;
+                else if (!p0)
+                    r = o0;
+                else if (NDIM > 1 && !p1)
+                    r = o1;
+                else if (NDIM > 2 && !p2)
+                    r = o2;
+                else if (NDIM > 3 && !p3)
+                    r = o3;
                 else
-                    r = 8'd0;
+                    r = {{(P-1){1'b0}}, 1'b1};
             end
             // A routing exception that matches the head's address wins.
-            assign route[8*i +: 8] = xhit[i] ? xport[8*i +: 8] : r;
+            reg  [P-1:0] xr;       // its port, one-hot
+            integer xo;
+            always @* begin
+                for (xo = 0; xo < P; xo = xo + 1)
+                    xr[xo] = (xport[8*i +: 8] == xo[7:0]);
+            end
+            assign route[P*i +: P] = xhit[i] ? xr : r;
 
             // Illegal flits. hd, tl: the front's marks; oog: a head whose
             // address names no node. An input owning no output drops its
@@ -455,9 +491,13 @@ module hx_switch #(
     // ------------------------------------------------------------------
     // Outputs: owner / round robin / credits
     // ------------------------------------------------------------------
-    wire [P*P-1:0]  sel;       // sel[P*o + i]: output o selects input i (one-hot)
+    // Every select below is one-hot and every multiplexer an AND-OR over
+    // the inputs: the grant (goh) selects, pops and becomes the owner
+    // without being encoded to a port number and decoded again.
     wire [P-1:0]    snd;       // output o sends this cycle
-    wire [P*P-1:0]  owns;      // owns[P*o + i]: input i owns output o
+    wire [P*P-1:0]  owns;      // owns[P*o + i]: input i owns output o (registers only)
+    wire [P*P-1:0]  pops;      // pops[P*o + i]: output o pops input i this cycle
+    wire [P-1:0]    hd_f, tl_f;                     // the fronts' head and tail marks
     integer oi, oo;
     always @* begin
         for (oi = 0; oi < P; oi = oi + 1) begin
@@ -467,12 +507,16 @@ module hx_switch #(
         end
     end
 
-    genvar o;
+    genvar o, fi;
     generate
+        for (fi = 0; fi < P; fi = fi + 1) begin : g_mk
+            assign hd_f[fi] = front[W*fi + W-1];
+            assign tl_f[fi] = front[W*fi + W-2];
+        end
         for (o = 0; o < P; o = o + 1) begin : g_out
-            reg          own_v;    // owner[o] != none
-            reg [IW-1:0] own;      // owner[o]
-            reg [IW-1:0] rr;       // round-robin pointer
+            reg  [P-1:0] own;      // owner[o], one-hot; 0: none
+            reg  [P-1:0] rrm;      // round robin: rrm[k] = (k >= rr)
+            wire         own_v = |own;
             wire         cr_ok;    // the channel has a credit
 
             hx_credit #(.B(B)) credit (
@@ -489,105 +533,110 @@ module hx_switch #(
             integer j;
             always @* begin
                 for (j = 0; j < P; j = j + 1)
-                    req[j] = fvalid[j] && front[W*j+W-1] && legal[j] && !in_own[j] &&
-                             (route[8*j +: 8] == o);
+                    req[j] = fvalid[j] && hd_f[j] && legal[j] && !in_own[j] && route[P*j + o];
             end
 
             // Round robin: first requester in the order rr, rr+1, ..., P-1,
             // 0, ..., rr-1, i.e. the lowest requester at or above rr if there
-            // is one, else the lowest requester. Written without a runtime
-            // index (no req[rr + k]): a mask, a priority chain giving the
-            // grant one-hot, and an AND-OR encoder.
-            reg          gnt_v;
-            reg [IW-1:0] gnt;
+            // is one, else the lowest requester: a mask (rrm, a register), a
+            // priority chain giving the grant one-hot.
             reg [P-1:0]  hi;       // requesters at or above rr
-            reg [P-1:0]  cand;     // hi if any, else req
             reg [P-1:0]  goh;      // grant, one-hot (0: none)
-            reg          seen;
+            reg          shi, srq;
             integer k;
             always @* begin
-                for (k = 0; k < P; k = k + 1)
-                    hi[k] = req[k] && (k[IW-1:0] >= rr);
-                cand  = (|hi) ? hi : req;
-                seen  = 1'b0;
-                gnt   = {IW{1'b0}};
+                hi  = req & rrm;
+                shi = 1'b0;
+                srq = 1'b0;
                 for (k = 0; k < P; k = k + 1) begin
-                    goh[k] = cand[k] && !seen;
-                    seen   = seen || cand[k];
-                    gnt    = gnt | ({IW{goh[k]}} & k[IW-1:0]);
+                    goh[k] = (hi[k] && !shi) || (!(|hi) && req[k] && !srq);
+                    shi    = shi || hi[k];
+                    srq    = srq || req[k];
                 end
-                gnt_v = seen;
             end
+            wire gnt_v = |req;
 
-            // Selected input s. The flit and the owner's ready are read by a
-            // binary multiplexer tree indexed by s (P-1 two-way multiplexers
-            // of W+1 bits: {fvalid, front}); s is always a port (< P), and
-            // the leaves past P repeat input P-1, so those multiplexers fold
-            // away. (No front[W*s +: W]: Yosys makes a shifter of that; an
-            // AND-OR select over a one-hot s costs about twice the cells.)
-            // s is also decoded to one-hot for the pops.
-            wire [IW-1:0] s = own_v ? own : gnt;
-            reg  [P-1:0]  soh;     // soh[i] = (s == i), exactly one bit set
+            // Selected input s: the owner when owned, else the grant, as a
+            // port number (an AND-OR encoder of the one-hot select). The
+            // flit is read by a binary multiplexer tree indexed by s (P-1
+            // two-way multiplexers of W bits); s is always a port (< P),
+            // and the leaves past P repeat input P-1, so those
+            // multiplexers fold away. (No front[W*s +: W]: Yosys makes a
+            // shifter of that; an AND-OR select over the one-hot select
+            // costs about twice the cells.)
+            wire [P-1:0]  soh = own_v ? own : goh;
+            reg  [IW-1:0] s;
             integer m;
             always @* begin
+                s = {IW{1'b0}};
                 for (m = 0; m < P; m = m + 1)
-                    soh[m] = (s == m[IW-1:0]);
+                    s = s | ({IW{soh[m]}} & m[IW-1:0]);
             end
-            // Level k of the tree holds NT >> k words of W+1 bits, at word
+            // Level k of the tree holds NT >> k words of W bits, at word
             // offset 2*NT - (2*NT >> k) of mt; the root is word 2*NT - 2.
-            // (One always block: Icarus runs it as fast as the AND-OR loop
-            // it replaces, a generate of continuous assigns about 6% slower.)
-            reg  [(2*NT-1)*(W+1)-1:0] mt;
+            reg  [(2*NT-1)*W-1:0] mt;
             integer lv, lx, li;
             always @* begin
                 for (lx = 0; lx < NT; lx = lx + 1) begin
                     li = (lx < P) ? lx : P - 1;
-                    mt[(W+1)*lx +: W+1] = {fvalid[li], front[W*li +: W]};
+                    mt[W*lx +: W] = front[W*li +: W];
                 end
                 for (lv = 0; lv < IW; lv = lv + 1)
                     for (lx = 0; lx < (NT >> (lv + 1)); lx = lx + 1)
-                        mt[(W+1)*(2*NT - ((2*NT) >> (lv + 1)) + lx) +: W+1] = s[lv] ?
-                            mt[(W+1)*(2*NT - ((2*NT) >> lv) + 2*lx + 1) +: W+1] :
-                            mt[(W+1)*(2*NT - ((2*NT) >> lv) + 2*lx) +: W+1];
+                        mt[W*(2*NT - ((2*NT) >> (lv + 1)) + lx) +: W] = s[lv] ?
+                            mt[W*(2*NT - ((2*NT) >> lv) + 2*lx + 1) +: W] :
+                            mt[W*(2*NT - ((2*NT) >> lv) + 2*lx) +: W];
             end
-            wire [W-1:0]  flit    = mt[(W+1)*(2*NT-2) +: W];
-            wire          own_rdy = mt[(W+1)*(2*NT-2) + W];   // fvalid[own] when owned
-            wire          tail  = flit[W-2];
+            wire [W-1:0] flit = mt[W*(2*NT-2) +: W];
+            // The owner's front, from registers and the fronts only: ready,
+            // a head, a tail.
+            wire own_rdy = |(own & fvalid);
+            wire own_hd  = |(own & fvalid & hd_f);
             // A head at the owner's front: the output sends its cut tail
             // instead (the head's bits, head mark 0, tail mark 1: zeroing
             // the data too would cost about 300 cells a port), the head
             // stays, and the output is free from the next cycle (the head
             // then requests as any other).
-            wire          cut   = own_v && own_rdy && flit[W-1];
+            wire          cut   = own_hd;
             // Owned: the owner's next flit goes as soon as it is ready
             // (s = own when owned). Free: a grant needs a requester; both
             // need a credit, and with no credit nothing changes (rr included).
             assign snd[o] = cr_ok && (own_v ? own_rdy : gnt_v);
-            assign sel[P*o +: P] = soh;
-            reg  [P-1:0]  ooh;     // ooh[i] = own_v && own == i (from registers only)
-            integer qo;
-            always @* begin
-                for (qo = 0; qo < P; qo = qo + 1)
-                    ooh[qo] = own_v && (own == qo[IW-1:0]);
-            end
-            assign owns[P*o +: P] = ooh;
+            // Popped: the owner's front when it is sent and not a head
+            // (a cut keeps the head), the granted input's when free.
+            assign pops[P*o +: P] = {P{cr_ok}} & (own_v ? (own & fvalid & ~hd_f) : goh);
+            assign owns[P*o +: P] = own;
             assign out_valid[o] = snd[o];
             assign out_flit[W*o +: W] = {flit[W-1] & !cut, flit[W-2] | cut, flit[W-3:0]};
             assign cut_o[o] = cut;
 
+            // rr after a grant: the input after it (rrm[k] = k > grant, all
+            // ones after a grant to P-1).
+            reg  [P-1:0] rrn;
+            reg          below;
+            integer n;
+            always @* begin
+                below = 1'b0;
+                for (n = 0; n < P; n = n + 1) begin
+                    rrn[n] = below || goh[P-1];
+                    below  = below || goh[n];
+                end
+            end
+
+            // The owner after this cycle, bit by bit (own and goh are
+            // one-hot): owned, input k keeps it unless its tail or a head
+            // (a cut) goes; free, the grant takes it unless its flit is a
+            // tail (a 1-flit packet keeps no owner).
+            wire [P-1:0] own_n = own_v ? own & ~({P{cr_ok}} & fvalid & (tl_f | hd_f))
+                                       : {P{cr_ok}} & goh & ~tl_f;
             always @(posedge clk) begin
                 if (rst) begin
-                    own_v <= 1'b0;
-                    own   <= {IW{1'b0}};
-                    rr    <= {IW{1'b0}};
-                end else if (!own_v) begin
-                    if (snd[o]) begin
-                        rr    <= (gnt == PLAST) ? {IW{1'b0}} : gnt + IONE;
-                        own   <= gnt;
-                        own_v <= !tail;     // a 1-flit packet keeps no owner
-                    end
-                end else if (snd[o] && (tail || cut)) begin
-                    own_v <= 1'b0;          // ownership ends with the tail (or a cut)
+                    own <= {P{1'b0}};
+                    rrm <= {P{1'b1}};
+                end else begin
+                    own <= own_n;
+                    if (!own_v && snd[o])
+                        rrm <= rrn;
                 end
             end
         end
@@ -602,7 +651,7 @@ module hx_switch #(
         for (pi = 0; pi < P; pi = pi + 1) begin
             pop[pi] = ev_dis[pi];
             for (po = 0; po < P; po = po + 1)
-                pop[pi] = pop[pi] | (snd[po] & !cut_o[po] & sel[P*po + pi]);
+                pop[pi] = pop[pi] | pops[P*po + pi];
         end
     end
 
@@ -611,8 +660,28 @@ module hx_switch #(
     // cut packets, 31..24 flits dropped; each saturates at 255. A write
     // (any value) clears them at the edge ending its access cycle; the
     // events of that cycle count from 0.
+    //
+    // Off the arbitration path: the edge ending cycle t only registers the
+    // events of cycle t (ev_q, one flip-flop per event bit); the counters
+    // (d_*) add them at the next edge. The value read (drops) is the
+    // counters plus the registered events, saturated: at the end of cycle
+    // t it counts every event of cycles 0..t, as if the edge ending t had
+    // added them (the adders are on the read path, from flip-flops only).
     // ------------------------------------------------------------------
-    // Events of the cycle: at most P per counter (2P cuts: an input's and
+    reg  [P-1:0] q_oog, q_orph, q_dis, q_cuti, q_cuto;   // the events of the last cycle
+    always @(posedge clk) begin
+        if (rst) begin
+            q_oog <= {P{1'b0}}; q_orph <= {P{1'b0}}; q_dis <= {P{1'b0}};
+            q_cuti <= {P{1'b0}}; q_cuto <= {P{1'b0}};
+        end else begin
+            q_oog  <= ev_oog;
+            q_orph <= ev_orph;
+            q_dis  <= ev_dis;
+            q_cuti <= ev_cuti;
+            q_cuto <= snd & cut_o;
+        end
+    end
+    // Events of a cycle: at most P per counter (2P cuts: an input's and
     // an output's), in CW bits.
     localparam integer CW = $clog2(2 * P + 1);
     reg [CW-1:0] n_oog, n_orph, n_cut, n_fl;
@@ -620,33 +689,36 @@ module hx_switch #(
     always @* begin
         n_oog = {CW{1'b0}}; n_orph = {CW{1'b0}}; n_cut = {CW{1'b0}}; n_fl = {CW{1'b0}};
         for (dq = 0; dq < P; dq = dq + 1) begin
-            n_oog  = n_oog  + {{(CW-1){1'b0}}, ev_oog[dq]};
-            n_orph = n_orph + {{(CW-1){1'b0}}, ev_orph[dq]};
-            n_fl   = n_fl   + {{(CW-1){1'b0}}, ev_dis[dq]};
-            n_cut  = n_cut  + {{(CW-1){1'b0}}, ev_cuti[dq]} + {{(CW-1){1'b0}}, snd[dq] & cut_o[dq]};
+            n_oog  = n_oog  + {{(CW-1){1'b0}}, q_oog[dq]};
+            n_orph = n_orph + {{(CW-1){1'b0}}, q_orph[dq]};
+            n_fl   = n_fl   + {{(CW-1){1'b0}}, q_dis[dq]};
+            n_cut  = n_cut  + {{(CW-1){1'b0}}, q_cuti[dq]} + {{(CW-1){1'b0}}, q_cuto[dq]};
         end
     end
     wire clr = access && pwrite && a_drop;
-    function [7:0] sat;        // (c, or 0 when cleared) + n, at most 255
+    function [7:0] sat;        // c + n, at most 255
         input [7:0]    c;
-        input          cl;
         input [CW-1:0] n;
         reg   [CW+8:0] v;
         begin
-            v   = {{(CW+1){1'b0}}, (cl ? 8'd0 : c)} + {9'd0, n};
+            v   = {{(CW+1){1'b0}}, c} + {9'd0, n};
             sat = (v > 255) ? 8'hFF : v[7:0];
         end
     endfunction
-    reg [7:0] d_oog, d_orph, d_cut, d_fl;
+    reg [7:0] d_oog, d_orph, d_cut, d_fl;  // the events up to the cycle before the last
+    wire [7:0] v_oog  = sat(d_oog, n_oog);   // ... and the last cycle's: the counts read
+    wire [7:0] v_orph = sat(d_orph, n_orph);
+    wire [7:0] v_cut  = sat(d_cut, n_cut);
+    wire [7:0] v_fl   = sat(d_fl, n_fl);
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst || clr) begin
             d_oog <= 8'd0; d_orph <= 8'd0; d_cut <= 8'd0; d_fl <= 8'd0;
         end else begin
-            d_oog  <= sat(d_oog, clr, n_oog);
-            d_orph <= sat(d_orph, clr, n_orph);
-            d_cut  <= sat(d_cut, clr, n_cut);
-            d_fl   <= sat(d_fl, clr, n_fl);
+            d_oog  <= v_oog;
+            d_orph <= v_orph;
+            d_cut  <= v_cut;
+            d_fl   <= v_fl;
         end
     end
-    assign drops = {d_fl, d_cut, d_orph, d_oog};
+    assign drops = {v_fl, v_cut, v_orph, v_oog};
 endmodule

@@ -420,7 +420,8 @@ nodemutant head_to_ch0   's/wire \[7:0\] tgt = f_head ? h_ch :/wire [7:0] tgt = 
 echo "== switch illegal flits and DROPS (sw_drop_tb)"
 # Out-of-grid heads and their packets, orphans, a head inside a packet (a
 # cut tail), a credit back for every dropped flit, DROPS read, cleared and
-# saturated through APB; then each mutant of the drop logic must fail it.
+# saturated through APB, and counting a drop at the edge that ends its
+# cycle; then each mutant of the drop logic must fail it.
 swdrop() {   # swdrop SWITCH_SOURCE NAME -> 0 when sw_drop_tb passes
     iverilog -g2005 -Wall -o "$WORK/sw_drop_$2.vvp" "$HERE/sw_drop_tb.v" \
         "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$1" >"$WORK/sw_drop_$2.iv" 2>&1 && [ ! -s "$WORK/sw_drop_$2.iv" ] &&
@@ -444,9 +445,10 @@ dropmutant() {   # dropmutant NAME SED-EXPRESSION
 }
 dropmutant oog_kept   's/assign ev_dis\[i\]  = idle \&\& (!hd || oog);/assign ev_dis[i]  = idle \&\& !hd;/'
 dropmutant orphan_kept 's/assign ev_dis\[i\]  = idle \&\& (!hd || oog);/assign ev_dis[i]  = idle \&\& oog;/'
-dropmutant no_cut     's/wire          cut   = own_v \&\& own_rdy \&\& flit\[W-1\];/wire          cut   = 1'"'"'b0;/'
+dropmutant no_cut     's/wire          cut   = own_hd;/wire          cut   = 1'"'"'b0;/'
 dropmutant no_sat     's/sat = (v > 255) ? 8'"'"'hFF : v\[7:0\];/sat = v[7:0];/'
 dropmutant no_clear   's/wire clr = access \&\& pwrite \&\& a_drop;/wire clr = 1'"'"'b0;/'
+dropmutant read_lags  's/assign drops = {v_fl, v_cut, v_orph, v_oog};/assign drops = {d_fl, d_cut, d_orph, d_oog};/'
 
 echo "== switch routing exception CAM (cam_tb)"
 # EXC, reset values, read back, refused writes, a hit winning over the

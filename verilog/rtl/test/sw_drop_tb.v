@@ -164,6 +164,21 @@ module sw_drop_tb;
         expect_drops(32'h06_02_02_02);
         expect_sent(7, fl(1'b1, 1'b1, NODE));
 
+        // Timing: the edge that ends the cycle of a drop counts it. An
+        // orphan pushed at edge e is at the front (and dropped) in the
+        // cycle after e; DROPS (read as the fault testbench reads it,
+        // hierarchically) counts it from the edge after that, not later.
+        @(negedge clk);
+        in_valid <= 3'd2;
+        in_flit  <= {3{fl(1'b0, 1'b0, 16'h7777)}};
+        @(negedge clk);                           // edge e passed: the orphan's cycle
+        in_valid <= 3'd0;
+        if (sw.drops !== 32'h06_02_02_02)
+            $fatal(1, "sw_drop_tb: DROPS is %h in the orphan's cycle, expected 06020202", sw.drops);
+        @(negedge clk);                           // the edge ending that cycle passed
+        if (sw.drops !== 32'h07_02_03_02)
+            $fatal(1, "sw_drop_tb: DROPS is %h after the orphan's cycle, expected 07020302", sw.drops);
+
         // A write clears DROPS (not refused); the counts start again.
         xfer(1'b1, 32'h0);
         if (err !== 1'b0) $fatal(1, "sw_drop_tb: the write of DROPS was refused");

@@ -1,0 +1,65 @@
+#!/bin/bash
+# pnr.sh: one switch of the default 4x4 design (hx_switch with its hx_fifo
+# and hx_credit instances, FW = 64, CB = 32, B = 4, NDIM = 2, K0 = K1 = 4)
+# placed and routed on the iCE40-HX8K by the flow of `hxbar synth --pnr
+# ice40` (docs/area.md, "Place and route"): the same wrapper (every port
+# registered, inputs a shift chain, outputs into a signature register),
+# synth_ice40, nextpnr-ice40 --hx8k --package ct256 --freq 12 --seed 1.
+# It places the switch alone, elaborated with its parameters, instead of
+# every row of the whole design: minutes instead of a quarter of an hour.
+# It prints Fmax, logic cells and the ends of the critical path; the
+# directory keeps nextpnr.log (its "Critical path report") and report.json.
+#
+# usage: tools/pnrswitch/pnr.sh NAME P MODE XDIM [", .E(3)": more parameters]
+#   e.g. pnr.sh xbar0 4 1 0; pnr.sh exch 3 0 0; pnr.sh xbar1 4 1 1
+#   RTL=DIR takes the RTL from DIR (default verilog/rtl of this tree);
+#   the work directory is ${TMPDIR:-/tmp}/hxbar-pnrswitch-NAME.
+set -e
+NAME=$1; P=$2; MODE=$3; XDIM=$4; EXTRA=${5:-}
+RTL=${RTL:-$(cd "$(dirname "$0")/../../verilog/rtl" && pwd)}
+D=${TMPDIR:-/tmp}/hxbar-pnrswitch-$NAME; rm -rf "$D"; mkdir -p "$D"; cd "$D"
+W=98
+NI=$((1 + P + P*W + P + 3 + 16 + 32))
+NO=$((P + P + P*W + 32 + 2))
+cat > wrap.v <<V
+module hx_pnr_wrap (input clk, input si, output so);
+  reg [$((NI-1)):0] in_q;
+  always @(posedge clk) in_q <= {in_q[$((NI-2)):0], si};
+  wire [$((NO-1)):0] out_w;
+  reg [$((NO-1)):0] out_q, sig;
+  always @(posedge clk) out_q <= out_w;
+  always @(posedge clk) sig <= {sig[$((NO-2)):0], 1'b0} ^ out_q;
+  assign so = sig[$((NO-1))];
+V
+python3 - >>wrap.v <<PY
+P=$P; W=$W
+ins=[("rst",1),("in_valid",P),("in_flit",P*W),("out_credit",P),("psel",1),("penable",1),("pwrite",1),("paddr",16),("pwdata",32)]
+outs=[("in_credit",P),("out_valid",P),("out_flit",P*W),("prdata",32),("pready",1),("pslverr",1)]
+c=[".clk(clk)"]; n=0
+for nm,w in ins: c.append(".%s(in_q[%d:%d])"%(nm,n+w-1,n)); n+=w
+n=0
+for nm,w in outs: c.append(".%s(out_w[%d:%d])"%(nm,n+w-1,n)); n+=w
+print("  hx_switch #(.P(%d), .FW(64), .B(4), .MODE($MODE), .NDIM(2), .K0(4), .K1(4), .XDIM($XDIM), .CB(32) $EXTRA) dut (%s);"%(P,", ".join(c)))
+print("endmodule")
+PY
+cat > pnr.ys <<Y
+read_verilog -defer -DSYNTHESIS $RTL/hx_switch.v $RTL/hx_fifo.v $RTL/hx_credit.v wrap.v
+hierarchy -top hx_pnr_wrap
+synth_ice40 -top hx_pnr_wrap -json ice40.json
+Y
+start=$(date +%s)
+yosys -q -l yosys.log -s pnr.ys
+nextpnr-ice40 --hx8k --package ct256 --json ice40.json --freq 12 --seed 1 --timing-allow-fail --report report.json -l nextpnr.log >/dev/null 2>&1
+python3 - <<PY
+import json
+r=json.load(open("report.json"))
+f=min(v["achieved"] for v in r["fmax"].values())
+lc=r["utilization"]["ICESTORM_LC"]["used"]
+best=None
+for c in r["critical_paths"]:
+    if c["from"]=="<async>" or c["to"]=="<async>" or not c["path"]: continue
+    d=sum(s["delay"] for s in c["path"]); l=sum(1 for s in c["path"] if s["type"]=="logic")
+    if best is None or d>best[0]: best=(d,l,c["path"][0]["from"]["cell"],c["path"][-1]["to"]["cell"])
+print("$NAME fmax %.1f MHz  LC %d  crit %.2f ns %d logic  %s -> %s"%(f,lc,best[0],best[1],best[2],best[3]))
+PY
+echo "  ($(( $(date +%s) - start )) s)"
