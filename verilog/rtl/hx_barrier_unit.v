@@ -1044,7 +1044,7 @@ module hx_barrier_unit #(
                     rx_val  <= pkt_val;
                     rx_idx  <= rx_idx + FONE;
                 end
-                rx_open <= !rx_tail;
+                rx_open <= !rx_tail && !w_abort;   // an ABORT closes it (rx_skip takes over)
             end else if (w_abort) begin
                 rx_open <= 1'b0;
             end

@@ -256,6 +256,30 @@ module unit_soft_tb;
         eject(1'b0, 1'b0, 32'h5);
         eject(1'b0, 1'b1, 32'h0);
         expect_status(32'h0);                               // no error, nothing open
+        // ... and a head popped in the ABORT's own access cycle
+        fork
+            xfer(1'b1, 32'h0000_0020, 32'd0);
+            begin
+                @(negedge clk);                             // the setup cycle: pushed,
+                ej_valid <= 1'b1;                           // popped in the access cycle
+                ej_flit  <= {1'b1, 1'b0, 32'd0 | (6'd2 << (AB + RB)) | (2'd1 << AB)};
+                @(negedge clk) ej_valid <= 1'b0;
+            end
+        join
+        expect_status({8'd0, 1'b1, 1'b0, 22'd0});
+        eject(1'b0, 1'b0, 32'h5);
+        eject(1'b0, 1'b1, 32'h0);
+        expect_status(32'h0);
+        pulse_arrive;                                       // a whole packet now releases
+        @(negedge clk) inj_credit <= 1'b1;                  // (credits for the unit's own packet)
+        repeat (3) @(negedge clk);
+        inj_credit <= 1'b0;
+        eject(1'b1, 1'b0, 32'd0 | (6'd2 << (AB + RB)) | (2'd1 << AB));
+        eject(1'b0, 1'b0, 32'h5);
+        eject(1'b0, 1'b1, 32'h0);
+        if (released !== 1'b1)
+            $fatal(1, "unit_soft_tb: no release after the aborted packet (error code %h)", dut.err_code);
+        expect_wr(32'h0000_0020, 32'd0, 1'b0);
 
         // --- an arrival in the access cycle of a CTRL write is held
         expect_wr(32'h0000_0024, 32'd3, 1'b0);
