@@ -736,10 +736,7 @@ module hx_barrier_unit #(
             /* verilator lint_on UNUSED */
             assign d_tx   = s_x[FW-1:0];
             assign d_tail = !is_head_tx && s_jl && (sk + 24'd1 == drw[47:24]);
-            // readback: the RAM read in the setup cycle (the expected
-            // words are read as they stand)
-            wire [63:0] ex_rd = emem[widx[GW-1:0]];
-            assign tab_rd_d = in_dr ? drw : in_e ? ex_rd : {32'd0, ilw};
+
 
             always @(posedge clk) begin
                 if (rst) begin
@@ -780,6 +777,10 @@ module hx_barrier_unit #(
                 if (do_wr && hi && in_e)
                     emem[widx[GW-1:0]] <= wword;
             wire [63:0]  grx    = emem[pkt_gate[GW-1:0]];
+            // Readback: the RAMs read in the setup cycle (the expected
+            // words are registers, read as they stand).
+            wire [63:0]  ex_rd  = emem[widx[GW-1:0]];
+            assign tab_rd_d = in_dr ? drw : in_e ? ex_rd : {32'd0, ilw};
             /* verilator lint_off UNUSED */
             wire [RB+15:0] src_x = {16'd0, pkt_src};
             /* verilator lint_on UNUSED */
