@@ -30,6 +30,13 @@ var softMutants = []struct{ name, from, to string }{
 // runSoftTB compiles unit_soft_tb with unit as hx_barrier_unit.v and
 // returns the simulation's output.
 func runSoftTB(t *testing.T, iv, vvp, unit string) string {
+	return runTB(t, iv, vvp, "unit_soft_tb.v", unit)
+}
+
+// runTB compiles the testbench verilog/rtl/test/<tb> with unit as
+// hx_barrier_unit.v (and hx_barrier_node.v) and returns the simulation's
+// output.
+func runTB(t *testing.T, iv, vvp, tb, unit string) string {
 	t.Helper()
 	dir := t.TempDir()
 	up := filepath.Join(dir, "hx_barrier_unit.v")
@@ -40,8 +47,8 @@ func runSoftTB(t *testing.T, iv, vvp, unit string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := []string{filepath.Join(rtl, "test", "unit_soft_tb.v"), up}
-	for _, f := range []string{"hx_alu.v", "hx_credit.v", "hx_fifo.v"} {
+	src := []string{filepath.Join(rtl, "test", tb), up}
+	for _, f := range []string{"hx_alu.v", "hx_credit.v", "hx_fifo.v", "hx_barrier_node.v"} {
 		src = append(src, filepath.Join(rtl, f))
 	}
 	out, err := run(t, dir, time.Minute, iv, append([]string{"-g2005", "-Wall", "-o", "tb.vvp"}, src...)...)
@@ -74,5 +81,19 @@ func TestUnitSoftControls(t *testing.T) {
 				t.Errorf("mutant %q passes unit_soft_tb", m.name)
 			}
 		})
+	}
+}
+
+// TestNodeAPB runs node_apb_tb (hx_barrier_node's port: channel select, a
+// busy channel, NORANK, a WATCHDOG write in WAIT, the node's irq).
+func TestNodeAPB(t *testing.T) {
+	t.Parallel()
+	iv, vvp := needTool(t, "iverilog"), needTool(t, "vvp")
+	src, err := os.ReadFile(filepath.Join("rtl", "hx_barrier_unit.v"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := runTB(t, iv, vvp, "node_apb_tb.v", string(src)); out != "node_apb_tb: PASS" {
+		t.Fatalf("node_apb_tb:\n%s", out)
 	}
 }
