@@ -88,6 +88,7 @@ func (p *stimPort) RxFront(_ int, t int64) (hw.Flit, bool) { f, ok := p.rx[t]; r
 type softScenario struct {
 	aborts         []int64
 	clear, arrive2 int64
+	wdog           map[int64]uint32 // WATCHDOG writes, by access cycle
 	credits        []int64
 	push           map[int64]hw.Flit // pushed into the ejection FIFO
 }
@@ -134,9 +135,14 @@ func TestSoftControlsCosim(t *testing.T) {
 	N := C + 60
 	// The second run aborts again in the cycle the fresh episode would
 	// release (the gate check's cycle: no release, no irq from it).
-	for _, extra := range [][]int64{nil, {40}} {
+	// The third writes WATCHDOG while the unit waits (2 cycles: it times
+	// out before the ABORT, which clears the error).
+	for i, extra := range [][]int64{nil, {40}, nil} {
 		sc := newSoftScenario()
 		sc.aborts = append(sc.aborts, extra...)
+		if i == 2 {
+			sc.wdog = map[int64]uint32{14: 2, 18: 0} // off again after the ABORT
+		}
 		want := modelSoft(t, tab, sc, C, N)
 		got := rtlSoft(t, iv, vvp, stimSoft(prog, sc, C, N))
 		if !slices.Equal(got, want) {
@@ -146,6 +152,12 @@ func TestSoftControlsCosim(t *testing.T) {
 			if !slices.ContainsFunc(want, func(l string) bool { return strings.HasPrefix(l, k) }) {
 				t.Errorf("aborts %v: the scenario has no %q line", sc.aborts, k)
 			}
+		}
+		if i == 2 {
+			if !slices.ContainsFunc(want, func(l string) bool { return strings.HasPrefix(l, fmt.Sprintf("E %d 5 2 8", C+15)) }) {
+				t.Errorf("watchdog: no TIMEOUT in cycle %d (last progress %d, WATCHDOG 2 from %d)", C+15, C+13, C+15)
+			}
+			continue
 		}
 		if rel := slices.ContainsFunc(want, func(l string) bool { return strings.HasPrefix(l, fmt.Sprintf("E %d 2 ", C+40)) }); rel != (extra == nil) {
 			t.Errorf("aborts %v: a release in cycle %d: %v", sc.aborts, C+40, rel)
@@ -166,6 +178,9 @@ func stimSoft(prog regmap.Program, sc *softScenario, C, N int64) string {
 	}
 	for _, a := range sc.aborts {
 		write(C+a-1, regmap.AddrABORT, 0)
+	}
+	for a, v := range sc.wdog {
+		write(C+a-1, regmap.AddrWATCHDOG, v)
 	}
 	write(C+sc.clear-1, regmap.AddrIRQStatus, uint32(barrierunit.IrqRelease))
 	for c := C; c < N; c++ {
@@ -209,6 +224,8 @@ func modelSoft(t *testing.T, tab *barrierunit.FlatTable, sc *softScenario, C, N 
 		out = append(out, fmt.Sprintf("E %d %d %d %x", e.Cycle, e.Kind, e.Gate, v))
 	}
 	irq := false
+	u.Progress = make([]int64, tab.Ranks)
+	wd := uint32(0) // WATCHDOG as it stands in cycle c
 	for c := C; c < N; c++ {
 		if slices.Contains(sc.aborts, c-C) {
 			if err := u.Abort(0, c); err != nil {
@@ -222,6 +239,13 @@ func modelSoft(t *testing.T, tab *barrierunit.FlatTable, sc *softScenario, C, N 
 			u.ClearIrq(0, barrierunit.IrqRelease)
 		}
 		u.Eval(0, c, p, 0)
+		// the watchdog as sim runs it (after the units of cycle c)
+		if wd != 0 && u.Waiting(0) && u.Progress[0]+int64(wd) <= c {
+			u.Timeout(0, c, 0)
+		}
+		if v, ok := sc.wdog[c-C]; ok {
+			wd = v // from the next cycle on
+		}
 		u.Collect()
 		if on := u.IrqPending(0) != 0; on != irq && c+1 < N {
 			out = append(out, fmt.Sprintf("I %d %d", c+1, b01(on)))
