@@ -97,3 +97,27 @@ func TestNodeAPB(t *testing.T) {
 		t.Fatalf("node_apb_tb:\n%s", out)
 	}
 }
+
+// TestUnitReadback runs unit_read_tb: a data unit's table words read back
+// as written (data routes, expected messages, item-list words), and are
+// refused while it waits.
+func TestUnitReadback(t *testing.T) {
+	t.Parallel()
+	iv, vvp := needTool(t, "iverilog"), needTool(t, "vvp")
+	src, err := os.ReadFile(filepath.Join("rtl", "hx_barrier_unit.v"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit := string(src)
+	if out := runTB(t, iv, vvp, "unit_read_tb.v", unit); out != "unit_read_tb: PASS" {
+		t.Fatalf("unit_read_tb:\n%s", out)
+	}
+	// an item-list word read as the high half of a 64-bit word fails it
+	m := strings.Replace(unit, "(hi && !in_il) ? tab_rd[63:32]", "hi ? tab_rd[63:32]", 1)
+	if m == unit {
+		t.Fatal("the item-list mutant matches nothing")
+	}
+	if out := runTB(t, iv, vvp, "unit_read_tb.v", m); strings.Contains(out, "PASS") {
+		t.Error("unit_read_tb passes with item-list words read as high halves")
+	}
+}

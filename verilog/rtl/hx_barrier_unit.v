@@ -253,7 +253,7 @@ module hx_barrier_unit #(
     wire        rd_setup = psel && !penable && !pwrite && in_tab && !busy;
     reg         rd_q;                  // the access cycle of a served table read
     wire [63:0] tab_rd;                // the word read (g_tab below)
-    wire [31:0] tab_half = hi ? tab_rd[63:32] : tab_rd[31:0];
+    wire [31:0] tab_half = (hi && !in_il) ? tab_rd[63:32] : tab_rd[31:0];   // an item-list word is 32 bits
 
     wire [1:0]  state   = failed ? 2'd3 : (cur == 6'd0) ? 2'd0 : (cur == gend) ? 2'd2 : 2'd1;
     wire [31:0] caps    = {8'd0, FW[7:0], 7'd0, (DATA != 0), 2'd0, MAXG6};

@@ -433,6 +433,15 @@ if iverilog -g2005 -Wall -o "$WORK/unit_soft.vvp" "$HERE/unit_soft_tb.v" \
 else
     fail "unit_soft_tb"; cat "$WORK/unit_soft.iv" "$WORK/unit_soft.out" 2>/dev/null | sed 's/^/     /' | head
 fi
+if iverilog -g2005 -Wall -o "$WORK/unit_read.vvp" "$HERE/unit_read_tb.v" \
+        "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_alu.v" "$RTL/hx_barrier_unit.v" >"$WORK/unit_read.iv" 2>&1 &&
+        [ ! -s "$WORK/unit_read.iv" ] &&
+        (cd "$WORK" && vvp -n "$WORK/unit_read.vvp") >"$WORK/unit_read.out" 2>&1 &&
+        [ "$(cat "$WORK/unit_read.out")" = "unit_read_tb: PASS" ]; then
+    pass "unit_read_tb: a data unit's table readback"
+else
+    fail "unit_read_tb"; cat "$WORK/unit_read.iv" "$WORK/unit_read.out" 2>/dev/null | sed 's/^/     /' | head
+fi
 
 echo "== switch illegal flits and DROPS (sw_drop_tb)"
 # Out-of-grid heads and their packets, orphans, a head inside a packet (a
