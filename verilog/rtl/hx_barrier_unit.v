@@ -21,6 +21,15 @@
 // counter of cycles in WAIT without progress raises TIMEOUT when it
 // reaches the WATCHDOG register (0: off).
 //
+// Software control (docs/registers.md, "Software control"): ABORT returns
+// the unit to IDLE from any state (finishing a half-sent packet: drain;
+// discarding the rest of a half-received one: rx_skip); WATCHDOG and the
+// interrupt registers (IRQ_STATUS, IRQ_ENABLE; the irq output) are
+// writable in every state; an arrival the unit cannot take in its cycle
+// (a CTRL or ABORT write, a table read, a drain) is held (arr_q); table
+// words read back while no episode runs; a table word's high half commits
+// only onto the staged low half of the same word (wlo_a, wlo_v).
+//
 // Configuration (op, mode, rank, gates, tables) is written through an APB
 // completer port; nothing is read from a file. The tables sit in
 // synchronous RAMs read one word per cycle per RAM. Every read address is
