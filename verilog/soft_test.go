@@ -16,6 +16,7 @@ var softMutants = []struct{ name, from, to string }{
 	{"abort drops a half-sent packet", "drain <= fi_nx != FZERO;", "drain <= 1'b0;"},
 	{"abort keeps a half-received packet", "wire pop      = ej_ready && !rx_skip;", "wire pop      = ej_ready;"},
 	{"abort leaves a packet popped in its cycle open", "rx_open <= !rx_tail && !w_abort;", "rx_open <= !rx_tail;"},
+	{"CTRL taken while finishing a packet in ERROR", "wire        w_ok    = w_any || (!busy && (", "wire        w_ok    = w_any || (!waiting && !drain && ("},
 	{"WATCHDOG refused in WAIT", "wire        w_any   = r_wdog || ", "wire        w_any   = "},
 	{"irq never rises", "irq_q <= |(ipend_nx & ien_nx);", "irq_q <= 1'b0;"},
 	{"IRQ_STATUS does not clear", "(ipend & ~(w_ist ? pwdata[1:0] : 2'd0))", "ipend"},

@@ -194,6 +194,8 @@ module hx_barrier_unit #(
     // ------------------------------------------------------------------
     // APB decode
     // ------------------------------------------------------------------
+    wire        busy    = waiting || drain ||    // (or finishing a packet in ERROR)
+                          (en && failed && fi != FZERO && cur != 6'd0 && cur != gend);
     wire        acc_ph  = psel && penable;
     wire        wr      = acc_ph && pwrite;
     wire [2:0]  region  = paddr[30:28];
@@ -232,9 +234,10 @@ module hx_barrier_unit #(
     wire        lo_ok   = wlo_v && wlo_a == paddr[30:3];
     wire        in_w    = in_g || in_r || in_dr || in_e;       // 64-bit table words
     // WATCHDOG, ABORT and the interrupt registers are taken in any state;
-    // the rest only when the unit neither waits nor drains.
+    // the rest only when the unit sends no packet (busy: WAIT, a drain, or
+    // finishing a packet in ERROR).
     wire        w_any   = r_wdog || r_abort || r_ist || r_ien;
-    wire        w_ok    = w_any || (!waiting && !drain && (
+    wire        w_ok    = w_any || (!busy && (
                           (r_ctrl && ok_ctrl && ok_g) || r_rank ||
                           (r_itemf && DATA != 0 && ok_if) ||
                           (in_w && (!hi || lo_ok) && (!in_r || !hi || ok_addr)) || in_il));
@@ -257,8 +260,6 @@ module hx_barrier_unit #(
     // RAMs' read ports (the word is on their outputs in the access cycle);
     // an arrival in either cycle is held to the cycle after the access.
     wire        in_tab   = in_g || in_r || in_dr || in_e || in_il;
-    wire        busy     = waiting || drain ||    // (or finishing a packet in ERROR)
-                           (en && failed && fi != FZERO && cur != 6'd0 && cur != gend);
     wire        rd_setup = psel && !penable && !pwrite && in_tab && !busy;
     reg         rd_q;                  // the access cycle of a served table read
     wire [63:0] tab_rd;                // the word read (g_tab below)

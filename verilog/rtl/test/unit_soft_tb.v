@@ -300,6 +300,29 @@ module unit_soft_tb;
         if (released !== 1'b1 || result !== 64'h77)
             $fatal(1, "unit_soft_tb: G = 0 arrival: released %b result %h, expected 1 and 77", released, result);
 
+        // --- ERROR while finishing a packet: CTRL refused, ABORT drains
+        expect_wr(32'h0000_0008, 32'h103, 1'b0);            // EN, OP sum, G 1 (no credits left)
+        n0 = nsent;
+        pulse_arrive;
+        @(negedge clk) inj_credit <= 1'b1;                  // two credits: head and payload
+        repeat (2) @(negedge clk);
+        inj_credit <= 1'b0;
+        repeat (3) @(negedge clk);
+        if (nsent != n0 + 2)
+            $fatal(1, "unit_soft_tb: %0d flits sent with 2 credits, expected 2", nsent - n0);
+        sig(6'd9, 2'd1);                                    // BADGATE: ERROR mid-packet
+        expect_status({8'd0, 2'd0, 6'd9, 8'd1, 6'd1, 2'd3});
+        expect_wr(32'h0000_0008, 32'h103, 1'b1);            // refused while finishing
+        expect_wr(32'h2000_0000, 32'd1, 1'b1);              // so is a route word
+        expect_wr(32'h0000_0020, 32'd0, 1'b0);              // ABORT: IDLE, draining
+        expect_status({8'd0, 1'b0, 1'b1, 22'd0});
+        @(negedge clk) inj_credit <= 1'b1;
+        @(negedge clk) inj_credit <= 1'b0;
+        repeat (3) @(negedge clk);
+        if (nsent != n0 + 3 || last_tail !== 1'b1)
+            $fatal(1, "unit_soft_tb: the aborted packet's tail not sent (%0d flits)", nsent - n0);
+        expect_status(32'h0);
+
         $display("unit_soft_tb: PASS");
         $finish;
     end
