@@ -321,7 +321,25 @@ type rankState struct {
 	// iter counts the rank's releases in a loop (0 outside one): it runs
 	// iteration iter+1, whose receive bank is iter&1.
 	iter uint32
+	// soft holds the software controls' state (softAbort, softDrain,
+	// softSkip: docs/registers.md, "Software control"), 0 when none is
+	// in use; ipend the interrupt's pending bits (IrqRelease, IrqError).
+	soft  uint8
+	ipend uint8
 }
+
+// The software controls' state of a unit (rankState.soft).
+const (
+	softAbort uint8 = 1 << iota // an ABORT write's access cycle is being evaluated
+	softDrain                   // aborted mid-packet: sending the rest of it
+	softSkip                    // aborted with a packet open: discarding the rest of it
+)
+
+// Interrupt pending bits (IRQ_STATUS, docs/registers.md).
+const (
+	IrqRelease uint8 = 1 << iota
+	IrqError
+)
 
 // gateState is one gate's table entry and receive count: 8 bytes (a
 // gate's first route is where the entry before ends, so it is not kept;
@@ -554,7 +572,12 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	if u.ctrl != nil {
 		if m := &u.ctrl[r]; m.set {
 			if m.off {
-				if u.evalOff(&rs.err, node, t, p, w) {
+				e0 := rs.err
+				more := u.evalOff(&rs.err, node, t, p, w)
+				if e0 == 0 && rs.err != 0 {
+					rs.ipend |= IrqError
+				}
+				if more {
 					return 1
 				}
 				return 0
@@ -571,6 +594,14 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	// the switches, shared with other channels and nodes, for good.
 	finishing := failed && rs.sendFlit != 0 && c >= 1 && c <= Gr
 	sending := (waiting || finishing) && rs.sendIdx < gs[c].outEnd
+	// Software controls (docs/registers.md, "Software control"): ab, the
+	// access cycle of an ABORT write; a drain sends the rest of the packet
+	// the abort found half sent (cur is 0 by then).
+	soft := rs.soft
+	ab := soft&softAbort != 0
+	if soft&softDrain != 0 {
+		sending = true
+	}
 	// This cycle's gate step was taken ahead (pre): the state at the start
 	// of the cycle is the one before it, which was not sending.
 	pre := false
@@ -585,6 +616,12 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	curNx := c
 	switch {
 	case pre:
+	case ab || soft&softDrain != 0:
+		// No gate step in an ABORT's cycle; an arrival in it, or while
+		// the unit drains, is held to the next cycle.
+		if u.Arrive[r] == t {
+			u.Arrive[r] = t + 1
+		}
 	case failed:
 	case c == 0 || c == Gr+1: // idle, or released: re-armed for the next episode
 		if u.Arrive[r] == t {
@@ -600,6 +637,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvArrive, Gate: 1, Rank: int32(r), Value: rs.acc})
 			if Gr == 0 { // gate 1 is the end gate: released by the same edge
 				released = true
+				rs.ipend |= IrqRelease
 				u.Release[r], u.Result[r] = t, rs.acc
 				u.releaseLooped(r, rs, ws)
 				u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: 1, Rank: int32(r), Value: rs.acc})
@@ -613,6 +651,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 		changed = true
 		if g == Gr+1 {
 			released = true
+			rs.ipend |= IrqRelease
 			u.Release[r], u.Result[r] = t, rs.acc
 			u.releaseLooped(r, rs, ws)
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: uint8(g), Rank: int32(r), Value: rs.acc})
@@ -622,7 +661,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	}
 	// The gate check finds more signals than the gate needs: OVER.
 	var e UnitError
-	if waiting && !pre && gs[c+1].rxcnt[b] > gs[c+1].need {
+	if waiting && !pre && !ab && gs[c+1].rxcnt[b] > gs[c+1].need {
 		e = UnitError{Code: ErrOver, Gate: uint8(c + 1), NoFrom: true}
 	}
 
@@ -657,6 +696,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 			f.SetTail(true)
 			rs.sendIdx++
 			rs.sendFlit = 0
+			rs.soft &^= softDrain
 		} else {
 			rs.sendFlit++
 		}
@@ -669,7 +709,18 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 
 	// 3. Receive: one flit per cycle, always popped (also in ERROR).
 	rx := rxCtx{gates: Gr, curNx: curNx, waiting: waiting, failed: failed}
-	if f, ok := p.RxFront(node, t); ok && data {
+	var rxo rxObs // what an ABORT in this cycle needs of the receive part
+	rxo.open, rxo.skip = rs.rxOpen, soft&softSkip != 0
+	if rxo.skip {
+		if f, ok := p.RxFront(node, t); ok {
+			p.RxPop(node, t) // discarded: the rest of a packet open at an abort
+			changed = true
+			rxo.popped, rxo.head, rxo.tail = true, f.Head(), f.Tail()
+			if rxo.tail {
+				rs.soft &^= softSkip
+			}
+		}
+	} else if f, ok := p.RxFront(node, t); ok && data {
 		p.RxPop(node, t)
 		changed = true
 		u.recvData(r, gs, rs, f, node, t, w, &rx)
@@ -677,6 +728,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 		p.RxPop(node, t)
 		changed = true
 		head, tail := f.Head(), f.Tail()
+		rxo.popped, rxo.head, rxo.tail = true, head, tail
 		gate, src := rs.rxGate, rs.rxSrc
 		if head {
 			gate, src = f.Gate, f.Src
@@ -723,7 +775,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 			rs.rxFlit++
 		}
 		rs.rxOpen = !tail
-		if tailOK && code == 0 && !failed {
+		if tailOK && code == 0 && !failed && !ab {
 			gs[gate].rxcnt[rb]++
 			if op.HasPayload() {
 				rx := ra
@@ -738,7 +790,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	if rx.err.Code != 0 {
 		e = rx.err
 	}
-	if e.Code != 0 && !failed {
+	if e.Code != 0 && !failed && !ab {
 		e.Cycle, e.Node, e.Rank = t, int32(node), int32(r)
 		if u.Base != nil && (e.Gate == 0 || e.NoFrom) {
 			// No source: the register's 0 is rank 0 of the channel's
@@ -747,6 +799,11 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 			e.From = u.Base[r]
 		}
 		u.raise(w, &rs.err, e)
+		rs.ipend |= IrqError
+		changed = true
+	}
+	if ab {
+		u.abortEdge(r, rs, gs, op, rxo)
 		changed = true
 	}
 	if released {
@@ -765,8 +822,8 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 		return 1
 	}
 	c = int(rs.cur)
-	if rs.err != 0 && rs.sendFlit != 0 && c >= 1 && c <= Gr {
-		return 1 // in ERROR, finishing the packet it began
+	if rs.err != 0 && rs.sendFlit != 0 && c >= 1 && c <= Gr || rs.soft&softDrain != 0 {
+		return 1 // in ERROR or aborted, finishing the packet it began
 	}
 	if rs.err != 0 || c < 1 || c > Gr {
 		return 0
@@ -839,6 +896,7 @@ func (u *Units) Timeout(r int, t int64, from int32) bool {
 		return false
 	}
 	u.raise(0, &rs.err, UnitError{Cycle: t, Node: rs.node, Rank: int32(r), Code: ErrTimeout, Gate: uint8(c + 1), From: from})
+	rs.ipend |= IrqError
 	return true
 }
 

@@ -56,6 +56,7 @@ module hx_tb;
     /* verilator lint_on UNUSED */
     wire [N-1:0]    cfg_pslverr;
     wire            fab_pslverr;
+    wire [N-1:0]    irq;           // no IRQ_ENABLE is written: stays 0
     reg  [N-1:0]    cfg_psel = {N{1'b0}}, cfg_penable = {N{1'b0}};
     reg  [N*32-1:0] cfg_paddr = {N*32{1'b0}}, cfg_pwdata = {N*32{1'b0}};
     reg             fab_psel = 1'b0, fab_penable = 1'b0;
@@ -69,7 +70,7 @@ module hx_tb;
         .cfg_pready(cfg_pready), .cfg_pslverr(cfg_pslverr),
         .fab_psel(fab_psel), .fab_penable(fab_penable), .fab_pwrite(fab_psel),
         .fab_paddr(fab_paddr), .fab_pwdata(fab_pwdata), .fab_prdata(fab_prdata),
-        .fab_pready(fab_pready), .fab_pslverr(fab_pslverr)
+        .fab_pready(fab_pready), .fab_pslverr(fab_pslverr), .irq(irq)
     );
 
     // The monitor's view of the units: their event registers, read
@@ -462,6 +463,11 @@ module hx_tb;
     always @(posedge clk)
         if (!rst && ((|cfg_pslverr) || fab_pslverr))
             begin $display("FAIL configuration: a write was refused (pslverr), node ports %%b, fabric %%b", cfg_pslverr, fab_pslverr); $fatal(1, "hx_tb: pslverr"); end
+    // The configuration never enables an interrupt (docs/registers.md,
+    // "Software control"): irq must stay 0.
+    always @(posedge clk)
+        if (!rst && (|irq) !== 1'b0)
+            begin $display("FAIL irq: %%b with no IRQ_ENABLE written", irq); $fatal(1, "hx_tb: irq"); end
 
     // ------------------------------------------------------------------
     // Monitor: print the previous cycle's events in canonical order (node id,

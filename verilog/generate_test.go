@@ -450,6 +450,7 @@ func TestTopPorts(t *testing.T) {
 	add("input", N*32, "cfg_paddr", "cfg_pwdata")
 	add("output", N*32, "cfg_prdata")
 	add("output", N, "cfg_pready", "cfg_pslverr")
+	add("output", N, "irq")
 	add("input", 1, "fab_psel", "fab_penable", "fab_pwrite")
 	add("input", 32, "fab_paddr", "fab_pwdata")
 	add("output", 32, "fab_prdata")

@@ -69,6 +69,7 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap, plan *Channels) []
 	p("    input  %-14s cfg_paddr, cfg_pwdata,   // node n at [n*32 +: 32]\n", rng(N*32))
 	p("    output %-14s cfg_prdata,\n", rng(N*32))
 	p("    output %-14s cfg_pready, cfg_pslverr,\n", rng(N))
+	p("    output %-14s irq,        // node n's unit (its channels' OR): docs/registers.md, \"Interrupt\"\n", rng(N))
 	p("    // fabric configuration port (APB): the switches' routing tables\n")
 	p("    input                 fab_psel, fab_penable, fab_pwrite,\n")
 	p("    input  [31:0]         fab_paddr, fab_pwdata,\n")
@@ -209,7 +210,7 @@ func tile(p func(string, ...any), s *design.Episode, n int, c unitCap, plan *Cha
 	}
 	p("        .psel(cfg_psel[%d]), .penable(cfg_penable[%d]), .pwrite(cfg_pwrite[%d]),\n", n, n, n)
 	p("        .paddr(cfg_paddr[%d +: 32]), .pwdata(cfg_pwdata[%d +: 32]), .prdata(cfg_prdata[%d +: 32]),\n", 32*n, 32*n, 32*n)
-	p("        .pready(cfg_pready[%d]), .pslverr(cfg_pslverr[%d]),\n", n, n)
+	p("        .pready(cfg_pready[%d]), .pslverr(cfg_pslverr[%d]), .irq(irq[%d]),\n", n, n, n)
 	p("        .up_valid(n%d_up_valid), .up_flit(n%d_up_flit), .up_credit(n%d_up_credit),\n", n, n, n)
 	p("        .down_valid(n%d_down_valid), .down_flit(n%d_down_flit), .down_credit(n%d_down_credit)\n", n, n, n)
 	p("    );\n")

@@ -29,6 +29,12 @@ const (
 	// AddrWATCHDOG: cycles a unit in WAIT may go without progress before
 	// it raises TIMEOUT (0: off; docs/reliability.md, "Detection").
 	AddrWATCHDOG = 0x0000_001C
+	// Software control (docs/registers.md, "Software control"), taken in
+	// every state: ABORT (a write aborts the episode), IRQ_STATUS (write 1
+	// to clear), IRQ_ENABLE. No configuration program writes them.
+	AddrABORT     = 0x0000_0020
+	AddrIRQStatus = 0x0000_0024
+	AddrIRQEnable = 0x0000_0028
 
 	// Table regions: 64-bit word i at base + 8i (low half at +0, high half
 	// at +4), item-list word n (32 bits) at BaseItems + 4n.

@@ -15,6 +15,7 @@ package formal
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"slices"
 
 	"github.com/hxbar/hxbar/design"
@@ -92,6 +93,9 @@ const (
 	DoneFile    = "hx_done.aig"   // the same model, arrivals as late as allowed: output 1 when the last episode is complete
 )
 
+// oldIrq is the irq connection of a unit in hx_top.
+var oldIrq = regexp.MustCompile(`, \.irq\(irq\[[0-9]+\]\)`)
+
 // Build renders the proof of s. unit, when not nil, replaces the library's
 // hx_barrier_unit.v (unitName says what it is, for the report).
 func Build(s Spec, unit []byte, unitName string) (*Job, error) {
@@ -128,6 +132,10 @@ func Build(s Spec, unit []byte, unitName string) (*Job, error) {
 		if !bytes.Contains(unit, []byte("CRC_POLY")) {
 			top := j.Files[verilog.TopFile]
 			j.Files[verilog.TopFile] = bytes.ReplaceAll(top, []byte(", .CRC_POLY(CRC_POLY)"), nil)
+		}
+		// ... or the irq output (the top's irq is then left undriven).
+		if !bytes.Contains(unit, []byte("output               irq")) {
+			j.Files[verilog.TopFile] = oldIrq.ReplaceAll(j.Files[verilog.TopFile], nil)
 		}
 	}
 	progs, err := s.programs(d.Topo.Nodes)

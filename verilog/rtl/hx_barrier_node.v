@@ -60,7 +60,8 @@ module hx_barrier_node #(
     input  [31:0]        pwdata,
     output [31:0]        prdata,
     output               pready,
-    output               pslverr
+    output               pslverr,
+    output               irq           // OR of the channels' irq (docs/registers.md)
 );
     localparam integer W   = FW + 2 + CB;
     localparam integer CHB = (NCH > 1) ? $clog2(NCH) : 0;   // the head's channel bits (hw.Bits)
@@ -73,6 +74,7 @@ module hx_barrier_node #(
     wire [NCH*W-1:0] c_flit;
     wire [NCH*32-1:0] c_prdata;
     wire [NCH-1:0]   c_pready;
+    wire [NCH-1:0]   c_irq;
     wire [NCH-1:0]   c_sel;
     wire [W-1:0]     front;
     wire [31:0]      c_paddr = {paddr[31:27], 3'd0, paddr[23:0]};
@@ -92,7 +94,7 @@ module hx_barrier_node #(
                 .ej_valid(c_ejv[gc]), .ej_flit(front), .ej_credit(c_pop[gc]),
                 .psel(c_sel[gc]), .penable(penable), .pwrite(pwrite), .paddr(c_paddr),
                 .pwdata(pwdata), .prdata(c_prdata[32*gc +: 32]), .pready(c_pready[gc]),
-                .pslverr(c_pslverr[gc])
+                .pslverr(c_pslverr[gc]), .irq(c_irq[gc])
             );
         end
     endgenerate
@@ -259,6 +261,8 @@ module hx_barrier_node #(
             ev_err_gate <= h_gate;
             ev_err_src  <= h_src;
         end
+
+    assign irq = |c_irq;
 
     wire _unused_ok = &{1'b0, paddr[1:0], f_x, 1'b0};
 

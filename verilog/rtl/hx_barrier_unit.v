@@ -21,6 +21,15 @@
 // counter of cycles in WAIT without progress raises TIMEOUT when it
 // reaches the WATCHDOG register (0: off).
 //
+// Software control (docs/registers.md, "Software control"): ABORT returns
+// the unit to IDLE from any state (finishing a half-sent packet: drain;
+// discarding the rest of a half-received one: rx_skip); WATCHDOG and the
+// interrupt registers (IRQ_STATUS, IRQ_ENABLE; the irq output) are
+// writable in every state; an arrival the unit cannot take in its cycle
+// (a CTRL or ABORT write, a table read, a drain) is held (arr_q); table
+// words read back while no episode runs; a table word's high half commits
+// only onto the staged low half of the same word (wlo_a, wlo_v).
+//
 // Configuration (op, mode, rank, gates, tables) is written through an APB
 // completer port; nothing is read from a file. The tables sit in
 // synchronous RAMs read one word per cycle per RAM. Every read address is
@@ -104,7 +113,10 @@ module hx_barrier_unit #(
     input  [31:0]        pwdata,
     output [31:0]        prdata,
     output               pready,
-    output               pslverr
+    output               pslverr,
+    // interrupt (docs/registers.md, "Interrupt"): |(IRQ_STATUS & IRQ_ENABLE),
+    // a flip-flop
+    output               irq
 );
     localparam W     = FW + 2 + CB;
     // Payload flits of a value packet: ceil(64/FW) (none for a barrier).
@@ -144,6 +156,15 @@ module hx_barrier_unit #(
     reg  [RB-1:0] myrank;     // RANK
     reg  [12:0]  itemf;       // ITEMF
     reg  [31:0]  wlo;         // staging register: low half of a table word
+    reg  [27:0]  wlo_a;       // ... the word's address (paddr[30:3])
+    reg          wlo_v;       // ... holds a low half not yet committed
+    reg  [1:0]   ipend;       // IRQ_STATUS: 0 release, 1 error (write 1 to clear)
+    reg  [1:0]   ien;         // IRQ_ENABLE
+    reg          irq_q;
+    reg          drain;       // aborted mid-packet: sending the rest of the packet
+    reg          rx_skip;     // aborted with a packet open: discarding its remaining flits
+    reg          arr_q;       // an arrival held (docs/registers.md, "Arrivals and writes")
+    reg  [63:0]  opd_q;       // ... and its operand
     reg  [7:0]   err_code;    // 0: no error
     reg  [5:0]   err_gate;
     reg  [RB-1:0] err_src;
@@ -173,6 +194,8 @@ module hx_barrier_unit #(
     // ------------------------------------------------------------------
     // APB decode
     // ------------------------------------------------------------------
+    wire        busy    = waiting || drain ||    // (or finishing a packet in ERROR)
+                          (en && failed && fi != FZERO && cur != 6'd0 && cur != gend);
     wire        acc_ph  = psel && penable;
     wire        wr      = acc_ph && pwrite;
     wire [2:0]  region  = paddr[30:28];
@@ -184,6 +207,9 @@ module hx_barrier_unit #(
     wire        r_rank  = is_ctrl && hidx == 26'd3;
     wire        r_itemf = is_ctrl && hidx == 26'd4;
     wire        r_wdog  = is_ctrl && hidx == 26'd7;
+    wire        r_abort = is_ctrl && hidx == 26'd8;
+    wire        r_ist   = is_ctrl && hidx == 26'd9;
+    wire        r_ien   = is_ctrl && hidx == 26'd10;
     wire        in_g    = region == 3'd1 && {7'd0, widx} < GDEP;
     wire        in_r    = region == 3'd2 && {7'd0, widx} < NRT;
     wire        in_dr   = DATA != 0 && region == 3'd3 && {7'd0, widx} < NRT;
@@ -204,11 +230,21 @@ module hx_barrier_unit #(
                           (NDIM < 2 || wa64 % (64'd1 << BK1) < {32'd0, K1[31:0]}) &&
                           (NDIM < 3 || wa64_2 % (64'd1 << BK2) < {32'd0, K2[31:0]}) &&
                           (NDIM < 4 || wa64_3 % (64'd1 << BK3) < {32'd0, K3[31:0]});
-    wire        w_ok    = !waiting && (
+    // A high half commits only onto the low half of the same word.
+    wire        lo_ok   = wlo_v && wlo_a == paddr[30:3];
+    wire        in_w    = in_g || in_r || in_dr || in_e;       // 64-bit table words
+    // WATCHDOG, ABORT and the interrupt registers are taken in any state;
+    // the rest only when the unit sends no packet (busy: WAIT, a drain, or
+    // finishing a packet in ERROR).
+    wire        w_any   = r_wdog || r_abort || r_ist || r_ien;
+    wire        w_ok    = w_any || (!busy && (
                           (r_ctrl && ok_ctrl && ok_g) || r_rank ||
-                          (r_itemf && DATA != 0 && ok_if) || r_wdog ||
-                          in_g || (in_r && (!hi || ok_addr)) || in_dr || in_e || in_il);
+                          (r_itemf && DATA != 0 && ok_if) ||
+                          (in_w && (!hi || lo_ok) && (!in_r || !hi || ok_addr)) || in_il));
     wire        do_wr   = wr && w_ok;
+    wire        w_abort = do_wr && r_abort;
+    wire        w_ist   = do_wr && r_ist;
+    wire        w_ien   = do_wr && r_ien;
     wire        w_ctrl  = do_wr && r_ctrl;
     wire        w_lo    = do_wr && !hi && (in_g || in_r || in_dr || in_e);
     wire        w_g     = do_wr && hi && in_g;     // gate word commit
@@ -218,6 +254,16 @@ module hx_barrier_unit #(
     /* verilator lint_off UNUSED */
     wire [63:0] wword   = {pwdata, wlo};   // a gate word uses bits 63..48 and 40..0
     /* verilator lint_on UNUSED */
+
+    // Table readback (docs/registers.md, "Readback"): served when the unit
+    // neither waits, finishes nor drains a packet. The setup cycle takes the
+    // RAMs' read ports (the word is on their outputs in the access cycle);
+    // an arrival in either cycle is held to the cycle after the access.
+    wire        in_tab   = in_g || in_r || in_dr || in_e || in_il;
+    wire        rd_setup = psel && !penable && !pwrite && in_tab && !busy;
+    reg         rd_q;                  // the access cycle of a served table read
+    wire [63:0] tab_rd;                // the word read (g_tab below)
+    wire [31:0] tab_half = (hi && !in_il) ? tab_rd[63:32] : tab_rd[31:0];   // an item-list word is 32 bits
 
     wire [1:0]  state   = failed ? 2'd3 : (cur == 6'd0) ? 2'd0 : (cur == gend) ? 2'd2 : 2'd1;
     wire [31:0] caps    = {8'd0, FW[7:0], 7'd0, (DATA != 0), 2'd0, MAXG6};
@@ -235,16 +281,19 @@ module hx_barrier_unit #(
                 26'd2: rd_data = {18'd0, ng, 3'd0, dmode, op, en};
                 26'd3: rd_data = rank_x[31:0];
                 26'd4: rd_data = {19'd0, itemf};
-                26'd5: rd_data = {10'd0, err_gate, err_code, cur, state};
+                26'd5: rd_data = {8'd0, rx_skip, drain, err_gate, err_code, cur, state};
                 26'd6: rd_data = esrc_x[31:0];
                 26'd7: rd_data = wdog;
+                26'd9: rd_data = {30'd0, ipend};
+                26'd10: rd_data = {30'd0, ien};
                 default: rd_data = 32'd0;
             endcase
+        else if (rd_q)
+            rd_data = tab_half;
     end
     assign prdata  = (acc_ph && !pwrite) ? rd_data : 32'd0;
     assign pready  = 1'b1;
-    assign pslverr = acc_ph && (pwrite ? !w_ok : !(is_ctrl && hidx < 26'd8) &&
-                                         !(in_g || in_r || in_dr || in_e || in_il));
+    assign pslverr = acc_ph && (pwrite ? !w_ok : !(is_ctrl && hidx < 26'd11) && !(in_tab && rd_q));
 
     // ------------------------------------------------------------------
     // Gate
@@ -259,17 +308,24 @@ module hx_barrier_unit #(
     wire [7:0]  cnt_n;             // received count of gate cur+1 (forwarded)
     wire [63:0] val_n;             // its combined value (identity when cnt_n = 0)
     wire        send_done = (ri == cw_count);
-    wire        do_arrive = rearm && arrive && !w_ctrl;
-    wire        chk       = waiting && send_done;
+    // An arrival the unit cannot take in its cycle (a CTRL or ABORT write
+    // in it, or the unit draining) is held (arr_q) and taken in the first
+    // cycle it can be.
+    wire        arr_in    = arrive || arr_q;
+    wire        arr_blk   = w_ctrl || w_abort || drain || rd_setup || rd_q;
+    wire        do_arrive = rearm && arr_in && !arr_blk;
+    wire [63:0] opd_in    = arr_q ? opd_q : operand;
+    // An ABORT write wins over the gate check of its cycle.
+    wire        chk       = waiting && send_done && !w_abort;
     wire        do_pass   = chk && (cnt_n == need_n);
-    wire        over_chk  = waiting && (cnt_n > need_n);
+    wire        over_chk  = waiting && !w_abort && (cnt_n > need_n);
     wire        rel_now   = (do_pass && gnext == gend) || (do_arrive && ng == 6'd0);
     wire [63:0] comb_n;
     hx_alu alu_gate (.op(opx), .a(acc), .b(val_n), .y(comb_n));
     wire [63:0] acc_n = self_n ? comb_n : val_n;
 
     // Next cur, and from it the gate word the next cycle needs.
-    wire [5:0] cur_nx = w_ctrl ? 6'd0 : do_arrive ? 6'd1 : do_pass ? gnext : cur;
+    wire [5:0] cur_nx = (w_ctrl || w_abort) ? 6'd0 : do_arrive ? 6'd1 : do_pass ? gnext : cur;
     wire [5:0] gend_nx = w_ctrl ? pwdata[13:8] + 6'd1 : gend;
     /* verilator lint_off UNUSED */
     wire [5:0] ga_nx  = (cur_nx == 6'd0 || cur_nx == gend_nx) ? 6'd1 : cur_nx + 6'd1;
@@ -283,12 +339,14 @@ module hx_barrier_unit #(
     // In ERROR a unit sends only to finish the packet it began: a half
     // packet would hold its switch path, shared with others, for good.
     wire finishing  = en && failed && !is_head_tx && (cur != 6'd0) && (cur != gend);
-    wire do_send    = (waiting || finishing) && !send_done && inj_ok;   // = req_tx && inj_ok
+    // After an ABORT write mid-packet (drain) the unit sends the rest of
+    // that packet the same way.
+    wire do_send    = (waiting || finishing || drain) && !send_done && inj_ok;   // = req_tx && inj_ok
     wire          d_tail;          // data mode: last flit of the route's last item
     wire [FW-1:0] d_tx;            // data mode: payload flit (ItemWord)
     wire is_tail_tx = dmode ? d_tail : (fi == npay);
 
-    wire req_tx     = (waiting || finishing) && !send_done;
+    wire req_tx     = (waiting || finishing || drain) && !send_done;
     // EXT = 1: the node's grant replaces the counter (then unused: synthesis
     // removes it).
     wire cr_ok;
@@ -442,7 +500,9 @@ module hx_barrier_unit #(
 
     // Errors at the pop (docs/registers.md, "Status and errors"); the
     // first one is kept.
-    wire pop      = ej_ready;
+    // After an ABORT write with a packet open (rx_skip) the rest of that
+    // packet, up to its tail, is popped and discarded: no count, no error.
+    wire pop      = ej_ready && !rx_skip;
     wire g_range  = pkt_gate >= 6'd2 && pkt_gate <= gend;
     wire e_norank = pop && !en;
     wire e_badg   = pop && en && rx_head && !g_range;
@@ -463,7 +523,7 @@ module hx_barrier_unit #(
     wire e_crc_d  = pop && en && dmode && crc_bad;
     wire tail_ok  = pop && en && rx_tail && g_range && !e_badg && !e_short && !e_flits && !e_crc_v;
     wire e_over   = tail_ok && waiting && pkt_gate <= cur_nx && pkt_bank == it;   // the other bank: the next iteration
-    wire count_it = tail_ok && !e_over && !failed;
+    wire count_it = tail_ok && !e_over && !failed && !w_abort;
     wire e_pop1   = e_norank || e_badg || e_short || e_flits || e_crc_v || e_over;
     wire e_dsel   = !e_pop1 && (e_seq || e_crc_d);   // SEQ or data CRC wins: the message's gate, source
     wire e_pop    = e_pop1 || e_seq || e_crc_d;
@@ -473,7 +533,7 @@ module hx_barrier_unit #(
     /* verilator lint_off UNUSED */
     wire [RB+15:0] gsrc_x = {{RB{1'b0}}, gsrc};
     /* verilator lint_on UNUSED */
-    wire progress = do_arrive || do_pass || do_send || pop || over_chk;
+    wire progress = do_arrive || do_pass || do_send || ej_ready || over_chk;
     wire e_tmo    = waiting && !progress && wdog != 32'd0 && {1'b0, idle} + 33'd1 >= {1'b0, wdog};
     wire [7:0] e_code = e_norank ? 8'd2 : e_badg ? 8'd1 : e_short ? 8'd3 : e_flits ? 8'd4 :
                         e_crc_v ? 8'd6 : e_over ? 8'd5 : e_seq ? 8'd7 : e_crc_d ? 8'd6 :
@@ -481,7 +541,7 @@ module hx_barrier_unit #(
     wire [5:0] e_gate = e_dsel ? pkt_gate : e_pop ? ((rx_head || rx_open) ? pkt_gate : 6'd0) : gnext;
     wire [RB-1:0] e_src = e_dsel ? pkt_src : e_pop ? ((rx_head || rx_open) ? pkt_src : {RB{1'b0}}) :
                           (!over_chk && e_tmo) ? gsrc_x[RB-1:0] : {RB{1'b0}};
-    wire err_now  = !failed && (e_pop || over_chk || e_tmo);
+    wire err_now  = !failed && !w_abort && (e_pop || over_chk || e_tmo);
 
     // Receive RAM: two read ports (gate check at ga_nx, count at the
     // popped tail's gate), one write port (the count, one cycle after the
@@ -549,8 +609,9 @@ module hx_barrier_unit #(
             assign xv_rel = {XDEP{1'b1}};
         end
     endgenerate
-    wire          p1_keep = p1_v && !(rel_now && p1_b == it);
-    wire [XDEP-1:0] xv_clr = (rel_now ? xv_rel : {XDEP{1'b0}}) |
+    // An ABORT write clears every bit, and drops the count in flight.
+    wire          p1_keep = p1_v && !(rel_now && p1_b == it) && !w_abort;
+    wire [XDEP-1:0] xv_clr = (rel_now ? xv_rel : {XDEP{1'b0}}) | (w_abort ? {XDEP{1'b1}} : {XDEP{1'b0}}) |
                              ((w_g && !p1_v) ? (xv_one << xidx(1'b0, widx[5:0])) | (xv_one << xidx(1'b1, widx[5:0])) : {XDEP{1'b0}});
     wire [XDEP-1:0] xv_set = p1_keep ? xv_one << p1_a : {XDEP{1'b0}};
     always @(posedge clk) begin
@@ -574,7 +635,7 @@ module hx_barrier_unit #(
     wire [56:0]      g_wd = {wword[63:48], wword[40:0]};
     reg              g_byp;
     wire [GW-1:0]    g_wa = widx[GW-1:0];
-    wire [GW-1:0]    g_ra = ga_nx[GW-1:0];
+    wire [GW-1:0]    g_ra = rd_setup ? widx[GW-1:0] : ga_nx[GW-1:0];
     always @(posedge clk) begin
         if (w_g)
             gmem[g_wa] <= g_wd;
@@ -589,7 +650,7 @@ module hx_barrier_unit #(
     reg  [RWW-1:0]   r_q, r_wq;
     reg              r_byp;
     wire [RTW-1:0]   r_wa = widx[RTW-1:0];
-    wire [RTW-1:0]   r_ra = ra_nx16[RTW-1:0];
+    wire [RTW-1:0]   r_ra = rd_setup ? widx[RTW-1:0] : ra_nx16[RTW-1:0];
     wire [RWW-1:0]   r_wd;
     generate
         if (CHB != 0) begin : g_rwd_ch   // the channel in bits 63..56 of the word
@@ -606,11 +667,22 @@ module hx_barrier_unit #(
         r_wq  <= r_wd;
     end
     assign rw = r_byp ? r_wq : r_q;
+    // Readback of gate and route words (the fields the RAMs hold).
+    wire [31:0] rt_hi;
+    generate
+        if (CHB != 0) begin : g_rrd_ch
+            assign rt_hi = ({{(32-CHB){1'b0}}, rw[RB+AB +: CHB]} << 24) | {{(32-RB){1'b0}}, rw[AB +: RB]};
+        end else begin : g_rrd
+            assign rt_hi = {{(32-RB){1'b0}}, rw[AB +: RB]};
+        end
+    endgenerate
+    assign tab_rd = in_g ? gw : in_r ? {rt_hi, {{(32-AB){1'b0}}, rw[AB-1:0]}} : tab_rd_d;
 
     // ------------------------------------------------------------------
     // Transfer engine (DATA = 1, docs/transfers.md)
     // ------------------------------------------------------------------
     wire [63:0] d_sum_n;   // checksum of the message including the popped flit
+    wire [63:0] tab_rd_d;  // readback of a data-engine table word
 `ifndef SYNTHESIS
     // The simulation-only payload check is on unless a testbench that
     // injects faults turns it off (hierarchically, at time 0).
@@ -659,7 +731,7 @@ module hx_barrier_unit #(
             reg  [31:0]    il_q, il_wq;
             reg            il_byp;
             wire [ILW-1:0] il_wa = hidx[ILW-1:0];
-            wire [ILW-1:0] il_ra = il_a[ILW-1:0];
+            wire [ILW-1:0] il_ra = rd_setup ? hidx[ILW-1:0] : il_a[ILW-1:0];
             always @(posedge clk) begin
                 if (w_il)
                     ilmem[il_wa] <= pwdata;
@@ -674,6 +746,7 @@ module hx_barrier_unit #(
             /* verilator lint_on UNUSED */
             assign d_tx   = s_x[FW-1:0];
             assign d_tail = !is_head_tx && s_jl && (sk + 24'd1 == drw[47:24]);
+
 
             always @(posedge clk) begin
                 if (rst) begin
@@ -714,6 +787,10 @@ module hx_barrier_unit #(
                 if (do_wr && hi && in_e)
                     emem[widx[GW-1:0]] <= wword;
             wire [63:0]  grx    = emem[pkt_gate[GW-1:0]];
+            // Readback: the RAMs read in the setup cycle (the expected
+            // words are registers, read as they stand).
+            wire [63:0]  ex_rd  = emem[widx[GW-1:0]];
+            assign tab_rd_d = in_dr ? drw : in_e ? ex_rd : {32'd0, ilw};
             /* verilator lint_off UNUSED */
             wire [RB+15:0] src_x = {16'd0, pkt_src};
             /* verilator lint_on UNUSED */
@@ -773,6 +850,8 @@ module hx_barrier_unit #(
             always @(posedge clk) begin
                 if (rst) begin
                     rp <= 24'd0; rend <= 25'd0; rj <= 12'd0; rbusy <= 1'b0;
+                end else if (w_abort) begin
+                    rbusy <= 1'b0;
                 end else if (pop && en && dmode) begin
                     if (rx_head) begin
                         rp    <= grx[23:0];
@@ -823,9 +902,25 @@ module hx_barrier_unit #(
             assign d_tail  = 1'b0;
             assign d_sum_n = 64'd0;
             assign seq_bad = 1'b0;
+            assign tab_rd_d = 64'd0;
             wire _unused_ok = &{1'b0, w_dr, w_il, itemf};
         end
     endgenerate
+
+    // Flit index after the edge: 0 at a head to send.
+    wire [FIW-1:0] fi_nx = (do_arrive || do_pass) ? FZERO :
+                           !do_send ? fi :
+                           is_tail_tx ? FZERO :
+                           (!dmode || is_head_tx) ? fi + FONE : fi;   // data mode: fi = 1 from the head to the tail
+
+    // Interrupt (docs/registers.md): pending bits set by the edge that ends
+    // the cycle of a release or a recorded error, cleared by a write of 1
+    // (an event of the write's own cycle wins); irq is registered from the
+    // pending and enable bits as that edge leaves them.
+    wire [1:0] iset     = {err_now && !w_ctrl, rel_now};
+    wire [1:0] ipend_nx = (ipend & ~(w_ist ? pwdata[1:0] : 2'd0)) | iset;
+    wire [1:0] ien_nx   = w_ien ? pwdata[1:0] : ien;
+    assign irq = irq_q;
 
     // ------------------------------------------------------------------
     // Registers
@@ -839,6 +934,16 @@ module hx_barrier_unit #(
             myrank   <= {RB{1'b0}};
             itemf    <= 13'd1;
             wlo      <= 32'd0;
+            wlo_a    <= 28'd0;
+            wlo_v    <= 1'b0;
+            rd_q     <= 1'b0;
+            ipend    <= 2'd0;
+            ien      <= 2'd0;
+            irq_q    <= 1'b0;
+            drain    <= 1'b0;
+            rx_skip  <= 1'b0;
+            arr_q    <= 1'b0;
+            opd_q    <= 64'd0;
             err_code <= 8'd0;
             err_gate <= 6'd0;
             err_src  <= {RB{1'b0}};
@@ -865,8 +970,33 @@ module hx_barrier_unit #(
             p1_val   <= 64'd0;
         end else begin
             // configuration
+            if (w_lo) begin
+                wlo   <= pwdata;
+                wlo_a <= paddr[30:3];
+            end
+            // staged: from a low half to the high half that commits it
             if (w_lo)
-                wlo <= pwdata;
+                wlo_v <= 1'b1;
+            else if (do_wr && hi && in_w)
+                wlo_v <= 1'b0;
+            if (w_ien)
+                ien <= pwdata[1:0];
+            rd_q <= rd_setup;
+            ipend <= ipend_nx;
+            irq_q <= |(ipend_nx & ien_nx);
+            // abort: the rest of a half-sent packet, of a half-received one
+            if (w_abort)
+                drain <= fi_nx != FZERO;
+            else if (do_send && is_tail_tx)
+                drain <= 1'b0;
+            if (w_abort)
+                rx_skip <= ej_ready ? !rx_tail && (rx_head || rx_open || rx_skip) : (rx_open || rx_skip);
+            else if (ej_ready && rx_tail)
+                rx_skip <= 1'b0;
+            // a held arrival
+            if (!arr_q && arrive)
+                opd_q <= operand;
+            arr_q <= arr_in && arr_blk;
             if (w_ctrl) begin
                 en    <= pwdata[0];
                 op    <= pwdata[3:1];
@@ -890,7 +1020,7 @@ module hx_barrier_unit #(
             if (pop)
                 r_crc <= r_crc_n;
             // errors: the first is kept until CTRL is written
-            if (w_ctrl) begin
+            if (w_ctrl || w_abort) begin
                 err_code <= 8'd0;
                 err_gate <= 6'd0;
                 err_src  <= {RB{1'b0}};
@@ -902,7 +1032,7 @@ module hx_barrier_unit #(
             // gate
             cur <= cur_nx;
             if (do_arrive) begin
-                acc      <= (opx == 3'd0) ? 64'd0 : operand;
+                acc      <= (opx == 3'd0) ? 64'd0 : opd_in;
                 cw_start <= gw[15:0];
                 cw_count <= gw[31:16];
             end else if (do_pass) begin
@@ -912,14 +1042,7 @@ module hx_barrier_unit #(
             end
             // send (never in a cycle with do_arrive or do_pass)
             ri <= ri_nx;
-            if (do_arrive || do_pass) begin
-                fi <= FZERO;
-            end else if (do_send) begin
-                if (is_tail_tx)
-                    fi <= FZERO;
-                else if (!dmode || is_head_tx)
-                    fi <= fi + FONE;    // data mode: fi = 1 from the head to the tail
-            end
+            fi <= fi_nx;
             // receive
             if (pop) begin
                 if (rx_head) begin
@@ -932,11 +1055,13 @@ module hx_barrier_unit #(
                     rx_val  <= pkt_val;
                     rx_idx  <= rx_idx + FONE;
                 end
-                rx_open <= !rx_tail;
+                rx_open <= !rx_tail && !w_abort;   // an ABORT closes it (rx_skip takes over)
+            end else if (w_abort) begin
+                rx_open <= 1'b0;
             end
             // A count of the bank the release clears is not written; one of
             // the other bank (a loop's next iteration) is.
-            p1_v   <= count_it && !(rel_now && pkt_bank == it);
+            p1_v   <= count_it && !(rel_now && pkt_bank == it);   // (count_it is 0 with w_abort)
             p1_g   <= pkt_gate;
             p1_b   <= pkt_bank;
             p1_val <= pkt_val;
@@ -984,7 +1109,7 @@ module hx_barrier_unit #(
             ev_recv_from  <= pkt_src;
             ev_recv_gate  <= pkt_gate;
             ev_recv_value <= dmode ? d_sum_n : pkt_val;
-            ev_error      <= err_now && !w_ctrl;
+            ev_error      <= err_now && !w_ctrl;   // (err_now is 0 with w_abort)
             ev_err_code   <= e_code;
             ev_err_gate   <= e_gate;
             ev_err_src    <= e_src;

@@ -67,6 +67,7 @@ module hx_tile #(
     output [31:0]                      prdata,
     output                             pready,
     output                             pslverr,
+    output                             irq,        // the unit's interrupt (a node: its channels' OR); docs/registers.md, "Interrupt"
     // link ports to the crossbars, dimension k at [k] / [k*(FW+CB+2) +: FW+CB+2]
     output [NDIM-1:0]                  up_valid,
     output [NDIM*(FW+CB+2)-1:0]        up_flit,
@@ -100,7 +101,7 @@ module hx_tile #(
                 .inj_valid(inj_valid), .inj_flit(inj_flit), .inj_credit(inj_credit),
                 .ej_valid(ej_valid), .ej_flit(ej_flit), .ej_credit(ej_credit),
                 .psel(usel), .penable(penable), .pwrite(pwrite), .paddr(paddr), .pwdata(pwdata),
-                .prdata(u_rd), .pready(u_rdy), .pslverr(u_err)
+                .prdata(u_rd), .pready(u_rdy), .pslverr(u_err), .irq(irq)
             );
         end else begin : g_node
             hx_barrier_node #(.NCH(NCH), .FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(MAXG), .NRT(NRT),
@@ -111,7 +112,7 @@ module hx_tile #(
                 .inj_valid(inj_valid), .inj_flit(inj_flit), .inj_credit(inj_credit),
                 .ej_valid(ej_valid), .ej_flit(ej_flit), .ej_credit(ej_credit),
                 .psel(usel), .penable(penable), .pwrite(pwrite), .paddr(paddr), .pwdata(pwdata),
-                .prdata(u_rd), .pready(u_rdy), .pslverr(u_err)
+                .prdata(u_rd), .pready(u_rdy), .pslverr(u_err), .irq(irq)
             );
         end
     endgenerate

@@ -20,7 +20,7 @@ module node_apb_tb;
     reg             psel = 1'b0, penable = 1'b0, pwrite = 1'b0;
     reg  [31:0]     paddr = 32'd0, pwdata = 32'd0;
     wire [31:0]     prdata;
-    wire            pready, pslverr;
+    wire            pready, pslverr, irq;
     reg  [NCH-1:0]  arrive = {NCH{1'b0}};
     wire [NCH-1:0]  released;
     /* verilator lint_off UNUSED */
@@ -36,7 +36,8 @@ module node_apb_tb;
         .inj_valid(inj_valid), .inj_flit(inj_flit), .inj_credit(1'b0),
         .ej_valid(ej_valid), .ej_flit(ej_flit), .ej_credit(ej_credit),
         .psel(psel), .penable(penable), .pwrite(pwrite), .paddr(paddr),
-        .pwdata(pwdata), .prdata(prdata), .pready(pready), .pslverr(pslverr)
+        .pwdata(pwdata), .prdata(prdata), .pready(pready), .pslverr(pslverr),
+        .irq(irq)
     );
 
     // xfer: one transfer, driven on falling edges; returns at the edge that
@@ -120,10 +121,18 @@ module node_apb_tb;
         // channel 1 takes its writes meanwhile: G = 0, then arrives
         expect_wr(32'h0100_0008, 32'h001, 1'b0);
         expect_rd(32'h0100_0008, 32'h001, 1'b0);
+        expect_wr(32'h0000_001C, 32'd0, 1'b0);              // WATCHDOG: taken in WAIT
+        expect_wr(32'h0100_0028, 32'd1, 1'b0);              // channel 1: irq on release
         @(negedge clk) arrive <= 3'b010;
         @(negedge clk) arrive <= 3'b000;
         if (released !== 3'b010)
             $fatal(1, "node_apb_tb: released %b after channel 1's arrival, expected 010", released);
+        if (irq !== 1'b1)
+            $fatal(1, "node_apb_tb: no irq after channel 1's release");
+        expect_rd(32'h0000_0024, 32'd0, 1'b0);              // channel 0: nothing pending
+        expect_wr(32'h0100_0024, 32'd1, 1'b0);
+        if (irq !== 1'b0)
+            $fatal(1, "node_apb_tb: irq after clearing channel 1's IRQ_STATUS");
         // ejection: a head for channel 0 gate 2 releases it; one for
         // channel 2 (no rank) is the node's NORANK
         flit(3'd0, 6'd2, 2'd1);

@@ -29,7 +29,9 @@
 # as pulses, a credit that frees no entry) must fail one of them; the
 # switch's configuration port is checked on its own (sw_apb_tb.v), as is
 # the barrier node's (node_apb_tb.v: channel select, busy channel, NORANK,
-# with mutants that must fail it), its
+# irq, with mutants that must fail it), the unit's software controls
+# (unit_soft_tb.v: ABORT, WATCHDOG in WAIT, irq, held arrivals, readback,
+# tagged staging), its
 # illegal-flit drops and DROPS register too (sw_drop_tb.v, and mutants of
 # the drop logic must fail it), its
 # routing exception CAM too (cam_tb.v, and yosys with E = 3), and the
@@ -416,6 +418,30 @@ nodemutant() {   # nodemutant NAME SED-EXPRESSION
 nodemutant every_channel 's/assign c_sel\[gc\] = psel \&\& cok \&\& csel == gc;/assign c_sel[gc] = psel \&\& cok;/'
 nodemutant no_norank     's/wire          nrk   = ready \&\& !taken;/wire          nrk   = 1'"'"'b0;/'
 nodemutant head_to_ch0   's/wire \[7:0\] tgt = f_head ? h_ch :/wire [7:0] tgt = f_head ? 8'"'"'d0 :/'
+nodemutant irq_ch0_only 's/assign irq = |c_irq;/assign irq = c_irq[0];/'
+
+echo "== barrier unit software controls (unit_soft_tb)"
+# hx_barrier_unit: ABORT, WATCHDOG in WAIT, irq, held arrivals, readback,
+# tagged staging (docs/registers.md, "Software control"); verilog's
+# TestUnitSoftControls runs its mutants.
+if iverilog -g2005 -Wall -o "$WORK/unit_soft.vvp" "$HERE/unit_soft_tb.v" \
+        "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_alu.v" "$RTL/hx_barrier_unit.v" >"$WORK/unit_soft.iv" 2>&1 &&
+        [ ! -s "$WORK/unit_soft.iv" ] &&
+        (cd "$WORK" && vvp -n "$WORK/unit_soft.vvp") >"$WORK/unit_soft.out" 2>&1 &&
+        [ "$(cat "$WORK/unit_soft.out")" = "unit_soft_tb: PASS" ]; then
+    pass "unit_soft_tb: hx_barrier_unit software controls"
+else
+    fail "unit_soft_tb"; cat "$WORK/unit_soft.iv" "$WORK/unit_soft.out" 2>/dev/null | sed 's/^/     /' | head
+fi
+if iverilog -g2005 -Wall -o "$WORK/unit_read.vvp" "$HERE/unit_read_tb.v" \
+        "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_alu.v" "$RTL/hx_barrier_unit.v" >"$WORK/unit_read.iv" 2>&1 &&
+        [ ! -s "$WORK/unit_read.iv" ] &&
+        (cd "$WORK" && vvp -n "$WORK/unit_read.vvp") >"$WORK/unit_read.out" 2>&1 &&
+        [ "$(cat "$WORK/unit_read.out")" = "unit_read_tb: PASS" ]; then
+    pass "unit_read_tb: a data unit's table readback"
+else
+    fail "unit_read_tb"; cat "$WORK/unit_read.iv" "$WORK/unit_read.out" 2>/dev/null | sed 's/^/     /' | head
+fi
 
 echo "== switch illegal flits and DROPS (sw_drop_tb)"
 # Out-of-grid heads and their packets, orphans, a head inside a packet (a

@@ -1,0 +1,287 @@
+package verilog
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hxbar/hxbar/barrierunit"
+	"github.com/hxbar/hxbar/barrierunit/regmap"
+	"github.com/hxbar/hxbar/hw"
+)
+
+// stimCycle is one cycle's inputs of unit_stim_tb.
+type stimCycle struct {
+	psel, pen, pwr bool
+	addr, data     uint32
+	arrive         bool
+	operand        uint64
+	credit, ejv    bool
+	flit           uint64 // {head, tail, data[31:0]}
+}
+
+func b01(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// stimFlit is the RTL's ejection flit for f (FW 32, AB 2, RB 2; the
+// destination, rank 0, at address 0).
+func stimFlit(f hw.Flit) uint64 {
+	w := f.Data & 0xffffffff
+	if f.Head() {
+		w = uint64(f.Gate)<<4 | uint64(f.Src)<<2
+	}
+	return uint64(b01(f.Head()))<<33 | uint64(b01(f.Tail()))<<32 | w
+}
+
+// stimPort is the model's network for unit_stim_tb's scenario: a flit
+// pushed into the RTL's ejection FIFO in cycle c is popped in c+1; a
+// credit returned in c is usable from c+1 (2 at reset).
+type stimPort struct {
+	rx   map[int64]hw.Flit // by the cycle it is popped
+	give map[int64]bool
+	sent []string
+	nout []int64 // cycles of the flits sent
+}
+
+func (p *stimPort) CanInject(_ int, t int64) bool {
+	n := 2
+	for c := range p.give {
+		if c < t {
+			n++
+		}
+	}
+	for _, c := range p.nout {
+		if c < t {
+			n--
+		}
+	}
+	return n > 0
+}
+func (p *stimPort) Inject(_ int, f hw.Flit, t int64, _ int) {
+	d := f.Data & 0xffffffff
+	if f.Head() { // the head's data as the RTL builds it: address, source, gate
+		d = uint64(f.Gate)<<4 | uint64(f.Src)<<2 | 1 // destination rank 1 at address 1
+	}
+	p.sent = append(p.sent, fmt.Sprintf("F %d %d %d %x", t, b01(f.Head()), b01(f.Tail()), d))
+	p.nout = append(p.nout, t)
+}
+func (p *stimPort) RxPending(_ int, t int64) bool          { _, ok := p.rx[t]; return ok }
+func (p *stimPort) RxPop(_ int, t int64)                   { delete(p.rx, t) }
+func (p *stimPort) RxFront(_ int, t int64) (hw.Flit, bool) { f, ok := p.rx[t]; return f, ok }
+
+// softScenario is rank 0 of a 3-rank sum (rank 0 sends one packet to rank
+// 1; its end gate needs the packets of ranks 1 and 2) under software
+// control, cycles relative to the end of the configuration: an ABORT while
+// the unit waits with a packet half sent (no credit for its tail), a
+// signal of the episode counted and another half received, and an
+// arrival in the ABORT's cycle; the drain, the discard, the held arrival,
+// a fresh episode that releases (irq), an IRQ_STATUS clear and an error
+// (irq again).
+type softScenario struct {
+	aborts         []int64
+	clear, arrive2 int64
+	wdog           map[int64]uint32 // WATCHDOG writes, by access cycle
+	credits        []int64
+	push           map[int64]hw.Flit // pushed into the ejection FIFO
+}
+
+func newSoftScenario() *softScenario {
+	s := &softScenario{aborts: []int64{16}, clear: 45, arrive2: 16, push: map[int64]hw.Flit{}}
+	s.credits = []int64{22, 26, 27, 28}
+	pkt := func(src int32, v uint64, at int64) {
+		s.push[at] = hw.Flit{Flags: hw.FlitHead, Src: src, Gate: 2}
+		s.push[at+1] = hw.Flit{Data: v & 0xffffffff}
+		s.push[at+2] = hw.Flit{Flags: hw.FlitTail, Data: v >> 32}
+	}
+	pkt(1, 0x100000005, 6)                                    // counted, then aborted
+	s.push[12] = hw.Flit{Flags: hw.FlitHead, Src: 2, Gate: 2} // open at the abort ...
+	s.push[18] = hw.Flit{Data: 1}                             // ... its rest discarded
+	s.push[19] = hw.Flit{Flags: hw.FlitTail, Data: 2}
+	pkt(2, 3, 32)
+	pkt(1, 4, 36)
+	s.push[50] = hw.Flit{Flags: hw.FlitHead | hw.FlitTail, Src: 1, Gate: 9} // BADGATE
+	return s
+}
+
+// TestSoftControlsCosim runs softScenario on the Go model and on the RTL
+// (unit_stim_tb under Icarus): events, flits sent and irq must agree
+// cycle for cycle.
+func TestSoftControlsCosim(t *testing.T) {
+	t.Parallel()
+	iv, vvp := needTool(t, "iverilog"), needTool(t, "vvp")
+	s := &barrierunit.Schedule{Ranks: 3, Gates: 1, Routes: []barrierunit.Route{
+		{FromRank: 0, FromGate: 1, ToRank: 1, ToGate: 2, Distance: 1},
+		{FromRank: 1, FromGate: 1, ToRank: 0, ToGate: 2, Distance: 1},
+		{FromRank: 2, FromGate: 1, ToRank: 0, ToGate: 2, Distance: 2},
+	}}
+	tab, err := barrierunit.Flatten(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := regmap.NodeImage(&regmap.Tables{Tab: tab, Op: barrierunit.OpSum, Addr: regmap.RankAddr{0, 1, 2}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := append(regmap.Full(im), regmap.Write{Addr: regmap.AddrIRQEnable, Data: 3})
+	C := int64(2 * len(prog))
+	N := C + 60
+	// The second run aborts again in the cycle the fresh episode would
+	// release (the gate check's cycle: no release, no irq from it).
+	// The third writes WATCHDOG while the unit waits (2 cycles: it times
+	// out before the ABORT, which clears the error).
+	for i, extra := range [][]int64{nil, {40}, nil} {
+		sc := newSoftScenario()
+		sc.aborts = append(sc.aborts, extra...)
+		if i == 2 {
+			sc.wdog = map[int64]uint32{14: 2, 18: 0} // off again after the ABORT
+		}
+		want := modelSoft(t, tab, sc, C, N)
+		got := rtlSoft(t, iv, vvp, stimSoft(prog, sc, C, N))
+		if !slices.Equal(got, want) {
+			t.Errorf("aborts %v: RTL and model differ (configuration ends in cycle %d)\nRTL:\n%s\nmodel:\n%s", sc.aborts, C-1, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		for _, k := range []string{"E ", "F ", "I "} {
+			if !slices.ContainsFunc(want, func(l string) bool { return strings.HasPrefix(l, k) }) {
+				t.Errorf("aborts %v: the scenario has no %q line", sc.aborts, k)
+			}
+		}
+		if i == 2 {
+			if !slices.ContainsFunc(want, func(l string) bool { return strings.HasPrefix(l, fmt.Sprintf("E %d 5 2 8", C+15)) }) {
+				t.Errorf("watchdog: no TIMEOUT in cycle %d (last progress %d, WATCHDOG 2 from %d)", C+15, C+13, C+15)
+			}
+			continue
+		}
+		if rel := slices.ContainsFunc(want, func(l string) bool { return strings.HasPrefix(l, fmt.Sprintf("E %d 2 ", C+40)) }); rel != (extra == nil) {
+			t.Errorf("aborts %v: a release in cycle %d: %v", sc.aborts, C+40, rel)
+		}
+	}
+}
+
+// stimSoft is unit_stim_tb's stimulus: the configuration program from
+// cycle 0, then the scenario from cycle C.
+func stimSoft(prog regmap.Program, sc *softScenario, C, N int64) string {
+	cy := make([]stimCycle, N)
+	write := func(c int64, a, d uint32) {
+		cy[c] = stimCycle{psel: true, pwr: true, addr: a, data: d}
+		cy[c+1] = stimCycle{psel: true, pen: true, pwr: true, addr: a, data: d}
+	}
+	for i, w := range prog {
+		write(int64(2*i), w.Addr, w.Data)
+	}
+	for _, a := range sc.aborts {
+		write(C+a-1, regmap.AddrABORT, 0)
+	}
+	for a, v := range sc.wdog {
+		write(C+a-1, regmap.AddrWATCHDOG, v)
+	}
+	write(C+sc.clear-1, regmap.AddrIRQStatus, uint32(barrierunit.IrqRelease))
+	for c := C; c < N; c++ {
+		cy[c].operand = 0x55
+	}
+	cy[C+2].arrive, cy[C+2].operand = true, 7
+	cy[C+sc.arrive2].arrive, cy[C+sc.arrive2].operand = true, 9
+	for _, c := range sc.credits {
+		cy[C+c].credit = true
+	}
+	for c, f := range sc.push {
+		cy[C+c].ejv, cy[C+c].flit = true, stimFlit(f)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%x\n", N)
+	for _, x := range cy {
+		fmt.Fprintf(&b, "%x %x %x %x %x %x %x %x %x %x\n", b01(x.psel), b01(x.pen), b01(x.pwr), x.addr, x.data,
+			b01(x.arrive), x.operand, b01(x.credit), b01(x.ejv), x.flit)
+	}
+	return b.String()
+}
+
+// modelSoft runs the scenario on rank 0's unit of the model and returns
+// its lines in unit_stim_tb's format, sorted.
+func modelSoft(t *testing.T, tab *barrierunit.FlatTable, sc *softScenario, C, N int64) []string {
+	t.Helper()
+	u := barrierunit.NewUnits(tab, barrierunit.OpSum, 32, []int32{0, 1, 2}, []int64{C + 2, -1, -1}, []uint64{7, 0, 0})
+	p := &stimPort{rx: map[int64]hw.Flit{}, give: map[int64]bool{}}
+	for c, f := range sc.push {
+		p.rx[C+c+1] = f
+	}
+	for _, c := range sc.credits {
+		p.give[C+c] = true
+	}
+	var out []string
+	u.Emit = func(_ int, e barrierunit.Event) {
+		v := e.Value
+		if e.Kind == barrierunit.EvSend {
+			v = uint64(e.Rank)
+		}
+		out = append(out, fmt.Sprintf("E %d %d %d %x", e.Cycle, e.Kind, e.Gate, v))
+	}
+	irq := false
+	u.Progress = make([]int64, tab.Ranks)
+	wd := uint32(0) // WATCHDOG as it stands in cycle c
+	for c := C; c < N; c++ {
+		if slices.Contains(sc.aborts, c-C) {
+			if err := u.Abort(0, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		switch c {
+		case C + 10:
+			u.Arrive[0], u.Operand[0] = C+sc.arrive2, 9
+		case C + sc.clear:
+			u.ClearIrq(0, barrierunit.IrqRelease)
+		}
+		u.Eval(0, c, p, 0)
+		// the watchdog as sim runs it (after the units of cycle c)
+		if wd != 0 && u.Waiting(0) && u.Progress[0]+int64(wd) <= c {
+			u.Timeout(0, c, 0)
+		}
+		if v, ok := sc.wdog[c-C]; ok {
+			wd = v // from the next cycle on
+		}
+		u.Collect()
+		if on := u.IrqPending(0) != 0; on != irq && c+1 < N {
+			out = append(out, fmt.Sprintf("I %d %d", c+1, b01(on)))
+			irq = on
+		}
+	}
+	out = append(out, p.sent...)
+	slices.Sort(out)
+	return out
+}
+
+// rtlSoft runs unit_stim_tb on stim and returns its lines, sorted.
+func rtlSoft(t *testing.T, iv, vvp, stim string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "stim.txt"), []byte(stim), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rtl, err := filepath.Abs("rtl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := []string{filepath.Join(rtl, "test", "unit_stim_tb.v")}
+	for _, f := range []string{"hx_barrier_unit.v", "hx_alu.v", "hx_credit.v", "hx_fifo.v"} {
+		src = append(src, filepath.Join(rtl, f))
+	}
+	out, err := run(t, dir, time.Minute, iv, append([]string{"-g2005", "-Wall", "-o", "tb.vvp"}, src...)...)
+	if err != nil || out != "" {
+		t.Fatalf("iverilog (%v):\n%s", err, out)
+	}
+	out, err = run(t, dir, time.Minute, vvp, "-n", "tb.vvp")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err != nil || len(lines) == 0 || lines[len(lines)-1] != "END" {
+		t.Fatalf("unit_stim_tb (%v):\n%s", err, out)
+	}
+	lines = lines[:len(lines)-1]
+	slices.Sort(lines)
+	return lines
+}
