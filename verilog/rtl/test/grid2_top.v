@@ -128,6 +128,9 @@ module grid2_top #(
 
             wire         inj_valid, inj_credit, ej_valid, ej_credit;
             wire [W-1:0] inj_flit, ej_flit;
+            /* verilator lint_off UNUSED */
+            wire         irq;   // these smoke tops enable no interrupt
+            /* verilator lint_on UNUSED */
 
             hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(MAXG), .NRT(NRT)) bu (
                 .clk(clk), .rst(rst),
@@ -138,7 +141,7 @@ module grid2_top #(
                 .psel(cfg_psel[n]), .penable(cfg_penable[n]), .pwrite(cfg_pwrite[n]),
                 .paddr(cfg_paddr[32*n +: 32]), .pwdata(cfg_pwdata[32*n +: 32]),
                 .prdata(cfg_prdata[32*n +: 32]), .pready(cfg_pready[n]),
-                .pslverr(cfg_pslverr[n])
+                .pslverr(cfg_pslverr[n]), .irq(irq)
             );
 
             // injection / ejection, L = 1

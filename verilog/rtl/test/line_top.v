@@ -108,6 +108,9 @@ module line_top #(
             // barrier unit <-> exchanger port 0: injection and ejection, L = 1
             wire         inj_valid, inj_credit, ej_valid, ej_credit;
             wire [W-1:0] inj_flit, ej_flit;
+            /* verilator lint_off UNUSED */
+            wire         irq;   // these smoke tops enable no interrupt
+            /* verilator lint_on UNUSED */
 
             hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(MAXG), .NRT(NRT),
                               .DATA(DATA), .NIL(NIL)) bu (
@@ -119,7 +122,7 @@ module line_top #(
                 .psel(cfg_psel[n]), .penable(cfg_penable[n]), .pwrite(cfg_pwrite[n]),
                 .paddr(cfg_paddr[32*n +: 32]), .pwdata(cfg_pwdata[32*n +: 32]),
                 .prdata(cfg_prdata[32*n +: 32]), .pready(cfg_pready[n]),
-                .pslverr(cfg_pslverr[n])
+                .pslverr(cfg_pslverr[n]), .irq(irq)
             );
 
             hx_chan #(.W(W), .L(1)) inj (
