@@ -93,8 +93,31 @@ const (
 	DoneFile    = "hx_done.aig"   // the same model, arrivals as late as allowed: output 1 when the last episode is complete
 )
 
-// oldIrq is the irq connection of a unit in hx_top.
-var oldIrq = regexp.MustCompile(`, \.irq\(irq\[[0-9]+\]\)`)
+// An older unit (the pinned fixture of issue 20) lacks what today's tile
+// passes it: the parameters NBANK and CRC_POLY (unused with crc_bits 0 and
+// one bank) and the irq output (the tile's irq is then left undriven).
+var (
+	oldNbank = regexp.MustCompile(`,\s*\.NBANK\(NBANK\)`)
+	oldCrc   = regexp.MustCompile(`,\s*\.CRC_POLY\(CRC_POLY\)`)
+	oldIrq   = regexp.MustCompile(`, \.irq\(irq(\[[0-9]+\])?\)`)
+)
+
+// pinOldUnit adapts the top and the tile to an older unit that lacks them.
+func pinOldUnit(files map[string][]byte, unit []byte) {
+	for _, f := range []string{verilog.TopFile, "hx_tile.v"} {
+		text := files[f]
+		if !bytes.Contains(unit, []byte("NBANK")) {
+			text = oldNbank.ReplaceAll(text, nil)
+		}
+		if !bytes.Contains(unit, []byte("CRC_POLY")) {
+			text = oldCrc.ReplaceAll(text, nil)
+		}
+		if !bytes.Contains(unit, []byte("output               irq")) {
+			text = oldIrq.ReplaceAll(text, nil)
+		}
+		files[f] = text
+	}
+}
 
 // Build renders the proof of s. unit, when not nil, replaces the library's
 // hx_barrier_unit.v (unitName says what it is, for the report).
@@ -127,16 +150,7 @@ func Build(s Spec, unit []byte, unitName string) (*Job, error) {
 	}
 	if unit != nil {
 		j.Files["hx_barrier_unit.v"] = unit
-		// An older unit may lack parameters today's top passes (the old
-		// fixture has no CRC_POLY; with crc_bits 0 it is unused).
-		if !bytes.Contains(unit, []byte("CRC_POLY")) {
-			top := j.Files[verilog.TopFile]
-			j.Files[verilog.TopFile] = bytes.ReplaceAll(top, []byte(", .CRC_POLY(CRC_POLY)"), nil)
-		}
-		// ... or the irq output (the top's irq is then left undriven).
-		if !bytes.Contains(unit, []byte("output               irq")) {
-			j.Files[verilog.TopFile] = oldIrq.ReplaceAll(j.Files[verilog.TopFile], nil)
-		}
+		pinOldUnit(j.Files, unit)
 	}
 	progs, err := s.programs(d.Topo.Nodes)
 	if err != nil {
