@@ -13,11 +13,12 @@
 # usage: tools/pnrswitch/pnr.sh NAME P MODE XDIM [", .E(3)": more parameters]
 #   e.g. pnr.sh xbar0 4 1 0; pnr.sh exch 3 0 0; pnr.sh xbar1 4 1 1
 #   RTL=DIR takes the RTL from DIR (default verilog/rtl of this tree);
-#   the work directory is ${TMPDIR:-/tmp}/hxbar-pnrswitch-NAME.
+#   the work directory is a new ${TMPDIR:-/tmp}/hxbar-pnrswitch-NAME.XXXXXX
+#   (mktemp: never an existing path), printed first.
 set -e
 NAME=$1; P=$2; MODE=$3; XDIM=$4; EXTRA=${5:-}
 RTL=${RTL:-$(cd "$(dirname "$0")/../../verilog/rtl" && pwd)}
-D=${TMPDIR:-/tmp}/hxbar-pnrswitch-$NAME; rm -rf "$D"; mkdir -p "$D"; cd "$D"
+D=$(mktemp -d "${TMPDIR:-/tmp}/hxbar-pnrswitch-$NAME.XXXXXX"); echo "work directory: $D"; cd "$D"
 W=98
 NI=$((1 + P + P*W + P + 3 + 16 + 32))
 NO=$((P + P + P*W + 32 + 2))
