@@ -31,6 +31,10 @@ type Spec struct {
 	Algos  []hw.Algorithm // the schedules the RTL is built for
 	Seq    []hw.Algorithm // the episodes of this proof, in order
 	Window int            // every rank arrives in one of the first Window cycles its episode runs
+	// Fixed: episodes 1..Fixed run with every arrival at the window's end
+	// (no free input), and output bnd marks the cycle episode Fixed
+	// completes: a step proof's history (step.go). 0 in a sequence proof.
+	Fixed int
 }
 
 // Systems are the proofs make formal runs: on 3 and 4 nodes, every

@@ -50,6 +50,9 @@ func harness(j *Job, progs [][][]testbench.ConfigWrite) []byte {
 	p("    output         refused, // a configuration write refused (pslverr)\n")
 	p("    input  [%d:0]   bound,  // the cycle by which the last episode must be complete\n", cyclesWidth-1)
 	p("    output         late,   // ... and is not\n")
+	if j.Fixed > 0 {
+		p("    output         bnd,    // episode %d (the history's last) complete\n", j.Fixed)
+	}
 	p("    output         done    // the last episode complete\n")
 	p(");\n")
 	p("    localparam integer N = %d, E = %d, W = %d;\n", N, E, W)
@@ -126,7 +129,13 @@ func harness(j *Job, progs [][][]testbench.ConfigWrite) []byte {
 	p("    // runs; one that has not arrived in its first W-1 cycles arrives in\n")
 	p("    // the W-th. A mask, not an assume: the prefix before episode 1 runs\n")
 	p("    // is then a function of nothing free (simulated, see formal.ys).\n")
-	p("    wire [N-1:0]   arrive = (arr | {N{wc_c == %d'd%d}}) & ~arrived_c & {N{running && !init}};\n\n", CW, W-1)
+	if j.Fixed > 0 {
+		p("    // Episodes 1..%d are the history: every arrival at the window's end.\n", j.Fixed)
+		p("    wire [N-1:0]   arr_f = (ep_c <= %d'd%d) ? {N{1'b0}} : arr;\n", EW, j.Fixed)
+	} else {
+		p("    wire [N-1:0]   arr_f = arr;\n")
+	}
+	p("    wire [N-1:0]   arrive = (arr_f | {N{wc_c == %d'd%d}}) & ~arrived_c & {N{running && !init}};\n\n", CW, W-1)
 
 	p("    hx_top dut (\n")
 	p("        .clk(clk), .rst(init), .arrive(arrive), .operand({N*64{1'b0}}),\n")
@@ -165,6 +174,9 @@ func harness(j *Job, progs [][][]testbench.ConfigWrite) []byte {
 	p("    // Reached: the last episode complete (the bound's measure).\n")
 	p("    assign done    = ep == %d'd%d && run && &arrived && &released;\n", EW, E)
 	p("    assign late    = cyc == bound && !done && !done_q;\n")
+	if j.Fixed > 0 {
+		p("    assign bnd     = ep == %d'd%d && run && &arrived && &released;\n", EW, j.Fixed)
+	}
 	p("endmodule\n")
 	return b.Bytes()
 }
