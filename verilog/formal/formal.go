@@ -244,6 +244,13 @@ func PropertyScript(bound int) []byte {
 	return append(b, aiger(MapFile, AIGFile)...)
 }
 
+// aigerFlat is aiger for a model with assumptions ($assume cells, a step
+// proof's): without -miter, so that they become constraints; every output
+// is still a property ABC checks.
+func aigerFlat(mapFile, aigFile string) []byte {
+	return bytes.Replace(aiger(mapFile, aigFile), []byte(" -miter "), []byte(" "), 1)
+}
+
 // aiger lowers the design to AND gates and latches and writes it, every
 // output a bad state, flip-flops of unknown initial value given a free one.
 func aiger(mapFile, aigFile string) []byte {

@@ -73,20 +73,28 @@ func Run(ctx context.Context, j *Job, dir string) (r Result, err error) {
 	if _, err := tool(ctx, dir, "yosys", "-q", "-l", "yosys.log", "-s", ScriptFile); err != nil {
 		return r, fmt.Errorf("proof %s: yosys: %w (log: %s)", j.Name, err, filepath.Join(dir, "yosys.log"))
 	}
+	return r, check(ctx, j, dir, &r, false)
+}
+
+// check finds the longest run on the done model, then checks the
+// property's model to the bound with each margin in turn. step: the
+// model has assumptions (a step proof's), so the AIGER models are
+// written with them as constraints.
+func check(ctx context.Context, j *Job, dir string, r *Result, step bool) error {
 	out, err := tool(ctx, dir, "yosys-abc", "-c", fmt.Sprintf("read_aiger %s; %s; bmc3 -F 1000", DoneFile, reduce))
 	if err != nil {
-		return r, fmt.Errorf("proof %s: yosys-abc on %s: %w", j.Name, DoneFile, err)
+		return fmt.Errorf("proof %s: yosys-abc on %s: %w", j.Name, DoneFile, err)
 	}
 	f, ok := assertedFrame(out)
 	if !ok {
-		return r, fmt.Errorf("proof %s: the last episode never completes within 1000 frames (yosys-abc said: %s)", j.Name, lastLine(out))
+		return fmt.Errorf("proof %s: the last episode never completes within 1000 frames (yosys-abc said: %s)", j.Name, lastLine(out))
 	}
 	r.Longest = f
 	for _, m := range Margins {
 		r.Depth = f + m + 1
-		out, err = prove(ctx, j, dir, r.Depth)
+		out, err = prove(ctx, j, dir, r.Depth, step)
 		if err != nil {
-			return r, err
+			return err
 		}
 		r.Latches, r.Ands = stats(out)
 		if f, ok := assertedFrame(out); ok {
@@ -99,21 +107,25 @@ func Run(ctx context.Context, j *Job, dir string) (r Result, err error) {
 				r.Verdict, r.CexFrame, r.CexCycle, r.CexWhat = "", 0, 0, ""
 				continue
 			}
-			return r, nil
+			return nil
 		}
 		if n, ok := checkedFrames(out); ok && n >= r.Depth {
 			r.Verdict = Proved
-			return r, nil
+			return nil
 		}
-		return r, fmt.Errorf("proof %s: bmc3 stopped before frame %d (yosys-abc said: %s)", j.Name, r.Depth, lastLine(out))
+		return fmt.Errorf("proof %s: bmc3 stopped before frame %d (yosys-abc said: %s)", j.Name, r.Depth, lastLine(out))
 	}
-	return r, fmt.Errorf("proof %s: some arrivals leave the last episode incomplete %d frames after the longest run", j.Name, Margins[len(Margins)-1])
+	return fmt.Errorf("proof %s: some arrivals leave the last episode incomplete %d frames after the longest run", j.Name, Margins[len(Margins)-1])
 }
 
 // prove writes the property's model with the last episode due in frame
 // depth-1 and checks depth frames; it returns what bmc3 said.
-func prove(ctx context.Context, j *Job, dir string, depth int) ([]byte, error) {
-	if err := outfile.WriteFile(filepath.Join(dir, PropFile), PropertyScript(j.Prefix+depth-1), 0o644); err != nil {
+func prove(ctx context.Context, j *Job, dir string, depth int, step bool) ([]byte, error) {
+	script := PropertyScript(j.Prefix + depth - 1)
+	if step {
+		script = bytes.Replace(script, []byte(" -miter "), []byte(" "), 1)
+	}
+	if err := outfile.WriteFile(filepath.Join(dir, PropFile), script, 0o644); err != nil {
 		return nil, fmt.Errorf("proof %s: %w", j.Name, err)
 	}
 	if _, err := tool(ctx, dir, "yosys", "-q", "-l", "property.log", "-s", PropFile); err != nil {
@@ -186,6 +198,9 @@ func failedAssert(out []byte, dir string) string {
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		if len(f) == 4 && f[0] == "output" && f[1] == idx {
+			if f[3] == "moved" {
+				return movedWhat(dir, f[2])
+			}
 			if c, ok := checks[f[3]]; ok {
 				return c
 			}
@@ -200,6 +215,21 @@ var checks = map[string]string{
 	"early":   "a rank released before every rank of its episode arrived",
 	"refused": "a configuration write refused (pslverr)",
 	"late":    "the last episode not complete by the bound",
+	"moved":   "a register left the boundary state of the class the episode ends in",
+}
+
+// movedWhat names the register of bit of output moved (moved.txt).
+func movedWhat(dir, bit string) string {
+	what := checks["moved"]
+	data, err := inputfile.Read(filepath.Join(dir, "moved.txt"))
+	if err != nil {
+		return what
+	}
+	names := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if i, err := strconv.Atoi(bit); err == nil && i < len(names) {
+		return what + ": " + strings.TrimPrefix(names[i], "\\dut.")
+	}
+	return what
 }
 
 func lastLine(out []byte) string {

@@ -3,6 +3,7 @@ package formal
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hxbar/hxbar/hw"
@@ -79,5 +80,60 @@ func TestHarnessHistory(t *testing.T) {
 			want[i] = W - 1
 		}
 		checkArrivals(t, "line3-bdb fixed 2", run(offs), want, N, E, W)
+	}
+}
+
+// TestStepModel edits a small boundary model: a free register loses its
+// initial value, a free FIFO's pointers are tied by an assumption, and
+// moved compares the defined bits of every other register in done.
+func TestStepModel(t *testing.T) {
+	il := []byte(`module \hx_formal
+  attribute \init 3'101
+  wire width 3 \dut.u.a
+  attribute \init 1'1
+  attribute \src "x.v:1"
+  wire \dut.u.idle
+  attribute \init 2'10
+  wire width 2 \dut.x.fifo.rp
+  attribute \init 2'10
+  wire width 2 \dut.x.fifo.wp
+  attribute \init 1'0
+  wire \cyc
+  wire output 3 \done
+  wire input 1 \clk
+end
+`)
+	diff := map[string]bool{"fifo": true}
+	free := func(n string) bool { return Free(diff, n) }
+	st := inits(il, `\dut.`)
+	if st[`\dut.u.a`] != "101" || st[`\dut.u.idle`] != "1" || len(st) != 4 {
+		t.Fatalf("inits: %v", st)
+	}
+	next := State{`\dut.u.a`: "1x0", `\dut.u.idle`: "0", `\dut.x.fifo.rp`: "01", `\dut.x.fifo.wp`: "01"}
+	out, names, err := stepModel(il, free, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := string(out)
+	if got := inits(out, `\dut.`); len(got) != 1 || got[`\dut.u.a`] != "101" {
+		t.Errorf("initial values kept: %v, want only dut.u.a's", got)
+	}
+	if !slices.Equal(names, []string{`\dut.u.a`}) {
+		t.Errorf("compared %v, want [\\dut.u.a]", names)
+	}
+	for _, want := range []string{
+		"wire width 1 output 4 \\moved",
+		"connect \\A { \\dut.u.a [2] \\dut.u.a [0] }",
+		"connect \\B 2'10",
+		"connect \\B \\done",
+		"cell $assume",
+		"connect \\A \\dut.x.fifo.rp\n    connect \\B \\dut.x.fifo.wp",
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("model lacks %q:\n%s", want, m)
+		}
+	}
+	if !strings.HasSuffix(m, "end\n") || strings.Count(m, "\nend\n") != 1 {
+		t.Errorf("model does not end its module once:\n%s", m)
 	}
 }
