@@ -128,6 +128,20 @@ func (s *Spec) tablesKey(seq []hw.Algorithm) (string, error) {
 	return b.String(), nil
 }
 
+// StepSystems are the systems make formal proves step by step: the
+// systems of Systems, each with both schedules, any sequence of episodes.
+func StepSystems() []Spec {
+	algos := []hw.Algorithm{hw.AlgoButterfly, hw.AlgoDissemination}
+	var out []Spec
+	for _, dims := range [][]int{{3}, {4}} {
+		out = append(out, Spec{Name: fmt.Sprintf("line%d", dims[0]), Dims: dims, Algos: algos, Window: 6})
+	}
+	return out
+}
+
+// HistoryName names a history: b and d per episode.
+func HistoryName(seq []hw.Algorithm) string { return seqName(seq) }
+
 // seqName is a history as the proofs name it: b and d per episode.
 func seqName(seq []hw.Algorithm) string {
 	var b strings.Builder

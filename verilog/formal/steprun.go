@@ -171,15 +171,17 @@ func Free(groups map[string]bool, name string) bool {
 
 // Group is the group of a register for Free: its last two path
 // components (bu.xa_q: the same register of every unit), or "fifo" for
-// every FIFO's pointers and words (their contents rotate with the
-// pointers; the pointers stay tied, see stepModel).
+// every register inside a FIFO instance (its pointers and words: the
+// contents rotate with the pointers, which stay tied, see stepModel).
 func Group(name string) string {
 	parts := strings.Split(name, ".")
 	if len(parts) < 2 {
 		return name
 	}
-	if strings.HasSuffix(parts[len(parts)-2], "fifo") {
-		return "fifo"
+	for _, p := range parts[1 : len(parts)-1] {
+		if strings.HasSuffix(p, "fifo") {
+			return "fifo"
+		}
 	}
 	return parts[len(parts)-2] + "." + parts[len(parts)-1]
 }

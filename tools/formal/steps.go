@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/hxbar/hxbar/verilog/formal"
+)
+
+// stepReport is one system's step proofs, as -json writes them.
+type stepReport struct {
+	System  string          `json:"system"`
+	Unit    string          `json:"unit"`
+	Classes []string        `json:"classes"`     // each class's representative history
+	Free    []string        `json:"free_groups"` // register groups left free
+	Steps   []formal.Result `json:"steps"`
+	Verdict string          `json:"verdict"` // proved, or counterexample
+	Error   string          `json:"error,omitempty"`
+}
+
+// runSteps runs the step proofs of every system matching only (the RTL
+// must prove every step) and of those matching oldRe with the old unit
+// (some step must find an early release), jobs systems at a time.
+func runSteps(ctx context.Context, jobs int, out string, onlyRx, oldRx *regexp.Regexp, oldUnit []byte, jsonOut string) error {
+	type task struct {
+		spec formal.Spec
+		old  bool
+	}
+	var tasks []task
+	for _, s := range formal.StepSystems() {
+		if oldRx != nil && oldRx.MatchString(s.Name) {
+			tasks = append(tasks, task{s, true})
+		}
+	}
+	for _, s := range formal.StepSystems() {
+		if onlyRx.MatchString(s.Name) {
+			tasks = append(tasks, task{s, false})
+		}
+	}
+	if len(tasks) == 0 {
+		return fmt.Errorf("-run %q matches no system (%s)", onlyRx, strings.Join(stepNames(), ", "))
+	}
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return fmt.Errorf("-out: %w", err)
+	}
+	reports := make([]stepReport, len(tasks))
+	next := make(chan int)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Go(func() {
+			for i := range next {
+				t := tasks[i]
+				var unit []byte
+				name, dir := "", filepath.Join(out, t.spec.Name)
+				if t.old {
+					unit, name, dir = oldUnit, "old unit 01691af", dir+"-old"
+				}
+				log := func(r formal.Result, err error) {
+					mu.Lock()
+					defer mu.Unlock()
+					stepLine(name, r, err)
+				}
+				reports[i] = proveSteps(ctx, t.spec, unit, name, dir, log)
+			}
+		})
+	}
+	for i := range tasks {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	bad := 0
+	for i, t := range tasks {
+		r := reports[i]
+		ok := r.Error == "" && r.Verdict == formal.Proved
+		if t.old {
+			last := formal.Result{}
+			if len(r.Steps) > 0 {
+				last = r.Steps[len(r.Steps)-1]
+			}
+			ok = r.Error == "" && r.Verdict == formal.Counterexample && strings.HasPrefix(last.CexWhat, "a rank released before")
+		}
+		fmt.Printf("%s %s: %s%s\n", r.System, unitName(r.Unit), r.Verdict, map[bool]string{true: "", false: "  UNEXPECTED " + r.Error}[ok])
+		if !ok {
+			bad++
+		}
+	}
+	if jsonOut != "" {
+		if err := writeJSON(jsonOut, reports); err != nil {
+			return err
+		}
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d of %d systems did not reach their expected verdict", bad, len(tasks))
+	}
+	fmt.Printf("%d systems, every verdict as expected\n", len(tasks))
+	return nil
+}
+
+func unitName(u string) string {
+	if u == "" {
+		return "rtl"
+	}
+	return u
+}
+
+func stepNames() []string {
+	var n []string
+	for _, s := range formal.StepSystems() {
+		n = append(n, s.Name)
+	}
+	return n
+}
+
+// proveSteps prepares and runs one system's step proofs.
+func proveSteps(ctx context.Context, s formal.Spec, unit []byte, name, dir string, log func(formal.Result, error)) stepReport {
+	rep := stepReport{System: s.Name, Unit: name}
+	set, err := formal.PrepareSteps(ctx, s, unit, name, dir)
+	if err != nil {
+		rep.Error = err.Error()
+		return rep
+	}
+	for _, c := range set.Classes {
+		rep.Classes = append(rep.Classes, formal.HistoryName(c.Rep))
+	}
+	res, err := set.Prove(ctx, log)
+	rep.Steps = res
+	if err != nil {
+		rep.Error = err.Error()
+	}
+	for g := range set.Diff {
+		rep.Free = append(rep.Free, g)
+	}
+	slices.Sort(rep.Free)
+	rep.Verdict = formal.Proved
+	for _, r := range res {
+		if r.Verdict != formal.Proved {
+			rep.Verdict = r.Verdict
+		}
+	}
+	return rep
+}
+
+func stepLine(unit string, r formal.Result, err error) {
+	switch {
+	case err != nil:
+		fmt.Printf("%-16s %-8s ERROR %v\n", r.Name, unitName(unit), err)
+	case r.Verdict == formal.Proved:
+		fmt.Printf("%-16s %-8s proved: %d frames from the boundary (cycle %d; longest run %d), %d latches: %.0f s\n",
+			r.Name, unitName(unit), r.Depth, r.Prefix, r.Longest, r.Latches, r.Seconds)
+	default:
+		fmt.Printf("%-16s %-8s counterexample in frame %d (cycle %d): %s: %.0f s\n",
+			r.Name, unitName(unit), r.CexFrame, r.CexCycle, r.CexWhat, r.Seconds)
+	}
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("-json: %w", err)
+	}
+	if _, err := f.Write(append(data, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("-json: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("-json: %w", err)
+	}
+	return nil
+}
