@@ -677,15 +677,22 @@ module hx_switch #(
         end
     end
     // SP = 1: the inputs popped in the last cycle (their requests of
-    // that cycle were for the flit that left); SP = 0: none (0, folded).
-    reg [P-1:0] pq_r;
-    always @(posedge clk) begin
-        if (rst || SP == 0)
-            pq_r <= {P{1'b0}};
-        else
-            pq_r <= pop;
-    end
-    assign pq = pq_r;
+    // that cycle were for the flit that left); SP = 0: none (a constant,
+    // folded: the switch is the one-cycle decision, no flip-flop added).
+    generate
+        if (SP == 1) begin : g_pq
+            reg [P-1:0] pq_r;
+            always @(posedge clk) begin
+                if (rst)
+                    pq_r <= {P{1'b0}};
+                else
+                    pq_r <= pop;
+            end
+            assign pq = pq_r;
+        end else begin : g_pq0
+            assign pq = {P{1'b0}};
+        end
+    endgenerate
 
     // ------------------------------------------------------------------
     // DROPS (0x000C): 7..0 out-of-grid heads, 15..8 orphan flits, 23..16
