@@ -335,6 +335,14 @@ var keys = []keySpec{
 			return err
 		},
 		write: func(s *System) string { return strconv.Itoa(s.LinkRetry) }},
+	{key: "switch_pipeline", flag: "switch-pipeline", typ: "integer", allowed: "0 or 1",
+		field: func(s *System) any { return &s.SwitchPipeline }, help: "1: every switch registers its requests (faster clock, one more cycle per hop for a packet's head)",
+		doc: "Switch pipeline: 1 registers every switch's requests, so the route lookup and the arbitration are in two cycles (a higher clock) and a packet's head spends one more cycle per switch; 0: the one-cycle decision (docs/microarchitecture.md, Switch pipeline).",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.SwitchPipeline, err = decodeInt(n, "switch_pipeline", "0 or 1")
+			return err
+		},
+		write: func(s *System) string { return strconv.Itoa(s.SwitchPipeline) }},
 	{key: "channels", flag: "barrier-channels", typ: "integer", allowed: fmt.Sprintf("1..%d", MaxChannels),
 		field: func(s *System) any { return &s.Channels }, help: "barrier channels per unit: how many communicators a node can take part in at once",
 		doc: "Barrier channels of every unit: each communicator a rank belongs to takes one on its node, so a node can synchronise in that many communicators at once (docs/microarchitecture.md, Channels and communicators).",

@@ -215,6 +215,11 @@ type System struct {
 	// (link-level retry, docs/reliability.md; RTL: hx_link_tx, hx_link_rx),
 	// at least BufferDepth; 0: no retry.
 	LinkRetry int `yaml:"link_retry" json:"link_retry,omitempty"`
+	// SwitchPipeline is 1 when every switch registers its requests (one
+	// more cycle per hop for a packet's head: docs/microarchitecture.md,
+	// "Switch pipeline"; RTL: hx_switch's SP), 0 for the one-cycle
+	// decision.
+	SwitchPipeline int `yaml:"switch_pipeline" json:"switch_pipeline,omitempty"`
 	// Channels is the barrier channels of every unit (communicators.go);
 	// 0 is read as 1.
 	Channels int `yaml:"channels" json:"channels,omitempty"`
@@ -330,6 +335,9 @@ func inRange[T int | int64](field string, v, lo, hi T) *FieldError {
 func outOfRange[T int | int64](field string, v, lo, hi T) *FieldError {
 	return &FieldError{Field: field, Value: v, Allowed: fmt.Sprintf("%d..%d", lo, hi)}
 }
+
+// SwitchPipelineAllowed describes switch_pipeline, for messages.
+const SwitchPipelineAllowed = "0 (a switch decides in one cycle) or 1 (a registered request stage: one more cycle per hop)"
 
 // MaxNameLen is the longest allowed name.
 const MaxNameLen = 64
@@ -501,6 +509,9 @@ func (s *System) Validate() error {
 	}
 	if s.LinkRetry != 0 && (s.LinkRetry < s.BufferDepth || s.LinkRetry > MaxLinkRetry) {
 		return &FieldError{Field: "link_retry", Value: s.LinkRetry, Allowed: fmt.Sprintf("0 (no retry) or %d..%d flits: the replay buffer holds at least the flits a sender may have unacknowledged, buffer_depth %d", max(1, s.BufferDepth), MaxLinkRetry, s.BufferDepth)}
+	}
+	if s.SwitchPipeline != 0 && s.SwitchPipeline != 1 {
+		return &FieldError{Field: "switch_pipeline", Value: s.SwitchPipeline, Allowed: SwitchPipelineAllowed}
 	}
 	seen := make(map[string]int, len(s.Avoid))
 	for i, c := range s.Avoid {

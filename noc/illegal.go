@@ -147,6 +147,9 @@ func (n *Network) cut(sw, in, o int32, t int64, w int) {
 	n.drops[sw].Cut++
 	n.logDrop(int(sw), t)
 	n.out[o].owner, n.out[in].inOwned = -1, -1
+	if n.lastPop != nil {
+		n.lastPop[in] = t // the head requests from t+2 (waiting)
+	}
 	n.send(sw, in, o, t, w, true)
 }
 

@@ -20,6 +20,11 @@ type Config struct {
 	// Retry: link-level retry wraps every channel (docs/reliability.md,
 	// "Link-level retry"); a channel then takes RetryLatency cycles.
 	Retry bool
+	// SwitchPipeline (switch_pipeline 1): every switch registers its
+	// requests, so a head flit requests from the second cycle it is at the
+	// front of an input owning no output (docs/microarchitecture.md,
+	// "Switch pipeline"; hx_switch.v, SP).
+	SwitchPipeline bool
 }
 
 // RetryLatency is the latency of a channel of latency l with link-level
@@ -261,6 +266,11 @@ type Network struct {
 	epoch       int64
 	rebaseAfter int64
 
+	// lastPop, with Config.SwitchPipeline, is the last cycle each FIFO was
+	// popped or its front head cut (-1: never); nil otherwise. Only the
+	// FIFO's reader writes and reads it.
+	lastPop []int64
+
 	// serial: one goroutine evaluates the network (SetSerial), so the
 	// push and the pop store and set bits without locked instructions.
 	serial bool
@@ -394,6 +404,12 @@ func newNetwork(f Fabric, cfg Config) (*Network, error) {
 	nfifo := p + N
 	n.fifo = bigmem.Make[fifoState](n, nfifo)
 
+	if cfg.SwitchPipeline {
+		n.lastPop = make([]int64, nfifo)
+		for i := range n.lastPop {
+			n.lastPop[i] = -1
+		}
+	}
 	n.occ = make([]uint64, S)
 	n.slots = bigmem.Make[slot](n, nfifo*cfg.BufferDepth)
 	n.data = bigmem.MakeSparse[uint64](n, nfifo*cfg.BufferDepth)
@@ -700,6 +716,9 @@ func (n *Network) pop(f int32, sw int32, t int64) {
 	}
 	q.popped++
 	q.rt = 0
+	if n.lastPop != nil {
+		n.lastPop[f] = t
+	}
 	if sw < 0 {
 		return
 	}
@@ -825,8 +844,12 @@ func (n *Network) EvalSwitch(sw int, t int64, w int) bool {
 				continue
 			}
 		}
-		// A head flit requests its route.
+		// A head flit requests its route; with the switch pipeline, only
+		// from its second cycle at the front (waiting).
 		if s.body.flags&hw.FlitHead != 0 {
+			if n.lastPop != nil && n.waiting(in, s, t) {
+				continue
+			}
 			var o int
 			if rt := n.fifo[in].rt; rt != 0 {
 				o = int(rt) - 1
@@ -880,6 +903,16 @@ func (n *Network) EvalSwitch(sw int, t int64, w int) bool {
 		}
 	}
 	return false
+}
+
+// waiting reports, with the switch pipeline, whether the head s at the
+// front of input in owning no output may not request in cycle t yet: the
+// request of cycle t is the one registered in cycle t-1 (hx_switch.v,
+// rqq), so s requests only if it was at the front in cycle t-1 already
+// (ready by then, and the input neither popped nor cut then: a cut in t-1
+// leaves the input owning its output in t-1).
+func (n *Network) waiting(in int32, s *slot, t int64) bool {
+	return !readyBy(s, n.rel(t)-1) || n.lastPop[in] == t-1
 }
 
 // CanInject reports whether node's endpoint may send a flit in cycle t.

@@ -144,7 +144,7 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 		netDone = make(chan error, 1)
 		go func() {
 			var err error
-			net, err = noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == hw.DuplexHalf, Retry: sys.LinkRetry > 0})
+			net, err = noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == hw.DuplexHalf, Retry: sys.LinkRetry > 0, SwitchPipeline: sys.SwitchPipeline == 1})
 			netDone <- err
 		}()
 	}})

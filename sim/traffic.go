@@ -240,7 +240,7 @@ func newTrafficRun(sys hw.System, cfg TrafficConfig) (*trafficRun, error) {
 	if cfg.Pattern == "transpose" && n&(n-1) != 0 {
 		return nil, fmt.Errorf("invalid pattern: \"transpose\" needs a power-of-two node count, this system has %d nodes (allowed: uniform, bitcomp, hotspot)", n)
 	}
-	net, err := noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == hw.DuplexHalf})
+	net, err := noc.NewFabricNetwork(fab, noc.Config{BufferDepth: sys.BufferDepth, LinkLatency: sys.LinkLatency, HalfDuplex: sys.Duplex == hw.DuplexHalf, SwitchPipeline: sys.SwitchPipeline == 1})
 	if err != nil {
 		return nil, err
 	}

@@ -27,8 +27,9 @@ const randomStream = 0x72616e64636f73 // "randcos"
 // entries of barriers with every op and algorithm, all-gathers and
 // broadcasts, so gate counts change between episodes, repeated up to 3
 // times), link latency 1-4, buffer depth 1-5, flit width, check code,
-// link retry, a watchdog, avoided channels, and 0-3 faults of every kind
-// drawn on the fault-free run's crossings. Candidates that the model or
+// link retry, a watchdog, avoided channels, the switch pipeline (one
+// design in four), and 0-3 faults of every kind drawn on the fault-free
+// run's crossings. Candidates that the model or
 // the Verilog generator refuses are drawn again from the same stream.
 func RandomDesign(seed uint64) (hw.System, error) {
 	rng := rand.New(rand.NewPCG(seed, randomStream))
@@ -94,6 +95,9 @@ func drawSystem(rng *rand.Rand, seed uint64) hw.System {
 	}
 	if rng.IntN(6) == 0 && len(s.Dims) >= 2 {
 		drawAvoid(rng, &s)
+	}
+	if rng.IntN(4) == 0 {
+		s.SwitchPipeline = 1
 	}
 	return s
 }
@@ -424,6 +428,9 @@ func shrinkSteps(sys hw.System) []hw.System {
 	if sys.LinkRetry > 0 {
 		add(func(c *hw.System) { c.LinkRetry = 0 })
 	}
+	if sys.SwitchPipeline > 0 {
+		add(func(c *hw.System) { c.SwitchPipeline = 0 })
+	}
 	if sys.Watchdog > 0 && len(sys.Faults) == 0 {
 		add(func(c *hw.System) { c.Watchdog = 0 })
 	}
@@ -445,10 +452,10 @@ func shrinkSteps(sys hw.System) []hw.System {
 // randomFeatures counts what a sample of random designs covers, so a run
 // can say what it looked at and a test can hold the generator to it.
 type randomFeatures struct {
-	designs, episodes, multi, gatesChange, retry, watchdog, avoid, crcOn, partial, placed, loops int
-	comms, spareChannel, commFaults                                                              int
-	dims                                                                                         [4]int
-	collectives, ops, faultKinds, faultCounts                                                    map[string]int
+	designs, episodes, multi, gatesChange, retry, watchdog, avoid, crcOn, partial, placed, loops, pipe int
+	comms, spareChannel, commFaults                                                                    int
+	dims                                                                                               [4]int
+	collectives, ops, faultKinds, faultCounts                                                          map[string]int
 }
 
 func (f *randomFeatures) add(sys hw.System) {
@@ -475,6 +482,7 @@ func (f *randomFeatures) add(sys hw.System) {
 		count(most < sys.ChannelCount(), &f.spareChannel)
 	}
 	count(sys.LinkRetry > 0, &f.retry)
+	count(sys.SwitchPipeline == 1, &f.pipe)
 	count(sys.Watchdog > 0, &f.watchdog)
 	count(len(sys.Avoid) > 0, &f.avoid)
 	count(sys.CRCBits == hw.PacketCodeBits, &f.crcOn)
@@ -515,6 +523,8 @@ func (f *randomFeatures) missing() []string {
 	need(f.spareChannel, "a channel no communicator uses")
 	need(f.gatesChange, "episodes whose gate counts change")
 	need(f.retry, "link retry")
+	need(f.pipe, "the switch pipeline")
+	need(f.designs-f.pipe, "switch_pipeline 0")
 	need(f.watchdog, "a watchdog")
 	need(f.avoid, "avoided channels")
 	need(f.crcOn, "a check code")
@@ -540,6 +550,6 @@ func (f *randomFeatures) missing() []string {
 }
 
 func (f *randomFeatures) String() string {
-	return fmt.Sprintf("%d episodes; %d multi-episode (%d with changing gate counts); %d loops; %d communicators (%d with faults, %d with a spare channel); dims 1/2/3: %d/%d/%d; collectives %v; ops %v; faults per run %v, by kind %v; retry %d, watchdog %d, avoid %d, check code %d, partial ranks %d, placed %d",
-		f.episodes, f.multi, f.gatesChange, f.loops, f.comms, f.commFaults, f.spareChannel, f.dims[1], f.dims[2], f.dims[3], f.collectives, f.ops, f.faultCounts, f.faultKinds, f.retry, f.watchdog, f.avoid, f.crcOn, f.partial, f.placed)
+	return fmt.Sprintf("%d episodes; %d multi-episode (%d with changing gate counts); %d loops; %d communicators (%d with faults, %d with a spare channel); dims 1/2/3: %d/%d/%d; collectives %v; ops %v; faults per run %v, by kind %v; retry %d, switch pipeline %d, watchdog %d, avoid %d, check code %d, partial ranks %d, placed %d",
+		f.episodes, f.multi, f.gatesChange, f.loops, f.comms, f.commFaults, f.spareChannel, f.dims[1], f.dims[2], f.dims[3], f.collectives, f.ops, f.faultCounts, f.faultKinds, f.retry, f.pipe, f.watchdog, f.avoid, f.crcOn, f.partial, f.placed)
 }

@@ -100,6 +100,13 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap, plan *Channels) []
 		p("    localparam integer E    = %d;   // routing exception entries of every switch (avoid: %s)\n", E, strings.Join(sys.Avoid, ", "))
 		cam = ", .E(E)"
 	}
+	// The switch pipeline (switch_pipeline 1; a design without it is the
+	// same text as before). cam carries every switch parameter beyond the
+	// common ones, to the crossbars and to the tiles' exchangers.
+	if sys.SwitchPipeline == 1 {
+		p("    localparam integer SP   = 1;   // switch_pipeline: every switch registers its requests\n")
+		cam += ", .SP(SP)"
+	}
 	p("\n")
 
 	// Wires: every crossbar's port vectors, every tile's link ports.

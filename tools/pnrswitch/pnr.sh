@@ -13,10 +13,11 @@
 # usage: tools/pnrswitch/pnr.sh NAME P MODE XDIM [", .E(3)": more parameters]
 #   e.g. pnr.sh xbar0 4 1 0; pnr.sh exch 3 0 0; pnr.sh xbar1 4 1 1
 #   RTL=DIR takes the RTL from DIR (default verilog/rtl of this tree);
+#   SEED=N places with nextpnr's seed N (default 1);
 #   the work directory is a new ${TMPDIR:-/tmp}/hxbar-pnrswitch-NAME.XXXXXX
 #   (mktemp: never an existing path), printed first.
 set -e
-NAME=$1; P=$2; MODE=$3; XDIM=$4; EXTRA=${5:-}
+NAME=$1; P=$2; MODE=$3; XDIM=$4; EXTRA=${5:-}; SEED=${SEED:-1}
 RTL=${RTL:-$(cd "$(dirname "$0")/../../verilog/rtl" && pwd)}
 D=$(mktemp -d "${TMPDIR:-/tmp}/hxbar-pnrswitch-$NAME.XXXXXX"); echo "work directory: $D"; cd "$D"
 W=98
@@ -50,7 +51,7 @@ synth_ice40 -top hx_pnr_wrap -json ice40.json
 Y
 start=$(date +%s)
 yosys -q -l yosys.log -s pnr.ys
-nextpnr-ice40 --hx8k --package ct256 --json ice40.json --freq 12 --seed 1 --timing-allow-fail --report report.json -l nextpnr.log >/dev/null 2>&1
+nextpnr-ice40 --hx8k --package ct256 --json ice40.json --freq 12 --seed "$SEED" --timing-allow-fail --report report.json -l nextpnr.log >/dev/null 2>&1
 python3 - <<PY
 import json
 r=json.load(open("report.json"))

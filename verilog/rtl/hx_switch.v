@@ -48,7 +48,8 @@ module hx_switch #(
     parameter integer K3    = 0,
     parameter integer XDIM  = 0,         // crossbar only: its dimension
     parameter integer CB    = 0,         // check-code sideband bits of a flit (0 or 32)
-    parameter integer E     = 0          // routing exception entries (CAM), 0..1024; 0: none
+    parameter integer E     = 0,         // routing exception entries (CAM), 0..1024; 0: none
+    parameter integer SP    = 0          // switch_pipeline: 1 registers the requests (a head requests a cycle later)
 ) (
     input                 clk,
     input                 rst,         // synchronous, active high
@@ -185,9 +186,9 @@ module hx_switch #(
         // (P <= 255: an entry is an 8-bit port number, 0xFF is PASS.)
         if (NDIM < 1 || NDIM > 4 || (MODE == 0 && P != NDIM + 1) ||
             (MODE == 1 && (XDIM >= NDIM || P != KX)) || FW < AB || P > 255 || TSIZE > 1024 ||
-            E < 0 || E > 1024)
-            $fatal(1, "%m: inconsistent parameters P=%0d MODE=%0d NDIM=%0d XDIM=%0d FW=%0d E=%0d",
-                   P, MODE, NDIM, XDIM, FW, E);
+            E < 0 || E > 1024 || SP < 0 || SP > 1)
+            $fatal(1, "%m: inconsistent parameters P=%0d MODE=%0d NDIM=%0d XDIM=%0d FW=%0d E=%0d SP=%0d",
+                   P, MODE, NDIM, XDIM, FW, E, SP);
     end
 `endif
 
@@ -289,6 +290,7 @@ module hx_switch #(
     // (cut_o), counted into DROPS.
     wire [P-1:0]   ev_oog, ev_orph, ev_dis, ev_cuti;
     wire [P-1:0]   cut_o;      // output o sends a cut tail
+    wire [P-1:0]   pq;         // SP = 1: input popped in the last cycle (registered pop)
     reg  [P-1:0]   in_own;     // input i owns an output
     wire [P*8-1:0] xport;      // the port of the lowest matching exception
 
@@ -529,11 +531,31 @@ module hx_switch #(
             // output forwards its payload and tail flits through it; a
             // head there cuts the packet (cut below), so a head is never
             // sent to two outputs in one cycle.
-            reg [P-1:0] req;
+            //
+            // SP = 1 (switch_pipeline): the requests of cycle t are those
+            // computed in cycle t-1 (rqq, a register), less the inputs
+            // popped in cycle t-1 (pq: their front is another flit now).
+            // A head requests from the second cycle it is at the front of
+            // an input owning no output; the route lookup ends at rqq,
+            // the arbitration starts there.
+            reg [P-1:0] rqc;       // the requests of the fronts of this cycle
             integer j;
             always @* begin
                 for (j = 0; j < P; j = j + 1)
-                    req[j] = fvalid[j] && hd_f[j] && legal[j] && !in_own[j] && route[P*j + o];
+                    rqc[j] = fvalid[j] && hd_f[j] && legal[j] && !in_own[j] && route[P*j + o];
+            end
+            wire [P-1:0] req;
+            if (SP == 1) begin : g_rq
+                reg [P-1:0] rqq;
+                always @(posedge clk) begin
+                    if (rst)
+                        rqq <= {P{1'b0}};
+                    else
+                        rqq <= rqc;
+                end
+                assign req = rqq & ~pq;
+            end else begin : g_rc
+                assign req = rqc & ~pq;    // pq = 0: the requests of this cycle
             end
 
             // Round robin: first requester in the order rr, rr+1, ..., P-1,
@@ -654,6 +676,23 @@ module hx_switch #(
                 pop[pi] = pop[pi] | pops[P*po + pi];
         end
     end
+    // SP = 1: the inputs popped in the last cycle (their requests of
+    // that cycle were for the flit that left); SP = 0: none (a constant,
+    // folded: the switch is the one-cycle decision, no flip-flop added).
+    generate
+        if (SP == 1) begin : g_pq
+            reg [P-1:0] pq_r;
+            always @(posedge clk) begin
+                if (rst)
+                    pq_r <= {P{1'b0}};
+                else
+                    pq_r <= pop;
+            end
+            assign pq = pq_r;
+        end else begin : g_pq0
+            assign pq = {P{1'b0}};
+        end
+    endgenerate
 
     // ------------------------------------------------------------------
     // DROPS (0x000C): 7..0 out-of-grid heads, 15..8 orphan flits, 23..16

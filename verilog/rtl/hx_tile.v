@@ -46,6 +46,7 @@ module hx_tile #(
     parameter integer K2   = 0,
     parameter integer K3   = 0,
     parameter integer E    = 0,    // routing exception entries of the exchanger (CAM)
+    parameter integer SP   = 0,    // switch_pipeline: 1 registers the exchanger's requests
     parameter integer L    = 1,    // link latency to the crossbars
     parameter integer LR   = 0,    // link-level retry: replay buffer entries; 0: none
     parameter integer CW   = 16,   // link check code bits (hw.LinkCode; LR > 0 only)
@@ -121,7 +122,7 @@ module hx_tile #(
     wire [P-1:0]   x_in_valid, x_in_credit, x_out_valid, x_out_credit;
     wire [P*W-1:0] x_in_flit, x_out_flit;
     hx_switch #(.P(P), .FW(FW), .B(B), .MODE(0), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3),
-                .CB(CB), .E(E)) sw (
+                .CB(CB), .E(E), .SP(SP)) sw (
         .clk(clk), .rst(rst),
         .in_valid(x_in_valid), .in_flit(x_in_flit), .in_credit(x_in_credit),
         .out_valid(x_out_valid), .out_flit(x_out_flit), .out_credit(x_out_credit),
