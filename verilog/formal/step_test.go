@@ -137,3 +137,19 @@ end
 		t.Errorf("model does not end its module once:\n%s", m)
 	}
 }
+
+// TestGroup: a FIFO's pointers and words share one group, its count does
+// not (a free count would fill an empty FIFO with junk).
+func TestGroup(t *testing.T) {
+	for name, want := range map[string]string{
+		`\dut.tile1.g_unit.bu.xa_q`:           "bu.xa_q",
+		`\dut.sw3.g_in[1].fifo.rp`:            "fifo",
+		`\dut.tile2.g_unit.bu.ej_fifo.mem[1]`: "fifo",
+		`\dut.sw3.g_in[1].fifo.cnt`:           "fifo.cnt",
+		`\x`:                                  `\x`,
+	} {
+		if got := Group(name); got != want {
+			t.Errorf("Group(%s) = %q, want %q", name, got, want)
+		}
+	}
+}

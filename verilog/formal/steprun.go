@@ -171,15 +171,16 @@ func Free(groups map[string]bool, name string) bool {
 
 // Group is the group of a register for Free: its last two path
 // components (bu.xa_q: the same register of every unit), or "fifo" for
-// every register inside a FIFO instance (its pointers and words: the
-// contents rotate with the pointers, which stay tied, see stepModel).
+// every FIFO's pointers and words (the contents rotate with the pointers,
+// which stay tied, see stepModel; the count is not in it).
 func Group(name string) string {
 	parts := strings.Split(name, ".")
 	if len(parts) < 2 {
 		return name
 	}
+	leaf := parts[len(parts)-1]
 	for _, p := range parts[1 : len(parts)-1] {
-		if strings.HasSuffix(p, "fifo") {
+		if strings.HasSuffix(p, "fifo") && (leaf == "rp" || leaf == "wp" || strings.HasPrefix(leaf, "mem[")) {
 			return "fifo"
 		}
 	}
