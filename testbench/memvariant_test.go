@@ -68,13 +68,18 @@ func memVariantSystems(t *testing.T) []hw.System {
 	sum.Skew, sum.Seed = 17, 3
 	dis := system(t, "mv-3x3-r6-diss-min-L3-fw16", []int{3, 3}, 6, "dissemination", "min", 3, 2, 16)
 	dis.Skew, dis.Seed = 60, 4
-	ag := system(t, "mv-4x4-allgather", []int{4, 4}, 16, "butterfly", "barrier", 1, 2, 32)
+	// B = 1 < 2L: credits stall every packet, so a head's first payload
+	// flit comes cycles after it (SEQ's expected word must be taken in the
+	// cycle after the head, not later).
+	ag := system(t, "mv-4x4-allgather-L3-B1", []int{4, 4}, 16, "butterfly", "barrier", 3, 1, 32)
 	ag.Collective, ag.Items, ag.ItemFlits, ag.Skew, ag.Seed = hw.CollAllGather, 2, 3, 17, 5
 	loop := hw.Default()
 	loop.Name, loop.Dims, loop.Algo, loop.Op = "mv-loop-2x3x4-max", []int{2, 3, 4}, hw.AlgoDissemination, hw.OpMax
 	loop.Iterations, loop.Skew, loop.Seed = 6, 20, 5
 	rt := system(t, "mv-4x4-sum-retry-drop", []int{4, 4}, 16, "butterfly", "sum", 1, 2, 64)
-	rt.LinkRetry, rt.Watchdog, rt.Faults = 2, 150, []string{"drop:n2.d1.down@9", "flip:n1.d0.up@7:3"}
+	// Every rank arrives in cycle 0 and sends its first head in cycle 1,
+	// its payload in 2: both are hit, and resent from the replay buffer.
+	rt.Skew, rt.LinkRetry, rt.Watchdog, rt.Faults = 0, 2, 150, []string{"drop:n0.inject@1", "flip:n5.inject@2:3"}
 	out := []hw.System{sum, dis, ag, loop, rt}
 	for i := range out {
 		if err := out[i].Validate(); err != nil {
@@ -106,7 +111,10 @@ func TestCosimMemVariant(t *testing.T) {
 		t.Run(sys.Name, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), sys.Name)
-			generate(t, dir, sys)
+			s, _ := generate(t, dir, sys)
+			if sys.LinkRetry > 0 && s.Net.Retried() == 0 {
+				t.Fatalf("%v: no flit resent: the replay buffer is never read", sys.Faults)
+			}
 			for _, mode := range modes {
 				if err := os.WriteFile(filepath.Join(dir, "hx_mem_1r1w.v"), []byte(memVariant(mode)), 0o644); err != nil {
 					t.Fatal(err)
