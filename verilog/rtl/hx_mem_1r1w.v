@@ -19,8 +19,11 @@
 //     power-up) or of an address ra >= D.
 // No reset, no byte enables, no output register beyond the read itself.
 //
-// This body is the behavioural model: Yosys infers a $mem_v2 with one
-// synchronous read port with enable (hxbar synth counts its bits), and
+// This body is the behavioural model: it registers the read address (as
+// an SRAM latches it) and reads the array during the next cycle, so the
+// read's multiplexer comes after the clock edge and the address path
+// ends at a register. Yosys infers a $mem_v2 with one synchronous
+// (transparent) read port with enable (hxbar synth counts its bits), and
 // maps it to block RAM or flip-flops as the target allows.
 `timescale 1ns / 1ps
 module hx_mem_1r1w #(
@@ -36,16 +39,19 @@ module hx_mem_1r1w #(
     input  [AW-1:0] ra,
     output [W-1:0]  rd
 );
-    reg [W-1:0] mem [0:D-1];
-    reg [W-1:0] q;
+    reg [W-1:0]  mem [0:D-1];
+    reg [AW-1:0] ra_q;
 
+    // The edge latches the read address, as an SRAM does; the word is
+    // read from it during the next cycle. (A read of the word the edge
+    // wrote thus gives the new word, one of the contract's choices.)
     always @(posedge clk) begin
         if (we)
             mem[wa] <= wd;
         if (re)
-            q <= mem[ra];
+            ra_q <= ra;
     end
-    assign rd = q;
+    assign rd = mem[ra_q];
 
 `ifndef SYNTHESIS
     initial begin
