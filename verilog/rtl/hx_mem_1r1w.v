@@ -22,9 +22,12 @@
 // This body is the behavioural model: it registers the read address (as
 // an SRAM latches it) and reads the array during the next cycle, so the
 // read's multiplexer comes after the clock edge and the address path
-// ends at a register. Yosys infers a $mem_v2 with one synchronous
-// (transparent) read port with enable (hxbar synth counts its bits), and
-// maps it to block RAM or flip-flops as the target allows.
+// ends at a few address flip-flops. Yosys 0.23 infers a $mem_v2 read
+// asynchronously from that address register (hxbar synth counts its
+// bits); latching the data instead (q <= mem[ra]) meets the contract as
+// well and gives a $mem_v2 with a synchronous read port, which block-RAM
+// mapping wants, at the price of a wide register after the read
+// multiplexer (docs/area.md, "Memories behind hx_mem_1r1w").
 `timescale 1ns / 1ps
 module hx_mem_1r1w #(
     parameter integer W  = 8,   // word width, >= 1
