@@ -32,14 +32,16 @@
 //
 // Configuration (op, mode, rank, gates, tables) is written through an APB
 // completer port; nothing is read from a file. The tables sit in
-// synchronous RAMs read one word per cycle per RAM. Every read address is
+// synchronous RAMs read one word per cycle per RAM, each an hx_mem_1r1w
+// (docs/rtl.md, "Memories"; none is read asynchronously). Every read address is
 // computed from the NEXT state (what cur, the route index and the item index
 // will be after the edge), so the word the engines need during a cycle is on
 // the RAM's output register during that cycle: the cycle timing is that of
 // docs/microarchitecture.md, with no cycle added. A write to the word being
 // read is bypassed into the output (the word read is the new one).
 //
-// The per-gate receive state (count, combined value) is a RAM too, and
+// The per-gate receive state (count, combined value) is a RAM too, in
+// two copies written alike (the gate check and the count each read one), and
 // beside it one valid flip-flop per gate: an entry whose bit is 0 reads as
 // empty (count 0, the op's identity). The release clears every bit at
 // once, so no count outlives its episode, whatever gates the next
