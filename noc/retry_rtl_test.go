@@ -255,7 +255,7 @@ func TestLinkRetryRTLVectors(t *testing.T) {
 			fmt.Sprintf("-DTB_W=%d", linkW), fmt.Sprintf("-DTB_L=%d", c.L), fmt.Sprintf("-DTB_R=%d", c.R),
 			fmt.Sprintf("-DTB_B=%d", c.B), fmt.Sprintf("-DTB_N=%d", linkCycles),
 			filepath.Join(rtl, "test", "hx_link_tb.v")}
-		for _, m := range []string{"hx_link_tx", "hx_link_rx", "hx_link_crc", "hx_chan", "hx_fifo", "hx_credit"} {
+		for _, m := range []string{"hx_link_tx", "hx_link_rx", "hx_link_crc", "hx_chan", "hx_fifo", "hx_credit", "hx_mem_1r1w"} {
 			args = append(args, filepath.Join(rtl, m+".v"))
 		}
 		out, err := exec.Command(iv, args...).CombinedOutput()
@@ -420,7 +420,7 @@ func replayLinkRTL(t *testing.T, cases []linkCase) {
 				fmt.Sprintf("-DTB_W=%d", linkW), fmt.Sprintf("-DTB_L=%d", c.L), fmt.Sprintf("-DTB_R=%d", c.R),
 				fmt.Sprintf("-DTB_B=%d", c.B), fmt.Sprintf("-DTB_N=%d", linkCycles),
 				filepath.Join(rtl, "test", "hx_link_tb.v")}
-			for _, m := range []string{"hx_link_tx", "hx_link_rx", "hx_link_crc", "hx_chan", "hx_fifo", "hx_credit"} {
+			for _, m := range []string{"hx_link_tx", "hx_link_rx", "hx_link_crc", "hx_chan", "hx_fifo", "hx_credit", "hx_mem_1r1w"} {
 				args = append(args, filepath.Join(rtl, m+".v"))
 			}
 			if out, err := exec.Command(iv, args...).CombinedOutput(); err != nil || len(out) > 0 {

@@ -117,7 +117,7 @@ endmodule
 	}
 	rtl, _ := filepath.Abs("rtl")
 	files := []string{"-g2005", "-o", "crc.vvp", "crc_tb.v", filepath.Join(rtl, "hx_link_crc.v")}
-	for _, f := range []string{"hx_barrier_unit.v", "hx_fifo.v", "hx_credit.v", "hx_alu.v"} {
+	for _, f := range []string{"hx_barrier_unit.v", "hx_fifo.v", "hx_credit.v", "hx_alu.v", "hx_mem_1r1w.v"} {
 		files = append(files, filepath.Join(rtl, f))
 	}
 	if out, err := run(t, dir, time.Minute, iv, files...); err != nil {

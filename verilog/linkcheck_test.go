@@ -64,7 +64,7 @@ func TestLinkCheckSurvivesFlatten(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	var files []string
-	for _, m := range []string{"hx_link_tx", "hx_link_rx", "hx_link_crc", "hx_chan", "hx_link"} {
+	for _, m := range []string{"hx_link_tx", "hx_link_rx", "hx_link_crc", "hx_chan", "hx_link", "hx_mem_1r1w"} {
 		src, err := LibrarySource(m + ".v")
 		if err != nil {
 			t.Fatal(err)

@@ -269,7 +269,7 @@ func rtlSoft(t *testing.T, iv, vvp, stim string) []string {
 		t.Fatal(err)
 	}
 	src := []string{filepath.Join(rtl, "test", "unit_stim_tb.v")}
-	for _, f := range []string{"hx_barrier_unit.v", "hx_alu.v", "hx_credit.v", "hx_fifo.v"} {
+	for _, f := range []string{"hx_barrier_unit.v", "hx_alu.v", "hx_credit.v", "hx_fifo.v", "hx_mem_1r1w.v"} {
 		src = append(src, filepath.Join(rtl, f))
 	}
 	out, err := run(t, dir, time.Minute, iv, append([]string{"-g2005", "-Wall", "-o", "tb.vvp"}, src...)...)

@@ -49,7 +49,7 @@ func runTB(t *testing.T, iv, vvp, tb, unit string) string {
 		t.Fatal(err)
 	}
 	src := []string{filepath.Join(rtl, "test", tb), up}
-	for _, f := range []string{"hx_alu.v", "hx_credit.v", "hx_fifo.v", "hx_barrier_node.v"} {
+	for _, f := range []string{"hx_alu.v", "hx_credit.v", "hx_fifo.v", "hx_mem_1r1w.v", "hx_barrier_node.v"} {
 		src = append(src, filepath.Join(rtl, f))
 	}
 	out, err := run(t, dir, time.Minute, iv, append([]string{"-g2005", "-Wall", "-o", "tb.vvp"}, src...)...)

@@ -123,8 +123,11 @@ func TestSynthDirTable(t *testing.T) {
 // TestSynthDefaultClean: the default 4x4 design (hxbar gen without flags)
 // synthesizes with no table file present: Yosys's synth -top hx_top and
 // check -assert pass (hxbar synth's script runs both) without a single
-// warning, and the tables are memories ($mem_v2 cells) of every unit. This
-// is the synthesis check of 'make test' (issue 8); it takes about 15 s.
+// warning, and the tables are memories ($mem_v2 cells): every memory bit
+// of the design is in an hx_mem_1r1w (docs/rtl.md, "Memories"), four in
+// each unit (gate, route, the receive RAM's two copies) and one in each
+// FIFO. This is the synthesis check of 'make test' (issue 8); it takes
+// about 15 s.
 func TestSynthDefaultClean(t *testing.T) {
 	needYosys(t)
 	dir := filepath.Join(t.TempDir(), "out")
@@ -144,17 +147,29 @@ func TestSynthDefaultClean(t *testing.T) {
 	if len(rep.Warnings) > 0 {
 		t.Errorf("%d Yosys warnings:\n%s", len(rep.Warnings), strings.Join(rep.Warnings, "\n"))
 	}
-	units := 0
+	units, mems, fifos, bits := 0, 0, 0, 0
 	for _, m := range rep.Modules {
-		if m.Module == "hx_barrier_unit" {
+		switch m.Module {
+		case "hx_barrier_unit":
 			units += m.Instances
+		case "hx_mem_1r1w":
+			mems += m.Instances
+			bits += m.Instances * m.MemoryBits
 			if m.MemoryBits == 0 {
-				t.Errorf("hx_barrier_unit without memory bits: %+v", m)
+				t.Errorf("%s without memory bits: %+v", m.Label, m)
 			}
+		case "hx_fifo":
+			fifos += m.Instances
+		}
+		if m.Module != "hx_mem_1r1w" && m.MemoryBits != 0 {
+			t.Errorf("%s has %d memory bits outside hx_mem_1r1w", m.Label, m.MemoryBits)
 		}
 	}
-	if units != 16 || rep.Total.Cells == 0 {
-		t.Errorf("%d barrier units, total %+v", units, rep.Total)
+	if units != 16 || rep.Total.Cells == 0 || bits != rep.Total.MemoryBits || bits == 0 {
+		t.Errorf("%d barrier units, %d memory bits in hx_mem_1r1w, total %+v", units, bits, rep.Total)
+	}
+	if mems != 4*units+fifos {
+		t.Errorf("%d hx_mem_1r1w, want 4 per unit (%d) and 1 per FIFO (%d)", mems, units, fifos)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*.hex")); len(left) > 0 {
 		t.Errorf("table files appeared: %v", left)

@@ -62,7 +62,7 @@ var (
 	// one more after MAXG = 2, 6, 14, 30 (and the ones around 31, 32).
 	maxgs      = []int{1, 2, 3, 4, 8, 16, 31, 32, 62}
 	unitParams = []synth.Param{{Name: "FW", Value: 64}, {Name: "B", Value: 4}, {Name: "AB", Value: 4}, {Name: "RB", Value: 4}, {Name: "NRT", Value: 4}, {Name: "DATA", Value: 0}, {Name: "NIL", Value: 1}}
-	unitRTL    = []string{"hx_fifo.v", "hx_credit.v", "hx_alu.v", "hx_barrier_unit.v"}
+	unitRTL    = []string{"hx_mem_1r1w.v", "hx_fifo.v", "hx_credit.v", "hx_alu.v", "hx_barrier_unit.v"}
 )
 
 // Module groups of the tables and the plots.

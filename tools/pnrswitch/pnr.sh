@@ -45,7 +45,7 @@ print("  hx_switch #(.P(%d), .FW(64), .B(4), .MODE($MODE), .NDIM(2), .K0(4), .K1
 print("endmodule")
 PY
 cat > pnr.ys <<Y
-read_verilog -defer -DSYNTHESIS $RTL/hx_switch.v $RTL/hx_fifo.v $RTL/hx_credit.v wrap.v
+read_verilog -defer -DSYNTHESIS $RTL/hx_switch.v $RTL/hx_fifo.v $RTL/hx_mem_1r1w.v $RTL/hx_credit.v wrap.v
 hierarchy -top hx_pnr_wrap
 synth_ice40 -top hx_pnr_wrap -json ice40.json
 Y

@@ -32,14 +32,16 @@
 //
 // Configuration (op, mode, rank, gates, tables) is written through an APB
 // completer port; nothing is read from a file. The tables sit in
-// synchronous RAMs read one word per cycle per RAM. Every read address is
+// synchronous RAMs read one word per cycle per RAM, each an hx_mem_1r1w
+// (docs/rtl.md, "Memories"; none is read asynchronously). Every read address is
 // computed from the NEXT state (what cur, the route index and the item index
 // will be after the edge), so the word the engines need during a cycle is on
 // the RAM's output register during that cycle: the cycle timing is that of
 // docs/microarchitecture.md, with no cycle added. A write to the word being
 // read is bypassed into the output (the word read is the new one).
 //
-// The per-gate receive state (count, combined value) is a RAM too, and
+// The per-gate receive state (count, combined value) is a RAM too, in
+// two copies written alike (the gate check and the count each read one), and
 // beside it one valid flip-flop per gate: an entry whose bit is 0 reads as
 // empty (count 0, the op's identity). The release clears every bit at
 // once, so no count outlives its episode, whatever gates the next
@@ -260,7 +262,10 @@ module hx_barrier_unit #(
     // RAMs' read ports (the word is on their outputs in the access cycle);
     // an arrival in either cycle is held to the cycle after the access.
     wire        in_tab   = in_g || in_r || in_dr || in_e || in_il;
-    wire        rd_setup = psel && !penable && !pwrite && in_tab && !busy;
+    // A data-mode head popped in the cycle reads the expected-message RAM
+    // (SEQ): a read of that RAM's words is then refused.
+    wire        e_hd;
+    wire        rd_setup = psel && !penable && !pwrite && in_tab && !busy && !(in_e && e_hd);
     reg         rd_q;                  // the access cycle of a served table read
     wire [63:0] tab_rd;                // the word read (g_tab below)
     wire [31:0] tab_half = (hi && !in_il) ? tab_rd[63:32] : tab_rd[31:0];   // an item-list word is 32 bits
@@ -503,6 +508,7 @@ module hx_barrier_unit #(
     // After an ABORT write with a packet open (rx_skip) the rest of that
     // packet, up to its tail, is popped and discarded: no count, no error.
     wire pop      = ej_ready && !rx_skip;
+    assign e_hd   = DATA != 0 && pop && en && dmode && rx_head;
     wire g_range  = pkt_gate >= 6'd2 && pkt_gate <= gend;
     wire e_norank = pop && !en;
     wire e_badg   = pop && en && rx_head && !g_range;
@@ -543,11 +549,13 @@ module hx_barrier_unit #(
                           (!over_chk && e_tmo) ? gsrc_x[RB-1:0] : {RB{1'b0}};
     wire err_now  = !failed && !w_abort && (e_pop || over_chk || e_tmo);
 
-    // Receive RAM: two read ports (gate check at ga_nx, count at the
-    // popped tail's gate), one write port (the count, one cycle after the
-    // pop; or a clear by a gate-word write).
-    reg  [XW-1:0] xmem [0:XDEP-1];
-    reg  [XW-1:0] xa_q, xb_q, xw_q;
+    // Receive RAM: two reads per cycle (gate check at ga_nx, count at the
+    // popped tail's gate), one write (the count, one cycle after the pop;
+    // or a clear by a gate-word write). Two copies, each an hx_mem_1r1w
+    // with one read port (xmem_a for the check, xmem_b for the count),
+    // written alike (docs/rtl.md, "Memories", says why not one).
+    wire [XW-1:0] xa_q, xb_q;
+    reg  [XW-1:0] xw_q;
     reg           xa_byp, xb_byp;
     reg  [XAW-1:0] xa_a;             // the entry xa_q was read for
     reg           p1_v;              // a tail popped last cycle is being counted
@@ -583,11 +591,13 @@ module hx_barrier_unit #(
     wire          it_nx = (LOOP != 0 && rel_now) ? !it : it;
     wire [XAW-1:0] xa_ra = xidx(it_nx, ga_nx);
     wire [XAW-1:0] xb_ra = xidx(pkt_bank, pkt_gate);
+    hx_mem_1r1w #(.W(XW), .D(XDEP), .AW(XAW)) xmem_a (
+        .clk(clk), .we(x_we), .wa(x_wa), .wd(x_wd), .re(1'b1), .ra(xa_ra), .rd(xa_q)
+    );
+    hx_mem_1r1w #(.W(XW), .D(XDEP), .AW(XAW)) xmem_b (
+        .clk(clk), .we(x_we), .wa(x_wa), .wd(x_wd), .re(1'b1), .ra(xb_ra), .rd(xb_q)
+    );
     always @(posedge clk) begin
-        if (x_we)
-            xmem[x_wa] <= x_wd;
-        xa_q   <= xmem[xa_ra];
-        xb_q   <= xmem[xb_ra];
         xa_a   <= xa_ra;
         xa_byp <= x_we && x_wa == xa_ra;
         xb_byp <= x_we && x_wa == xb_ra;
@@ -630,24 +640,24 @@ module hx_barrier_unit #(
     // Gate and route RAMs
     // ------------------------------------------------------------------
     // Bits 63..48 and 40..0 of the word (47..41 are not stored).
-    reg  [56:0]      gmem [0:GDEP-1];
-    reg  [56:0]      g_q, g_wq;
+    wire [56:0]      g_q;
+    reg  [56:0]      g_wq;
     wire [56:0]      g_wd = {wword[63:48], wword[40:0]};
     reg              g_byp;
     wire [GW-1:0]    g_wa = widx[GW-1:0];
     wire [GW-1:0]    g_ra = rd_setup ? widx[GW-1:0] : ga_nx[GW-1:0];
+    hx_mem_1r1w #(.W(57), .D(GDEP), .AW(GW)) gmem (
+        .clk(clk), .we(w_g), .wa(g_wa), .wd(g_wd), .re(1'b1), .ra(g_ra), .rd(g_q)
+    );
     always @(posedge clk) begin
-        if (w_g)
-            gmem[g_wa] <= g_wd;
-        g_q   <= gmem[g_ra];
         g_byp <= w_g && g_wa == g_ra;
         g_wq  <= g_wd;
     end
     wire [56:0] g_o = g_byp ? g_wq : g_q;
     assign gw = {g_o[56:41], 7'd0, g_o[40:0]};
 
-    reg  [RWW-1:0]   rmem [0:NRT-1];
-    reg  [RWW-1:0]   r_q, r_wq;
+    wire [RWW-1:0]   r_q;
+    reg  [RWW-1:0]   r_wq;
     reg              r_byp;
     wire [RTW-1:0]   r_wa = widx[RTW-1:0];
     wire [RTW-1:0]   r_ra = rd_setup ? widx[RTW-1:0] : ra_nx16[RTW-1:0];
@@ -659,10 +669,10 @@ module hx_barrier_unit #(
             assign r_wd = {pwdata[RB-1:0], wlo[AB-1:0]};
         end
     endgenerate
+    hx_mem_1r1w #(.W(RWW), .D(NRT), .AW(RTW)) rmem (
+        .clk(clk), .we(w_r), .wa(r_wa), .wd(r_wd), .re(1'b1), .ra(r_ra), .rd(r_q)
+    );
     always @(posedge clk) begin
-        if (w_r)
-            rmem[r_wa] <= r_wd;
-        r_q   <= rmem[r_ra];
         r_byp <= w_r && r_wa == r_ra;
         r_wq  <= r_wd;
     end
@@ -705,13 +715,13 @@ module hx_barrier_unit #(
     generate
         if (DATA != 0) begin : g_data
             // Data route RAM (same address as the route RAM) and item-list RAM.
-            reg  [63:0]    dmem [0:NRT-1];
-            reg  [63:0]    d_q, d_wq;
+            wire [63:0]    d_q;
+            reg  [63:0]    d_wq;
             reg            d_byp;
+            hx_mem_1r1w #(.W(64), .D(NRT), .AW(RTW)) dmem (
+                .clk(clk), .we(w_dr), .wa(r_wa), .wd(wword), .re(1'b1), .ra(r_ra), .rd(d_q)
+            );
             always @(posedge clk) begin
-                if (w_dr)
-                    dmem[r_wa] <= wword;
-                d_q   <= dmem[r_ra];
                 d_byp <= w_dr && r_wa == r_ra;
                 d_wq  <= wword;
             end
@@ -727,15 +737,15 @@ module hx_barrier_unit #(
             wire [23:0]  il_a  = drw[23:0] + sk_nx;
             /* verilator lint_on UNUSED */
 
-            reg  [31:0]    ilmem [0:NIL-1];
-            reg  [31:0]    il_q, il_wq;
+            wire [31:0]    il_q;
+            reg  [31:0]    il_wq;
             reg            il_byp;
             wire [ILW-1:0] il_wa = hidx[ILW-1:0];
             wire [ILW-1:0] il_ra = rd_setup ? hidx[ILW-1:0] : il_a[ILW-1:0];
+            hx_mem_1r1w #(.W(32), .D(NIL), .AW(ILW)) ilmem (
+                .clk(clk), .we(w_il), .wa(il_wa), .wd(pwdata), .re(1'b1), .ra(il_ra), .rd(il_q)
+            );
             always @(posedge clk) begin
-                if (w_il)
-                    ilmem[il_wa] <= pwdata;
-                il_q   <= ilmem[il_ra];
                 il_byp <= w_il && il_wa == il_ra;
                 il_wq  <= pwdata;
             end
@@ -781,16 +791,25 @@ module hx_barrier_unit #(
             // Expected-message words (region 4): {source, item count,
             // first item}. The length check (SEQ, docs/reliability.md)
             // uses the source and the count; the first item only the
-            // simulation-only payload check below.
-            reg  [63:0] emem [0:GDEP-1];
-            always @(posedge clk)
-                if (do_wr && hi && in_e)
-                    emem[widx[GW-1:0]] <= wword;
-            wire [63:0]  grx    = emem[pkt_gate[GW-1:0]];
-            // Readback: the RAMs read in the setup cycle (the expected
-            // words are registers, read as they stand).
-            wire [63:0]  ex_rd  = emem[widx[GW-1:0]];
-            assign tab_rd_d = in_dr ? drw : in_e ? ex_rd : {32'd0, ilw};
+            // simulation-only payload check below. The RAM is read at the
+            // pop of a data-mode head (its gate), the word is on the
+            // output in the next cycle (sq_ld), or in a table read's
+            // setup cycle (which a head's pop refuses: rd_setup).
+            wire          w_e   = do_wr && hi && in_e;
+            wire [GW-1:0] e_wa  = widx[GW-1:0];
+            wire [GW-1:0] e_ra  = e_hd ? pkt_gate[GW-1:0] : widx[GW-1:0];
+            wire [63:0]   e_q;
+            reg  [63:0]   e_wq;
+            reg           e_byp;
+            hx_mem_1r1w #(.W(64), .D(GDEP), .AW(GW)) emem (
+                .clk(clk), .we(w_e), .wa(e_wa), .wd(wword), .re(e_hd || (rd_setup && in_e)), .ra(e_ra), .rd(e_q)
+            );
+            always @(posedge clk) begin
+                e_byp <= w_e && e_wa == e_ra;
+                e_wq  <= wword;
+            end
+            wire [63:0]  ew     = e_byp ? e_wq : e_q;   // expected word of the last head popped (or read)
+            assign tab_rd_d = in_dr ? drw : in_e ? ew : {32'd0, ilw};
             /* verilator lint_off UNUSED */
             wire [RB+15:0] src_x = {16'd0, pkt_src};
             /* verilator lint_on UNUSED */
@@ -800,30 +819,43 @@ module hx_barrier_unit #(
             // (a head for a gate outside the table, or a head that is a
             // tail). A head whose gate expects no message, or another
             // source, expects nothing: its first payload flit is SEQ.
+            // sq_ld: the head was popped last cycle, its expected word is
+            // on the RAM's output now: sq_rem_e takes the count from it
+            // (the head's source, rx_src, against the word's).
             reg          sq_skip;
             reg  [23:0]  sq_rem;
             reg  [11:0]  sq_j;
+            reg          sq_ld;
+            /* verilator lint_off UNUSED */
+            wire [RB+15:0] rsrc_x = {16'd0, rx_src};
+            /* verilator lint_on UNUSED */
+            wire [23:0]  sq_rem_e = !sq_ld ? sq_rem : (ew[63:48] == rsrc_x[15:0]) ? ew[47:24] : 24'd0;
             wire         sq_chk  = g_range && !rx_tail;
             wire         sq_jl   = {1'b0, sq_j} + 13'd1 == itemf;
             assign seq_bad = rx_head ? rx_open :
-                             (!rx_open || (!sq_skip && (sq_rem == 24'd0 ||
-                                           (rx_tail && (sq_rem != 24'd1 || !sq_jl)))));
+                             (!rx_open || (!sq_skip && (sq_rem_e == 24'd0 ||
+                                           (rx_tail && (sq_rem_e != 24'd1 || !sq_jl)))));
             always @(posedge clk) begin
                 if (rst) begin
                     sq_skip <= 1'b0;
                     sq_rem  <= 24'd0;
                     sq_j    <= 12'd0;
-                end else if (pop && en && dmode) begin
-                    if (rx_head) begin
-                        sq_skip <= !sq_chk;
-                        sq_rem  <= (sq_chk && grx[63:48] == src_x[15:0]) ? grx[47:24] : 24'd0;
-                        sq_j    <= 12'd0;
-                    end else if (!sq_skip && sq_rem != 24'd0) begin
-                        if (sq_jl) begin
-                            sq_rem <= sq_rem - 24'd1;
-                            sq_j   <= 12'd0;
-                        end else begin
-                            sq_j   <= sq_j + 12'd1;
+                    sq_ld   <= 1'b0;
+                end else begin
+                    sq_ld  <= e_hd && sq_chk;
+                    sq_rem <= sq_rem_e;
+                    if (pop && en && dmode) begin
+                        if (rx_head) begin
+                            sq_skip <= !sq_chk;
+                            sq_rem  <= 24'd0;
+                            sq_j    <= 12'd0;
+                        end else if (!sq_skip && sq_rem_e != 24'd0) begin
+                            if (sq_jl) begin
+                                sq_rem <= sq_rem_e - 24'd1;
+                                sq_j   <= 12'd0;
+                            end else begin
+                                sq_j   <= sq_j + 12'd1;
+                            end
                         end
                     end
                 end
@@ -835,11 +867,23 @@ module hx_barrier_unit #(
             // position rp (item-list index), rend, rj. Off (pchk = 0) in a
             // testbench that injects faults: there the model's trace,
             // with its SEQ and CRC errors, is the check.
+            // The check reads the tables at any index in the cycle it needs
+            // them: it keeps copies of the item list and the expected
+            // words (simulation only; the RAMs' ports are the engines').
+            reg  [31:0]  il_sim [0:NIL-1];
+            reg  [63:0]  e_sim [0:GDEP-1];
+            always @(posedge clk) begin
+                if (w_il)
+                    il_sim[il_wa] <= pwdata;
+                if (w_e)
+                    e_sim[e_wa] <= wword;
+            end
+            wire [63:0]  grx    = e_sim[pkt_gate[GW-1:0]];
             reg  [23:0]  rp;
             reg  [24:0]  rend;
             reg  [11:0]  rj;
             reg          rbusy;
-            wire [31:0]  r_ilw  = ilmem[rp[ILW-1:0]];
+            wire [31:0]  r_ilw  = il_sim[rp[ILW-1:0]];
             wire [63:0]  r_word = item_word({r_ilw, 20'd0, rj});
             /* verilator lint_off UNUSED */
             wire [FW+63:0] r_x  = {{FW{1'b0}}, r_word};

@@ -12,6 +12,11 @@
 // freed by the same edge, so overflow is impossible by construction and
 // push is deliberately not gated by "full" (a simulation check reports a
 // protocol violation instead).
+//
+// The entries live in hx_mem_1r1w (synchronous read, docs/rtl.md,
+// "Memories"): the front is read one cycle ahead and a push into the word
+// that becomes the front is bypassed, so the front is still visible in
+// the cycle after its push and the timing above is unchanged.
 `timescale 1ns / 1ps
 module hx_fifo #(
     parameter integer W = 8,   // entry width (flit: FW+2)
@@ -36,26 +41,39 @@ module hx_fifo #(
     localparam [CW-1:0] CZERO = 0;
     localparam [CW-1:0] CFULL = B[CW-1:0];
 
-    reg [W-1:0]  mem [0:B-1];
     reg [AW-1:0] rp, wp;
     reg [CW-1:0] cnt;
 
-    assign dout   = mem[rp];
+    // Storage: hx_mem_1r1w (synchronous read). The front of the next cycle
+    // is read by this cycle's edge, at the read pointer the edge leaves
+    // (rp_nx). An entry pushed by the same edge to that very word (the
+    // FIFO empty, or its last entry popped) is bypassed: byp selects the
+    // word pushed (wq) instead of the RAM's output.
+    wire [AW-1:0] rp_nx = pop ? ((rp == LAST) ? PZERO : rp + PONE) : rp;
+    wire [W-1:0]  rd;
+    reg  [W-1:0]  wq;
+    reg           byp;
+    hx_mem_1r1w #(.W(W), .D(B), .AW(AW)) m (
+        .clk(clk), .we(push), .wa(wp), .wd(din), .re(1'b1), .ra(rp_nx), .rd(rd)
+    );
+
+    assign dout   = byp ? wq : rd;
     assign nempty = (cnt != CZERO);
 
     always @(posedge clk) begin
+        if (push)
+            wq <= din;
         if (rst) begin
             rp  <= PZERO;
             wp  <= PZERO;
             cnt <= CZERO;
+            byp <= 1'b0;
         end else begin
-            if (push) begin
-                mem[wp] <= din;
+            if (push)
                 wp <= (wp == LAST) ? PZERO : wp + PONE;
-            end
-            if (pop)
-                rp <= (rp == LAST) ? PZERO : rp + PONE;
+            rp  <= rp_nx;
             cnt <= cnt + (push ? CONE : CZERO) - (pop ? CONE : CZERO);
+            byp <= push && wp == rp_nx;
         end
     end
 

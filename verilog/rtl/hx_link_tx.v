@@ -67,7 +67,6 @@ module hx_link_tx #(
     localparam [PW-1:0]  PZERO = 0;
     localparam [SB+PW:0] RS    = R[SB+PW:0];
 
-    reg [EW-1:0] mem [0:R-1];
     reg [PW-1:0] ap, sp, tp;     // oldest unacknowledged, next to send, next free
     reg [SB-1:0] aseq;           // sequence number of the entry at ap
     reg [SB-1:0] tseq;           // sequence number of the next new flit
@@ -91,7 +90,8 @@ module hx_link_tx #(
 
     wire          backlog = (bl != ZERO);
     wire          send    = backlog || in_valid;
-    wire [EW-1:0] ent     = backlog ? mem[sp] : {tseq, in_flit};
+    wire [EW-1:0] rent;          // the buffer's entry at sp (below)
+    wire [EW-1:0] ent     = backlog ? rent : {tseq, in_flit};
     wire          due     = hist[HL-1];
     wire [SB-1:0] nneed   = need + (due ? ONE : ZERO);
     // The ACK word: undamaged when its parity holds and it names held flits.
@@ -110,6 +110,19 @@ module hx_link_tx #(
     wire [SB-1:0] occn    = occ + (in_valid ? ONE : ZERO) - k;
     wire [CW-1:0] chk;
     wire [HL-1:0] hnext;         // hist shifted by one cycle, this cycle's send in
+
+    // The replay buffer: hx_mem_1r1w (synchronous read, docs/rtl.md,
+    // "Memories"). The entry the next cycle may resend (at the send
+    // pointer the edge leaves, sp_nx) is read by this cycle's edge; a flit
+    // stored by the same edge into that entry is bypassed (byp, wq).
+    wire [PW-1:0] sp_nx   = nak ? adv(ap, k) : send ? adv(sp, ONE) : sp;
+    wire [EW-1:0] rd;
+    reg  [EW-1:0] wq;
+    reg           byp;
+    hx_mem_1r1w #(.W(EW), .D(R), .AW(PW)) m (
+        .clk(clk), .we(in_valid), .wa(tp), .wd({tseq, in_flit}), .re(1'b1), .ra(sp_nx), .rd(rd)
+    );
+    assign rent = byp ? wq : rd;
 
     hx_link_crc #(.N(EW), .CW(CW), .POLY(CPOLY)) crc (.d(ent), .c(chk));
 
@@ -138,7 +151,10 @@ module hx_link_tx #(
             gcnt  <= ZERO;
             clast <= ZERO;
             hist  <= {HL{1'b0}};
+            byp   <= 1'b0;
         end else begin
+            byp   <= in_valid && tp == sp_nx;
+            sp    <= sp_nx;
             if (in_valid) begin
                 tp   <= adv(tp, ONE);
                 tseq <= tseq + ONE;
@@ -151,20 +167,17 @@ module hx_link_tx #(
             if (nak) begin
                 // Go back to the first flit the receiver lacks; what was
                 // sent since (this cycle's send included) is void.
-                sp   <= adv(ap, k);
                 bl   <= occn;
                 need <= aw;
                 hist <= {HL{1'b0}};
             end else begin
-                if (send)
-                    sp <= adv(sp, ONE);
                 bl   <= bl + (in_valid ? ONE : ZERO) - (send ? ONE : ZERO);
                 need <= nneed;
                 hist <= hnext;
             end
         end
         if (in_valid)
-            mem[tp] <= {tseq, in_flit};
+            wq <= {tseq, in_flit};
     end
 
 `ifndef SYNTHESIS

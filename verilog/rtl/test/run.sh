@@ -46,7 +46,7 @@ set -u -o pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 RTL=$(cd "$HERE/.." && pwd)
-LIB=(hx_fifo.v hx_credit.v hx_chan.v hx_link_crc.v hx_link_tx.v hx_link_rx.v hx_alu.v hx_switch.v hx_barrier_unit.v hx_barrier_node.v)
+LIB=(hx_mem_1r1w.v hx_fifo.v hx_credit.v hx_chan.v hx_link_crc.v hx_link_tx.v hx_link_rx.v hx_alu.v hx_switch.v hx_barrier_unit.v hx_barrier_node.v)
 LIBP=("${LIB[@]/#/$RTL/}")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hxrtl.XXXXXX")
 if [ "${1:-}" = "-k" ]; then
@@ -197,6 +197,9 @@ lint_one() {
         pass "lint $top $*"
     fi
 }
+lint_one hx_mem_1r1w
+lint_one hx_mem_1r1w -GW=98 -GD=6 -GAW=3
+lint_one hx_mem_1r1w -GW=1 -GD=1
 lint_one hx_fifo
 lint_one hx_fifo -GB=1 -GW=18
 lint_one hx_fifo -GB=64 -GW=162
@@ -276,7 +279,7 @@ link_run() {
         r=$(echo "$base" | sed -E 's/^link_l([0-9]+)_b([0-9]+)_r([0-9]+).*/\3/')
         if ! iverilog -g2005 -Wall -o "$WORK/link.vvp" -DTB_W=18 -DTB_L="$l" -DTB_B="$b" -DTB_R="$r" -DTB_N=400 \
                 "$HERE/hx_link_tb.v" "$rtl/hx_link_tx.v" "$rtl/hx_link_rx.v" "$rtl/hx_link_crc.v" \
-                "$rtl/hx_chan.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" >"$WORK/link.iv" 2>&1 || [ -s "$WORK/link.iv" ]; then
+                "$rtl/hx_chan.v" "$RTL/hx_mem_1r1w.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" >"$WORK/link.iv" 2>&1 || [ -s "$WORK/link.iv" ]; then
             echo "$base: iverilog: $(head -1 "$WORK/link.iv")"; bad=$((bad + 1)); continue
         fi
         vvp -n "$WORK/link.vvp" +stim="$f" >"$WORK/link.out" 2>&1
@@ -306,7 +309,7 @@ stress_run() {
         set -- $cfg
         if ! iverilog -g2005 -Wall -o "$WORK/stress.vvp" -DTB_L="$1" -DTB_R="$2" -DTB_B="$3" -DTB_N=20000 \
                 "$HERE/hx_link_stress_tb.v" "$rtl/hx_link_tx.v" "$rtl/hx_link_rx.v" "$rtl/hx_link_crc.v" \
-                "$rtl/hx_chan.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" >"$WORK/stress.iv" 2>&1 || [ -s "$WORK/stress.iv" ]; then
+                "$rtl/hx_chan.v" "$RTL/hx_mem_1r1w.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" >"$WORK/stress.iv" 2>&1 || [ -s "$WORK/stress.iv" ]; then
             echo "stress $cfg: iverilog: $(head -1 "$WORK/stress.iv")"; bad=$((bad + 1)); continue
         fi
         vvp -n "$WORK/stress.vvp" "${@:4}" >"$WORK/stress.out" 2>&1
@@ -331,7 +334,7 @@ fi
 # Synthesis of the link layer on its own (L = 2, R = 5, W = 66).
 for top in hx_link_tx hx_link_rx; do
     mkdir -p "$WORK/ys"
-    (cd "$WORK/ys" && yosys -q -l "$WORK/$top.ys" -p "read_verilog $RTL/hx_link_tx.v $RTL/hx_link_rx.v $RTL/hx_link_crc.v; \
+    (cd "$WORK/ys" && yosys -q -l "$WORK/$top.ys" -p "read_verilog $RTL/hx_link_tx.v $RTL/hx_link_rx.v $RTL/hx_link_crc.v $RTL/hx_mem_1r1w.v; \
         hierarchy -top $top -chparam W 66 -chparam L 2 -chparam R 5 -chparam B 4; synth -top $top; check -assert; stat" >/dev/null 2>&1)
     rc=$?
     if [ $rc -ne 0 ] || grep -qE '^(Warning|ERROR):' "$WORK/$top.ys"; then
@@ -356,7 +359,7 @@ mutant() {
         pass "mutant $name killed: $(echo "$out" | grep -v ': hx_link_tb: PASS\|: hx_link_stress_tb: PASS' | head -1)"
     fi
 }
-mutant resend_pointer hx_link_tx.v 's/sp   <= adv(ap, k);/sp   <= adv(ap, k + ONE);/'
+mutant resend_pointer hx_link_tx.v 's/sp_nx   = nak ? adv(ap, k) :/sp_nx   = nak ? adv(ap, k + ONE) :/'
 mutant nak_cycle      hx_link_tx.v 's/localparam integer HL = 2 \* L - 1;/localparam integer HL = 2 * L;/'
 mutant replay_count   hx_link_tx.v 's/bl   <= occn;/bl   <= occ;/'
 mutant rx_sequence    hx_link_rx.v 's/in_flit\[W +: SB\] == eseq;/in_flit[W +: SB] == eseq + ONE;/'
@@ -376,7 +379,7 @@ echo "== switch configuration port (sw_apb_tb)"
 # ID, CAPS, reset values, write timing, read back, every refused transfer,
 # and routes that follow rewritten tables (exchanger and crossbar).
 if ! iverilog -g2005 -Wall -o "$WORK/sw_apb.vvp" "$HERE/sw_apb_tb.v" \
-        "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_switch.v" >"$WORK/sw_apb.iv" 2>&1 \
+        "$RTL/hx_mem_1r1w.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_switch.v" >"$WORK/sw_apb.iv" 2>&1 \
         || [ -s "$WORK/sw_apb.iv" ]; then
     fail "sw_apb_tb: iverilog"; sed 's/^/     /' "$WORK/sw_apb.iv"
 else
@@ -395,7 +398,7 @@ echo "== barrier node configuration port and ejection (node_apb_tb)"
 # the node's NORANK; then each mutant must fail it.
 napb() {   # napb NODE_SOURCE NAME -> 0 when node_apb_tb passes
     iverilog -g2005 -Wall -o "$WORK/node_apb_$2.vvp" "$HERE/node_apb_tb.v" \
-        "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_alu.v" "$RTL/hx_barrier_unit.v" "$1" >"$WORK/node_apb_$2.iv" 2>&1 &&
+        "$RTL/hx_mem_1r1w.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_alu.v" "$RTL/hx_barrier_unit.v" "$1" >"$WORK/node_apb_$2.iv" 2>&1 &&
         [ ! -s "$WORK/node_apb_$2.iv" ] &&
         (cd "$WORK" && vvp -n "$WORK/node_apb_$2.vvp") >"$WORK/node_apb_$2.out" 2>&1 &&
         [ "$(cat "$WORK/node_apb_$2.out")" = "node_apb_tb: PASS" ]
@@ -425,7 +428,7 @@ echo "== barrier unit software controls (unit_soft_tb)"
 # tagged staging (docs/registers.md, "Software control"); verilog's
 # TestUnitSoftControls runs its mutants.
 if iverilog -g2005 -Wall -o "$WORK/unit_soft.vvp" "$HERE/unit_soft_tb.v" \
-        "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_alu.v" "$RTL/hx_barrier_unit.v" >"$WORK/unit_soft.iv" 2>&1 &&
+        "$RTL/hx_mem_1r1w.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_alu.v" "$RTL/hx_barrier_unit.v" >"$WORK/unit_soft.iv" 2>&1 &&
         [ ! -s "$WORK/unit_soft.iv" ] &&
         (cd "$WORK" && vvp -n "$WORK/unit_soft.vvp") >"$WORK/unit_soft.out" 2>&1 &&
         [ "$(cat "$WORK/unit_soft.out")" = "unit_soft_tb: PASS" ]; then
@@ -434,7 +437,7 @@ else
     fail "unit_soft_tb"; cat "$WORK/unit_soft.iv" "$WORK/unit_soft.out" 2>/dev/null | sed 's/^/     /' | head
 fi
 if iverilog -g2005 -Wall -o "$WORK/unit_read.vvp" "$HERE/unit_read_tb.v" \
-        "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_alu.v" "$RTL/hx_barrier_unit.v" >"$WORK/unit_read.iv" 2>&1 &&
+        "$RTL/hx_mem_1r1w.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_alu.v" "$RTL/hx_barrier_unit.v" >"$WORK/unit_read.iv" 2>&1 &&
         [ ! -s "$WORK/unit_read.iv" ] &&
         (cd "$WORK" && vvp -n "$WORK/unit_read.vvp") >"$WORK/unit_read.out" 2>&1 &&
         [ "$(cat "$WORK/unit_read.out")" = "unit_read_tb: PASS" ]; then
@@ -450,7 +453,7 @@ echo "== switch illegal flits and DROPS (sw_drop_tb)"
 # cycle; then each mutant of the drop logic must fail it.
 swdrop() {   # swdrop SWITCH_SOURCE NAME -> 0 when sw_drop_tb passes
     iverilog -g2005 -Wall -o "$WORK/sw_drop_$2.vvp" "$HERE/sw_drop_tb.v" \
-        "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$1" >"$WORK/sw_drop_$2.iv" 2>&1 && [ ! -s "$WORK/sw_drop_$2.iv" ] &&
+        "$RTL/hx_mem_1r1w.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$1" >"$WORK/sw_drop_$2.iv" 2>&1 && [ ! -s "$WORK/sw_drop_$2.iv" ] &&
         (cd "$WORK" && vvp -n "$WORK/sw_drop_$2.vvp") >"$WORK/sw_drop_$2.out" 2>&1 &&
         [ "$(cat "$WORK/sw_drop_$2.out")" = "sw_drop_tb: PASS" ]
 }
@@ -481,7 +484,7 @@ echo "== switch routing exception CAM (cam_tb)"
 # table, one-bit address differences missing, invalid entries ignored, the
 # lowest matching entry winning, reset; then yosys on a switch with E = 3.
 if ! iverilog -g2005 -Wall -o "$WORK/cam.vvp" "$HERE/cam_tb.v" \
-        "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_switch.v" >"$WORK/cam.iv" 2>&1 \
+        "$RTL/hx_mem_1r1w.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_switch.v" >"$WORK/cam.iv" 2>&1 \
         || [ -s "$WORK/cam.iv" ]; then
     fail "cam_tb: iverilog"; sed 's/^/     /' "$WORK/cam.iv"
 else
@@ -494,7 +497,7 @@ else
     fi
 fi
 mkdir -p "$WORK/ys"
-(cd "$WORK/ys" && yosys -q -l "$WORK/cam.ys" -p "read_verilog $RTL/hx_fifo.v $RTL/hx_credit.v $RTL/hx_switch.v; \
+(cd "$WORK/ys" && yosys -q -l "$WORK/cam.ys" -p "read_verilog $RTL/hx_mem_1r1w.v $RTL/hx_fifo.v $RTL/hx_credit.v $RTL/hx_switch.v; \
     hierarchy -top hx_switch -chparam P 3 -chparam NDIM 2 -chparam K0 4 -chparam K1 4 -chparam E 3; \
     synth -top hx_switch; check -assert; stat" >/dev/null 2>&1)
 rc=$?
