@@ -1,0 +1,184 @@
+package testbench
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/verilog"
+	"github.com/hxbar/hxbar/verilog/synth"
+)
+
+func TestNetlistPath(t *testing.T) {
+	for _, c := range []struct{ rtl, net string }{
+		{"tile3.g_unit.bu", `tile3.\g_unit.bu `},
+		{"tile0.g_node.bu.ch[1].u", `tile0.\g_node.bu .\ch[1].u `},
+		{"tile2.g_dim[1].up", `tile2.\g_dim[1].up `},
+		{"sw17.g_out[2].credit", `sw17.\g_out[2].credit `},
+		{"tile5.sw", "tile5.sw"},
+	} {
+		if got := NetlistPath(c.rtl); got != c.net {
+			t.Errorf("NetlistPath(%q) = %q, want %q", c.rtl, got, c.net)
+		}
+	}
+}
+
+// TestNetlistTBSameTestbench: the netlist's testbench is tb.v with only the
+// monitor's hierarchical paths respelled, for a unit per node and for
+// barrier channels (hx_barrier_node, a unit per channel).
+func TestNetlistTBSameTestbench(t *testing.T) {
+	one := hw.Default()
+	ch := hw.Default()
+	ch.Dims, ch.Ranks, ch.Channels = []int{2, 2}, 0, 2
+	ch.Communicators = []hw.Communicator{{Name: "world", Ranks: []int{0, 1, 2, 3}}, {Name: "rows", Split: "dim:0"}}
+	if err := ch.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, sys := range []hw.System{one, ch} {
+		dir := t.TempDir()
+		s, _ := generate(t, dir, sys)
+		tb, err := os.ReadFile(join(dir, TBFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sys.Communicators) > 0 != verilog.UsesChannels(s.Design) {
+			t.Fatalf("%s: channels %v, want them with communicators", sys.Title(), verilog.UsesChannels(s.Design))
+		}
+		ntb, err := netlistTB(s.Design, tb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := strings.Split(string(tb), "\n"), strings.Split(string(ntb), "\n")
+		if len(a) != len(b) {
+			t.Fatalf("%s: %d lines, tb.v has %d", sys.Title(), len(b), len(a))
+		}
+		changed := 0
+		for i := range a {
+			if a[i] == b[i] {
+				continue
+			}
+			changed++
+			if !strings.HasPrefix(strings.TrimSpace(a[i]), "assign ") || !strings.Contains(b[i], `\`) {
+				t.Errorf("%s: line %d changed beyond a monitor path:\n  tb.v:    %s\n  netlist: %s", sys.Title(), i+1, a[i], b[i])
+			}
+		}
+		// has_rank, rank and 16 event signals per unit; with channels a
+		// node's own 3 error signals too.
+		want := 18 * s.Topo.Nodes
+		if verilog.UsesChannels(s.Design) {
+			want = 18*s.Topo.Nodes*sys.ChannelCount() + 3*s.Topo.Nodes
+		}
+		if changed != want {
+			t.Errorf("%s: %d monitor lines respelled, want %d", sys.Title(), changed, want)
+		}
+	}
+}
+
+func needYosys(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath(synth.Yosys); err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skipf("yosys not installed (%s, or make deps); set CI=1 to make this a failure", installYosys)
+		}
+		t.Fatal("yosys not installed and CI is set")
+	}
+}
+
+// TestCosimNetlist co-simulates the Yosys netlist of the default 4x4
+// design and of a small data collective (a 2x2 all-gather) against the
+// model, cycle for cycle; then swaps one gate of the all-gather's netlist
+// (the AND that makes a unit's released output, for an OR) and requires
+// the co-simulation to fail. Minutes: skipped with -short.
+func TestCosimNetlist(t *testing.T) {
+	needTools(t, Icarus)
+	needYosys(t)
+	if testing.Short() {
+		t.Skip("gate-level co-simulation takes minutes")
+	}
+	t.Parallel()
+	ag := hw.Default()
+	ag.Name, ag.Dims, ag.Ranks, ag.Collective = "net-allgather-2x2", []int{2, 2}, 0, hw.CollAllGather
+	if err := ag.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	def := hw.Default()
+	for _, sys := range []hw.System{ag, def} {
+		dir := t.TempDir()
+		generate(t, dir, sys)
+		rep, err := CosimWith(ctxFor(t, 20*time.Minute), dir, Icarus, Options{Netlist: true})
+		if err != nil {
+			t.Fatalf("%s: %v", sys.Title(), err)
+		}
+		if !rep.OK() || rep.Netlist == nil || rep.Netlist.Reused || rep.Netlist.Cells == 0 || !strings.HasPrefix(rep.Summary(), "Netlist matches the model") {
+			t.Fatalf("%s: %s", sys.Title(), rep)
+		}
+		t.Logf("%s: %s; synthesis %s, simulation %s (compile %s)", sys.Title(), rep.Summary(),
+			rep.Netlist.SynthTime.Round(time.Second), rep.SimTime.Round(time.Second), rep.Run.CompileTime.Round(time.Second))
+		if sys.Name != ag.Name {
+			continue
+		}
+		mutateNetlist(t, rep.Netlist.File)
+		rep, err = CosimWith(ctxFor(t, 20*time.Minute), dir, Icarus, Options{Netlist: true})
+		var mm *MismatchError
+		if !errors.As(err, &mm) || !rep.Netlist.Reused {
+			t.Fatalf("%s with one gate of the netlist swapped: err %v, want a mismatch on the reused (edited) netlist", sys.Title(), err)
+		}
+		t.Logf("mutated netlist: %s", rep.Summary())
+	}
+}
+
+// releasedAnd is the gate that drives a barrier unit's released output in
+// the netlist: en && !failed && cur == gend, an AND of two nets.
+var releasedAnd = regexp.MustCompile(`(?m)^(\s*assign released = \S+) & (\S+;)$`)
+
+// mutateNetlist swaps the AND driving the barrier unit's released output
+// for an OR (a unit that releases early).
+func mutateNetlist(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(data)
+	start := strings.Index(src, "hx_barrier_unit (")
+	if start < 0 {
+		t.Fatal("no hx_barrier_unit module in the netlist")
+	}
+	loc := releasedAnd.FindStringSubmatchIndex(src[start:])
+	if loc == nil {
+		t.Fatal("no 'assign released = a & b;' in the netlist's hx_barrier_unit: update the mutation")
+	}
+	m := src[start+loc[0] : start+loc[1]]
+	mut := releasedAnd.ReplaceAllString(m, "$1 | $2")
+	src = src[:start+loc[0]] + mut + src[start+loc[1]:]
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("netlist mutated: %q -> %q", strings.TrimSpace(m), strings.TrimSpace(mut))
+}
+
+// TestCosimNetlistFaultsRefused: a design that injects faults is refused
+// with ErrNetlistFaults before any synthesis.
+func TestCosimNetlistFaultsRefused(t *testing.T) {
+	sys := hw.Default()
+	sys.Dims, sys.Ranks = []int{2, 2}, 0
+	sys.Faults = []string{"stuck:1"}
+	sys.Watchdog = 200
+	if err := sys.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	generate(t, dir, sys)
+	_, err := CosimWith(ctxFor(t, time.Minute), dir, Icarus, Options{Netlist: true})
+	if !errors.Is(err, ErrNetlistFaults) {
+		t.Fatalf("err %v, want ErrNetlistFaults", err)
+	}
+	if exists(join(dir, NetlistDir)) {
+		t.Errorf("%s written for a refused run", NetlistDir)
+	}
+}
