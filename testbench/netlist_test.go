@@ -182,3 +182,73 @@ func TestCosimNetlistFaultsRefused(t *testing.T) {
 		t.Errorf("%s written for a refused run", NetlistDir)
 	}
 }
+
+// netlistMatrix are the designs of TestCosimNetlistMatrix: episodes (the
+// example's sum, all-gather and max on the 4x4), every reduction op in
+// episodes of one design, link-level retry at latency 2, routing around an
+// avoided channel, a loop (two receive banks) and communicators on barrier
+// channels (hx_barrier_node).
+func netlistMatrix(t *testing.T) []hw.System {
+	ep, err := hw.Load("../examples/episodes-4x4.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name string, dims []int, set func(*hw.System)) hw.System {
+		s := hw.Default()
+		s.Name, s.Dims, s.Ranks = name, dims, 0
+		set(&s)
+		if err := s.Validate(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return s
+	}
+	opEp := func(op hw.OpName, algo hw.Algorithm) hw.Episode { return hw.Episode{Op: &op, Algo: &algo} }
+	return []hw.System{
+		ep,
+		mk("net-ops-2x4", []int{2, 4}, func(s *hw.System) {
+			s.Episodes = []hw.Episode{opEp(hw.OpSum, hw.AlgoButterfly), opEp(hw.OpMax, hw.AlgoDissemination),
+				opEp(hw.OpMin, hw.AlgoButterflyNearFirst), opEp(hw.OpAnd, hw.AlgoDissemination),
+				opEp(hw.OpOr, hw.AlgoButterfly), opEp(hw.OpXor, hw.AlgoButterfly)}
+		}),
+		mk("net-retry-2x2-L2", []int{2, 2}, func(s *hw.System) { s.LinkRetry, s.LinkLatency, s.Op = 4, 2, hw.OpSum }),
+		mk("net-avoid-2x4", []int{2, 4}, func(s *hw.System) { s.Avoid, s.Op = []string{"n1.d0.up"}, hw.OpMax }),
+		mk("net-loop-2x2", []int{2, 2}, func(s *hw.System) { s.Iterations, s.Compute, s.Jitter = 4, 2, 3 }),
+		mk("net-channels-2x2", []int{2, 2}, func(s *hw.System) {
+			s.Channels = 2
+			s.Communicators = []hw.Communicator{{Name: "world", Ranks: []int{0, 1, 2, 3}}, {Name: "rows", Split: "dim:0"}}
+		}),
+	}
+}
+
+// TestCosimNetlistMatrix co-simulates the netlists of netlistMatrix
+// against the model (make bench: HXBAR_FULL_MATRIX; about 15 minutes of
+// CPU, most of it the 4x4 episodes).
+func TestCosimNetlistMatrix(t *testing.T) {
+	if !fullMatrix() {
+		t.Skip("make bench only (HXBAR_FULL_MATRIX): about 15 minutes")
+	}
+	needTools(t, Icarus)
+	needYosys(t)
+	t.Parallel()
+	for _, sys := range netlistMatrix(t) {
+		t.Run(sys.Title(), func(t *testing.T) {
+			dir := t.TempDir()
+			generate(t, dir, sys)
+			rep, err := CosimWith(ctxFor(t, time.Hour), dir, Icarus, Options{Netlist: true})
+			if err != nil {
+				t.Fatalf("%v", err)
+			}
+			t.Logf("%s; synthesis %s, compile %s, simulation %s", rep.Summary(),
+				rep.Netlist.SynthTime.Round(time.Second), rep.Run.CompileTime.Round(time.Second), rep.SimTime.Round(time.Second))
+		})
+	}
+}
+
+// TestNetlistMatrixDesigns: every design of the bench's netlist matrix is
+// valid, runs in the model and generates (make test checks what make
+// bench will simulate).
+func TestNetlistMatrixDesigns(t *testing.T) {
+	for _, sys := range netlistMatrix(t) {
+		generate(t, t.TempDir(), sys)
+	}
+}
