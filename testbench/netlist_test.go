@@ -110,7 +110,7 @@ func TestCosimNetlist(t *testing.T) {
 	for _, sys := range []hw.System{ag, def} {
 		dir := t.TempDir()
 		generate(t, dir, sys)
-		rep, err := CosimWith(ctxFor(t, 20*time.Minute), dir, Icarus, Options{Netlist: true})
+		rep, err := CosimWith(ctxFor(t, time.Hour), dir, Icarus, Options{Netlist: true})
 		if err != nil {
 			t.Fatalf("%s: %v", sys.Title(), err)
 		}
@@ -123,7 +123,7 @@ func TestCosimNetlist(t *testing.T) {
 			continue
 		}
 		mutateNetlist(t, rep.Netlist.File)
-		rep, err = CosimWith(ctxFor(t, 20*time.Minute), dir, Icarus, Options{Netlist: true})
+		rep, err = CosimWith(ctxFor(t, time.Hour), dir, Icarus, Options{Netlist: true})
 		var mm *MismatchError
 		if !errors.As(err, &mm) || !rep.Netlist.Reused {
 			t.Fatalf("%s with one gate of the netlist swapped: err %v, want a mismatch on the reused (edited) netlist", sys.Title(), err)
