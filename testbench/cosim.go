@@ -45,6 +45,27 @@ type Report struct {
 	// testbench printed it, differs from the model's counts at that cycle
 	// (a design with faults); "" when every one agrees.
 	DropDiff string
+
+	// Netlist is the synthesis simulated by a gate-level run (nil: the
+	// RTL was simulated).
+	Netlist *Netlist
+}
+
+// what names what was simulated, for the summary: "RTL", or "Netlist".
+func (r *Report) what() string {
+	if r.Netlist != nil {
+		return "Netlist"
+	}
+	return "RTL"
+}
+
+// simulated is the summary's closing parenthesis: the simulator, and the
+// netlist's size for a gate-level run.
+func (r *Report) simulated() string {
+	if r.Netlist != nil {
+		return fmt.Sprintf("%s, Yosys netlist of %d cells", r.Simulator, r.Netlist.Cells)
+	}
+	return r.Simulator
 }
 
 // OK reports a co-simulation in which the RTL reproduced the model exactly:
@@ -58,13 +79,13 @@ func (r *Report) OK() bool {
 func (r *Report) Summary() string {
 	if r.OK() && len(r.Errors) > 0 {
 		e := r.Errors[0]
-		return fmt.Sprintf("RTL matches the model, cycle-exact: system %q, %d events over %d cycles, error events included (first: %s at node %d in cycle %d%s) (%s)",
-			r.System.Title(), r.Events, r.Cycles, e.Code, e.Node, e.Cycle, e.Where(), r.Simulator)
+		return fmt.Sprintf("%s matches the model, cycle-exact: system %q, %d events over %d cycles, error events included (first: %s at node %d in cycle %d%s) (%s)",
+			r.what(), r.System.Title(), r.Events, r.Cycles, e.Code, e.Node, e.Cycle, e.Where(), r.simulated())
 	}
 	if r.OK() {
-		return fmt.Sprintf("RTL matches the model, cycle-exact: system %q, %d events over %d cycles (%s)", r.System.Title(), r.Events, r.Cycles, r.Simulator)
+		return fmt.Sprintf("%s matches the model, cycle-exact: system %q, %d events over %d cycles (%s)", r.what(), r.System.Title(), r.Events, r.Cycles, r.simulated())
 	}
-	return fmt.Sprintf("RTL differs from the model (%s): %s", r.Simulator, r.Problem())
+	return fmt.Sprintf("%s differs from the model (%s): %s", r.what(), r.simulated(), r.Problem())
 }
 
 // Problem explains a failed co-simulation ("" when OK). A simulation that
@@ -136,8 +157,31 @@ func (e *MismatchError) Error() string { return e.Report.Summary() }
 // no table), a missing tool (ErrToolMissing), a design that does not compile
 // (*CompileError).
 func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
+	return CosimWith(ctx, dir, simulator, Options{})
+}
+
+// Options select what Cosim simulates.
+type Options struct {
+	// Netlist: synthesize the design with Yosys and simulate the netlist
+	// (Synthesize; docs/cosim.md, "Gate-level co-simulation") with the
+	// directory's testbench, under Icarus. A design with faults is
+	// refused (ErrNetlistFaults): their injection writes registers
+	// synthesis removes.
+	Netlist bool
+}
+
+// ErrNetlistFaults is the error of a gate-level run of a design that
+// injects faults.
+var ErrNetlistFaults = errors.New("faults cannot be injected into a netlist: the testbench injects them through simulation-only registers of the RTL (fi_* of hx_chan, pchk, achk), which synthesis removes; co-simulate them on the RTL")
+
+// CosimWith is Cosim with options: opt.Netlist co-simulates the Yosys
+// netlist of the design instead of its RTL.
+func CosimWith(ctx context.Context, dir, simulator string, opt Options) (*Report, error) {
 	if simulator != Icarus && simulator != Verilator {
 		return nil, fmt.Errorf("simulator %q (allowed: %s)", simulator, strings.Join(Simulators, ", "))
+	}
+	if opt.Netlist && simulator != Icarus {
+		return nil, fmt.Errorf("simulator %q: the netlist is co-simulated under Icarus only (allowed: %s)", simulator, Icarus)
 	}
 	sys, err := hw.Load(filepath.Join(dir, systemFile))
 	if err != nil {
@@ -207,7 +251,19 @@ func Cosim(ctx context.Context, dir, simulator string) (*Report, error) {
 	if err := checkTablesUnedited(dir); err != nil {
 		return nil, err
 	}
-	run, err := RunSimulator(ctx, dir, simulator)
+	var run *RunResult
+	if opt.Netlist {
+		d := Resolved(s)
+		if len(d.Sys.Faults) > 0 {
+			return nil, ErrNetlistFaults
+		}
+		if rep.Netlist, err = Synthesize(ctx, dir); err != nil {
+			return nil, err
+		}
+		run, err = runNetlist(ctx, dir, d, want[TBFile])
+	} else {
+		run, err = RunSimulator(ctx, dir, simulator)
+	}
 	if err != nil {
 		return nil, err
 	}

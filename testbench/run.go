@@ -212,22 +212,31 @@ func RunSimulator(ctx context.Context, dir, simulator string, plusargs ...string
 	if err != nil {
 		return nil, err
 	}
+	if err := checkBuildPaths(dir, simulator); err != nil {
+		return nil, err
+	}
+	return runBuild(ctx, dir, simulator, srcs, stamp, IcarusBuild, plusargs)
+}
+
+// runBuild compiles srcs (paths relative to dir; stamp hashes their text)
+// unless the build is up to date, and runs it in dir. An Icarus build is
+// written to vvp (relative to dir), a Verilator one to VerilatorBuild.
+func runBuild(ctx context.Context, dir, simulator string, srcs []string, stamp, vvp string, plusargs []string) (*RunResult, error) {
 	res := &RunResult{Simulator: simulator, Dir: dir}
 	var build, exe string
 	var compile []string
 	switch simulator {
 	case Icarus:
-		build = IcarusBuild
-		compile = append([]string{"iverilog", "-g2005", "-s", TBModule, "-o", IcarusBuild}, srcs...)
+		build = vvp
+		compile = append([]string{"iverilog", "-g2005", "-s", TBModule, "-o", vvp}, srcs...)
 		exe = "vvp"
 	case Verilator:
 		build = filepath.Join(VerilatorBuild, verilatorExe)
 		compile = append([]string{"verilator", "--binary", "-j", "2", "-Wno-fatal", "--top-module", TBModule,
 			"-Mdir", VerilatorBuild, "-o", verilatorExe}, srcs...)
 		exe = "./" + build
-	}
-	if err := checkBuildPaths(dir, simulator); err != nil {
-		return nil, err
+	default:
+		return nil, fmt.Errorf("simulator %q (allowed: %s)", simulator, strings.Join(Simulators, ", "))
 	}
 	if err := checkDataFiles(dir); err != nil {
 		return nil, err
@@ -253,7 +262,7 @@ func RunSimulator(ctx context.Context, dir, simulator string, plusargs ...string
 	}
 	args := []string{exe}
 	if simulator == Icarus {
-		args = append(args, "-N", IcarusBuild)
+		args = append(args, "-N", vvp)
 	}
 	args = append(args, plusargs...)
 	res.Command = strings.Join(args, " ")

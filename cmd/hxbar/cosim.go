@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,13 +27,21 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 	schedFile := fs.String("schedule", "", "without --dir: generate for the schedule in `FILE`: a gate schedule (JSON of 'hxbar schedule'), or with --collective a data schedule (JSON of 'hxbar collective')")
 	simulator := fs.String("simulator", testbench.Icarus, "simulator: "+strings.Join(testbench.Simulators, " or "))
 	keep := fs.Bool("keep", false, "without --dir: keep the temporary directory and print its name")
+	netlist := fs.Bool("netlist", false, "gate-level: synthesize the design with Yosys (synth) and co-simulate its netlist, under Icarus, with the same testbench (written to DIR/netlist; docs/cosim.md)")
+	format := fs.String("format", "table", "output format: table (one line) or json (an object: ok, summary, simulator, events, cycles, netlist, synthesis time and cells)")
 	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
 		return err
 	}
 	if !slices.Contains(testbench.Simulators, *simulator) {
 		return usagef("invalid --simulator: %q (allowed: %s)", *simulator, strings.Join(testbench.Simulators, ", "))
 	}
-	own := map[string]bool{"dir": true, "simulator": true, "keep": true, "schedule": true, "print-config": true}
+	if *netlist && *simulator != testbench.Icarus {
+		return usagef("invalid --simulator: %q with --netlist (allowed: %s; the netlist is co-simulated under Icarus)", *simulator, testbench.Icarus)
+	}
+	own := map[string]bool{"dir": true, "simulator": true, "keep": true, "schedule": true, "print-config": true, "netlist": true, "format": true}
 	var sysFlags []string
 	fs.Visit(func(f *flag.Flag) {
 		if !own[f.Name] {
@@ -65,6 +74,9 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 		if err := refuseFaults("cosim", s); err != nil {
 			return err
 		}
+		if *netlist && len(s.Faults) > 0 {
+			return usagef("%s", netlistFaults(s.Faults))
+		}
 		tmp, err := os.MkdirTemp("", "hxbar-cosim-")
 		if err != nil {
 			return err
@@ -91,7 +103,10 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 		// Its first build takes a minute or more with no output of its own.
 		stopBeat = heartbeat(stderr, "hxbar cosim: verilator: building and running (the first build takes about 80 s; later runs of the directory reuse it)", 10*time.Second)
 	}
-	rep, err := testbench.Cosim(ctx, target, *simulator)
+	if *netlist {
+		stopBeat = heartbeat(stderr, "hxbar cosim: --netlist: yosys synthesizes the design, then Icarus simulates the netlist (minutes for a 4x4 design; a later run of the directory reuses the netlist)", 30*time.Second)
+	}
+	rep, err := testbench.CosimWith(ctx, target, *simulator, testbench.Options{Netlist: *netlist})
 	stopBeat()
 	var mm *testbench.MismatchError
 	var ce *testbench.CompileError
@@ -99,17 +114,60 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 	var unitErr *sim.UnitError
 	switch {
 	case errors.As(err, &mm):
-		fmt.Fprintln(stdout, rep.String())
+		if *format == "json" {
+			if err := json.NewEncoder(stdout).Encode(cosimJSON(rep)); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintln(stdout, rep.String())
+		}
+		if rep.Netlist != nil {
+			return failure{"netlist differs from the model"}
+		}
 		return failure{"RTL differs from the model"}
 	case errors.As(err, &ce):
 		return failure{err.Error()}
 	case errors.As(err, &stuck), errors.As(err, &unitErr):
 		return failure{err.Error()}
+	case errors.Is(err, testbench.ErrNetlistFaults):
+		s, _ := hw.Load(filepath.Join(target, verilog.SystemFile))
+		return usagef("%s", netlistFaults(s.Faults))
 	case err != nil:
 		return err
 	}
+	if *format == "json" {
+		return json.NewEncoder(stdout).Encode(cosimJSON(rep))
+	}
 	fmt.Fprintln(stdout, rep.Summary())
 	return nil
+}
+
+// cosimResult is cosim's --format json output.
+type cosimResult struct {
+	OK         bool    `json:"ok"`
+	Summary    string  `json:"summary"`
+	Problem    string  `json:"problem,omitempty"` // the first difference (not OK)
+	System     string  `json:"system"`
+	Simulator  string  `json:"simulator"`
+	Events     int     `json:"events"` // the model's
+	Cycles     int64   `json:"cycles"`
+	SimSeconds float64 `json:"sim_seconds"` // the simulation run, without compiling
+	// Netlist: the Yosys netlist was simulated (--netlist), not the RTL;
+	// the synthesis's wall time (0 when an up-to-date netlist was
+	// reused) and the design's cells.
+	Netlist       bool    `json:"netlist"`
+	SynthSeconds  float64 `json:"synth_seconds,omitempty"`
+	NetlistCells  int     `json:"netlist_cells,omitempty"`
+	NetlistReused bool    `json:"netlist_reused,omitempty"`
+}
+
+func cosimJSON(r *testbench.Report) cosimResult {
+	c := cosimResult{OK: r.OK(), Summary: r.Summary(), Problem: r.Problem(), System: r.System.Title(), Simulator: r.Simulator,
+		Events: r.Events, Cycles: r.Cycles, SimSeconds: r.SimTime.Seconds(), Netlist: r.Netlist != nil}
+	if n := r.Netlist; n != nil {
+		c.SynthSeconds, c.NetlistCells, c.NetlistReused = n.SynthTime.Seconds(), n.Cells, n.Reused
+	}
+	return c
 }
 
 // cosimPrintConfig prints the system cosim would check: DIR/system.yaml
@@ -165,4 +223,10 @@ func checkDesignDir(dir string) error {
 		return usagef("invalid --dir: %q is a %s directory (%s), not a design (allowed: a directory hxbar gen wrote)", dir, gendir.Owner(m.Tool), m.Tool)
 	}
 	return nil
+}
+
+// netlistFaults is the one-line refusal of --netlist for a system with
+// faults.
+func netlistFaults(faults []string) string {
+	return fmt.Sprintf("--netlist cannot inject faults (%s): the testbench injects them through simulation-only registers of the RTL (fi_* of hx_chan, pchk, achk) that synthesis removes; allowed: --netlist without faults, or the faults without --netlist", strings.Join(faults, ", "))
 }
