@@ -468,6 +468,19 @@ module hx_tb;
     always @(posedge clk)
         if (!rst && (|irq) !== 1'b0)
             begin $display("FAIL irq: %%b with no IRQ_ENABLE written", irq); $fatal(1, "hx_tb: irq"); end
+    // A released output rises only in the cycle its release event is
+    // seen (both are registers written by the same edge): the trace alone
+    // would not show a unit that raised released early in the run's last
+    // episode, since nothing starts after it.
+    reg [NS-1:0] rel_q = {NS{1'b0}};
+    always @(posedge clk)
+        if (rst)
+            rel_q <= {NS{1'b0}};
+        else begin
+            if ((released & ~rel_q & ~ev_release) != {NS{1'b0}})
+                begin $display("FAIL released: rank slots %%b rose with no release event", released & ~rel_q & ~ev_release); $fatal(1, "hx_tb: released"); end
+            rel_q <= released;
+        end
 
     // ------------------------------------------------------------------
     // Monitor: print the previous cycle's events in canonical order (node id,
