@@ -14,7 +14,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -135,20 +134,8 @@ func run(jobs int, out, only, oldRe, jsonOut string, steps bool) error {
 		}
 	}
 	if jsonOut != "" {
-		data, err := json.MarshalIndent(results, "", "  ")
-		if err != nil {
+		if err := writeJSON(jsonOut, results); err != nil {
 			return err
-		}
-		f, err := os.OpenFile(jsonOut, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return fmt.Errorf("-json: %w", err)
-		}
-		if _, err := f.Write(append(data, '\n')); err != nil {
-			f.Close()
-			return fmt.Errorf("-json: %w", err)
-		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("-json: %w", err)
 		}
 	}
 	if bad > 0 {
