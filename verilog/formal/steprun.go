@@ -144,6 +144,28 @@ func inits(il []byte, prefix string) State {
 	return st
 }
 
+// initOwners maps the index of every init attribute line of an RTLIL
+// module to the wire it belongs to: the next wire declaration after the
+// attribute lines that follow it.
+func initOwners(lines []string) map[int]string {
+	owner := map[int]string{}
+	for i, line := range lines {
+		if !reInit.MatchString(line) {
+			continue
+		}
+		k := i + 1
+		for k < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[k]), "attribute ") {
+			k++
+		}
+		if k < len(lines) {
+			if w := reWire.FindStringSubmatch(lines[k]); w != nil {
+				owner[i] = w[2]
+			}
+		}
+	}
+	return owner
+}
+
 // bitsOf is an RTLIL constant (N'bits, or a decimal integer) as w bits.
 func bitsOf(c string, w int) string {
 	if i := strings.IndexByte(c, '\''); i >= 0 {
@@ -239,20 +261,9 @@ func stepModel(il []byte, free func(string) bool, next State) ([]byte, []string,
 	if last < 0 {
 		return nil, nil, fmt.Errorf("boundary model: no module end")
 	}
-	skip := map[int]bool{}
+	owner := initOwners(lines[:last])
 	for i, line := range lines[:last] {
-		if m := reInit.FindStringSubmatch(line); m != nil {
-			k := i + 1
-			for k < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[k]), "attribute ") {
-				k++
-			}
-			if w := reWire.FindStringSubmatch(lines[k]); w != nil && strings.HasPrefix(w[2], "\\dut.") && free(w[2]) {
-				skip[i] = true
-			}
-		}
-	}
-	for i, line := range lines[:last] {
-		if !skip[i] {
+		if w, ok := owner[i]; !ok || !strings.HasPrefix(w, "\\dut.") || !free(w) {
 			out.WriteString(line)
 			out.WriteByte('\n')
 		}
