@@ -153,3 +153,21 @@ func TestGroup(t *testing.T) {
 		}
 	}
 }
+
+func TestFreeReceiveWords(t *testing.T) {
+	groups := map[string]bool{"bu.xa_q": true}
+	for name, want := range map[string]bool{
+		`\dut.tile1.g_unit.bu.xmem_a.mem[3]`: true,
+		`\dut.tile1.g_unit.bu.xmem_b.mem[0]`: true,
+		`\dut.tile1.g_unit.bu.xmem_a.ra_q`:   false, // tied to xa_a: freeing it alone breaks the read
+		`\dut.tile1.g_unit.bu.gmem.mem[0]`:   false, // a table: the class fixes it
+		`\dut.tile1.g_unit.bu.wdog_idle`:     false,
+		`\dut.tile1.g_unit.bu.idle`:          true,
+		`\dut.tile0.g_unit.bu.xa_q`:          true,
+		`\dut.sw3.g_in[1].fifo.rp`:           false,
+	} {
+		if got := Free(groups, name); got != want {
+			t.Errorf("Free(%s) = %v, want %v", name, got, want)
+		}
+	}
+}
