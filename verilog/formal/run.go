@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,18 +33,19 @@ const (
 
 // Result is one proof's outcome.
 type Result struct {
-	Name     string  `json:"name"`
-	Unit     string  `json:"unit"`                // "rtl" or the replaced unit's name
-	Prefix   int     `json:"prefix_cycles"`       // simulated cycles before episode 1 runs
-	Longest  int     `json:"longest_run_frames"`  // frames to the last episode's completion, arrivals as late as allowed
-	Depth    int     `json:"depth_frames"`        // frames checked (Longest + a margin + 1)
-	Latches  int     `json:"latches"`             // of the property model after ABC's reductions
-	Ands     int     `json:"ands"`                // of the same
-	Verdict  string  `json:"verdict"`             // Proved or Counterexample
-	CexFrame int     `json:"cex_frame,omitempty"` // the failing frame (counted from the first running cycle)
-	CexCycle int     `json:"cex_cycle,omitempty"` // the same as a cycle of the harness (reset = 0)
-	CexWhat  string  `json:"cex_what,omitempty"`  // which assert failed
-	Seconds  float64 `json:"seconds"`
+	Name     string   `json:"name"`
+	Unit     string   `json:"unit"`                // "rtl" or the replaced unit's name
+	Prefix   int      `json:"prefix_cycles"`       // simulated cycles before episode 1 runs
+	Longest  int      `json:"longest_run_frames"`  // frames to the last episode's completion, arrivals as late as allowed
+	Depth    int      `json:"depth_frames"`        // frames checked (Longest + a margin + 1)
+	Latches  int      `json:"latches"`             // of the property model after ABC's reductions
+	Ands     int      `json:"ands"`                // of the same
+	Verdict  string   `json:"verdict"`             // Proved or Counterexample
+	CexFrame int      `json:"cex_frame,omitempty"` // the failing frame (counted from the first running cycle)
+	CexCycle int      `json:"cex_cycle,omitempty"` // the same as a cycle of the harness (reset = 0)
+	CexWhat  string   `json:"cex_what,omitempty"`  // which assert failed
+	Moved    []string `json:"moved,omitempty"`     // step proofs: every register found to leave the boundary state
+	Seconds  float64  `json:"seconds"`
 }
 
 // reduce is ABC's sequential reduction before the bounded check: a
@@ -97,16 +99,16 @@ func check(ctx context.Context, j *Job, dir string, r *Result, step bool) error 
 			return err
 		}
 		r.Latches, r.Ands = stats(out)
-		if f, ok := assertedFrame(out); ok {
-			r.Verdict, r.CexFrame, r.CexCycle = Counterexample, f, j.Prefix+f
-			r.CexWhat = failedAssert(out, dir)
-			if r.CexWhat == checks["late"] {
+		if as := assertions(out, dir); len(as) > 0 {
+			first, moved := worst(as)
+			if first.kind == "late" {
 				// Not a property of the unit: the bound, taken from
 				// the latest arrivals, is short for some other arrival
 				// pattern. Check again to a greater depth.
-				r.Verdict, r.CexFrame, r.CexCycle, r.CexWhat = "", 0, 0, ""
 				continue
 			}
+			r.Verdict, r.CexFrame, r.CexCycle = Counterexample, first.frame, j.Prefix+first.frame
+			r.CexWhat, r.Moved = first.what, moved
 			return nil
 		}
 		if n, ok := checkedFrames(out); ok && n >= r.Depth {
@@ -122,8 +124,13 @@ func check(ctx context.Context, j *Job, dir string, r *Result, step bool) error 
 // depth-1 and checks depth frames; it returns what bmc3 said.
 func prove(ctx context.Context, j *Job, dir string, depth int, step bool) ([]byte, error) {
 	script := PropertyScript(j.Prefix + depth - 1)
+	bmc := fmt.Sprintf("bmc3 -F %d", depth)
 	if step {
 		script = bytes.Replace(script, []byte(" -miter "), []byte(" "), 1)
+		// Every output to the depth, not only the first to fail: one run
+		// names every register that moves (-x keeps ABC 1.01 from
+		// crashing on -a with constraints).
+		bmc = fmt.Sprintf("bmc3 -a -x -F %d", depth)
 	}
 	if err := outfile.WriteFile(filepath.Join(dir, PropFile), script, 0o644); err != nil {
 		return nil, fmt.Errorf("proof %s: %w", j.Name, err)
@@ -131,7 +138,7 @@ func prove(ctx context.Context, j *Job, dir string, depth int, step bool) ([]byt
 	if _, err := tool(ctx, dir, "yosys", "-q", "-l", "property.log", "-s", PropFile); err != nil {
 		return nil, fmt.Errorf("proof %s: yosys: %w (log: %s)", j.Name, err, filepath.Join(dir, "property.log"))
 	}
-	out, err := tool(ctx, dir, "yosys-abc", "-c", fmt.Sprintf("read_aiger %s; %s; print_stats; bmc3 -F %d", AIGFile, reduce, depth))
+	out, err := tool(ctx, dir, "yosys-abc", "-c", fmt.Sprintf("read_aiger %s; %s; print_stats; %s", AIGFile, reduce, bmc))
 	if err != nil {
 		return nil, fmt.Errorf("proof %s: yosys-abc on %s: %w", j.Name, AIGFile, err)
 	}
@@ -154,7 +161,7 @@ func tool(ctx context.Context, dir, name string, args ...string) ([]byte, error)
 }
 
 var (
-	reAsserted = regexp.MustCompile(`Output (\d+) of miter "[^"]*" was asserted in frame (\d+)`)
+	reAsserted = regexp.MustCompile(`Output +(\d+) (?:of miter "[^"]*" )?was asserted in frame (\d+)`)
 	reNone     = regexp.MustCompile(`No output asserted in (\d+) frames`)
 	reStats    = regexp.MustCompile(`lat =\s*(\d+)\s+and =\s*(\d+)`)
 )
@@ -186,28 +193,68 @@ func stats(out []byte) (latches, ands int) {
 	return latches, ands
 }
 
-// failedAssert says which check the failing output is, from the AIGER map.
-func failedAssert(out []byte, dir string) string {
-	m := reAsserted.FindSubmatch(out)
-	idx := string(m[1])
-	data, err := inputfile.Read(filepath.Join(dir, MapFile))
-	if err != nil {
-		return "output " + idx
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 4 && f[0] == "output" && f[1] == idx {
-			if f[3] == "moved" {
-				return movedWhat(dir, f[2])
+// assertion is an output bmc3 found asserted: which check it is (an
+// output name of the harness: early, refused, late, moved), what it says,
+// and the frame.
+type assertion struct {
+	kind, what string
+	frame      int
+}
+
+// assertions lists the outputs bmc3 reports asserted (one, or with -a
+// every output it could assert), named from the AIGER map in dir.
+func assertions(out []byte, dir string) []assertion {
+	var as []assertion
+	outputs := map[string][2]string{} // AIGER output index -> harness output, its bit
+	if data, err := inputfile.Read(filepath.Join(dir, MapFile)); err == nil {
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		for sc.Scan() {
+			if f := strings.Fields(sc.Text()); len(f) == 4 && f[0] == "output" {
+				outputs[f[1]] = [2]string{f[3], f[2]}
 			}
-			if c, ok := checks[f[3]]; ok {
-				return c
-			}
-			return "output " + f[3]
 		}
 	}
-	return "output " + idx
+	for _, m := range reAsserted.FindAllSubmatch(out, -1) {
+		frame, _ := strconv.Atoi(string(m[2]))
+		a := assertion{kind: "output " + string(m[1]), what: "output " + string(m[1]), frame: frame}
+		if o, ok := outputs[string(m[1])]; ok {
+			a.kind, a.what = o[0], "output "+o[0]
+			if c, ok := checks[o[0]]; ok {
+				a.what = c
+			}
+			if o[0] == "moved" {
+				a.what = movedWhat(dir, o[1])
+			}
+		}
+		as = append(as, a)
+	}
+	return as
+}
+
+// worst picks the assertion a proof reports: a failed property (early,
+// refused or an unknown output) before a moved register, a moved register
+// before late, the earliest frame first among equals. moved lists every
+// register that moved (their names, from each moved assertion's what).
+func worst(as []assertion) (first assertion, moved []string) {
+	rank := func(a assertion) int {
+		switch a.kind {
+		case "moved":
+			return 1
+		case "late":
+			return 2
+		}
+		return 0
+	}
+	for i, a := range as {
+		if i == 0 || rank(a) < rank(first) || rank(a) == rank(first) && a.frame < first.frame {
+			first = a
+		}
+		if reg, ok := strings.CutPrefix(a.what, checks["moved"]+": "); ok && a.kind == "moved" {
+			moved = append(moved, reg)
+		}
+	}
+	slices.Sort(moved)
+	return first, slices.Compact(moved)
 }
 
 // checks says what each output of the harness means when it is 1.

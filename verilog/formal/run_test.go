@@ -3,6 +3,7 @@ package formal
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -32,20 +33,47 @@ func TestParseABC(t *testing.T) {
 	}
 }
 
-// TestFailedAssert names the check of the failing output from the map
-// write_aiger -miter writes (outputs in port order).
-func TestFailedAssert(t *testing.T) {
+// TestAssertions names the checks of the failing outputs from the map
+// write_aiger writes (outputs in port order), in bmc3's one-output form
+// and in its -a form, and picks the one a proof reports.
+func TestAssertions(t *testing.T) {
 	dir := t.TempDir()
-	aim := "input 0 0 clk\ninput 1 0 arr\noutput 0 0 refused\noutput 1 0 early\nlatch 0 0 init\n"
+	aim := "input 0 0 clk\ninput 1 0 arr\noutput 0 0 refused\noutput 1 0 early\noutput 2 0 late\n" +
+		"output 3 0 moved\noutput 4 1 moved\noutput 5 2 moved\nlatch 0 0 init\n"
 	if err := os.WriteFile(filepath.Join(dir, MapFile), []byte(aim), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for out, want := range map[string]string{
-		"Output 1 of miter \"hx_formal\" was asserted in frame 3.": checks["early"],
-		"Output 0 of miter \"hx_formal\" was asserted in frame 3.": checks["refused"],
+	if err := os.WriteFile(filepath.Join(dir, "moved.txt"), []byte("\\dut.a.x\n\\dut.b.y\n\\dut.c.z\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		out, want string
+		frame     int
+		moved     []string
+	}{
+		{"Output 1 of miter \"hx_formal\" was asserted in frame 3.", checks["early"], 3, nil},
+		{"Output 0 of miter \"hx_formal\" was asserted in frame 3.", checks["refused"], 3, nil},
+		{"Output 2 of miter \"hx_formal\" was asserted in frame 9.", checks["late"], 9, nil},
+		// -a: every output; a property before a moved register before late.
+		{"Output   5 was asserted in frame 16 (solved   1 out of 6 outputs).\n" +
+			"Output   2 was asserted in frame 17 (solved   2 out of 6 outputs).\n" +
+			"Output   3 was asserted in frame 17 (solved   3 out of 6 outputs).\n", checks["moved"] + ": c.z", 16, []string{"a.x", "c.z"}},
+		{"Output   5 was asserted in frame 16 (solved   1 out of 6 outputs).\n" +
+			"Output   1 was asserted in frame 20 (solved   2 out of 6 outputs).\n", checks["early"], 20, []string{"c.z"}},
+		{"Output   3 was asserted in frame 17 (solved   1 out of 6 outputs).\n" +
+			"Output   4 was asserted in frame 12 (solved   2 out of 6 outputs).\n", checks["moved"] + ": b.y", 12, []string{"a.x", "b.y"}},
 	} {
-		if got := failedAssert([]byte(out), dir); got != want {
-			t.Errorf("%s: got %q, want %q", out, got, want)
+		as := assertions([]byte(c.out), dir)
+		if len(as) == 0 {
+			t.Errorf("%q: no assertion read", c.out)
+			continue
 		}
+		first, moved := worst(as)
+		if first.what != c.want || first.frame != c.frame || !slices.Equal(moved, c.moved) {
+			t.Errorf("%q: got %q in frame %d, moved %q; want %q in frame %d, moved %q", c.out, first.what, first.frame, moved, c.want, c.frame, c.moved)
+		}
+	}
+	if as := assertions([]byte(abcClean), dir); len(as) != 0 {
+		t.Errorf("a clean run gave assertions %v", as)
 	}
 }

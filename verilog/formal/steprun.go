@@ -462,11 +462,12 @@ func (set *StepSet) Prove(ctx context.Context, log func(Result, error)) ([]Resul
 				if err != nil {
 					return res, err
 				}
-				g, ok := strings.CutPrefix(r.CexWhat, checks["moved"]+": ")
-				if r.Verdict != Counterexample || !ok {
+				if r.Verdict != Counterexample || len(r.Moved) == 0 || !strings.HasPrefix(r.CexWhat, checks["moved"]) {
 					break
 				}
-				set.Diff[Group("\\dut."+g)] = true
+				for _, g := range r.Moved {
+					set.Diff[Group("\\dut."+g)] = true
+				}
 				grew = true
 			}
 			if res[i].Verdict == Counterexample {
