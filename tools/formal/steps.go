@@ -157,6 +157,9 @@ func stepLine(unit string, r formal.Result, err error) {
 	case r.Verdict == formal.Proved:
 		fmt.Printf("%-16s %-8s proved: %d frames from the boundary (cycle %d; longest run %d), %d latches: %.0f s\n",
 			r.Name, unitName(unit), r.Depth, r.Prefix, r.Longest, r.Latches, r.Seconds)
+	case len(r.Moved) > 1:
+		fmt.Printf("%-16s %-8s counterexample from frame %d (cycle %d): %d registers left the boundary state (%s): %.0f s\n",
+			r.Name, unitName(unit), r.CexFrame, r.CexCycle, len(r.Moved), strings.Join(r.Moved, ", "), r.Seconds)
 	default:
 		fmt.Printf("%-16s %-8s counterexample in frame %d (cycle %d): %s: %.0f s\n",
 			r.Name, unitName(unit), r.CexFrame, r.CexCycle, r.CexWhat, r.Seconds)
