@@ -445,14 +445,22 @@ func PrepareSteps(ctx context.Context, s Spec, unit []byte, unitName, dir string
 func (set *StepSet) Free(name string) bool { return Free(set.Diff, name) }
 
 // Prove runs every step of set until all are proved with one free set:
-// a step whose counterexample is a register that moved frees its group
-// and, when it grows, every step runs again. It returns the last result
-// of each step and stops at the first other counterexample or error.
+// a step whose counterexample is a register that moved frees its group;
+// a step proved while the set was smaller runs again (a larger free set
+// starts from more states, and may fail where the smaller passed). It
+// returns the last result of each step and stops at the first other
+// counterexample or error.
 func (set *StepSet) Prove(ctx context.Context, log func(Result, error)) ([]Result, error) {
 	res := make([]Result, len(set.Steps))
+	provedWith := make([]int, len(set.Steps)) // the free set's size at the step's proof, -1 before
+	for i := range provedWith {
+		provedWith[i] = -1
+	}
 	for round := 1; ; round++ {
-		grew := false
 		for i, st := range set.Steps {
+			if provedWith[i] == len(set.Diff) {
+				continue
+			}
 			for try := 1; ; try++ {
 				r, err := RunStep(ctx, st.Job, st.Dir, filepath.Join(st.Dir, fmt.Sprintf("r%d-%d", round, try)), set.Free, set.States[st.Into])
 				res[i] = r
@@ -462,19 +470,21 @@ func (set *StepSet) Prove(ctx context.Context, log func(Result, error)) ([]Resul
 				if err != nil {
 					return res, err
 				}
+				if r.Verdict == Proved {
+					provedWith[i] = len(set.Diff)
+				}
 				if r.Verdict != Counterexample || len(r.Moved) == 0 || !strings.HasPrefix(r.CexWhat, checks["moved"]) {
 					break
 				}
 				for _, g := range r.Moved {
 					set.Diff[Group("\\dut."+g)] = true
 				}
-				grew = true
 			}
 			if res[i].Verdict == Counterexample {
 				return res, nil
 			}
 		}
-		if !grew {
+		if !slices.ContainsFunc(provedWith, func(n int) bool { return n != len(set.Diff) }) {
 			return res, nil
 		}
 	}
