@@ -9,40 +9,43 @@ import (
 	"github.com/hxbar/hxbar/hw"
 )
 
-// TestCosimVerilator co-simulates a few systems under Verilator 5 (three
-// seeds each, one build per design: the later seeds reuse obj_dir).
+// TestCosimVerilator co-simulates systems under Verilator 5 (three seeds
+// each, one build per design: the later seeds reuse obj_dir): a 2-node
+// line with 16-bit flits here, the 2x2 of verilatorChecksSystem in
+// TestTestbenchChecksVerilator (on that test's build).
 func TestCosimVerilator(t *testing.T) {
 	needTools(t, Verilator)
 	t.Parallel()
-	for i, sys := range []struct {
-		name string
-		dims []int
-		algo hw.Algorithm
-		op   hw.OpName
-		L, B int
-		FW   int
-	}{
-		{"v1-line2-bfly-sum-fw16", []int{2}, "butterfly", "sum", 1, 2, 16},
-		{"v2-2x2-diss-max-L3-B1-fw32", []int{2, 2}, "dissemination", "max", 3, 1, 32},
-	} {
-		s := system(t, sys.name, sys.dims, 0, sys.algo, sys.op, sys.L, sys.B, sys.FW)
-		dir := filepath.Join(t.TempDir(), sys.name)
-		for k := 0; k < 3; k++ {
-			s.Seed, s.Skew = uint64(500+10*i+k), matrixSkews[k%len(matrixSkews)]
-			generate(t, dir, s)
-			rep, err := Cosim(ctxFor(t, 10*time.Minute), dir, Verilator)
-			if err != nil {
-				t.Fatalf("%s seed %d: %v\n%v", sys.name, s.Seed, err, rep)
+	s := system(t, "v1-line2-bfly-sum-fw16", []int{2}, 0, "butterfly", "sum", 1, 2, 16)
+	verilatorSeeds(t, filepath.Join(t.TempDir(), s.Name), s, 500)
+}
+
+// verilatorChecksSystem is the design of TestTestbenchChecksVerilator: a
+// 2x2 dissemination max at latency 3 and buffer depth 1.
+func verilatorChecksSystem(t *testing.T) hw.System {
+	return system(t, "v2-2x2-diss-max-L3-B1-fw32", []int{2, 2}, 0, "dissemination", "max", 3, 1, 32)
+}
+
+// verilatorSeeds co-simulates s under Verilator in dir with seeds seed,
+// seed+1, seed+2 (and the matrix's skews): the first builds, the others
+// reuse its obj_dir.
+func verilatorSeeds(t *testing.T, dir string, s hw.System, seed uint64) {
+	t.Helper()
+	for k := 0; k < 3; k++ {
+		s.Seed, s.Skew = seed+uint64(k), matrixSkews[k%len(matrixSkews)]
+		generate(t, dir, s)
+		rep, err := Cosim(ctxFor(t, 10*time.Minute), dir, Verilator)
+		if err != nil {
+			t.Fatalf("%s seed %d: %v\n%v", s.Name, s.Seed, err, rep)
+		}
+		if !rep.OK() || rep.Run.Compiled != (k == 0) || rep.Run.Simulator != Verilator {
+			t.Fatalf("%s seed %d: ok %v compiled %v", s.Name, s.Seed, rep.OK(), rep.Run.Compiled)
+		}
+		if rep.Run.Compiled {
+			if strings.Contains(rep.Run.CompileOutput, "%Warning") {
+				t.Errorf("%s: Verilator warnings:\n%s", s.Name, compileMessages(Verilator, rep.Run.CompileOutput))
 			}
-			if !rep.OK() || rep.Run.Compiled != (k == 0) || rep.Run.Simulator != Verilator {
-				t.Fatalf("%s seed %d: ok %v compiled %v", sys.name, s.Seed, rep.OK(), rep.Run.Compiled)
-			}
-			if k == 0 {
-				if strings.Contains(rep.Run.CompileOutput, "%Warning") {
-					t.Errorf("%s: Verilator warnings:\n%s", sys.name, compileMessages(Verilator, rep.Run.CompileOutput))
-				}
-				t.Logf("%s: built in %v", sys.name, rep.Run.CompileTime.Round(time.Millisecond))
-			}
+			t.Logf("%s: built in %v", s.Name, rep.Run.CompileTime.Round(time.Millisecond))
 		}
 	}
 }
@@ -50,11 +53,16 @@ func TestCosimVerilator(t *testing.T) {
 // The testbench's checks behave the same under Verilator, whose memories are
 // 2-state (a missing word reads 0, not X), and damaged tables are caught.
 // One build serves every case: the tables and the data files are read when
-// the simulation starts.
+// the simulation starts. The build first co-simulates three seeds of its
+// design (TestCosimVerilator's second design, sharing the build).
 func TestTestbenchChecksVerilator(t *testing.T) {
 	needTools(t, Verilator)
 	t.Parallel()
-	dir, s, trace := tbDir(t)
+	sys := verilatorChecksSystem(t)
+	dir := t.TempDir()
+	verilatorSeeds(t, dir, sys, 510)
+	sys.Seed, sys.Skew = 3, 9
+	s, trace := generate(t, dir, sys)
 	testbenchChecks(t, Verilator, dir, s, trace, false)
 	ctx := ctxFor(t, 10*time.Minute)
 	muts := routeMutations(s, 3)

@@ -45,10 +45,11 @@ func stimFlit(f hw.Flit) uint64 {
 // pushed into the RTL's ejection FIFO in cycle c is popped in c+1; a
 // credit returned in c is usable from c+1 (2 at reset).
 type stimPort struct {
-	rx   map[int64]hw.Flit // by the cycle it is popped
-	give map[int64]bool
-	sent []string
-	nout []int64 // cycles of the flits sent
+	rx    map[int64]hw.Flit // by the cycle it is popped
+	give  map[int64]bool
+	delay []int64 // credit delays per flit sent (softScenario.creditDelay)
+	sent  []string
+	nout  []int64 // cycles of the flits sent
 }
 
 func (p *stimPort) CanInject(_ int, t int64) bool {
@@ -71,6 +72,9 @@ func (p *stimPort) Inject(_ int, f hw.Flit, t int64, _ int) {
 		d = uint64(f.Gate)<<4 | uint64(f.Src)<<2 | 1 // destination rank 1 at address 1
 	}
 	p.sent = append(p.sent, fmt.Sprintf("F %d %d %d %x", t, b01(f.Head()), b01(f.Tail()), d))
+	if i := len(p.nout); i < len(p.delay) && p.delay[i] >= 0 {
+		p.give[t+p.delay[i]] = true
+	}
 	p.nout = append(p.nout, t)
 }
 func (p *stimPort) RxPending(_ int, t int64) bool          { _, ok := p.rx[t]; return ok }
@@ -91,10 +95,21 @@ type softScenario struct {
 	wdog           map[int64]uint32 // WATCHDOG writes, by access cycle
 	credits        []int64
 	push           map[int64]hw.Flit // pushed into the ejection FIFO
+	// arrive1 is the first arrival (operand 7), arrive2 the second (9),
+	// handed to the model in cycle setArrive2 (after the first is taken).
+	arrive1, setArrive2 int64
+	clearBits           uint8            // the IRQ_STATUS write's bits
+	ien0                uint32           // IRQ_ENABLE as configured
+	ien                 map[int64]uint32 // IRQ_ENABLE writes, by access cycle
+	// creditDelay, when set, replaces credits: the i-th flit the model
+	// sends gets its credit back creditDelay[i] cycles later (none when
+	// negative or past the list); the model's run fills credits.
+	creditDelay []int64
 }
 
 func newSoftScenario() *softScenario {
-	s := &softScenario{aborts: []int64{16}, clear: 45, arrive2: 16, push: map[int64]hw.Flit{}}
+	s := &softScenario{aborts: []int64{16}, clear: 45, arrive2: 16, push: map[int64]hw.Flit{},
+		arrive1: 2, setArrive2: 10, clearBits: barrierunit.IrqRelease, ien0: 3}
 	s.credits = []int64{22, 26, 27, 28}
 	pkt := func(src int32, v uint64, at int64) {
 		s.push[at] = hw.Flit{Flags: hw.FlitHead, Src: src, Gate: 2}
@@ -130,8 +145,7 @@ func TestSoftControlsCosim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog := append(regmap.Full(im), regmap.Write{Addr: regmap.AddrIRQEnable, Data: 3})
-	C := int64(2 * len(prog))
+	C := int64(2 * (len(regmap.Full(im)) + 1))
 	N := C + 60
 	// The second run aborts again in the cycle the fresh episode would
 	// release (the gate check's cycle: no release, no irq from it).
@@ -144,7 +158,7 @@ func TestSoftControlsCosim(t *testing.T) {
 			sc.wdog = map[int64]uint32{14: 2, 18: 0} // off again after the ABORT
 		}
 		want := modelSoft(t, tab, sc, C, N)
-		got := rtlSoft(t, iv, vvp, stimSoft(prog, sc, C, N))
+		got := rtlSoft(t, iv, vvp, stimSoft(softProg(im, sc), sc, C, N))
 		if !slices.Equal(got, want) {
 			t.Errorf("aborts %v: RTL and model differ (configuration ends in cycle %d)\nRTL:\n%s\nmodel:\n%s", sc.aborts, C-1, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
@@ -165,6 +179,12 @@ func TestSoftControlsCosim(t *testing.T) {
 	}
 }
 
+// softProg is the configuration program of sc: the node image, then
+// IRQ_ENABLE.
+func softProg(im *regmap.Image, sc *softScenario) regmap.Program {
+	return append(regmap.Full(im), regmap.Write{Addr: regmap.AddrIRQEnable, Data: sc.ien0})
+}
+
 // stimSoft is unit_stim_tb's stimulus: the configuration program from
 // cycle 0, then the scenario from cycle C.
 func stimSoft(prog regmap.Program, sc *softScenario, C, N int64) string {
@@ -182,11 +202,14 @@ func stimSoft(prog regmap.Program, sc *softScenario, C, N int64) string {
 	for a, v := range sc.wdog {
 		write(C+a-1, regmap.AddrWATCHDOG, v)
 	}
-	write(C+sc.clear-1, regmap.AddrIRQStatus, uint32(barrierunit.IrqRelease))
+	for a, v := range sc.ien {
+		write(C+a-1, regmap.AddrIRQEnable, v)
+	}
+	write(C+sc.clear-1, regmap.AddrIRQStatus, uint32(sc.clearBits))
 	for c := C; c < N; c++ {
 		cy[c].operand = 0x55
 	}
-	cy[C+2].arrive, cy[C+2].operand = true, 7
+	cy[C+sc.arrive1].arrive, cy[C+sc.arrive1].operand = true, 7
 	cy[C+sc.arrive2].arrive, cy[C+sc.arrive2].operand = true, 9
 	for _, c := range sc.credits {
 		cy[C+c].credit = true
@@ -207,8 +230,8 @@ func stimSoft(prog regmap.Program, sc *softScenario, C, N int64) string {
 // its lines in unit_stim_tb's format, sorted.
 func modelSoft(t *testing.T, tab *barrierunit.FlatTable, sc *softScenario, C, N int64) []string {
 	t.Helper()
-	u := barrierunit.NewUnits(tab, barrierunit.OpSum, 32, []int32{0, 1, 2}, []int64{C + 2, -1, -1}, []uint64{7, 0, 0})
-	p := &stimPort{rx: map[int64]hw.Flit{}, give: map[int64]bool{}}
+	u := barrierunit.NewUnits(tab, barrierunit.OpSum, 32, []int32{0, 1, 2}, []int64{C + sc.arrive1, -1, -1}, []uint64{7, 0, 0})
+	p := &stimPort{rx: map[int64]hw.Flit{}, give: map[int64]bool{}, delay: sc.creditDelay}
 	for c, f := range sc.push {
 		p.rx[C+c+1] = f
 	}
@@ -223,7 +246,7 @@ func modelSoft(t *testing.T, tab *barrierunit.FlatTable, sc *softScenario, C, N 
 		}
 		out = append(out, fmt.Sprintf("E %d %d %d %x", e.Cycle, e.Kind, e.Gate, v))
 	}
-	irq := false
+	irq, ien := false, sc.ien0
 	u.Progress = make([]int64, tab.Ranks)
 	wd := uint32(0) // WATCHDOG as it stands in cycle c
 	for c := C; c < N; c++ {
@@ -232,11 +255,14 @@ func modelSoft(t *testing.T, tab *barrierunit.FlatTable, sc *softScenario, C, N 
 				t.Fatal(err)
 			}
 		}
-		switch c {
-		case C + 10:
+		if c == C+sc.setArrive2 {
 			u.Arrive[0], u.Operand[0] = C+sc.arrive2, 9
-		case C + sc.clear:
-			u.ClearIrq(0, barrierunit.IrqRelease)
+		}
+		if c == C+sc.clear {
+			u.ClearIrq(0, sc.clearBits)
+		}
+		if v, ok := sc.ien[c-C]; ok {
+			ien = v // irq follows it from the next cycle, as the pending bits
 		}
 		u.Eval(0, c, p, 0)
 		// the watchdog as sim runs it (after the units of cycle c)
@@ -247,26 +273,43 @@ func modelSoft(t *testing.T, tab *barrierunit.FlatTable, sc *softScenario, C, N 
 			wd = v // from the next cycle on
 		}
 		u.Collect()
-		if on := u.IrqPending(0) != 0; on != irq && c+1 < N {
+		if on := uint32(u.IrqPending(0))&ien != 0; on != irq && c+1 < N {
 			out = append(out, fmt.Sprintf("I %d %d", c+1, b01(on)))
 			irq = on
 		}
 	}
 	out = append(out, p.sent...)
 	slices.Sort(out)
+	if sc.creditDelay != nil {
+		sc.credits = sc.credits[:0]
+		for c := range p.give {
+			sc.credits = append(sc.credits, c-C)
+		}
+		slices.Sort(sc.credits)
+	}
 	return out
 }
 
 // rtlSoft runs unit_stim_tb on stim and returns its lines, sorted.
 func rtlSoft(t *testing.T, iv, vvp, stim string) []string {
 	t.Helper()
+	lines, err := rtlSoftRun(t, iv, vvp, stim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
+// rtlSoftRun is rtlSoft returning a failed simulation as an error.
+func rtlSoftRun(t *testing.T, iv, vvp, stim string) ([]string, error) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "stim.txt"), []byte(stim), 0o644); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	rtl, err := filepath.Abs("rtl")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	src := []string{filepath.Join(rtl, "test", "unit_stim_tb.v")}
 	for _, f := range []string{"hx_barrier_unit.v", "hx_alu.v", "hx_credit.v", "hx_fifo.v", "hx_mem_1r1w.v"} {
@@ -274,14 +317,14 @@ func rtlSoft(t *testing.T, iv, vvp, stim string) []string {
 	}
 	out, err := run(t, dir, time.Minute, iv, append([]string{"-g2005", "-Wall", "-o", "tb.vvp"}, src...)...)
 	if err != nil || out != "" {
-		t.Fatalf("iverilog (%v):\n%s", err, out)
+		return nil, fmt.Errorf("iverilog (%v):\n%s", err, out)
 	}
 	out, err = run(t, dir, time.Minute, vvp, "-n", "tb.vvp")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if err != nil || len(lines) == 0 || lines[len(lines)-1] != "END" {
-		t.Fatalf("unit_stim_tb (%v):\n%s", err, out)
+		return nil, fmt.Errorf("unit_stim_tb (%v):\n%s", err, out)
 	}
 	lines = lines[:len(lines)-1]
 	slices.Sort(lines)
-	return lines
+	return lines, nil
 }

@@ -122,3 +122,33 @@ func TestUnitReadback(t *testing.T) {
 		t.Error("unit_read_tb passes with item-list words read as high halves")
 	}
 }
+
+// TestExpectedReadCollision runs unit_xread_tb: a read of an
+// expected-message word set up in the cycle a data-mode head pops is
+// refused (pslverr, prdata 0), one a cycle before or after is served with
+// the word, and a data route read in that cycle is served. Serving the
+// colliding read (it returns the head's gate's word) or refusing every
+// table read in a pop's cycle fails it.
+func TestExpectedReadCollision(t *testing.T) {
+	t.Parallel()
+	iv, vvp := needTool(t, "iverilog"), needTool(t, "vvp")
+	src, err := os.ReadFile(filepath.Join("rtl", "hx_barrier_unit.v"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit := string(src)
+	if out := runTB(t, iv, vvp, "unit_xread_tb.v", unit); out != "unit_xread_tb: PASS" {
+		t.Fatalf("unit_xread_tb:\n%s", out)
+	}
+	for _, m := range []struct{ name, from, to string }{
+		{"colliding read served", " && !(in_e && e_hd)", ""},
+		{"every table read refused at a head's pop", "!(in_e && e_hd)", "!e_hd"},
+	} {
+		if strings.Count(unit, m.from) != 1 {
+			t.Fatalf("mutant %q: %q occurs %d times in hx_barrier_unit.v", m.name, m.from, strings.Count(unit, m.from))
+		}
+		if out := runTB(t, iv, vvp, "unit_xread_tb.v", strings.Replace(unit, m.from, m.to, 1)); strings.Contains(out, "PASS") {
+			t.Errorf("mutant %q passes unit_xread_tb", m.name)
+		}
+	}
+}

@@ -31,7 +31,8 @@
 # the barrier node's (node_apb_tb.v: channel select, busy channel, NORANK,
 # irq, with mutants that must fail it), the unit's software controls
 # (unit_soft_tb.v: ABORT, WATCHDOG in WAIT, irq, held arrivals, readback,
-# tagged staging), its
+# tagged staging; unit_xread_tb: an expected-message word read in the
+# cycle a data-mode head pops is refused), its
 # illegal-flit drops and DROPS register too (sw_drop_tb.v, and mutants of
 # the drop logic must fail it), its
 # routing exception CAM too (cam_tb.v, and yosys with E = 3), and the
@@ -444,6 +445,18 @@ if iverilog -g2005 -Wall -o "$WORK/unit_read.vvp" "$HERE/unit_read_tb.v" \
     pass "unit_read_tb: a data unit's table readback"
 else
     fail "unit_read_tb"; cat "$WORK/unit_read.iv" "$WORK/unit_read.out" 2>/dev/null | sed 's/^/     /' | head
+fi
+# An expected-message word read in the cycle a data-mode head pops is
+# refused; a cycle off, or another table, it is served (verilog's
+# TestExpectedReadCollision runs its mutants).
+if iverilog -g2005 -Wall -o "$WORK/unit_xread.vvp" "$HERE/unit_xread_tb.v" \
+        "$RTL/hx_mem_1r1w.v" "$RTL/hx_fifo.v" "$RTL/hx_credit.v" "$RTL/hx_alu.v" "$RTL/hx_barrier_unit.v" >"$WORK/unit_xread.iv" 2>&1 &&
+        [ ! -s "$WORK/unit_xread.iv" ] &&
+        (cd "$WORK" && vvp -n "$WORK/unit_xread.vvp") >"$WORK/unit_xread.out" 2>&1 &&
+        [ "$(cat "$WORK/unit_xread.out")" = "unit_xread_tb: PASS" ]; then
+    pass "unit_xread_tb: an expected word read as a data head pops"
+else
+    fail "unit_xread_tb"; cat "$WORK/unit_xread.iv" "$WORK/unit_xread.out" 2>/dev/null | sed 's/^/     /' | head
 fi
 
 echo "== switch illegal flits and DROPS (sw_drop_tb)"
