@@ -311,7 +311,6 @@ module hx_barrier_unit #(
     wire [7:0]  need_n = gw[39:32];
     wire        self_n = gw[40];
     wire [7:0]  cnt_n;             // received count of gate cur+1 (forwarded)
-    wire [63:0] val_n;             // its combined value (identity when cnt_n = 0)
     wire        send_done = (ri == cw_count);
     // An arrival the unit cannot take in its cycle (a CTRL or ABORT write
     // in it, or the unit draining) is held (arr_q) and taken in the first
@@ -325,9 +324,12 @@ module hx_barrier_unit #(
     wire        do_pass   = chk && (cnt_n == need_n);
     wire        over_chk  = waiting && !w_abort && (cnt_n > need_n);
     wire        rel_now   = (do_pass && gnext == gend) || (do_arrive && ng == 6'd0);
-    wire [63:0] comb_n;
-    hx_alu alu_gate (.op(opx), .a(acc), .b(val_n), .y(comb_n));
-    wire [63:0] acc_n = self_n ? comb_n : val_n;
+    // acc_n = self ? op(acc, val_n) : val_n, where val_n is op(g_val, g_fwd)
+    // (the gate's entry and the value counted in this cycle, below): one
+    // three-operand op, so no ALU feeds another in the cycle.
+    wire [63:0] g_val, g_fwd;
+    wire [63:0] acc_n;
+    hx_alu3 alu_gate (.op(opx), .a(self_n ? acc : ident), .b(g_val), .c(g_fwd), .y(acc_n));
 
     // Next cur, and from it the gate word the next cycle needs.
     wire [5:0] cur_nx = (w_ctrl || w_abort) ? 6'd0 : do_arrive ? 6'd1 : do_pass ? gnext : cur;
@@ -633,8 +635,15 @@ module hx_barrier_unit #(
     // Gate cur+1's receive state: the count in flight this cycle (p1)
     // first, then the RAM; entries of another iteration read as empty.
     wire          fwd   = p1_v && p1_g == gnext && p1_b == it;
-    assign cnt_n = fwd ? x_new[71:64] : xa_ok ? xa[71:64] : 8'd0;
-    assign val_n = (cnt_n == 8'd0) ? ident : fwd ? x_new[63:0] : xa[63:0];
+    wire [7:0]    xa_cnt = xa_ok ? xa[71:64] : 8'd0;
+    assign cnt_n = fwd ? x_new[71:64] : xa_cnt;
+    // The same value without the receive ALU in front (the gate's ALU takes
+    // both): with fwd, xa and xb are one entry (xa_a = {it, gnext} = p1_a,
+    // and the same write bypasses both), so x_new's value is op(g_val,
+    // p1_val); cnt_z is cnt_n == 0 without the increment.
+    wire          cnt_z = fwd ? (xb_cnt == 8'hff) : (xa_cnt == 8'd0);
+    assign g_val = (cnt_z || xa_cnt == 8'd0) ? ident : xa[63:0];
+    assign g_fwd = (cnt_z || !fwd) ? ident : p1_val;
 
     // ------------------------------------------------------------------
     // Gate and route RAMs
