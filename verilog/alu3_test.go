@@ -12,8 +12,8 @@ import (
 	"github.com/hxbar/hxbar/hw"
 )
 
-// alu3Vectors are (op, a, b, c, want) with want = op(op(a, b), c) by the
-// model's hw.OpCode.Apply: every op code (7 gives 0), corner values, ties
+// alu3Vectors are (op, a, b, c, want3, want2) with want3 = op(op(a, b), c)
+// and want2 = op(a, b) by the model's hw.OpCode.Apply: every op code (7 gives 0), corner values, ties
 // in every position, and random words (some sharing their high half, so a
 // comparison is decided low).
 func alu3Vectors() string {
@@ -21,7 +21,7 @@ func alu3Vectors() string {
 	corner := []uint64{0, 1, 2, 1<<63 - 1, 1 << 63, ^uint64(0), ^uint64(0) - 1, 0x00000001_00000000, 0x00000000_ffffffff}
 	var b strings.Builder
 	add := func(op hw.OpCode, x, y, z uint64) {
-		fmt.Fprintf(&b, "%d %016x %016x %016x %016x\n", op, x, y, z, op.Apply(op.Apply(x, y), z))
+		fmt.Fprintf(&b, "%d %016x %016x %016x %016x %016x\n", op, x, y, z, op.Apply(op.Apply(x, y), z), op.Apply(x, y))
 	}
 	for op := hw.OpCode(0); op < 8; op++ {
 		for _, x := range corner {
@@ -46,24 +46,25 @@ func alu3Vectors() string {
 	return b.String()
 }
 
-// runALU3 runs hx_alu3 of alu (the text of hx_alu.v) on the vectors under
+// runALU3 runs hx_alu3 and hx_alu of alu (the text of hx_alu.v) on the vectors under
 // Icarus and returns the testbench's last line ("alu3_tb: N vectors, B bad").
 func runALU3(t *testing.T, iv, vvp, alu, vec string) string {
 	t.Helper()
 	dir := t.TempDir()
 	tb := "`timescale 1ns / 1ps\n" + `module alu3_tb;
-    reg [2:0] op; reg [63:0] a, b, c, want;
-    wire [63:0] y;
+    reg [2:0] op; reg [63:0] a, b, c, want, want2;
+    wire [63:0] y, y2;
     integer fd, k, bad, got;
     hx_alu3 u (.op(op), .a(a), .b(b), .c(c), .y(y));
+    hx_alu u2 (.op(op), .a(a), .b(b), .y(y2));
     initial begin
         fd = $fopen("vec.txt", "r"); bad = 0; k = 0;
         while (!$feof(fd)) begin
-            got = $fscanf(fd, "%h %h %h %h %h\n", op, a, b, c, want);
+            got = $fscanf(fd, "%h %h %h %h %h %h\n", op, a, b, c, want, want2);
             #1;
-            if (y !== want) begin
+            if (y !== want || y2 !== want2) begin
                 bad = bad + 1;
-                if (bad <= 5) $display("FAIL op %0d %h %h %h: %h, want %h", op, a, b, c, y, want);
+                if (bad <= 5) $display("FAIL op %0d %h %h %h: %h %h, want %h %h", op, a, b, c, y, y2, want, want2);
             end
             k = k + 1;
         end
@@ -89,10 +90,11 @@ endmodule
 }
 
 // hx_alu3, the gate pass's three-operand op (docs/area.md, "The unit's
-// clock"), is the model's op applied twice, op(op(a, b), c), for every op
-// code; and each of its mutants below (a wrong pair in a selection, the
-// carry-save carries not shifted, a comparison of the wrong pair) fails the
-// same vectors.
+// clock"), is the model's op applied twice, op(op(a, b), c), and hx_alu the
+// model's op, for every op code; and each mutant below (of hx_alu3 or of
+// both: a wrong pair in a selection, the carry-save carries not shifted,
+// the carry select inverted, a comparison decided by the low halves
+// alone) fails the same vectors.
 func TestALU3MatchesModel(t *testing.T) {
 	iv := needTool(t, "iverilog")
 	vvp := needTool(t, "vvp")
@@ -103,18 +105,20 @@ func TestALU3MatchesModel(t *testing.T) {
 	vec := alu3Vectors()
 	n := strings.Count(vec, "\n")
 	if got, want := runALU3(t, iv, vvp, string(src), vec), fmt.Sprintf("alu3_tb: %d vectors, 0 bad", n); got != want {
-		t.Fatalf("hx_alu3: %q, want %q", got, want)
+		t.Fatalf("hx_alu3, hx_alu: %q, want %q", got, want)
 	}
 	for _, m := range [][2]string{
 		{"ab ? (ac ? a : c) : (bc ? b : c)", "ab ? (ac ? a : c) : (ac ? b : c)"},
 		{"ab ? (bc ? c : b) : (ac ? c : a)", "ab ? (bc ? c : b) : (bc ? c : a)"},
-		{"cs_s + {cs_k[62:0], 1'b0}", "cs_s + cs_k"},
-		{"wire        bc   = b > c;", "wire        bc   = c > b;"},
+		{"add64(cs_s, {cs_k[62:0], 1'b0})", "add64(cs_s, cs_k)"},
+		{"add64 = {lo[32] ? h1[32:1] : h0, lo[31:0]};", "add64 = {lo[32] ? h0 : h1[32:1], lo[31:0]};"},
+		{"(p[63:32] == q[63:32] && p[31:0] > q[31:0])", "(p[31:0] > q[31:0])"},
+		{"wire        bc   = gt64(b, c);", "wire        bc   = gt64(c, b);"},
 	} {
-		if strings.Count(string(src), m[0]) != 1 {
-			t.Fatalf("mutant %q: not once in hx_alu.v", m[0])
+		if !strings.Contains(string(src), m[0]) {
+			t.Fatalf("mutant %q: not in hx_alu.v", m[0])
 		}
-		mut := strings.Replace(string(src), m[0], m[1], 1)
+		mut := strings.ReplaceAll(string(src), m[0], m[1])
 		if got := runALU3(t, iv, vvp, mut, vec); strings.HasSuffix(got, " 0 bad") || !strings.HasPrefix(got, "alu3_tb: ") {
 			t.Errorf("mutant %q -> %q: %q", m[0], m[1], got)
 		}

@@ -11,8 +11,29 @@ module hx_alu (
     input  [63:0] b,
     output [63:0] y
 );
-    wire [63:0] sum = a + b;
-    wire        agt = a > b;
+    // A 64-bit add and compare in two 32-bit carry chains side by side
+    // (carry select: the high half for both carries, chosen by the low
+    // half's), half the chain of one 64-bit carry on the iCE40.
+    function [63:0] add64;
+        input [63:0] p, q;
+        reg [32:0] lo;
+        /* verilator lint_off UNUSED */
+        reg [32:0] h1;
+        /* verilator lint_on UNUSED */
+        reg [31:0] h0;
+        begin
+            lo = {1'b0, p[31:0]} + {1'b0, q[31:0]};
+            h0 = p[63:32] + q[63:32];
+            h1 = {p[63:32], 1'b1} + {q[63:32], 1'b1};   // bits 32..1: p + q + 1
+            add64 = {lo[32] ? h1[32:1] : h0, lo[31:0]};
+        end
+    endfunction
+    function gt64;
+        input [63:0] p, q;
+        gt64 = (p[63:32] > q[63:32]) || (p[63:32] == q[63:32] && p[31:0] > q[31:0]);
+    endfunction
+    wire [63:0] sum = add64(a, b);
+    wire        agt = gt64(a, b);
     assign y = (op == 3'd1) ? sum :
                (op == 3'd2) ? (agt ? a : b) :
                (op == 3'd3) ? (agt ? b : a) :
@@ -38,14 +59,35 @@ module hx_alu3 (
     input  [63:0] c,
     output [63:0] y
 );
+    // A 64-bit add and compare in two 32-bit carry chains side by side
+    // (carry select: the high half for both carries, chosen by the low
+    // half's), half the chain of one 64-bit carry on the iCE40.
+    function [63:0] add64;
+        input [63:0] p, q;
+        reg [32:0] lo;
+        /* verilator lint_off UNUSED */
+        reg [32:0] h1;
+        /* verilator lint_on UNUSED */
+        reg [31:0] h0;
+        begin
+            lo = {1'b0, p[31:0]} + {1'b0, q[31:0]};
+            h0 = p[63:32] + q[63:32];
+            h1 = {p[63:32], 1'b1} + {q[63:32], 1'b1};   // bits 32..1: p + q + 1
+            add64 = {lo[32] ? h1[32:1] : h0, lo[31:0]};
+        end
+    endfunction
+    function gt64;
+        input [63:0] p, q;
+        gt64 = (p[63:32] > q[63:32]) || (p[63:32] == q[63:32] && p[31:0] > q[31:0]);
+    endfunction
     wire [63:0] cs_s = a ^ b ^ c;                    // carry-save: sum bits
     /* verilator lint_off UNUSED */
     wire [63:0] cs_k = (a & b) | (a & c) | (b & c);  // ... and carries (bit 63's leaves the word)
     /* verilator lint_on UNUSED */
-    wire [63:0] sum  = cs_s + {cs_k[62:0], 1'b0};
-    wire        ab   = a > b;
-    wire        ac   = a > c;
-    wire        bc   = b > c;
+    wire [63:0] sum  = add64(cs_s, {cs_k[62:0], 1'b0});
+    wire        ab   = gt64(a, b);
+    wire        ac   = gt64(a, c);
+    wire        bc   = gt64(b, c);
     wire [63:0] mx   = ab ? (ac ? a : c) : (bc ? b : c);
     wire [63:0] mn   = ab ? (bc ? c : b) : (ac ? c : a);
     assign y = (op == 3'd1) ? sum :

@@ -578,17 +578,24 @@ module hx_barrier_unit #(
     endfunction
     /* verilator lint_on UNUSED */
     wire [XAW-1:0] p1_a = xidx(p1_b, p1_g);
-    wire [XW-1:0] xa = xa_byp ? xw_q : xa_q;      // entry of gate cur+1
-    wire [XW-1:0] xb = xb_byp ? xw_q : xb_q;      // entry of gate p1_g
+    wire [7:0]    xa_c = xa_byp ? xw_q[71:64] : xa_q[71:64];   // count of gate cur+1's entry
+    wire [7:0]    xb_c = xb_byp ? xw_q[71:64] : xb_q[71:64];   // count of gate p1_g's entry
     wire          xa_ok = xv[xa_a];               // valid bits hold the writes up to
-    wire          xb_ok = xv[p1_a];               // the last edge, as xa and xb do
-    wire [7:0]    xb_cnt = xb_ok ? xb[71:64] : 8'd0;
+    wire          xb_ok = xv[p1_a];               // the last edge, as the RAM outputs do
+    wire [7:0]    xb_cnt = xb_ok ? xb_c : 8'd0;
+    // An entry's value is the op's identity while its valid bit is 0 (the
+    // bypass and the valid bit select between registers before the RAM's
+    // output arrives: one multiplexer after it).
     wire [63:0]   rx_comb;
-    hx_alu alu_recv (.op(opx), .a((xb_cnt == 8'd0) ? ident : xb[63:0]), .b(p1_val), .y(rx_comb));
+    wire [63:0]   xb_alt = (xb_ok && xb_byp) ? xw_q[63:0] : ident;
+    wire [63:0]   xb_val = (xb_ok && !xb_byp) ? xb_q[63:0] : xb_alt;
+    hx_alu alu_recv (.op(opx), .a(xb_val), .b(p1_val), .y(rx_comb));
     wire [XW-1:0] x_new = {xb_cnt + 8'd1, rx_comb};
     wire          x_we  = p1_v || w_g;
     wire [XAW-1:0] x_wa = p1_v ? p1_a : xidx(1'b0, widx[5:0]);
-    wire [XW-1:0] x_wd  = p1_v ? x_new : {8'd0, 64'd0};
+    // A gate-word write clears its entry by its valid bits (below): the
+    // word it writes is never read.
+    wire [XW-1:0] x_wd  = x_new;
     // The bank the next cycle's gate check reads: it flips with a release.
     wire          it_nx = (LOOP != 0 && rel_now) ? !it : it;
     wire [XAW-1:0] xa_ra = xidx(it_nx, ga_nx);
@@ -635,15 +642,15 @@ module hx_barrier_unit #(
     // Gate cur+1's receive state: the count in flight this cycle (p1)
     // first, then the RAM; entries of another iteration read as empty.
     wire          fwd   = p1_v && p1_g == gnext && p1_b == it;
-    wire [7:0]    xa_cnt = xa_ok ? xa[71:64] : 8'd0;
-    assign cnt_n = fwd ? x_new[71:64] : xa_cnt;
-    // The same value without the receive ALU in front (the gate's ALU takes
-    // both): with fwd, xa and xb are one entry (xa_a = {it, gnext} = p1_a,
-    // and the same write bypasses both), so x_new's value is op(g_val,
-    // p1_val); cnt_z is cnt_n == 0 without the increment.
-    wire          cnt_z = fwd ? (xb_cnt == 8'hff) : (xa_cnt == 8'd0);
-    assign g_val = (cnt_z || xa_cnt == 8'd0) ? ident : xa[63:0];
-    assign g_fwd = (cnt_z || !fwd) ? ident : p1_val;
+    assign cnt_n = fwd ? x_new[71:64] : xa_ok ? xa_c : 8'd0;
+    // Its value, as two operands of the gate's ALU (which folds them with
+    // acc), so that the receive ALU does not feed it: the entry (g_val)
+    // and the value counted in this cycle (g_fwd). With fwd, xa and xb are
+    // one entry (xa_a = {it, gnext} = p1_a, bypassed by the same write), so
+    // x_new's value is op(g_val, p1_val).
+    wire [63:0]   xa_alt = (xa_ok && xa_byp) ? xw_q[63:0] : ident;
+    assign g_val = (xa_ok && !xa_byp) ? xa_q[63:0] : xa_alt;
+    assign g_fwd = fwd ? p1_val : ident;
 
     // ------------------------------------------------------------------
     // Gate and route RAMs
