@@ -34,12 +34,9 @@ module hx_alu (
     endfunction
     wire [63:0] sum = add64(a, b);
     wire        agt = gt64(a, b);
-    assign y = (op == 3'd1) ? sum :
-               (op == 3'd2) ? (agt ? a : b) :
-               (op == 3'd3) ? (agt ? b : a) :
-               (op == 3'd4) ? (a & b) :
-               (op == 3'd5) ? (a | b) :
-               (op == 3'd6) ? (a ^ b) : 64'd0;
+    // One AND-OR over the op's decode, no priority chain behind the adder.
+    assign y = ({64{op == 3'd1}} & sum) | ({64{op == 3'd2}} & (agt ? a : b)) | ({64{op == 3'd3}} & (agt ? b : a)) |
+               ({64{op == 3'd4}} & (a & b)) | ({64{op == 3'd5}} & (a | b)) | ({64{op == 3'd6}} & (a ^ b));
 endmodule
 
 // hx_alu3: the same operator over three operands, y = op(op(a, b), c), in
@@ -90,11 +87,9 @@ module hx_alu3 (
     wire        bc   = gt64(b, c);
     wire [63:0] mx   = ab ? (ac ? a : c) : (bc ? b : c);
     wire [63:0] mn   = ab ? (bc ? c : b) : (ac ? c : a);
-    assign y = (op == 3'd1) ? sum :
-               (op == 3'd2) ? mx :
-               (op == 3'd3) ? mn :
-               (op == 3'd4) ? (a & b & c) :
-               (op == 3'd5) ? (a | b | c) :
-               (op == 3'd6) ? (a ^ b ^ c) : 64'd0;
+    // One AND-OR over the op's decode, no priority chain behind the adder.
+    assign y = ({64{op == 3'd1}} & sum) | ({64{op == 3'd2}} & mx) | ({64{op == 3'd3}} & mn) |
+               ({64{op == 3'd4}} & (a & b & c)) | ({64{op == 3'd5}} & (a | b | c)) |
+               ({64{op == 3'd6}} & (a ^ b ^ c));
 endmodule
 /* verilator lint_on DECLFILENAME */

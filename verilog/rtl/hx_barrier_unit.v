@@ -188,7 +188,7 @@ module hx_barrier_unit #(
     wire       failed  = (err_code != 8'd0);
     wire       waiting = en && !failed && (cur != 6'd0) && (cur != gend);   // 1 <= cur <= G
     wire       rearm   = en && !failed && ((cur == 6'd0) || (cur == gend));
-    wire [5:0] gnext   = cur + 6'd1;
+    reg  [5:0] gnext;                                      // cur + 1, a register of its own (below)
     wire [2:0] opx     = dmode ? 3'd0 : op;                  // data mode carries no value
     wire [63:0] ident  = (opx == 3'd3 || opx == 3'd4) ? {64{1'b1}} : 64'd0;
     wire [FIW-1:0] npay = (opx == 3'd0) ? FZERO : FPAY;      // payload flits of a packet
@@ -1012,6 +1012,7 @@ module hx_barrier_unit #(
             s_crc    <= 32'd0;
             r_crc    <= 32'd0;
             cur      <= 6'd0;
+            gnext    <= 6'd1;
             acc      <= 64'd0;
             ri       <= 16'd0;
             fi       <= FZERO;
@@ -1089,8 +1090,10 @@ module hx_barrier_unit #(
                 err_gate <= e_gate;
                 err_src  <= e_src;
             end
-            // gate
-            cur <= cur_nx;
+            // gate; gnext is cur + 1 from its own flip-flops, so that the
+            // gate's forward (fwd) and the head's gate take no adder
+            cur   <= cur_nx;
+            gnext <= cur_nx + 6'd1;
             if (do_arrive) begin
                 acc      <= (opx == 3'd0) ? 64'd0 : opd_in;
                 cw_start <= gw[15:0];
