@@ -11,9 +11,9 @@ module hx_alu (
     input  [63:0] b,
     output [63:0] y
 );
-    // A 64-bit add and compare in two 32-bit carry chains side by side
-    // (carry select: the high half for both carries, chosen by the low
-    // half's), half the chain of one 64-bit carry on the iCE40.
+    // A 64-bit add in two 32-bit carry chains side by side (carry select:
+    // the high half for both carries, chosen by the low half's), a compare
+    // in four 16-bit ones: a fraction of one 64-bit carry on the iCE40.
     function [63:0] add64;
         input [63:0] p, q;
         reg [32:0] lo;
@@ -28,14 +28,29 @@ module hx_alu (
             add64 = {lo[32] ? h1[32:1] : h0, lo[31:0]};
         end
     endfunction
+    // p > q from four 16-bit compares side by side, the highest unequal
+    // quarter deciding.
     function gt64;
         input [63:0] p, q;
-        gt64 = (p[63:32] > q[63:32]) || (p[63:32] == q[63:32] && p[31:0] > q[31:0]);
+        reg [3:0] g;
+        reg [3:1] e;
+        integer k;
+        begin
+            g[0] = p[15:0] > q[15:0];
+            for (k = 1; k < 4; k = k + 1) begin
+                g[k] = p[16*k +: 16] > q[16*k +: 16];
+                e[k] = p[16*k +: 16] == q[16*k +: 16];
+            end
+            gt64 = g[3] || (e[3] && (g[2] || (e[2] && (g[1] || (e[1] && g[0])))));
+        end
     endfunction
     wire [63:0] sum = add64(a, b);
     wire        agt = gt64(a, b);
-    // One AND-OR over the op's decode, no priority chain behind the adder.
-    assign y = ({64{op == 3'd1}} & sum) | ({64{op == 3'd2}} & (agt ? a : b)) | ({64{op == 3'd3}} & (agt ? b : a)) |
+    // One AND-OR over the op's decode, no priority chain behind the adder
+    // or the compare: max and min select a or b by one line each.
+    wire        sa  = (op == 3'd2 && agt) || (op == 3'd3 && !agt);
+    wire        sb  = (op == 3'd2 && !agt) || (op == 3'd3 && agt);
+    assign y = ({64{sa}} & a) | ({64{sb}} & b) | ({64{op == 3'd1}} & sum) |
                ({64{op == 3'd4}} & (a & b)) | ({64{op == 3'd5}} & (a | b)) | ({64{op == 3'd6}} & (a ^ b));
 endmodule
 
@@ -56,9 +71,9 @@ module hx_alu3 (
     input  [63:0] c,
     output [63:0] y
 );
-    // A 64-bit add and compare in two 32-bit carry chains side by side
-    // (carry select: the high half for both carries, chosen by the low
-    // half's), half the chain of one 64-bit carry on the iCE40.
+    // A 64-bit add in two 32-bit carry chains side by side (carry select:
+    // the high half for both carries, chosen by the low half's), a compare
+    // in four 16-bit ones: a fraction of one 64-bit carry on the iCE40.
     function [63:0] add64;
         input [63:0] p, q;
         reg [32:0] lo;
@@ -73,9 +88,21 @@ module hx_alu3 (
             add64 = {lo[32] ? h1[32:1] : h0, lo[31:0]};
         end
     endfunction
+    // p > q from four 16-bit compares side by side, the highest unequal
+    // quarter deciding.
     function gt64;
         input [63:0] p, q;
-        gt64 = (p[63:32] > q[63:32]) || (p[63:32] == q[63:32] && p[31:0] > q[31:0]);
+        reg [3:0] g;
+        reg [3:1] e;
+        integer k;
+        begin
+            g[0] = p[15:0] > q[15:0];
+            for (k = 1; k < 4; k = k + 1) begin
+                g[k] = p[16*k +: 16] > q[16*k +: 16];
+                e[k] = p[16*k +: 16] == q[16*k +: 16];
+            end
+            gt64 = g[3] || (e[3] && (g[2] || (e[2] && (g[1] || (e[1] && g[0])))));
+        end
     endfunction
     wire [63:0] cs_s = a ^ b ^ c;                    // carry-save: sum bits
     /* verilator lint_off UNUSED */
@@ -85,10 +112,16 @@ module hx_alu3 (
     wire        ab   = gt64(a, b);
     wire        ac   = gt64(a, c);
     wire        bc   = gt64(b, c);
-    wire [63:0] mx   = ab ? (ac ? a : c) : (bc ? b : c);
-    wire [63:0] mn   = ab ? (bc ? c : b) : (ac ? c : a);
-    // One AND-OR over the op's decode, no priority chain behind the adder.
-    assign y = ({64{op == 3'd1}} & sum) | ({64{op == 3'd2}} & mx) | ({64{op == 3'd3}} & mn) |
+    // max = ab ? (ac ? a : c) : (bc ? b : c),
+    // min = ab ? (bc ? c : b) : (ac ? c : a): one select line per operand.
+    wire        mxa  = ab && ac,   mxb = !ab && bc;
+    wire        mna  = !ab && !ac, mnb = ab && !bc;
+    wire        sa   = (op == 3'd2 && mxa) || (op == 3'd3 && mna);
+    wire        sb   = (op == 3'd2 && mxb) || (op == 3'd3 && mnb);
+    wire        sc   = (op == 3'd2 && !mxa && !mxb) || (op == 3'd3 && !mna && !mnb);
+    // One AND-OR over the op's decode, no priority chain behind the adder
+    // or the compares.
+    assign y = ({64{sa}} & a) | ({64{sb}} & b) | ({64{sc}} & c) | ({64{op == 3'd1}} & sum) |
                ({64{op == 3'd4}} & (a & b & c)) | ({64{op == 3'd5}} & (a | b | c)) |
                ({64{op == 3'd6}} & (a ^ b ^ c));
 endmodule

@@ -189,8 +189,12 @@ module hx_barrier_unit #(
     wire       waiting = en && !failed && (cur != 6'd0) && (cur != gend);   // 1 <= cur <= G
     wire       rearm   = en && !failed && ((cur == 6'd0) || (cur == gend));
     reg  [5:0] gnext;                                      // cur + 1, a register of its own (below)
-    wire [2:0] opx     = dmode ? 3'd0 : op;                  // data mode carries no value
-    wire [63:0] ident  = (opx == 3'd3 || opx == 3'd4) ? {64{1'b1}} : 64'd0;
+    // opx = dmode ? 0 : op (data mode carries no value) and the op's
+    // identity bit, flip-flops written with op and dmode (CTRL), so that
+    // the ALUs' operands and op take no decode.
+    reg  [2:0] opx;
+    reg        idb;
+    wire [63:0] ident  = {64{idb}};
     wire [FIW-1:0] npay = (opx == 3'd0) ? FZERO : FPAY;      // payload flits of a packet
 
     // ------------------------------------------------------------------
@@ -559,7 +563,6 @@ module hx_barrier_unit #(
     wire [XW-1:0] xa_q, xb_q;
     reg  [XW-1:0] xw_q;
     reg           xa_byp, xb_byp;
-    reg  [XAW-1:0] xa_a;             // the entry xa_q was read for
     reg           p1_v;              // a tail popped last cycle is being counted
     reg  [5:0]    p1_g;
     reg           p1_b;              // its bank
@@ -580,8 +583,11 @@ module hx_barrier_unit #(
     wire [XAW-1:0] p1_a = xidx(p1_b, p1_g);
     wire [7:0]    xa_c = xa_byp ? xw_q[71:64] : xa_q[71:64];   // count of gate cur+1's entry
     wire [7:0]    xb_c = xb_byp ? xw_q[71:64] : xb_q[71:64];   // count of gate p1_g's entry
-    wire          xa_ok = xv[xa_a];               // valid bits hold the writes up to
-    wire          xb_ok = xv[p1_a];               // the last edge, as the RAM outputs do
+    // The valid bits of the entries the two ports read, registered with the
+    // read from the flip-flops' next value (below): as the RAM outputs, they
+    // hold the writes up to the last edge.
+    reg           xa_ok;                          // xv[the entry xa_q was read for]
+    reg           xb_ok;                          // xv[p1_a]
     wire [7:0]    xb_cnt = xb_ok ? xb_c : 8'd0;
     // An entry's value is the op's identity while its valid bit is 0 (the
     // bypass and the valid bit select between registers before the RAM's
@@ -607,7 +613,6 @@ module hx_barrier_unit #(
         .clk(clk), .we(x_we), .wa(x_wa), .wd(x_wd), .re(1'b1), .ra(xb_ra), .rd(xb_q)
     );
     always @(posedge clk) begin
-        xa_a   <= xa_ra;
         xa_byp <= x_we && x_wa == xa_ra;
         xb_byp <= x_we && x_wa == xb_ra;
         xw_q   <= x_wd;
@@ -633,11 +638,17 @@ module hx_barrier_unit #(
     wire [XDEP-1:0] xv_clr = (rel_now ? xv_rel : {XDEP{1'b0}}) | (w_abort ? {XDEP{1'b1}} : {XDEP{1'b0}}) |
                              ((w_g && !p1_v) ? (xv_one << xidx(1'b0, widx[5:0])) | (xv_one << xidx(1'b1, widx[5:0])) : {XDEP{1'b0}});
     wire [XDEP-1:0] xv_set = p1_keep ? xv_one << p1_a : {XDEP{1'b0}};
+    wire [XDEP-1:0] xv_nx = (xv & ~xv_clr) | xv_set;
     always @(posedge clk) begin
-        if (rst)
-            xv <= {XDEP{1'b0}};
-        else
-            xv <= (xv & ~xv_clr) | xv_set;
+        if (rst) begin
+            xv    <= {XDEP{1'b0}};
+            xa_ok <= 1'b0;
+            xb_ok <= 1'b0;
+        end else begin
+            xv    <= xv_nx;
+            xa_ok <= xv_nx[xa_ra];
+            xb_ok <= xv_nx[xb_ra];   // xb_ra is p1_a in the next cycle
+        end
     end
     // Gate cur+1's receive state: the count in flight this cycle (p1)
     // first, then the RAM; entries of another iteration read as empty.
@@ -646,7 +657,7 @@ module hx_barrier_unit #(
     // Its value, as two operands of the gate's ALU (which folds them with
     // acc), so that the receive ALU does not feed it: the entry (g_val)
     // and the value counted in this cycle (g_fwd). With fwd, xa and xb are
-    // one entry (xa_a = {it, gnext} = p1_a, bypassed by the same write), so
+    // one entry (read at {it, gnext} = p1_a, bypassed by the same write), so
     // x_new's value is op(g_val, p1_val).
     wire [63:0]   xa_alt = (xa_ok && xa_byp) ? xw_q[63:0] : ident;
     assign g_val = (xa_ok && !xa_byp) ? xa_q[63:0] : xa_alt;
@@ -990,6 +1001,8 @@ module hx_barrier_unit #(
             en       <= 1'b0;
             op       <= 3'd0;
             dmode    <= 1'b0;
+            opx      <= 3'd0;
+            idb      <= 1'b0;
             ng       <= 6'd0;
             myrank   <= {RB{1'b0}};
             itemf    <= 13'd1;
@@ -1062,6 +1075,8 @@ module hx_barrier_unit #(
                 en    <= pwdata[0];
                 op    <= pwdata[3:1];
                 dmode <= pwdata[4];
+                opx   <= pwdata[4] ? 3'd0 : pwdata[3:1];
+                idb   <= !pwdata[4] && (pwdata[3:1] == 3'd3 || pwdata[3:1] == 3'd4);
                 ng    <= pwdata[13:8];
             end
             if (do_wr && r_rank)
