@@ -188,9 +188,13 @@ module hx_barrier_unit #(
     wire       failed  = (err_code != 8'd0);
     wire       waiting = en && !failed && (cur != 6'd0) && (cur != gend);   // 1 <= cur <= G
     wire       rearm   = en && !failed && ((cur == 6'd0) || (cur == gend));
-    wire [5:0] gnext   = cur + 6'd1;
-    wire [2:0] opx     = dmode ? 3'd0 : op;                  // data mode carries no value
-    wire [63:0] ident  = (opx == 3'd3 || opx == 3'd4) ? {64{1'b1}} : 64'd0;
+    reg  [5:0] gnext;                                      // cur + 1, a register of its own (below)
+    // opx = dmode ? 0 : op (data mode carries no value) and the op's
+    // identity bit, flip-flops written with op and dmode (CTRL), so that
+    // the ALUs' operands and op take no decode.
+    reg  [2:0] opx;
+    reg        idb;
+    wire [63:0] ident  = {64{idb}};
     wire [FIW-1:0] npay = (opx == 3'd0) ? FZERO : FPAY;      // payload flits of a packet
 
     // ------------------------------------------------------------------
@@ -311,7 +315,6 @@ module hx_barrier_unit #(
     wire [7:0]  need_n = gw[39:32];
     wire        self_n = gw[40];
     wire [7:0]  cnt_n;             // received count of gate cur+1 (forwarded)
-    wire [63:0] val_n;             // its combined value (identity when cnt_n = 0)
     wire        send_done = (ri == cw_count);
     // An arrival the unit cannot take in its cycle (a CTRL or ABORT write
     // in it, or the unit draining) is held (arr_q) and taken in the first
@@ -325,9 +328,12 @@ module hx_barrier_unit #(
     wire        do_pass   = chk && (cnt_n == need_n);
     wire        over_chk  = waiting && !w_abort && (cnt_n > need_n);
     wire        rel_now   = (do_pass && gnext == gend) || (do_arrive && ng == 6'd0);
-    wire [63:0] comb_n;
-    hx_alu alu_gate (.op(opx), .a(acc), .b(val_n), .y(comb_n));
-    wire [63:0] acc_n = self_n ? comb_n : val_n;
+    // acc_n = self ? op(acc, val_n) : val_n, where val_n is op(g_val, g_fwd)
+    // (the gate's entry and the value counted in this cycle, below): one
+    // three-operand op, so no ALU feeds another in the cycle.
+    wire [63:0] g_val, g_fwd;
+    wire [63:0] acc_n;
+    hx_alu3 alu_gate (.op(opx), .a(self_n ? acc : ident), .b(g_val), .c(g_fwd), .y(acc_n));
 
     // Next cur, and from it the gate word the next cycle needs.
     wire [5:0] cur_nx = (w_ctrl || w_abort) ? 6'd0 : do_arrive ? 6'd1 : do_pass ? gnext : cur;
@@ -557,7 +563,6 @@ module hx_barrier_unit #(
     wire [XW-1:0] xa_q, xb_q;
     reg  [XW-1:0] xw_q;
     reg           xa_byp, xb_byp;
-    reg  [XAW-1:0] xa_a;             // the entry xa_q was read for
     reg           p1_v;              // a tail popped last cycle is being counted
     reg  [5:0]    p1_g;
     reg           p1_b;              // its bank
@@ -576,17 +581,27 @@ module hx_barrier_unit #(
     endfunction
     /* verilator lint_on UNUSED */
     wire [XAW-1:0] p1_a = xidx(p1_b, p1_g);
-    wire [XW-1:0] xa = xa_byp ? xw_q : xa_q;      // entry of gate cur+1
-    wire [XW-1:0] xb = xb_byp ? xw_q : xb_q;      // entry of gate p1_g
-    wire          xa_ok = xv[xa_a];               // valid bits hold the writes up to
-    wire          xb_ok = xv[p1_a];               // the last edge, as xa and xb do
-    wire [7:0]    xb_cnt = xb_ok ? xb[71:64] : 8'd0;
+    wire [7:0]    xa_c = xa_byp ? xw_q[71:64] : xa_q[71:64];   // count of gate cur+1's entry
+    wire [7:0]    xb_c = xb_byp ? xw_q[71:64] : xb_q[71:64];   // count of gate p1_g's entry
+    // The valid bits of the entries the two ports read, registered with the
+    // read from the flip-flops' next value (below): as the RAM outputs, they
+    // hold the writes up to the last edge.
+    reg           xa_ok;                          // xv[the entry xa_q was read for]
+    reg           xb_ok;                          // xv[p1_a]
+    wire [7:0]    xb_cnt = xb_ok ? xb_c : 8'd0;
+    // An entry's value is the op's identity while its valid bit is 0 (the
+    // bypass and the valid bit select between registers before the RAM's
+    // output arrives: one multiplexer after it).
     wire [63:0]   rx_comb;
-    hx_alu alu_recv (.op(opx), .a((xb_cnt == 8'd0) ? ident : xb[63:0]), .b(p1_val), .y(rx_comb));
+    wire [63:0]   xb_alt = (xb_ok && xb_byp) ? xw_q[63:0] : ident;
+    wire [63:0]   xb_val = (xb_ok && !xb_byp) ? xb_q[63:0] : xb_alt;
+    hx_alu alu_recv (.op(opx), .a(xb_val), .b(p1_val), .y(rx_comb));
     wire [XW-1:0] x_new = {xb_cnt + 8'd1, rx_comb};
     wire          x_we  = p1_v || w_g;
     wire [XAW-1:0] x_wa = p1_v ? p1_a : xidx(1'b0, widx[5:0]);
-    wire [XW-1:0] x_wd  = p1_v ? x_new : {8'd0, 64'd0};
+    // A gate-word write clears its entry by its valid bits (below): the
+    // word it writes is never read.
+    wire [XW-1:0] x_wd  = x_new;
     // The bank the next cycle's gate check reads: it flips with a release.
     wire          it_nx = (LOOP != 0 && rel_now) ? !it : it;
     wire [XAW-1:0] xa_ra = xidx(it_nx, ga_nx);
@@ -598,7 +613,6 @@ module hx_barrier_unit #(
         .clk(clk), .we(x_we), .wa(x_wa), .wd(x_wd), .re(1'b1), .ra(xb_ra), .rd(xb_q)
     );
     always @(posedge clk) begin
-        xa_a   <= xa_ra;
         xa_byp <= x_we && x_wa == xa_ra;
         xb_byp <= x_we && x_wa == xb_ra;
         xw_q   <= x_wd;
@@ -624,17 +638,30 @@ module hx_barrier_unit #(
     wire [XDEP-1:0] xv_clr = (rel_now ? xv_rel : {XDEP{1'b0}}) | (w_abort ? {XDEP{1'b1}} : {XDEP{1'b0}}) |
                              ((w_g && !p1_v) ? (xv_one << xidx(1'b0, widx[5:0])) | (xv_one << xidx(1'b1, widx[5:0])) : {XDEP{1'b0}});
     wire [XDEP-1:0] xv_set = p1_keep ? xv_one << p1_a : {XDEP{1'b0}};
+    wire [XDEP-1:0] xv_nx = (xv & ~xv_clr) | xv_set;
     always @(posedge clk) begin
-        if (rst)
-            xv <= {XDEP{1'b0}};
-        else
-            xv <= (xv & ~xv_clr) | xv_set;
+        if (rst) begin
+            xv    <= {XDEP{1'b0}};
+            xa_ok <= 1'b0;
+            xb_ok <= 1'b0;
+        end else begin
+            xv    <= xv_nx;
+            xa_ok <= xv_nx[xa_ra];
+            xb_ok <= xv_nx[xb_ra];   // xb_ra is p1_a in the next cycle
+        end
     end
     // Gate cur+1's receive state: the count in flight this cycle (p1)
     // first, then the RAM; entries of another iteration read as empty.
     wire          fwd   = p1_v && p1_g == gnext && p1_b == it;
-    assign cnt_n = fwd ? x_new[71:64] : xa_ok ? xa[71:64] : 8'd0;
-    assign val_n = (cnt_n == 8'd0) ? ident : fwd ? x_new[63:0] : xa[63:0];
+    assign cnt_n = fwd ? x_new[71:64] : xa_ok ? xa_c : 8'd0;
+    // Its value, as two operands of the gate's ALU (which folds them with
+    // acc), so that the receive ALU does not feed it: the entry (g_val)
+    // and the value counted in this cycle (g_fwd). With fwd, xa and xb are
+    // one entry (read at {it, gnext} = p1_a, bypassed by the same write), so
+    // x_new's value is op(g_val, p1_val).
+    wire [63:0]   xa_alt = (xa_ok && xa_byp) ? xw_q[63:0] : ident;
+    assign g_val = (xa_ok && !xa_byp) ? xa_q[63:0] : xa_alt;
+    assign g_fwd = fwd ? p1_val : ident;
 
     // ------------------------------------------------------------------
     // Gate and route RAMs
@@ -974,6 +1001,8 @@ module hx_barrier_unit #(
             en       <= 1'b0;
             op       <= 3'd0;
             dmode    <= 1'b0;
+            opx      <= 3'd0;
+            idb      <= 1'b0;
             ng       <= 6'd0;
             myrank   <= {RB{1'b0}};
             itemf    <= 13'd1;
@@ -996,6 +1025,7 @@ module hx_barrier_unit #(
             s_crc    <= 32'd0;
             r_crc    <= 32'd0;
             cur      <= 6'd0;
+            gnext    <= 6'd1;
             acc      <= 64'd0;
             ri       <= 16'd0;
             fi       <= FZERO;
@@ -1045,6 +1075,8 @@ module hx_barrier_unit #(
                 en    <= pwdata[0];
                 op    <= pwdata[3:1];
                 dmode <= pwdata[4];
+                opx   <= pwdata[4] ? 3'd0 : pwdata[3:1];
+                idb   <= !pwdata[4] && (pwdata[3:1] == 3'd3 || pwdata[3:1] == 3'd4);
                 ng    <= pwdata[13:8];
             end
             if (do_wr && r_rank)
@@ -1073,8 +1105,10 @@ module hx_barrier_unit #(
                 err_gate <= e_gate;
                 err_src  <= e_src;
             end
-            // gate
-            cur <= cur_nx;
+            // gate; gnext is cur + 1 from its own flip-flops, so that the
+            // gate's forward (fwd) and the head's gate take no adder
+            cur   <= cur_nx;
+            gnext <= cur_nx + 6'd1;
             if (do_arrive) begin
                 acc      <= (opx == 3'd0) ? 64'd0 : opd_in;
                 cw_start <= gw[15:0];

@@ -221,6 +221,7 @@ lint_one hx_link_rx -GL=64 -GR=255 -GB=64 -GW=162
 lint_one hx_chan -GL=1 -GC=4
 lint_one hx_chan -GL=3 -GC=9
 lint_one hx_alu
+lint_one hx_alu3
 lint_one hx_switch
 lint_one hx_switch -GP=5 -GNDIM=4 -GK0=64 -GK1=3 -GK2=5 -GK3=2 -GFW=128 -GB=64
 lint_one hx_switch -GP=64 -GMODE=1 -GNDIM=4 -GK0=2 -GK1=2 -GK2=64 -GK3=2 -GXDIM=2 -GB=1
