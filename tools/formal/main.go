@@ -20,6 +20,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -40,12 +41,17 @@ func main() {
 	oldRe := flag.String("old", "", "also run the old unit on the proofs (systems with -steps) matching this regular expression; each must find its early release (default ^line3$, or ^line3-bdb$ with -steps=false)")
 	steps := flag.Bool("steps", false, "step proofs by induction over episodes instead of the bounded proofs of three-episode sequences")
 	jsonOut := flag.String("json", "", "write the results as JSON to this new file")
+	free := flag.String("free", "", "with -steps: comma-separated register groups (a report's \"free\" list) left free from the start; the proofs free more where registers move")
 	flag.Parse()
 	old := *oldRe
 	if !isSet("old") {
 		old = map[bool]string{true: "^line3$", false: "^line3-bdb$"}[*steps]
 	}
-	if err := run(*jobs, *out, *only, old, *jsonOut, *steps); err != nil {
+	if *free != "" && !*steps {
+		fmt.Fprintln(os.Stderr, "formal: -free: only with -steps")
+		os.Exit(2)
+	}
+	if err := run(*jobs, *out, *only, old, *jsonOut, *steps, *free); err != nil {
 		fmt.Fprintln(os.Stderr, "formal:", err)
 		os.Exit(1)
 	}
@@ -58,7 +64,7 @@ func isSet(name string) bool {
 	return set
 }
 
-func run(jobs int, out, only, oldRe, jsonOut string, steps bool) error {
+func run(jobs int, out, only, oldRe, jsonOut string, steps bool, free string) error {
 	if jobs < 1 {
 		return fmt.Errorf("-j %d: must be at least 1", jobs)
 	}
@@ -84,7 +90,11 @@ func run(jobs int, out, only, oldRe, jsonOut string, steps bool) error {
 		if oldRe != "" {
 			old = oldRx
 		}
-		return runSteps(ctx, jobs, out, onlyRx, old, oldUnit, jsonOut)
+		var groups []string
+		if free != "" {
+			groups = strings.Split(free, ",")
+		}
+		return runSteps(ctx, jobs, out, onlyRx, old, oldUnit, jsonOut, groups)
 	}
 	var tasks []task
 	for _, s := range formal.Systems() {

@@ -28,7 +28,7 @@ type stepReport struct {
 // runSteps runs the step proofs of every system matching only (the RTL
 // must prove every step) and of those matching oldRe with the old unit
 // (some step must find an early release), jobs systems at a time.
-func runSteps(ctx context.Context, jobs int, out string, onlyRx, oldRx *regexp.Regexp, oldUnit []byte, jsonOut string) error {
+func runSteps(ctx context.Context, jobs int, out string, onlyRx, oldRx *regexp.Regexp, oldUnit []byte, jsonOut string, free []string) error {
 	type task struct {
 		spec formal.Spec
 		old  bool
@@ -68,7 +68,7 @@ func runSteps(ctx context.Context, jobs int, out string, onlyRx, oldRx *regexp.R
 					defer mu.Unlock()
 					stepLine(name, r, err)
 				}
-				reports[i] = proveSteps(ctx, t.spec, unit, name, dir, log)
+				reports[i] = proveSteps(ctx, t.spec, unit, name, dir, free, log)
 			}
 		})
 	}
@@ -122,12 +122,17 @@ func stepNames() []string {
 }
 
 // proveSteps prepares and runs one system's step proofs.
-func proveSteps(ctx context.Context, s formal.Spec, unit []byte, name, dir string, log func(formal.Result, error)) stepReport {
+func proveSteps(ctx context.Context, s formal.Spec, unit []byte, name, dir string, free []string, log func(formal.Result, error)) stepReport {
 	rep := stepReport{System: s.Name, Unit: name}
 	set, err := formal.PrepareSteps(ctx, s, unit, name, dir)
 	if err != nil {
 		rep.Error = err.Error()
 		return rep
+	}
+	for _, g := range free {
+		if g = strings.TrimSpace(g); g != "" {
+			set.Diff[g] = true
+		}
 	}
 	for _, c := range set.Classes {
 		rep.Classes = append(rep.Classes, formal.HistoryName(c.Rep))
