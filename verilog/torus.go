@@ -72,7 +72,9 @@ func checkTorus(s *design.Episode) error {
 	case sys.HasCommunicators():
 		return limit("communicators", len(sys.Communicators), "none (one barrier unit per node)")
 	case sys.IsData():
-		return limit("collective", strconv.Quote(string(sys.Collective)), "barrier")
+		return fieldErr("topology", strconv.Quote(string(sys.Topology)), "hyperxbar (the only network the RTL library builds for data collectives)")
+	case Torus(s.Design) == nil:
+		return fmt.Errorf("system %q: topology torus, but the design's network is not a torus", sys.Title())
 	}
 	return nil
 }
