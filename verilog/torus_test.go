@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hxbar/hxbar/hw"
 )
@@ -97,6 +98,39 @@ func TestTorusTop(t *testing.T) {
 			if want := g.Addr(s.Design.NodeOf(r)); a != want {
 				t.Errorf("%v: rank %d address %#x, want %#x", c.dims, r, a, want)
 			}
+		}
+	}
+}
+
+// TestRtileLintStandalone: hx_rtile is a top of its own, as hx_tile is:
+// clean under Verilator -Wall on a ring, a mesh grid, a 4-D torus with a
+// check code and a mixed 3-D grid with a data engine.
+func TestRtileLintStandalone(t *testing.T) {
+	t.Parallel()
+	vl := needTool(t, "verilator")
+	dir := t.TempDir()
+	var files []string
+	for _, name := range Library() {
+		src, err := LibrarySource(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, name)
+	}
+	for _, params := range []string{
+		"",
+		"-GK0=8 -GAB=3 -GC0=7 -GL=2",
+		"-GNDIM=2 -GK0=3 -GK1=3 -GAB=4 -GWRAP=0 -GC0=1 -GC1=2",
+		"-GNDIM=4 -GK0=2 -GK1=2 -GK2=2 -GK3=2 -GAB=4 -GCB=32 -GC3=1",
+		"-GNDIM=3 -GK0=4 -GK1=3 -GK2=2 -GAB=5 -GWRAP=5 -GC0=3 -GC1=1 -GDATA=1 -GNIL=4 -GNBANK=2",
+	} {
+		args := append([]string{"--lint-only", "-Wall", "--top-module", "hx_rtile"}, strings.Fields(params)...)
+		out, err := run(t, dir, 120*time.Second, vl, append(args, files...)...)
+		if err != nil || out != "" {
+			t.Errorf("verilator --lint-only -Wall --top-module hx_rtile %s (%v):\n%s", params, err, out)
 		}
 	}
 }
