@@ -208,14 +208,27 @@ func (d *Design) RankOfNode() []int {
 }
 
 // RankAddrs is the packed network address of every rank's node
-// (regmap.RankAddr, what a unit's route words hold); on a network other
-// than the hyper-crossbar, which has no packed address, the node id.
+// (regmap.RankAddr, what a unit's route words hold): on the hyper-crossbar
+// and the torus the node's coordinates packed as noc.Topology.Addr packs
+// them (coordinate k in hw.Bits(Dims[k]) bits, dimension 0 lowest: what
+// hx_switch and hx_router read); on the fat tree, which has no packed
+// address, the node id.
 func (d *Design) RankAddrs() regmap.RankAddr {
 	a := make(regmap.RankAddr, len(d.nodeOf))
+	tor, _ := d.Fabric.(*noc.Torus)
 	for r, n := range d.nodeOf {
-		if d.Topo != nil {
+		switch {
+		case d.Topo != nil:
 			a[r] = d.Topo.Addr(int(n))
-		} else {
+		case tor != nil:
+			var v uint64
+			shift := 0
+			for k, dk := range tor.Dims {
+				v |= uint64(tor.Coord(int(n), k)) << shift
+				shift += hw.Bits(dk)
+			}
+			a[r] = v
+		default:
 			a[r] = uint64(n) // another network has no packed address; the node id stands for it
 		}
 	}

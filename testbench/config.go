@@ -82,10 +82,13 @@ func episodeWrites(s *design.Design) ([]cfgWrite, error) {
 		if err != nil {
 			return nil, fmt.Errorf("episode %d: configuration: %w", k, err)
 		}
-		tabs := s.Topo.Tables()
+		var tabs [][]uint8 // a torus routes by coordinates: no tables
+		if s.Topo != nil {
+			tabs = s.Topo.Tables()
+		}
 		exc := verilog.Exceptions(s) // nil without avoided channels
 		for n, p := range progs {
-			if k == 1 {
+			if k == 1 && tabs != nil {
 				// Each node's port also loads its exchanger's routing
 				// table, all nodes in parallel, then its routing
 				// exceptions (avoided channels).
@@ -98,7 +101,7 @@ func episodeWrites(s *design.Design) ([]cfgWrite, error) {
 				out = append(out, cfgWrite{Episode: k, Port: n, Addr: w.Addr, Data: w.Data})
 			}
 		}
-		if k == 1 {
+		if k == 1 && tabs != nil {
 			out = append(out, fabricWrites(s, tabs, exc)...)
 		}
 	}

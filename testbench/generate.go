@@ -77,8 +77,8 @@ func Sources() []string {
 
 // testbenchFiles renders every file Generate writes.
 func testbenchFiles(s *design.Design, expected []byte) (map[string][]byte, error) {
-	if s == nil || s.Topo == nil {
-		return nil, errors.New("testbench: no hyper-crossbar design (use design.New)")
+	if s == nil || s.Topo == nil && verilog.Torus(s) == nil {
+		return nil, errors.New("testbench: no hyper-crossbar or torus design (use design.New)")
 	}
 	if s.Sys.Duplex != hw.DuplexFull {
 		return nil, fmt.Errorf("testbench: duplex %q: the RTL is full duplex only (half duplex is a model-only what-if)", s.Sys.Duplex)
@@ -129,10 +129,10 @@ func testbenchFiles(s *design.Design, expected []byte) (map[string][]byte, error
 	}
 	ne := s.NumEpisodes()
 	return map[string][]byte{
-		TBFile:       tbText(s.Sys.Title(), s.Topo.Nodes, len(evs), ne, ni, len(writes), inj, plan),
+		TBFile:       tbText(s.Sys.Title(), s.Fabric.NumNodes(), len(evs), ne, ni, len(writes), inj, plan),
 		ConfigFile:   configFile(s.Sys.Title(), ne, writes),
 		ScenarioFile: scen,
-		ExpectedFile: expectedFile(s.Sys.Title(), s.Topo.Nodes, s.Ranks(), evs, cycles, limit),
+		ExpectedFile: expectedFile(s.Sys.Title(), s.Fabric.NumNodes(), s.Ranks(), evs, cycles, limit),
 		RunScript:    []byte(runScript),
 		MakefileName: []byte(makefile),
 		SourcesFile:  []byte(strings.Join(Sources(), "\n") + "\n"),
@@ -144,7 +144,7 @@ func testbenchFiles(s *design.Design, expected []byte) (map[string][]byte, error
 // rank, every rank released once per episode (per iteration of a loop). It returns the run's cycle
 // count (last release + 1).
 func checkTrace(s *design.Design, evs []barrierunit.Event) (int64, error) {
-	nodes := s.Topo.Nodes
+	nodes := s.Fabric.NumNodes()
 	rankOf := make([]int32, nodes)
 	for n := range rankOf {
 		rankOf[n] = int32(s.RankOf(n))

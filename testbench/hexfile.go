@@ -135,7 +135,7 @@ func expectedFile(name string, nodes, ranks int, evs []barrierunit.Event, cycles
 // Episode 1's offsets are cycles; a later episode's count from the cycle
 // its configuration ends (docs/registers.md).
 func scenarioFile(s *design.Design) []byte {
-	nodes := s.Topo.Nodes
+	nodes := s.Fabric.NumNodes()
 	episodes := s.NumEpisodes()
 	rankOf := s.RankOfNode()
 	// Episode k's offsets and operands: the system's draw.

@@ -203,7 +203,7 @@ func NetlistPath(path string) string {
 func netlistTB(s *design.Design, tb []byte) ([]byte, error) {
 	chans := verilog.UsesChannels(s)
 	var pairs []string
-	for n := s.Topo.Nodes - 1; n >= 0; n-- { // tile10 before tile1
+	for n := s.Fabric.NumNodes() - 1; n >= 0; n-- { // tile10 before tile1
 		p := verilog.UnitPath(n, chans)
 		pairs = append(pairs, "dut."+p+".", "dut."+NetlistPath(p)+".")
 	}

@@ -29,16 +29,22 @@ const randomStream = 0x72616e64636f73 // "randcos"
 // times), link latency 1-4, buffer depth 1-5, flit width, check code,
 // link retry, a watchdog, avoided channels, the switch pipeline (one
 // design in four), and 0-3 faults of every kind drawn on the fault-free
-// run's crossings. Candidates that the model or
+// run's crossings; one design in four whose run is barriers and reductions
+// only is a torus instead (rings and mesh lines drawn per dimension,
+// without retry, pipeline, avoided channels or faults: asTorus). Candidates that the model or
 // the Verilog generator refuses are drawn again from the same stream.
 func RandomDesign(seed uint64) (hw.System, error) {
 	rng := rand.New(rand.NewPCG(seed, randomStream))
+	// The torus draws come from their own stream, so that the designs the
+	// hyper-crossbar draws keep their seeds.
+	trng := rand.New(rand.NewPCG(seed, torusStream))
 	for try := 0; try < 400; try++ {
 		sys := drawSystem(rng, seed)
+		torus := trng.IntN(4) == 0 && asTorus(trng, &sys)
 		if !buildsForRTL(sys) {
 			continue
 		}
-		if rng.IntN(5) < 2 {
+		if !torus && rng.IntN(5) < 2 {
 			withFaults, ok := drawFaults(rng, sys)
 			if !ok {
 				continue
@@ -48,6 +54,31 @@ func RandomDesign(seed uint64) (hw.System, error) {
 		return sys, nil
 	}
 	return hw.System{}, fmt.Errorf("random design %d: no design the RTL can build in 400 draws", seed)
+}
+
+// torusStream is the PCG stream of RandomDesign's torus draws.
+const torusStream = 0x746f727573 // "torus"
+
+// asTorus makes sys, when the torus RTL builds its run (barriers and
+// reductions, no communicators), a torus with a drawn wrap per dimension,
+// without what that RTL does not build yet (retry, the switch pipeline,
+// avoided channels; RandomDesign draws it no faults): one design in four.
+func asTorus(rng *rand.Rand, sys *hw.System) bool {
+	if sys.HasCommunicators() || sys.IsData() {
+		return false
+	}
+	for _, e := range sys.Episodes {
+		if e.Collective != nil && *e.Collective != hw.CollBarrier {
+			return false
+		}
+	}
+	sys.Topology = hw.TopoTorus
+	sys.Wrap = make([]bool, len(sys.Dims))
+	for k := range sys.Wrap {
+		sys.Wrap[k] = rng.IntN(3) > 0
+	}
+	sys.LinkRetry, sys.SwitchPipeline, sys.Avoid = 0, 0, nil
+	return true
 }
 
 // drawSystem draws a candidate system without faults.
@@ -453,6 +484,7 @@ func shrinkSteps(sys hw.System) []hw.System {
 // can say what it looked at and a test can hold the generator to it.
 type randomFeatures struct {
 	designs, episodes, multi, gatesChange, retry, watchdog, avoid, crcOn, partial, placed, loops, pipe int
+	torus, mesh                                                                                        int
 	comms, spareChannel, commFaults                                                                    int
 	dims                                                                                               [4]int
 	collectives, ops, faultKinds, faultCounts                                                          map[string]int
@@ -483,6 +515,8 @@ func (f *randomFeatures) add(sys hw.System) {
 	}
 	count(sys.LinkRetry > 0, &f.retry)
 	count(sys.SwitchPipeline == 1, &f.pipe)
+	count(sys.Topology == hw.TopoTorus, &f.torus)
+	count(slices.Contains(sys.Wrap, false), &f.mesh)
 	count(sys.Watchdog > 0, &f.watchdog)
 	count(len(sys.Avoid) > 0, &f.avoid)
 	count(sys.CRCBits == hw.PacketCodeBits, &f.crcOn)
@@ -525,6 +559,8 @@ func (f *randomFeatures) missing() []string {
 	need(f.retry, "link retry")
 	need(f.pipe, "the switch pipeline")
 	need(f.designs-f.pipe, "switch_pipeline 0")
+	need(f.torus, "a torus")
+	need(f.mesh, "a mesh line")
 	need(f.watchdog, "a watchdog")
 	need(f.avoid, "avoided channels")
 	need(f.crcOn, "a check code")
@@ -550,6 +586,6 @@ func (f *randomFeatures) missing() []string {
 }
 
 func (f *randomFeatures) String() string {
-	return fmt.Sprintf("%d episodes; %d multi-episode (%d with changing gate counts); %d loops; %d communicators (%d with faults, %d with a spare channel); dims 1/2/3: %d/%d/%d; collectives %v; ops %v; faults per run %v, by kind %v; retry %d, switch pipeline %d, watchdog %d, avoid %d, check code %d, partial ranks %d, placed %d",
-		f.episodes, f.multi, f.gatesChange, f.loops, f.comms, f.commFaults, f.spareChannel, f.dims[1], f.dims[2], f.dims[3], f.collectives, f.ops, f.faultCounts, f.faultKinds, f.retry, f.pipe, f.watchdog, f.avoid, f.crcOn, f.partial, f.placed)
+	return fmt.Sprintf("%d episodes; %d multi-episode (%d with changing gate counts); %d loops; %d communicators (%d with faults, %d with a spare channel); dims 1/2/3: %d/%d/%d; collectives %v; ops %v; faults per run %v, by kind %v; retry %d, switch pipeline %d, watchdog %d, avoid %d, check code %d, partial ranks %d, placed %d, torus %d (%d with a mesh line)",
+		f.episodes, f.multi, f.gatesChange, f.loops, f.comms, f.commFaults, f.spareChannel, f.dims[1], f.dims[2], f.dims[3], f.collectives, f.ops, f.faultCounts, f.faultKinds, f.retry, f.pipe, f.watchdog, f.avoid, f.crcOn, f.partial, f.placed, f.torus, f.mesh)
 }

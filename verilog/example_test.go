@@ -43,7 +43,7 @@ func ExampleGenerate() {
 	}
 	// Output:
 	// top module: hx_top
-	// files: 21
+	// files: 24
 	// gt_n0.hex
 	// gt_n1.hex
 	// hx_params.vh

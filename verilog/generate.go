@@ -145,10 +145,14 @@ func Check(d *design.Design) error {
 func check(s *design.Episode) error {
 	// The network first: another topology's system has no hyper-crossbar
 	// (s.Topo) to check.
-	if s != nil && s.Sys.Topology != hw.TopoHyperXbar {
-		what := "hyperxbar (the only network the RTL library builds)"
+	if s != nil && s.Sys.Topology == hw.TopoTorus {
+		if err := checkTorus(s); err != nil {
+			return err
+		}
+	} else if s != nil && s.Sys.Topology != hw.TopoHyperXbar {
+		what := "hyperxbar or torus (the networks the RTL library builds)"
 		if s.Sys.IsData() {
-			what = "hyperxbar (the only network the RTL library builds, for data collectives too)"
+			what = "hyperxbar (the only network the RTL library builds for data collectives)"
 		}
 		return fieldErr("topology", strconv.Quote(string(s.Sys.Topology)), what)
 	}
@@ -168,8 +172,8 @@ func check(s *design.Episode) error {
 	if n := sys.Nodes(); n > MaxNodes {
 		return fieldErr("dims", fmt.Sprintf("%v = %d nodes", sys.Dims, n), fmt.Sprintf("at most %d nodes for generated RTL (one table file per node and switch)", MaxNodes))
 	}
-	if !slices.Equal(s.Topo.Dims, sys.Dims) {
-		return fmt.Errorf("system %q: topology dims %v differ from the system's dims %v", sys.Title(), s.Topo.Dims, sys.Dims)
+	if g := Grid(s.Design); !slices.Equal(g.Dims, sys.Dims) {
+		return fmt.Errorf("system %q: topology dims %v differ from the system's dims %v", sys.Title(), g.Dims, sys.Dims)
 	}
 	if s.Table.Ranks != sys.NumRanks() {
 		return fmt.Errorf("system %q: gate tables for %d ranks, the system has %d", sys.Title(), s.Table.Ranks, sys.NumRanks())
@@ -263,12 +267,12 @@ func Render(d *design.Design) (*Manifest, []gendir.File, error) {
 	}
 	s := eps[0]
 	sys := &s.Sys
-	topo := s.Topo
+	topo := Grid(s.Design) // nodes, coordinates, addresses
 	m := &Manifest{
 		Name: sys.Title(), Top: TopModule,
 		Params: ParamsFile, System: SystemFile,
 		Library: Library(),
-		Nodes:   topo.Nodes, Switches: topo.Switches,
+		Nodes:   topo.Nodes, Switches: s.Fabric.NumSwitches(),
 		Ranks: s.Table.Ranks, Gates: s.Table.Gates,
 		RankBits: sys.RankBits(), AddrBits: sys.AddrBits(), FlitWidth: sys.FlitWidth,
 	}
@@ -378,14 +382,16 @@ func Render(d *design.Design) (*Manifest, []gendir.File, error) {
 		}
 	}
 
-	m.RouteTables = make([]string, topo.Switches)
-	for sw := 0; sw < topo.Switches; sw++ {
+	if s.Topo != nil {
+		m.RouteTables = make([]string, s.Topo.Switches)
+	}
+	for sw := range m.RouteTables { // a torus routes by coordinates: no tables
 		name := RouteTableFile(sw)
 		body, err := RouteTableBody(d, sw)
 		if err != nil {
 			return nil, nil, err
 		}
-		title, notes := routeNotes(topo, sw)
+		title, notes := routeNotes(s.Topo, sw)
 		data, err := FormatTable(MagicRoute, body, append(slices.Clone(hdr), title...), notes)
 		if err != nil {
 			return nil, nil, err
@@ -412,7 +418,11 @@ func Render(d *design.Design) (*Manifest, []gendir.File, error) {
 	}
 
 	write(ParamsFile, paramsFile(s, hdr, plan))
-	write(TopFile, topFile(s, hdr, caps, plan))
+	if Torus(s.Design) != nil {
+		write(TopFile, torusTopFile(s, hdr, caps))
+	} else {
+		write(TopFile, topFile(s, hdr, caps, plan))
+	}
 	y, err := run.Sys.YAML()
 	if err != nil {
 		return nil, nil, err
@@ -517,7 +527,7 @@ func headerLines(s *design.Episode) []string {
 		"hxbar version: " + version.String(),
 		"configuration: " + sys.Title(),
 		fmt.Sprintf("system: %s %s (%d nodes, %d switches), %s, algo %s (G = %d), op %s, L = %d, B = %d, FW = %d, %s duplex",
-			sys.Topology, dimsString(sys.Dims), s.Topo.Nodes, s.Topo.Switches, ranks, algoName(s), s.Table.Gates,
+			sys.Topology, dimsString(sys.Dims), s.Fabric.NumNodes(), s.Fabric.NumSwitches(), ranks, algoName(s), s.Table.Gates,
 			s.Op, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth, sys.Duplex),
 	}
 	if d := s.Data; d != nil && s.DataTable != nil {
@@ -541,7 +551,7 @@ func coords(t *noc.Topology, node int) string {
 }
 
 func gateNotes(s *design.Episode, node, rank int, body []uint64) (title, notes []string) {
-	t := s.Topo
+	t := Grid(s.Design)
 	if rank < 0 {
 		return []string{fmt.Sprintf("gate table of node %d %s, address %#x: no rank", node, coords(t, node), t.Addr(node))},
 			[]string{"no rank"}
@@ -635,7 +645,7 @@ func paramsFile(s *design.Episode, hdr []string, plan *Channels) []byte {
 	def := func(name string, v any, what string) {
 		fmt.Fprintf(&b, "`define %-10s %v // %s\n", name, v, what)
 	}
-	def("HX_NODES", s.Topo.Nodes, "nodes N (node id order in every vector of hx_top)")
+	def("HX_NODES", s.Fabric.NumNodes(), "nodes N (node id order in every vector of hx_top)")
 	def("HX_RB", sys.RankBits(), "rank bits RB (hw.System.RankBits)")
 	def("HX_FW", sys.FlitWidth, "flit data width FW")
 	def("HX_RANKS", s.Table.Ranks, "ranks taking part")

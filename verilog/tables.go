@@ -190,8 +190,8 @@ func GateTableBody(d *design.Design, node int) ([]uint64, error) {
 	if err := checkShape(s); err != nil {
 		return nil, err
 	}
-	if node < 0 || node >= s.Topo.Nodes {
-		return nil, fmt.Errorf("gate table: node %d (allowed: 0..%d)", node, s.Topo.Nodes-1)
+	if nodes := s.Fabric.NumNodes(); node < 0 || node >= nodes {
+		return nil, fmt.Errorf("gate table: node %d (allowed: 0..%d)", node, nodes-1)
 	}
 	if r := s.RankOf(node); r >= 0 {
 		return gateBody(s, r)
@@ -222,7 +222,7 @@ func checkShape(s *design.Episode) error {
 		return fmt.Errorf("no system")
 	case s.Design == nil:
 		return fmt.Errorf("system %q: no design (rank placement)", s.Sys.Title())
-	case s.Topo == nil:
+	case s.Fabric == nil || s.Topo == nil && Torus(s.Design) == nil:
 		return fmt.Errorf("system %q: no topology", s.Sys.Title())
 	case s.Table == nil:
 		return fmt.Errorf("system %q: no gate tables", s.Sys.Title())
@@ -237,8 +237,8 @@ func checkShape(s *design.Episode) error {
 	}
 	used := make(map[int32]int, tab.Ranks)
 	for r, nd := range s.Placement() {
-		if nd < 0 || int(nd) >= s.Topo.Nodes {
-			return fieldErr(fmt.Sprintf("placement[%d]", r), nd, fmt.Sprintf("0..%d", s.Topo.Nodes-1))
+		if nodes := s.Fabric.NumNodes(); nd < 0 || int(nd) >= nodes {
+			return fieldErr(fmt.Sprintf("placement[%d]", r), nd, fmt.Sprintf("0..%d", nodes-1))
 		}
 		if prev, dup := used[nd]; dup {
 			return fieldErr(fmt.Sprintf("placement[%d]", r), nd, fmt.Sprintf("a node not already used (rank %d is on node %d)", prev, nd))

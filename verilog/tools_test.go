@@ -73,6 +73,12 @@ func lintSystems() []hw.System {
 		// (E = 12 for n5.d0.up of a 4x4, the fullest case).
 		testSystem("grid4x4-avoid-n5.d0.up", []int{4, 4}, func(s *hw.System) { s.Avoid = []string{"n5.d0.up"} }),
 		dataTestSystem("data-grid3x5-ag-avoid-F2", []int{3, 5}, 15, "allgather", 0, 2, func(s *hw.System) { s.Avoid = []string{"n7.d1.down"}; s.FlitWidth = 32 }),
+		// Tori: hx_rtile and hx_router (a ring; a mixed grid whose mesh
+		// line leaves router ports unconnected).
+		testSystem("ring8-torus", []int{8}, func(s *hw.System) { s.Topology = hw.TopoTorus }),
+		testSystem("torus4x3x2-mixed-sum", []int{4, 3, 2}, func(s *hw.System) {
+			s.Topology, s.Wrap, s.Op, s.BufferDepth = hw.TopoTorus, []bool{true, false, true}, "sum", 1
+		}),
 		// Communicators: hx_barrier_node with 2 channels (Verilator 5.006
 		// flagged the node's genvar c and integer j as hidden by the unit's
 		// names there, not with 3).
@@ -124,6 +130,12 @@ func TestYosysSynth(t *testing.T) {
 		testSystem("line3-r2-or-fw16", []int{3}, func(s *hw.System) { s.Ranks = 2; s.Op = "or"; s.FlitWidth = 16; s.LinkLatency = 2 }),
 		dataTestSystem("data-line3-r2-ag-F3-fw16", []int{3}, 2, "allgather", 0, 3, func(s *hw.System) { s.FlitWidth = 16 }),
 		testSystem("grid2x2-avoid-fw16", []int{2, 2}, func(s *hw.System) { s.FlitWidth = 16; s.Avoid = []string{"n0.d0.up"} }),
+		// hx_rtile, hx_router: a mesh line of 2 (its routers' outer ports
+		// unconnected; a 3x2 torus with a mesh line synthesizes clean too,
+		// in about 4 minutes).
+		testSystem("mesh2-torus-fw16", []int{2}, func(s *hw.System) {
+			s.Topology, s.Wrap, s.FlitWidth = hw.TopoTorus, []bool{false}, 16
+		}),
 	} {
 		t.Run(sys.Name, func(t *testing.T) {
 			t.Parallel()

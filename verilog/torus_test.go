@@ -1,0 +1,136 @@
+package verilog
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hxbar/hxbar/hw"
+)
+
+func torusTestSystem(name string, dims []int, wrap []bool, mod func(*hw.System)) hw.System {
+	return testSystem(name, dims, func(s *hw.System) {
+		s.Topology, s.Wrap = hw.TopoTorus, wrap
+		if mod != nil {
+			mod(s)
+		}
+	})
+}
+
+// TestTorusRefuses: what the torus RTL of this stage does not build is
+// refused with the field named, and a torus it builds is accepted.
+func TestTorusRefuses(t *testing.T) {
+	ok := build(t, torusTestSystem("ok", []int{4, 3}, []bool{true, false}, nil), nil)
+	if err := Check(ok.Design); err != nil {
+		t.Fatalf("4x3 torus refused: %v", err)
+	}
+	var fe *hw.FieldError
+	for _, c := range []struct {
+		name, field, text string
+		mod               func(*hw.System)
+	}{
+		{"dims5", "dims", "1 to 4 dimensions for torus RTL", func(s *hw.System) { s.Dims, s.Wrap = []int{2, 2, 2, 2, 2}, nil }},
+		{"faults", "faults", "none for torus RTL", func(s *hw.System) { s.Faults = []string{"drop:n0.d0+.vc0@first"} }},
+		{"avoid", "avoid", "none for torus RTL", func(s *hw.System) { s.Avoid = []string{"n0.d0+.vc0"} }},
+		{"retry", "link_retry", "0 for torus RTL", func(s *hw.System) { s.LinkRetry = s.BufferDepth }},
+		{"pipeline", "switch_pipeline", "0 for torus RTL", func(s *hw.System) { s.SwitchPipeline = 1 }},
+		{"data", "topology", "only network the RTL library builds for data collectives", func(s *hw.System) { s.Collective = "allgather" }},
+		{"half", "duplex", "full", func(s *hw.System) { s.Duplex = hw.DuplexHalf }},
+	} {
+		sys := torusTestSystem(c.name, []int{4, 3}, []bool{true, false}, c.mod)
+		err := Check(build(t, sys, nil).Design)
+		if !errors.As(err, &fe) || fe.Field != c.field || !strings.Contains(err.Error(), c.text) {
+			t.Errorf("%s: err = %v", c.name, err)
+		}
+	}
+}
+
+// TestTorusTop: hx_top wires output p of every router to input p of its
+// neighbour in p's direction, ties off the outputs leaving a mesh line and
+// the inputs no neighbour feeds, and the units' route words hold the
+// destinations' packed coordinates.
+func TestTorusTop(t *testing.T) {
+	for _, c := range []struct {
+		dims []int
+		wrap []bool
+	}{{[]int{8}, nil}, {[]int{3, 3}, []bool{false, false}}, {[]int{4, 3, 2}, []bool{true, false, true}}} {
+		sys := torusTestSystem("top", c.dims, c.wrap, nil)
+		s := build(t, sys, nil)
+		dir, _ := generate(t, s)
+		b, err := os.ReadFile(filepath.Join(dir, TopFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		top := string(b)
+		tor := Torus(s.Design)
+		// Every mesh dimension k leaves 2 VCs at each end of each of its
+		// lines unconnected, both ways.
+		open := 0
+		for k, d := range c.dims {
+			if c.wrap != nil && !c.wrap[k] {
+				open += 2 * 2 * tor.Nodes / d
+			}
+		}
+		if n := strings.Count(top, "_up_credit[") - strings.Count(top, "_down_credit["); n != open {
+			t.Errorf("%v: %d outputs tied off, want %d", c.dims, n, open)
+		}
+		if n := strings.Count(top, "'b0;   // input"); n != open {
+			t.Errorf("%v: %d inputs tied off, want %d", c.dims, n, open)
+		}
+		for n := 0; n < tor.Nodes; n++ {
+			for q := 1; q < tor.Ports(n); q++ {
+				ns, np := tor.Neighbor(n, q)
+				if ns < 0 {
+					continue
+				}
+				want := fmt.Sprintf("assign n%d_down_valid[%d] = n%d_up_valid[%d];", ns, np-1, n, q-1)
+				if !strings.Contains(top, want) {
+					t.Fatalf("%v: no %q", c.dims, want)
+				}
+			}
+		}
+		g := Grid(s.Design)
+		for r, a := range s.Design.RankAddrs() {
+			if want := g.Addr(s.Design.NodeOf(r)); a != want {
+				t.Errorf("%v: rank %d address %#x, want %#x", c.dims, r, a, want)
+			}
+		}
+	}
+}
+
+// TestRtileLintStandalone: hx_rtile is a top of its own, as hx_tile is:
+// clean under Verilator -Wall on a ring, a mesh grid, a 4-D torus with a
+// check code and a mixed 3-D grid with a data engine.
+func TestRtileLintStandalone(t *testing.T) {
+	t.Parallel()
+	vl := needTool(t, "verilator")
+	dir := t.TempDir()
+	var files []string
+	for _, name := range Library() {
+		src, err := LibrarySource(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, name)
+	}
+	for _, params := range []string{
+		"",
+		"-GK0=8 -GAB=3 -GC0=7 -GL=2",
+		"-GNDIM=2 -GK0=3 -GK1=3 -GAB=4 -GWRAP=0 -GC0=1 -GC1=2",
+		"-GNDIM=4 -GK0=2 -GK1=2 -GK2=2 -GK3=2 -GAB=4 -GCB=32 -GC3=1",
+		"-GNDIM=3 -GK0=4 -GK1=3 -GK2=2 -GAB=5 -GWRAP=5 -GC0=3 -GC1=1 -GDATA=1 -GNIL=4 -GNBANK=2",
+	} {
+		args := append([]string{"--lint-only", "-Wall", "--top-module", "hx_rtile"}, strings.Fields(params)...)
+		out, err := run(t, dir, 120*time.Second, vl, append(args, files...)...)
+		if err != nil || out != "" {
+			t.Errorf("verilator --lint-only -Wall --top-module hx_rtile %s (%v):\n%s", params, err, out)
+		}
+	}
+}
