@@ -396,7 +396,7 @@ func kindName(n *yaml.Node) string {
 	case isNull(n):
 		return "null (no value)"
 	}
-	return fmt.Sprintf("%q", n.Value)
+	return quoteCut(n.Value)
 }
 
 // maxVariedValues bounds the values of all varied lists written out,
