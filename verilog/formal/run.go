@@ -161,7 +161,7 @@ func tool(ctx context.Context, dir, name string, args ...string) ([]byte, error)
 }
 
 var (
-	reAsserted = regexp.MustCompile(`Output +(\d+) (?:of miter "[^"]*" )?was asserted in frame (\d+)`)
+	reAsserted = regexp.MustCompile(`Output +(\d+) (?:of miter "[^"]*" )?was asserted in frame +(\d+)`)
 	reNone     = regexp.MustCompile(`No output asserted in (\d+) frames`)
 	reStats    = regexp.MustCompile(`lat =\s*(\d+)\s+and =\s*(\d+)`)
 )

@@ -60,6 +60,9 @@ func TestAssertions(t *testing.T) {
 			"Output   3 was asserted in frame 17 (solved   3 out of 6 outputs).\n", checks["moved"] + ": c.z", 16, []string{"a.x", "c.z"}},
 		{"Output   5 was asserted in frame 16 (solved   1 out of 6 outputs).\n" +
 			"Output   1 was asserted in frame 20 (solved   2 out of 6 outputs).\n", checks["early"], 20, []string{"c.z"}},
+		// bmc3 -a pads the frame to two places.
+		{"Output   1 was asserted in frame  5 (solved   1 out of 6 outputs).\n" +
+			"Output   2 was asserted in frame 17 (solved   2 out of 6 outputs).\n", checks["early"], 5, nil},
 		{"Output   3 was asserted in frame 17 (solved   1 out of 6 outputs).\n" +
 			"Output   4 was asserted in frame 12 (solved   2 out of 6 outputs).\n", checks["moved"] + ": b.y", 12, []string{"a.x", "b.y"}},
 	} {
