@@ -48,6 +48,18 @@ type Result struct {
 	Seconds  float64  `json:"seconds"`
 }
 
+// ReleasedEarly reports whether r is a counterexample of the property:
+// a rank released before every rank of its episode arrived.
+func (r Result) ReleasedEarly() bool {
+	return r.Verdict == Counterexample && r.CexWhat == checks["early"]
+}
+
+// LeftBoundary reports whether r's counterexample is only a register that
+// left the boundary state (a step proof's end check), not the property.
+func (r Result) LeftBoundary() bool {
+	return r.Verdict == Counterexample && strings.HasPrefix(r.CexWhat, checks["moved"])
+}
+
 // reduce is ABC's sequential reduction before the bounded check: a
 // proof about the reduced model is one about the model (scorr merges only
 // registers proved equivalent by induction from the initial state).

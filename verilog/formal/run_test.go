@@ -80,3 +80,18 @@ func TestAssertions(t *testing.T) {
 		t.Errorf("a clean run gave assertions %v", as)
 	}
 }
+
+func TestResultKinds(t *testing.T) {
+	early := Result{Verdict: Counterexample, CexWhat: checks["early"]}
+	moved := Result{Verdict: Counterexample, CexWhat: checks["moved"] + ": bu.xw_q", Moved: []string{"bu.xw_q"}}
+	late := Result{Verdict: Counterexample, CexWhat: checks["late"]}
+	proved := Result{Verdict: Proved}
+	for _, c := range []struct {
+		r            Result
+		early, moved bool
+	}{{early, true, false}, {moved, false, true}, {late, false, false}, {proved, false, false}, {Result{}, false, false}} {
+		if c.r.ReleasedEarly() != c.early || c.r.LeftBoundary() != c.moved {
+			t.Errorf("%+v: ReleasedEarly %v LeftBoundary %v, want %v %v", c.r, c.r.ReleasedEarly(), c.r.LeftBoundary(), c.early, c.moved)
+		}
+	}
+}
