@@ -2,6 +2,9 @@ package formal
 
 import (
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -169,5 +172,31 @@ func TestFreeReceiveWords(t *testing.T) {
 		if got := Free(groups, name); got != want {
 			t.Errorf("Free(%s) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestStepModelExact: with no end state (an exact run) every initial
+// value stays and moved is a constant 0 that yosys reads.
+func TestStepModelExact(t *testing.T) {
+	il := []byte("module \\hx_formal\n  attribute \\init 2'10\n  wire width 2 \\dut.x.fifo.rp\n  wire output 3 \\done\nend\n")
+	out, names, err := stepModel(il, func(string) bool { return false }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 0 || !strings.Contains(string(out), "connect \\moved 1'0") {
+		t.Errorf("names %v, model:\n%s", names, out)
+	}
+	if got := inits(out, `\dut.`); got[`\dut.x.fifo.rp`] != "10" {
+		t.Errorf("initial values: %v", got)
+	}
+	if _, err := exec.LookPath("yosys"); err != nil {
+		t.Skip("no yosys")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "m.il"), out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := exec.Command("yosys", "-q", "-p", "read_rtlil "+filepath.Join(dir, "m.il")+"; proc; opt_clean").CombinedOutput(); err != nil {
+		t.Errorf("yosys: %v: %s", err, msg)
 	}
 }

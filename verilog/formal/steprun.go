@@ -302,10 +302,14 @@ func stepModel(il []byte, free func(string) bool, next State) ([]byte, []string,
 		p("  cell $assume \\hxf_tiea%d\n    connect \\A \\hxf_tie%d\n    connect \\EN \\hxf_init\n  end\n", ties, ties)
 		ties++
 	}
-	if len(names) == 0 {
+	if next == nil {
+		// No end state to compare (an exact run): moved is constant 0.
+		p("  wire width 1 output %d \\moved\n  connect \\moved 1'0\n", maxPort+1)
+	} else if len(names) == 0 {
 		return nil, nil, fmt.Errorf("boundary model: no register to compare")
+	} else {
+		p("  wire width %d output %d \\moved\n", len(names), maxPort+1)
 	}
-	p("  wire width %d output %d \\moved\n", len(names), maxPort+1)
 	for i, k := range names {
 		v := next[k]
 		var a, b []string
@@ -468,7 +472,11 @@ func (set *StepSet) Prove(ctx context.Context, log func(Result, error)) ([]Resul
 				continue
 			}
 			for try := 1; ; try++ {
-				r, err := RunStep(ctx, st.Job, st.Dir, filepath.Join(st.Dir, fmt.Sprintf("r%d-%d", round, try)), set.Free, set.States[st.Into])
+				next := set.States[st.Into]
+				if set.Exact {
+					next = nil // nothing to free, so no end state to check
+				}
+				r, err := RunStep(ctx, st.Job, st.Dir, filepath.Join(st.Dir, fmt.Sprintf("r%d-%d", round, try)), set.Free, next)
 				res[i] = r
 				if log != nil {
 					log(r, err)
