@@ -143,7 +143,8 @@ FORMAL_OUT := /tmp/hxbar-formal-$(shell date +%Y%m%d-%H%M%S)
 endif
 FORMAL_RUN ?= .
 # FORMAL_STEPS=true: the step proofs by induction over episodes instead
-# (systems line3 and line4; work in progress, docs/testing.md).
+# (systems line3 and line4, sequences of any length; line3 proved on
+# 2026-12-07, line4 not yet run; docs/testing.md). FORMAL_RUN=line3 for one.
 FORMAL_STEPS ?= false
 formal: deps
 	$(GO) run ./tools/formal -j 2 -steps=$(FORMAL_STEPS) -run '$(FORMAL_RUN)' -out $(FORMAL_OUT) -json $(FORMAL_OUT).json
