@@ -383,9 +383,9 @@ type StepSet struct {
 	Steps   []Step
 	// Exact leaves no register free: every step starts in its class's
 	// simulated state, reached from the reset by real arrivals, so an
-	// early release it finds is one the unit can make. A register that
-	// moves ends the step's search without a verdict (nothing is freed).
-	// For a unit expected to fail (the proof of the proof), not a proof.
+	// early release it finds is one the unit can make. It checks no end
+	// state, so it is a search for a unit expected to fail (the proof of
+	// the proof), not a proof.
 	Exact bool
 }
 
@@ -484,18 +484,17 @@ func (set *StepSet) Prove(ctx context.Context, log func(Result, error)) ([]Resul
 				if err != nil {
 					return res, err
 				}
-				moved := r.LeftBoundary() && len(r.Moved) > 0
-				if r.Verdict == Proved || moved && set.Exact {
+				if r.Verdict == Proved {
 					provedWith[i] = len(set.Diff)
 				}
-				if !moved || set.Exact {
+				if !r.LeftBoundary() || len(r.Moved) == 0 {
 					break
 				}
 				for _, g := range r.Moved {
 					set.Diff[Group("\\dut."+g)] = true
 				}
 			}
-			if res[i].Verdict == Counterexample && !res[i].LeftBoundary() {
+			if res[i].Verdict == Counterexample {
 				return res, nil
 			}
 		}
