@@ -136,156 +136,219 @@ func Load(path string) (*Spec, error) {
 // the first invalid point is an error naming the point's values, the key
 // and its line.
 func Parse(data []byte, file string) (*Spec, error) {
-	errAt := func(line int, format string, a ...any) error {
-		return &SpecError{File: file, Line: line, Err: fmt.Errorf(format, a...)}
+	p := &specParser{file: file, s: &Spec{File: file}}
+	sec, err := p.sections(data)
+	if err != nil {
+		return nil, err
 	}
+	if err := p.parseBase(sec["base"]); err != nil {
+		return nil, err
+	}
+	if err := p.parseVary(sec["vary"]); err != nil {
+		return nil, err
+	}
+	if err := p.parseZip(sec["zip"]); err != nil {
+		return nil, err
+	}
+	if err := p.parseMeasure(sec["measure"]); err != nil {
+		return nil, err
+	}
+	axes, total, err := p.axes()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.points(axes, total); err != nil {
+		return nil, err
+	}
+	return p.s, nil
+}
+
+// specParser holds what Parse's steps share: the spec being built and
+// the YAML nodes of its sections.
+type specParser struct {
+	file     string
+	s        *Spec
+	root     *yaml.Node     // the document's mapping
+	base     []*yaml.Node   // base's key, value, key, value...
+	lists    [][]*yaml.Node // each varied key's values
+	keyNodes []*yaml.Node   // each varied key's node
+	group    []int          // each varied key's zip group, -1: none
+}
+
+func (p *specParser) errAt(line int, format string, a ...any) error {
+	return &SpecError{File: p.file, Line: line, Err: fmt.Errorf(format, a...)}
+}
+
+// sections decodes the one YAML document and returns its top-level keys'
+// values, each key known and given once.
+func (p *specParser) sections(data []byte) (map[string]*yaml.Node, error) {
 	if err := hw.CheckYAMLBudget(data); err != nil {
-		return nil, &SpecError{File: file, Err: err}
+		return nil, &SpecError{File: p.file, Err: err}
 	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := decodeSafe(dec, &doc); err != nil && !errors.Is(err, io.EOF) {
-		return nil, &SpecError{File: file, Err: fmt.Errorf("YAML syntax: %s", strings.TrimPrefix(err.Error(), "yaml: "))}
+		return nil, &SpecError{File: p.file, Err: fmt.Errorf("YAML syntax: %s", strings.TrimPrefix(err.Error(), "yaml: "))}
 	}
 	var more yaml.Node
 	if err := decodeSafe(dec, &more); err == nil {
-		return nil, errAt(more.Line, "a second YAML document (a sweep spec holds exactly one)")
+		return nil, p.errAt(more.Line, "a second YAML document (a sweep spec holds exactly one)")
 	}
 	if len(doc.Content) == 0 {
-		return nil, errAt(0, "empty spec (allowed keys: %s)", strings.Join(SpecKeys, ", "))
+		return nil, p.errAt(0, "empty spec (allowed keys: %s)", strings.Join(SpecKeys, ", "))
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, errAt(root.Line, "the spec must be a mapping of %s, not %s", strings.Join(SpecKeys, ", "), kindName(root))
+		return nil, p.errAt(root.Line, "the spec must be a mapping of %s, not %s", strings.Join(SpecKeys, ", "), kindName(root))
 	}
+	p.root = root
 	sec := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if k.Kind != yaml.ScalarNode || !slices.Contains(SpecKeys, k.Value) {
-			return nil, errAt(k.Line, "unknown key %q (allowed keys: %s%s)", k.Value, strings.Join(SpecKeys, ", "), didYouMean(k.Value, SpecKeys))
+			return nil, p.errAt(k.Line, "unknown key %q (allowed keys: %s%s)", k.Value, strings.Join(SpecKeys, ", "), didYouMean(k.Value, SpecKeys))
 		}
 		if _, dup := sec[k.Value]; dup {
-			return nil, errAt(k.Line, "key %q given twice", k.Value)
+			return nil, p.errAt(k.Line, "key %q given twice", k.Value)
 		}
 		sec[k.Value] = v
 	}
+	return sec, nil
+}
 
-	// base: system keys.
-	var base []*yaml.Node // key, value, key, value...
-	if b := sec["base"]; b != nil && !isNull(b) {
-		if b.Kind != yaml.MappingNode {
-			return nil, errAt(b.Line, "base must be a mapping of system keys (docs/config.md), not %s", kindName(b))
-		}
-		base = b.Content
-		for i := 0; i < len(base); i += 2 {
-			if !slices.Contains(hw.Keys(), base[i].Value) {
-				return nil, errAt(base[i].Line, "base: unknown system key %q (allowed keys: %s%s)", base[i].Value, strings.Join(hw.Keys(), ", "), didYouMean(base[i].Value, hw.Keys()))
-			}
+// parseBase takes base: a mapping of system keys.
+func (p *specParser) parseBase(b *yaml.Node) error {
+	if b == nil || isNull(b) {
+		return nil
+	}
+	if b.Kind != yaml.MappingNode {
+		return p.errAt(b.Line, "base must be a mapping of system keys (docs/config.md), not %s", kindName(b))
+	}
+	p.base = b.Content
+	for i := 0; i < len(p.base); i += 2 {
+		if !slices.Contains(hw.Keys(), p.base[i].Value) {
+			return p.errAt(p.base[i].Line, "base: unknown system key %q (allowed keys: %s%s)", p.base[i].Value, strings.Join(hw.Keys(), ", "), didYouMean(p.base[i].Value, hw.Keys()))
 		}
 	}
+	return nil
+}
 
-	// vary: key -> non-empty list.
-	s := &Spec{File: file}
-	var lists [][]*yaml.Node
-	var keyNodes []*yaml.Node
-	if v := sec["vary"]; v != nil && !isNull(v) {
-		if v.Kind != yaml.MappingNode {
-			return nil, errAt(v.Line, "vary must be a mapping of system keys to lists of values, not %s", kindName(v))
-		}
-		for i := 0; i+1 < len(v.Content); i += 2 {
-			k, l := v.Content[i], v.Content[i+1]
-			if !slices.Contains(hw.Keys(), k.Value) {
-				return nil, errAt(k.Line, "vary: unknown system key %q (allowed keys: %s%s)", k.Value, strings.Join(hw.Keys(), ", "), didYouMean(k.Value, hw.Keys()))
-			}
-			if slices.Contains(s.Keys, k.Value) {
-				return nil, errAt(k.Line, "vary: key %q given twice", k.Value)
-			}
-			if l.Kind != yaml.SequenceNode || len(l.Content) == 0 {
-				return nil, errAt(l.Line, "vary: %s must be a non-empty list of values, not %s", k.Value, kindName(l))
-			}
-			s.Keys = append(s.Keys, k.Value)
-			keyNodes = append(keyNodes, k)
-			lists = append(lists, l.Content)
-		}
+// parseVary takes vary: system key -> non-empty list of values.
+func (p *specParser) parseVary(v *yaml.Node) error {
+	if v == nil || isNull(v) {
+		return nil
 	}
+	if v.Kind != yaml.MappingNode {
+		return p.errAt(v.Line, "vary must be a mapping of system keys to lists of values, not %s", kindName(v))
+	}
+	s := p.s
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, l := v.Content[i], v.Content[i+1]
+		if !slices.Contains(hw.Keys(), k.Value) {
+			return p.errAt(k.Line, "vary: unknown system key %q (allowed keys: %s%s)", k.Value, strings.Join(hw.Keys(), ", "), didYouMean(k.Value, hw.Keys()))
+		}
+		if slices.Contains(s.Keys, k.Value) {
+			return p.errAt(k.Line, "vary: key %q given twice", k.Value)
+		}
+		if l.Kind != yaml.SequenceNode || len(l.Content) == 0 {
+			return p.errAt(l.Line, "vary: %s must be a non-empty list of values, not %s", k.Value, kindName(l))
+		}
+		s.Keys = append(s.Keys, k.Value)
+		p.keyNodes = append(p.keyNodes, k)
+		p.lists = append(p.lists, l.Content)
+	}
+	return nil
+}
 
-	// zip: groups of varied keys whose lists go together.
-	group := make([]int, len(s.Keys)) // zip group of each key, -1: none
-	for i := range group {
-		group[i] = -1
+// parseZip takes zip: groups of varied keys whose lists go together.
+func (p *specParser) parseZip(z *yaml.Node) error {
+	s := p.s
+	p.group = make([]int, len(s.Keys))
+	for i := range p.group {
+		p.group[i] = -1
 	}
-	if z := sec["zip"]; z != nil && !isNull(z) {
-		if z.Kind != yaml.SequenceNode {
-			return nil, errAt(z.Line, "zip must be a list of groups of varied keys, e.g. [[order, item_flits]], not %s", kindName(z))
-		}
-		for g, gn := range z.Content {
-			if gn.Kind != yaml.SequenceNode || len(gn.Content) < 2 {
-				return nil, errAt(gn.Line, "zip[%d] must be a list of at least two varied keys, not %s", g, kindName(gn))
-			}
-			first := -1
-			for _, kn := range gn.Content {
-				i := slices.Index(s.Keys, kn.Value)
-				switch {
-				case kn.Kind != yaml.ScalarNode || i < 0:
-					return nil, errAt(kn.Line, "zip[%d]: %q is not a key of vary (allowed: %s)", g, kn.Value, strings.Join(s.Keys, ", "))
-				case group[i] >= 0:
-					return nil, errAt(kn.Line, "zip[%d]: %s is already in zip[%d] (a key zips with one group)", g, kn.Value, group[i])
-				}
-				group[i] = g
-				if first < 0 {
-					first = i
-				} else if len(lists[i]) != len(lists[first]) {
-					return nil, errAt(kn.Line, "zip[%d]: vary %s has %d values but %s has %d (keys zipped together need lists of the same length)",
-						g, kn.Value, len(lists[i]), s.Keys[first], len(lists[first]))
-				}
-			}
-		}
+	if z == nil || isNull(z) {
+		return nil
 	}
-
-	// measure: fields of the result.
-	if m := sec["measure"]; m != nil && !isNull(m) {
-		if m.Kind != yaml.SequenceNode || len(m.Content) == 0 {
-			return nil, errAt(m.Line, "measure must be a non-empty list of result fields (allowed: %s)", strings.Join(Fields(), ", "))
+	if z.Kind != yaml.SequenceNode {
+		return p.errAt(z.Line, "zip must be a list of groups of varied keys, e.g. [[order, item_flits]], not %s", kindName(z))
+	}
+	for g, gn := range z.Content {
+		if gn.Kind != yaml.SequenceNode || len(gn.Content) < 2 {
+			return p.errAt(gn.Line, "zip[%d] must be a list of at least two varied keys, not %s", g, kindName(gn))
 		}
-		for _, f := range m.Content {
+		first := -1
+		for _, kn := range gn.Content {
+			i := slices.Index(s.Keys, kn.Value)
 			switch {
-			case f.Kind != yaml.ScalarNode || !slices.Contains(Fields(), f.Value):
-				return nil, errAt(f.Line, "measure: unknown field %q (allowed: %s%s)", f.Value, strings.Join(Fields(), ", "), didYouMean(f.Value, Fields()))
-			case slices.Contains(s.Measure, f.Value):
-				return nil, errAt(f.Line, "measure: field %q given twice", f.Value)
-			case slices.Contains(s.Keys, f.Value):
-				return nil, errAt(f.Line, "measure: %q is also a varied key (a column holds one of them)", f.Value)
+			case kn.Kind != yaml.ScalarNode || i < 0:
+				return p.errAt(kn.Line, "zip[%d]: %q is not a key of vary (allowed: %s)", g, kn.Value, strings.Join(s.Keys, ", "))
+			case p.group[i] >= 0:
+				return p.errAt(kn.Line, "zip[%d]: %s is already in zip[%d] (a key zips with one group)", g, kn.Value, p.group[i])
 			}
-			s.Measure = append(s.Measure, f.Value)
-		}
-		// Every row says whether its run completed and how it ended: a
-		// column of cycles must not hide a TIMEOUT.
-		for _, f := range []string{"complete", "error"} {
-			if !slices.Contains(s.Measure, f) && !slices.Contains(s.Keys, f) {
-				s.Measure = append(s.Measure, f)
+			p.group[i] = g
+			if first < 0 {
+				first = i
+			} else if len(p.lists[i]) != len(p.lists[first]) {
+				return p.errAt(kn.Line, "zip[%d]: vary %s has %d values but %s has %d (keys zipped together need lists of the same length)",
+					g, kn.Value, len(p.lists[i]), s.Keys[first], len(p.lists[first]))
 			}
 		}
-	} else {
+	}
+	return nil
+}
+
+// parseMeasure takes measure: fields of the result (all but the varied
+// keys when absent).
+func (p *specParser) parseMeasure(m *yaml.Node) error {
+	s := p.s
+	if m == nil || isNull(m) {
 		s.Measure = slices.Clone(Fields())
 		s.Measure = slices.DeleteFunc(s.Measure, func(f string) bool { return slices.Contains(s.Keys, f) })
+		return nil
 	}
+	if m.Kind != yaml.SequenceNode || len(m.Content) == 0 {
+		return p.errAt(m.Line, "measure must be a non-empty list of result fields (allowed: %s)", strings.Join(Fields(), ", "))
+	}
+	for _, f := range m.Content {
+		switch {
+		case f.Kind != yaml.ScalarNode || !slices.Contains(Fields(), f.Value):
+			return p.errAt(f.Line, "measure: unknown field %q (allowed: %s%s)", f.Value, strings.Join(Fields(), ", "), didYouMean(f.Value, Fields()))
+		case slices.Contains(s.Measure, f.Value):
+			return p.errAt(f.Line, "measure: field %q given twice", f.Value)
+		case slices.Contains(s.Keys, f.Value):
+			return p.errAt(f.Line, "measure: %q is also a varied key (a column holds one of them)", f.Value)
+		}
+		s.Measure = append(s.Measure, f.Value)
+	}
+	// Every row says whether its run completed and how it ended: a
+	// column of cycles must not hide a TIMEOUT.
+	for _, f := range []string{"complete", "error"} {
+		if !slices.Contains(s.Measure, f) && !slices.Contains(s.Keys, f) {
+			s.Measure = append(s.Measure, f)
+		}
+	}
+	return nil
+}
 
-	// Axes: a key alone, or a zip group at the place of its first key. The
-	// first axis varies slowest, the last fastest.
+// axes returns the sweep's axes (a key alone, or a zip group at the place
+// of its first key; the first axis varies slowest, the last fastest) and
+// the number of points, refused beyond MaxPoints or the log's size cap.
+func (p *specParser) axes() ([][]int, int, error) {
 	var axes [][]int // the keys of each axis
 	seen := map[int]bool{}
-	for i := range s.Keys {
-		if group[i] < 0 {
+	for i := range p.s.Keys {
+		if p.group[i] < 0 {
 			axes = append(axes, []int{i})
 			continue
 		}
-		if seen[group[i]] {
+		if seen[p.group[i]] {
 			continue
 		}
-		seen[group[i]] = true
+		seen[p.group[i]] = true
 		var ax []int
-		for j := range s.Keys {
-			if group[j] == group[i] {
+		for j := range p.s.Keys {
+			if p.group[j] == p.group[i] {
 				ax = append(ax, j)
 			}
 		}
@@ -293,9 +356,9 @@ func Parse(data []byte, file string) (*Spec, error) {
 	}
 	total := 1
 	for _, ax := range axes {
-		total *= len(lists[ax[0]])
+		total *= len(p.lists[ax[0]])
 		if total > MaxPoints {
-			return nil, errAt(0, "more than %d points (allowed: at most %d; split the sweep)", MaxPoints, MaxPoints)
+			return nil, 0, p.errAt(0, "more than %d points (allowed: at most %d; split the sweep)", MaxPoints, MaxPoints)
 		}
 	}
 	// The log's records alone would outgrow what a sweep reads back: refuse
@@ -303,19 +366,24 @@ func Parse(data []byte, file string) (*Spec, error) {
 	// to reach CheckSize's refusal).
 	if rec := recordBound(); int64(total)*rec > sizeLimit {
 		from := sizeLimit / rec
-		return nil, errAt(0, "%d points: the sweep's %s would exceed %d MiB from point %d on (allowed: at most %d MiB, about %d points of this spec at %d bytes each: split the sweep into several specs)",
+		return nil, 0, p.errAt(0, "%d points: the sweep's %s would exceed %d MiB from point %d on (allowed: at most %d MiB, about %d points of this spec at %d bytes each: split the sweep into several specs)",
 			total, LogName, sizeLimit>>20, from, sizeLimit>>20, from, rec)
 	}
+	return axes, total, nil
+}
 
-	// Every point, validated.
+// points builds every point of the sweep, each a validated system and
+// each a different one.
+func (p *specParser) points(axes [][]int, total int) error {
+	s := p.s
 	values := make([][]json.RawMessage, len(s.Keys))
 	expand := maxVariedValues
-	for i, l := range lists {
+	for i, l := range p.lists {
 		values[i] = make([]json.RawMessage, len(l))
 		for j, n := range l {
 			v, err := nodeJSON(n, 0, &expand)
 			if err != nil {
-				return nil, errAt(n.Line, "vary: %s[%d]: %v", s.Keys[i], j, err)
+				return p.errAt(n.Line, "vary: %s[%d]: %v", s.Keys[i], j, err)
 			}
 			values[i][j] = v
 		}
@@ -324,46 +392,55 @@ func Parse(data []byte, file string) (*Spec, error) {
 	// A point is known by its system's hash (the log, resume, collect):
 	// two points of one system would run it twice under one key.
 	pointOf := make(map[string]int, total)
-	for p := range total {
-		rest := p
+	for n := range total {
+		rest := n
 		for a := len(axes) - 1; a >= 0; a-- {
-			n := len(lists[axes[a][0]])
+			size := len(p.lists[axes[a][0]])
 			for _, k := range axes[a] {
-				idx[k] = rest % n
+				idx[k] = rest % size
 			}
-			rest /= n
+			rest /= size
 		}
-		pt := Point{Index: p, Values: make([]json.RawMessage, len(s.Keys)), lines: map[string]int{}}
-		m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: root.Line}
-		for i := 0; i < len(base); i += 2 {
-			if !slices.Contains(s.Keys, base[i].Value) {
-				m.Content = append(m.Content, base[i], base[i+1])
-				pt.lines[base[i].Value] = base[i+1].Line
-			}
-		}
+		pt := Point{Index: n, Values: make([]json.RawMessage, len(s.Keys)), lines: map[string]int{}}
 		for k := range s.Keys {
 			pt.Values[k] = values[k][idx[k]]
-			m.Content = append(m.Content, keyNodes[k], lists[k][idx[k]])
-			pt.lines[s.Keys[k]] = lists[k][idx[k]].Line
 		}
-		sys, err := hw.ParseNode(m)
+		sys, err := hw.ParseNode(p.pointNode(&pt, idx))
 		if err != nil {
-			se := &SpecError{File: file, Point: s.Label(&pt), Err: err}
+			se := &SpecError{File: p.file, Point: s.Label(&pt), Err: err}
 			if pe, ok := errors.AsType[*hw.ParseError](err); ok {
 				se.Line, se.Err = pe.Line, pe.Err
 			}
-			return nil, se
+			return se
 		}
 		pt.Sys = sys
 		pt.Hash = Hash(&sys)
 		if q, dup := pointOf[pt.Hash]; dup {
-			return nil, &SpecError{File: file, Point: s.Label(&pt), Line: pt.lines[s.Keys[len(s.Keys)-1]],
+			return &SpecError{File: p.file, Point: s.Label(&pt), Line: pt.lines[s.Keys[len(s.Keys)-1]],
 				Err: fmt.Errorf("vary: the same system as %s: each point must be a different system (a value given twice, or two spellings of one value)", s.Label(&s.Points[q]))}
 		}
-		pointOf[pt.Hash] = p
+		pointOf[pt.Hash] = n
 		s.Points = append(s.Points, pt)
 	}
-	return s, nil
+	return nil
+}
+
+// pointNode is the system mapping of one point: base's keys not varied,
+// then each varied key with its value at idx; it records each key's line
+// in pt.
+func (p *specParser) pointNode(pt *Point, idx []int) *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: p.root.Line}
+	for i := 0; i < len(p.base); i += 2 {
+		if !slices.Contains(p.s.Keys, p.base[i].Value) {
+			m.Content = append(m.Content, p.base[i], p.base[i+1])
+			pt.lines[p.base[i].Value] = p.base[i+1].Line
+		}
+	}
+	for k := range p.s.Keys {
+		m.Content = append(m.Content, p.keyNodes[k], p.lists[k][idx[k]])
+		pt.lines[p.s.Keys[k]] = p.lists[k][idx[k]].Line
+	}
+	return m
 }
 
 // MaxPoints bounds the points of one spec.
