@@ -304,6 +304,46 @@ func Resolve(dir string) (string, bool, error) {
 // records them in its manifest. Nothing in dir changes when it returns a
 // *RefusedError or fails before the first rename.
 func Write(dir string, files []File, opts Options) (*Result, error) {
+	names, err := checkFiles(files, opts)
+	if err != nil {
+		return nil, err
+	}
+	real, exists, err := Resolve(dir)
+	if err != nil {
+		return nil, err
+	}
+	tool := opts.Tool
+	if tool == "" {
+		tool = "hxbar"
+	}
+	newMan := &Manifest{Tool: tool, Format: FormatVersion}
+	if !exists {
+		return writeNewDir(dir, real, files, newMan)
+	}
+	// An existing directory keeps its inode (a shell may be in it): the
+	// files are staged and renamed into it one by one.
+	old, err := existingManifest(dir, real, tool, opts.Force)
+	if err != nil {
+		return nil, err
+	}
+	u := &update{dir: dir, real: real, old: old, files: files, opts: opts, res: &Result{Dir: real}}
+	if u.sums, err = fileSums(real, files); err != nil {
+		return nil, err
+	}
+	same, err := u.classify()
+	if err != nil {
+		return nil, err
+	}
+	remove, keep, err := u.plan(names)
+	if err != nil {
+		return nil, err
+	}
+	return u.apply(newMan, same, remove, keep)
+}
+
+// checkFiles checks the new files' names (valid, not the manifest's,
+// each once, adopted only as inputs) and returns each name's index.
+func checkFiles(files []File, opts Options) (map[string]int, error) {
 	names := map[string]int{}
 	for i, f := range files {
 		if err := checkName(f.Name); err != nil {
@@ -320,58 +360,53 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 		}
 		names[f.Name] = i
 	}
-	real, exists, err := Resolve(dir)
+	return names, nil
+}
+
+// writeNewDir writes a directory that does not exist: everything is
+// staged beside it and renamed into place at once.
+func writeNewDir(dir, real string, files []File, newMan *Manifest) (*Result, error) {
+	for _, f := range files {
+		if f.Adopt {
+			return nil, fmt.Errorf("%s: cannot adopt %s: the directory does not exist", dir, f.Name)
+		}
+	}
+	staging, err := stage(real, files, nil, newMan, false)
 	if err != nil {
 		return nil, err
 	}
-	var ents []fs.DirEntry
-	if exists {
-		if ents, err = os.ReadDir(real); err != nil {
-			return nil, fmt.Errorf("output directory: %w", err)
-		}
+	defer os.RemoveAll(staging)
+	if err := finishStaging(staging, real); err != nil {
+		return nil, err
 	}
 	res := &Result{Dir: real}
-	tool := opts.Tool
-	if tool == "" {
-		tool = "hxbar"
+	for _, f := range files {
+		res.Written = append(res.Written, f.Name)
 	}
-	newMan := &Manifest{Tool: tool, Format: FormatVersion}
+	slices.Sort(res.Written)
+	return res, nil
+}
 
-	if !exists {
-		for _, f := range files {
-			if f.Adopt {
-				return nil, fmt.Errorf("%s: cannot adopt %s: the directory does not exist", dir, f.Name)
-			}
-		}
-		// A new directory: stage everything, rename it into place.
-		staging, err := stage(real, files, nil, newMan, false)
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(staging)
-		if err := finishStaging(staging, real); err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			res.Written = append(res.Written, f.Name)
-		}
-		slices.Sort(res.Written)
-		return res, nil
+// existingManifest returns the manifest of the existing directory real
+// (nil when it is empty, or with force when it has no valid one), or the
+// refusal: a non-empty directory no hxbar tool wrote, another tool's
+// directory, a manifest that is a directory.
+func existingManifest(dir, real, tool string, force bool) (*Manifest, error) {
+	ents, err := os.ReadDir(real)
+	if err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
 	}
-
-	// An existing directory keeps its inode (a shell may be in it): the
-	// files are staged and renamed into it one by one.
 	old, err := ReadManifest(real)
 	switch {
 	case len(ents) == 0:
 		old = nil
 	case errors.Is(err, fs.ErrNotExist):
-		if !opts.Force {
+		if !force {
 			return nil, &RefusedError{Dir: dir, Reason: "not empty and not written by hxbar (no " + ManifestName + "); refusing to write into it: name a new or empty directory, or --force writes into it anyway (replacing files of the same names)"}
 		}
 		old = nil
 	case err != nil:
-		if !opts.Force {
+		if !force {
 			return nil, &RefusedError{Dir: dir, Reason: fmt.Sprintf("unreadable manifest (%v); refusing to write into it: --force writes into it anyway (replacing files of the same names)", err)}
 		}
 		old = nil
@@ -382,21 +417,31 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 	if st, err := os.Lstat(filepath.Join(real, ManifestName)); err == nil && st.IsDir() {
 		return nil, &RefusedError{Dir: dir, Reason: ManifestName + " is a directory", Files: []string{ManifestName}}
 	}
+	return old, nil
+}
 
-	// owned: regular file named in the old manifest whose content matches.
-	owned := func(name string) (bool, error) { return owns(real, old, name) }
-	sums, err := fileSums(real, files)
-	if err != nil {
-		return nil, err
-	}
-	inParts := func(part string) bool { return opts.Parts == nil || slices.Contains(opts.Parts, part) }
+// update is a write into an existing directory.
+type update struct {
+	dir, real string
+	old       *Manifest // nil: the directory owns nothing yet
+	files     []File
+	opts      Options
+	sums      map[string]string // each new file's SHA-256
+	res       *Result
+}
 
-	// Classify the new files' names.
+// owned reports whether name is a regular file the old manifest names
+// with the content it records.
+func (u *update) owned(name string) (bool, error) { return owns(u.real, u.old, name) }
+
+// classify sorts the new files' names: absent, owned and identical (not
+// rewritten: the map returned), owned and different, or in the way (a
+// directory: refused; not owned: refused without Force, Replaced with it).
+func (u *update) classify() (map[string]bool, error) {
 	var conflicts, dirs []string
-	same := map[string]bool{} // owned, identical content and mode: not rewritten
-	for _, f := range files {
-		p := filepath.Join(real, f.Name)
-		st, err := os.Lstat(p)
+	same := map[string]bool{}
+	for _, f := range u.files {
+		st, err := os.Lstat(filepath.Join(u.real, f.Name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -411,73 +456,80 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 			same[f.Name] = true
 			continue
 		}
-		ok, err := owned(f.Name)
+		ok, err := u.owned(f.Name)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			if !slices.Contains(opts.Inputs, f.Name) || !st.Mode().IsRegular() {
+			if !slices.Contains(u.opts.Inputs, f.Name) || !st.Mode().IsRegular() {
 				conflicts = append(conflicts, f.Name)
 			}
 			continue
 		}
-		if e, _ := old.Lookup(f.Name); e.SHA256 == sums[f.Name] && st.Mode().Perm() == mode(f) {
+		if e, _ := u.old.Lookup(f.Name); e.SHA256 == u.sums[f.Name] && st.Mode().Perm() == mode(f) {
 			same[f.Name] = true
 		}
 	}
 	slices.Sort(dirs)
 	slices.Sort(conflicts)
 	if len(dirs) > 0 {
-		return nil, &RefusedError{Dir: dir, Files: dirs, Reason: fmt.Sprintf("%s in the way: a directory is never replaced (move it away)", list(dirs, "is a directory", "are directories"))}
+		return nil, &RefusedError{Dir: u.dir, Files: dirs, Reason: fmt.Sprintf("%s in the way: a directory is never replaced (move it away)", list(dirs, "is a directory", "are directories"))}
 	}
-	if len(conflicts) > 0 && !opts.Force {
-		return nil, &RefusedError{Dir: dir, Files: conflicts, Reason: fmt.Sprintf("%s not written by hxbar or edited since (not as %s records them); refusing to overwrite: move them away, or --force overwrites them",
+	if len(conflicts) > 0 && !u.opts.Force {
+		return nil, &RefusedError{Dir: u.dir, Files: conflicts, Reason: fmt.Sprintf("%s not written by hxbar or edited since (not as %s records them); refusing to overwrite: move them away, or --force overwrites them",
 			list(conflicts, "is", "are"), ManifestName)}
 	}
-	res.Replaced = conflicts
+	u.res.Replaced = conflicts
+	return same, nil
+}
 
-	// Owned files the new set does not have: removed (in the parts written)
-	// or kept; edited ones are left alone and forgotten.
-	var remove []string
-	var keep []Entry
-	if old != nil {
-		for _, e := range old.Files {
-			if _, isNew := names[e.Name]; isNew {
-				continue
-			}
-			ok, err := owned(e.Name)
-			if err != nil {
-				return nil, err
-			}
-			switch {
-			case slices.Contains(opts.Inputs, e.Name):
-				if ok {
-					keep = append(keep, e)
-				}
-			case !ok:
-				if _, err := os.Lstat(filepath.Join(real, e.Name)); err == nil {
-					res.Left = append(res.Left, e.Name)
-				}
-			case inParts(e.Part):
-				remove = append(remove, e.Name)
-			default:
+// plan decides the fate of the owned files the new set does not have:
+// removed (in the parts written) or kept; edited ones are left alone and
+// forgotten (Result.Left).
+func (u *update) plan(names map[string]int) (remove []string, keep []Entry, err error) {
+	if u.old == nil {
+		return nil, nil, nil
+	}
+	inParts := func(part string) bool { return u.opts.Parts == nil || slices.Contains(u.opts.Parts, part) }
+	for _, e := range u.old.Files {
+		if _, isNew := names[e.Name]; isNew {
+			continue
+		}
+		ok, err := u.owned(e.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch {
+		case slices.Contains(u.opts.Inputs, e.Name):
+			if ok {
 				keep = append(keep, e)
 			}
+		case !ok:
+			if _, err := os.Lstat(filepath.Join(u.real, e.Name)); err == nil {
+				u.res.Left = append(u.res.Left, e.Name)
+			}
+		case inParts(e.Part):
+			remove = append(remove, e.Name)
+		default:
+			keep = append(keep, e)
 		}
 	}
+	return remove, keep, nil
+}
 
-	staging, err := stage(real, files, same, nil, true)
+// apply stages the files and renames them into the directory, removes
+// what plan removes, and rewrites the manifest so that it records what is
+// there at every step where it could stop.
+func (u *update) apply(newMan *Manifest, same map[string]bool, remove []string, keep []Entry) (*Result, error) {
+	staging, err := stage(u.real, u.files, same, nil, true)
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(staging)
-
-	// From here on the directory changes; the manifest records what is
-	// there at every step where it could stop.
 	current := map[string]Entry{}
-	if old != nil {
-		for _, e := range old.Files {
-			if ok, _ := owned(e.Name); ok {
+	if u.old != nil {
+		for _, e := range u.old.Files {
+			if ok, _ := u.owned(e.Name); ok {
 				current[e.Name] = e
 			}
 		}
@@ -492,7 +544,7 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 		if err := writeFile(p, m.Encode(), 0o644); err != nil {
 			return err
 		}
-		return rename(p, filepath.Join(real, ManifestName))
+		return rename(p, filepath.Join(u.real, ManifestName))
 	}
 	fail := func(err error) (*Result, error) {
 		if cerr := commit(); cerr != nil {
@@ -500,20 +552,19 @@ func Write(dir string, files []File, opts Options) (*Result, error) {
 		}
 		return nil, err
 	}
-	for _, f := range files {
-		e := Entry{Name: f.Name, Part: f.Part, SHA256: sums[f.Name]}
+	res := u.res
+	for _, f := range u.files {
+		e := Entry{Name: f.Name, Part: f.Part, SHA256: u.sums[f.Name]}
 		res.Written = append(res.Written, f.Name)
-		if same[f.Name] {
-			current[f.Name] = e
-			continue
-		}
-		if err := rename(filepath.Join(staging, f.Name), filepath.Join(real, f.Name)); err != nil {
-			return fail(fmt.Errorf("output directory: %w", err))
+		if !same[f.Name] {
+			if err := rename(filepath.Join(staging, f.Name), filepath.Join(u.real, f.Name)); err != nil {
+				return fail(fmt.Errorf("output directory: %w", err))
+			}
 		}
 		current[f.Name] = e
 	}
 	for _, name := range remove {
-		if err := os.Remove(filepath.Join(real, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := os.Remove(filepath.Join(u.real, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fail(fmt.Errorf("output directory: %w", err))
 		}
 		delete(current, name)
