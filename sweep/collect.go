@@ -55,6 +55,42 @@ func Collect(dir string) (*CollectSummary, error) {
 		return nil, err
 	}
 	sd := filepath.Join(real, ShardsDir)
+	metas, err := shardMetas(dir, sd)
+	if err != nil {
+		return nil, err
+	}
+	first := metas[0]
+	c := &collected{json: make([][]byte, first.Points), csv: make([][]string, first.Points), seenHash: map[string]bool{}}
+	if old, err := os.Lstat(filepath.Join(real, LogName)); err == nil && old.Mode().IsRegular() {
+		// Locked as a run locks it: no collect while a sweep runs in DIR,
+		// and no log with another name (a hard link) is taken for DIR's.
+		lg, err := openLog(real)
+		if err != nil {
+			return nil, err
+		}
+		defer lg.close()
+		if err := mergeRecords(&c.log, lg.recs, lg.path, c.seenHash); err != nil {
+			return nil, err
+		}
+	}
+	for _, m := range metas {
+		if err := c.addShard(filepath.Join(sd, strconv.Itoa(m.Shard)), m, first); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.complete(dir, first.Points); err != nil {
+		return nil, err
+	}
+	if err := c.write(real, first); err != nil {
+		return nil, err
+	}
+	return &CollectSummary{Dir: real, Shards: first.Shards, Points: first.Points}, nil
+}
+
+// shardMetas reads the sweep.json of every shard directory under sd (a
+// name that is a number): each owned by its run, all of one sweep, every
+// shard present.
+func shardMetas(dir, sd string) ([]Meta, error) {
 	ents, err := os.ReadDir(sd)
 	if err != nil {
 		return nil, fmt.Errorf("%s: no shards to collect (%v): run 'hxbar sweep SPEC --out %s --shard i/N' for each i, or --slurm", dir, errors.Unwrap(err), dir)
@@ -72,24 +108,9 @@ func Collect(dir string) (*CollectSummary, error) {
 		if !e.IsDir() {
 			continue // not a shard (a user's file)
 		}
-		if err := checkSweepOwner(filepath.Join(sd, e.Name())); err != nil {
-			return nil, err
-		}
-		data, err := inputfile.Read(filepath.Join(sd, e.Name(), MetaName))
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &IncompleteError{fmt.Sprintf("%s: shard %s has not started (no %s)", dir, e.Name(), MetaName)}
-		}
+		m, err := shardMeta(dir, filepath.Join(sd, e.Name()), n)
 		if err != nil {
 			return nil, err
-		}
-		m, err := parseMeta(data, n)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(sd, e.Name(), MetaName), err)
-		}
-		// Valid fields are not enough: the shard's manifest records what
-		// its run wrote, so a hand-edited sweep.json is refused, not merged.
-		if err := gendir.CheckOwned(filepath.Join(sd, e.Name()), MetaName); err != nil {
-			return nil, fmt.Errorf("shard %s: %w (re-run the shard: it rewrites it)", e.Name(), err)
 		}
 		metas = append(metas, m)
 		names = append(names, e.Name())
@@ -110,101 +131,131 @@ func Collect(dir string) (*CollectSummary, error) {
 	if len(byShard) != first.Shards || len(metas) != first.Shards {
 		return nil, &IncompleteError{missingShards(dir, first.Shards, byShard)}
 	}
+	return metas, nil
+}
 
-	jsonRows := make([][]byte, first.Points)
-	csvRows := make([][]string, first.Points)
-	var logData bytes.Buffer
-	seenHash := map[string]bool{}
-	if old, err := os.Lstat(filepath.Join(real, LogName)); err == nil && old.Mode().IsRegular() {
-		// Locked as a run locks it: no collect while a sweep runs in DIR,
-		// and no log with another name (a hard link) is taken for DIR's.
-		lg, err := openLog(real)
-		if err != nil {
-			return nil, err
-		}
-		defer lg.close()
-		if err := mergeRecords(&logData, lg.recs, lg.path, seenHash); err != nil {
-			return nil, err
-		}
+// shardMeta reads shard n's sweep.json in sdir, as its run wrote it.
+func shardMeta(dir, sdir string, n int) (Meta, error) {
+	name := filepath.Base(sdir)
+	if err := checkSweepOwner(sdir); err != nil {
+		return Meta{}, err
 	}
-	for _, m := range metas {
-		sdir := filepath.Join(sd, strconv.Itoa(m.Shard))
-		jdata, err := readOwned(sdir, JSONLName)
-		if _, ok := errors.AsType[*gendir.NotOwnedError](err); ok {
-			return nil, &IncompleteError{fmt.Sprintf("shard %d: %v (has it finished?)", m.Shard, err)}
-		} else if err != nil {
-			return nil, err
-		}
-		for line := range bytes.Lines(jdata) {
-			var p struct {
-				Point *int `json:"point"`
-			}
-			if err := json.Unmarshal(line, &p); err != nil || p.Point == nil || *p.Point < 0 || *p.Point >= first.Points || *p.Point%first.Shards != m.Shard {
-				return nil, fmt.Errorf("%s: bad row %q", filepath.Join(sdir, JSONLName), bytes.TrimSpace(line))
-			}
-			jsonRows[*p.Point] = line
-		}
-		cdata, err := readOwned(sdir, CSVName)
-		if _, ok := errors.AsType[*gendir.NotOwnedError](err); ok {
-			return nil, &IncompleteError{fmt.Sprintf("shard %d: %v (has it finished?)", m.Shard, err)}
-		} else if err != nil {
-			return nil, err
-		}
-		recs, err := csv.NewReader(bytes.NewReader(cdata)).ReadAll()
-		if err != nil || len(recs) == 0 || !slices.Equal(recs[0], first.Columns) {
-			return nil, fmt.Errorf("%s: not the results of this sweep (columns %s)", filepath.Join(sdir, CSVName), strings.Join(first.Columns, ","))
-		}
-		for _, r := range recs[1:] {
-			p, err := strconv.Atoi(r[0])
-			if err != nil || p < 0 || p >= first.Points || p%first.Shards != m.Shard {
-				return nil, fmt.Errorf("%s: bad row %q", filepath.Join(sdir, CSVName), strings.Join(r, ","))
-			}
-			csvRows[p] = r
-		}
-		// The log as the shard's manifest records its hash: an edited log,
-		// or one a later interrupted run appended to, is not merged.
-		sum, err := ownedSum(sdir, LogName)
-		if _, ok := errors.AsType[*gendir.NotOwnedError](err); ok {
-			return nil, &IncompleteError{fmt.Sprintf("shard %d: %v (edited, or a run of the shard was interrupted: re-run the shard, it resumes)", m.Shard, err)}
-		} else if err != nil {
-			return nil, err
-		}
-		if err := appendLog(&logData, filepath.Join(sdir, LogName), sum, seenHash); err != nil {
-			return nil, err
-		}
+	data, err := inputfile.Read(filepath.Join(sdir, MetaName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Meta{}, &IncompleteError{fmt.Sprintf("%s: shard %s has not started (no %s)", dir, name, MetaName)}
 	}
+	if err != nil {
+		return Meta{}, err
+	}
+	m, err := parseMeta(data, n)
+	if err != nil {
+		return Meta{}, fmt.Errorf("%s: %w", filepath.Join(sdir, MetaName), err)
+	}
+	// Valid fields are not enough: the shard's manifest records what
+	// its run wrote, so a hand-edited sweep.json is refused, not merged.
+	if err := gendir.CheckOwned(sdir, MetaName); err != nil {
+		return Meta{}, fmt.Errorf("shard %s: %w (re-run the shard: it rewrites it)", name, err)
+	}
+	return m, nil
+}
+
+// collected is what Collect gathers from the shards: each point's JSON
+// and CSV row, and the merged log.
+type collected struct {
+	json     [][]byte
+	csv      [][]string
+	log      bytes.Buffer
+	seenHash map[string]bool
+}
+
+// ownedOrIncomplete reads name in a shard's directory as its manifest
+// records it; a file it does not own means the shard has not finished.
+func ownedOrIncomplete(sdir, name string, shard int) ([]byte, error) {
+	data, err := readOwned(sdir, name)
+	if _, ok := errors.AsType[*gendir.NotOwnedError](err); ok {
+		return nil, &IncompleteError{fmt.Sprintf("shard %d: %v (has it finished?)", shard, err)}
+	}
+	return data, err
+}
+
+// addShard takes shard m's rows (each a point of its own) and its log.
+func (c *collected) addShard(sdir string, m, first Meta) error {
+	jdata, err := ownedOrIncomplete(sdir, JSONLName, m.Shard)
+	if err != nil {
+		return err
+	}
+	for line := range bytes.Lines(jdata) {
+		var p struct {
+			Point *int `json:"point"`
+		}
+		if err := json.Unmarshal(line, &p); err != nil || p.Point == nil || *p.Point < 0 || *p.Point >= first.Points || *p.Point%first.Shards != m.Shard {
+			return fmt.Errorf("%s: bad row %q", filepath.Join(sdir, JSONLName), bytes.TrimSpace(line))
+		}
+		c.json[*p.Point] = line
+	}
+	cdata, err := ownedOrIncomplete(sdir, CSVName, m.Shard)
+	if err != nil {
+		return err
+	}
+	recs, err := csv.NewReader(bytes.NewReader(cdata)).ReadAll()
+	if err != nil || len(recs) == 0 || !slices.Equal(recs[0], first.Columns) {
+		return fmt.Errorf("%s: not the results of this sweep (columns %s)", filepath.Join(sdir, CSVName), strings.Join(first.Columns, ","))
+	}
+	for _, r := range recs[1:] {
+		p, err := strconv.Atoi(r[0])
+		if err != nil || p < 0 || p >= first.Points || p%first.Shards != m.Shard {
+			return fmt.Errorf("%s: bad row %q", filepath.Join(sdir, CSVName), strings.Join(r, ","))
+		}
+		c.csv[p] = r
+	}
+	// The log as the shard's manifest records its hash: an edited log,
+	// or one a later interrupted run appended to, is not merged.
+	sum, err := ownedSum(sdir, LogName)
+	if _, ok := errors.AsType[*gendir.NotOwnedError](err); ok {
+		return &IncompleteError{fmt.Sprintf("shard %d: %v (edited, or a run of the shard was interrupted: re-run the shard, it resumes)", m.Shard, err)}
+	} else if err != nil {
+		return err
+	}
+	return appendLog(&c.log, filepath.Join(sdir, LogName), sum, c.seenHash)
+}
+
+// complete reports the points no shard's results hold.
+func (c *collected) complete(dir string, points int) error {
 	var absent []string
-	for p := range first.Points {
-		if jsonRows[p] == nil || csvRows[p] == nil {
+	for p := range points {
+		if c.json[p] == nil || c.csv[p] == nil {
 			absent = append(absent, strconv.Itoa(p))
 		}
 	}
-	if len(absent) > 0 {
-		more := ""
-		if len(absent) > 10 {
-			more, absent = fmt.Sprintf(" and %d more", len(absent)-10), absent[:10]
-		}
-		return nil, &IncompleteError{fmt.Sprintf("%s: points %s%s are in no shard's results (a shard failed or has not finished: re-run it, it resumes)", dir, strings.Join(absent, ", "), more)}
+	if len(absent) == 0 {
+		return nil
 	}
+	more := ""
+	if len(absent) > 10 {
+		more, absent = fmt.Sprintf(" and %d more", len(absent)-10), absent[:10]
+	}
+	return &IncompleteError{fmt.Sprintf("%s: points %s%s are in no shard's results (a shard failed or has not finished: re-run it, it resumes)", dir, strings.Join(absent, ", "), more)}
+}
+
+// write writes the whole sweep's results, log and sweep.json into real.
+func (c *collected) write(real string, first Meta) error {
 	var jl, cv bytes.Buffer
 	cw := csv.NewWriter(&cv)
 	cw.Write(first.Columns)
 	for p := range first.Points {
-		jl.Write(jsonRows[p])
-		cw.Write(csvRows[p])
+		jl.Write(c.json[p])
+		cw.Write(c.csv[p])
 	}
 	cw.Flush()
 	meta := first
 	meta.Shard, meta.Shards = 0, 1
 	mb, _ := json.MarshalIndent(meta, "", "  ")
 	files := []gendir.File{{Name: MetaName, Data: append(mb, '\n'), Part: "spec"},
-		{Name: LogName, Data: logData.Bytes(), Part: "log"},
+		{Name: LogName, Data: c.log.Bytes(), Part: "log"},
 		{Name: CSVName, Data: cv.Bytes(), Part: "results"},
 		{Name: JSONLName, Data: jl.Bytes(), Part: "results"}}
-	if _, err := gendir.Write(real, files, gendir.Options{Tool: Tool, Parts: []string{"spec", "log", "results"}, Inputs: []string{LogName}}); err != nil {
-		return nil, err
-	}
-	return &CollectSummary{Dir: real, Shards: first.Shards, Points: first.Points}, nil
+	_, err := gendir.Write(real, files, gendir.Options{Tool: Tool, Parts: []string{"spec", "log", "results"}, Inputs: []string{LogName}})
+	return err
 }
 
 // MaxShards bounds --shard i/N, --tasks and a shard's sweep.json: one
