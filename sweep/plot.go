@@ -260,72 +260,22 @@ func countOmitted(rows []map[string]json.RawMessage, ps PlotSpec) Omitted {
 
 // buildRows makes the plot of Plot and its size, and sets *om.
 func buildRows(jsonl []byte, ps PlotSpec, title string, om *Omitted) (*plot.Plot, vg.Length, vg.Length, error) {
-	var rows []map[string]json.RawMessage
-	var cols []string
-	for line := range bytes.Lines(jsonl) {
-		var r map[string]json.RawMessage
-		if err := json.Unmarshal(line, &r); err != nil {
-			return nil, 0, 0, fmt.Errorf("results: bad row: %v", err)
-		}
-		if cols == nil {
-			cols = orderedKeys(line)
-		}
-		rows = append(rows, r)
-	}
-	if len(rows) == 0 {
-		return nil, 0, 0, fmt.Errorf("results: no rows to plot")
+	rows, cols, err := parseRows(jsonl)
+	if err != nil {
+		return nil, 0, 0, err
 	}
 	for _, c := range []struct{ what, name string }{{"x", ps.X}, {"y", ps.Y}, {"series", ps.Series}} {
 		if c.name != "" && !slices.Contains(cols, c.name) {
 			return nil, 0, 0, fmt.Errorf("%s=%s: no such column (allowed: %s)", c.what, c.name, strings.Join(cols, ", "))
 		}
 	}
-	numericX := true
-	var xNames []string
-	for _, r := range rows {
-		if string(r[ps.X]) == "null" {
-			continue // x does not apply to this point: left out below
-		}
-		if _, err := strconv.ParseFloat(string(r[ps.X]), 64); err != nil {
-			numericX = false
-		}
-		if n := CSVValue(r[ps.X]); !slices.Contains(xNames, n) {
-			xNames = append(xNames, n)
-		}
-	}
+	numericX, xNames := xValues(rows, ps.X)
 	if err := checkLog(rows, ps, numericX); err != nil {
 		return nil, 0, 0, err
 	}
-	type key struct{ series, x string }
-	sums := map[key]float64{}
-	counts := map[key]int{}
-	var series []string
-	maxCount := 0
-	for _, r := range rows {
-		if string(r[ps.X]) == "null" {
-			continue
-		}
-		y, err := strconv.ParseFloat(string(r[ps.Y]), 64)
-		if err != nil {
-			if string(r[ps.Y]) == "null" {
-				continue // does not apply to this point (e.g. latency of an incomplete run)
-			}
-			return nil, 0, 0, fmt.Errorf("y=%s: %s is not a number (allowed: a numeric column)", ps.Y, r[ps.Y])
-		}
-		s := ""
-		if ps.Series != "" {
-			s = CSVValue(r[ps.Series])
-		}
-		if !slices.Contains(series, s) {
-			series = append(series, s)
-		}
-		k := key{s, CSVValue(r[ps.X])}
-		sums[k] += y
-		counts[k]++
-		maxCount = max(maxCount, counts[k])
-	}
-	if len(series) == 0 {
-		return nil, 0, 0, fmt.Errorf("y=%s: no row has a value", ps.Y)
+	m, err := meansOf(rows, ps)
+	if err != nil {
+		return nil, 0, 0, err
 	}
 	*om = countOmitted(rows, ps)
 	p := plot.New()
@@ -335,44 +285,11 @@ func buildRows(jsonl []byte, ps PlotSpec, title string, om *Omitted) (*plot.Plot
 	}
 	p.X.Label.Text = ps.X
 	p.Y.Label.Text = ps.Y
-	if maxCount > 1 {
-		p.Y.Label.Text = fmt.Sprintf("%s (mean of up to %d points)", ps.Y, maxCount)
+	if m.maxCount > 1 {
+		p.Y.Label.Text = fmt.Sprintf("%s (mean of up to %d points)", ps.Y, m.maxCount)
 	}
-	xOf := func(name string) float64 {
-		if numericX {
-			v, _ := strconv.ParseFloat(name, 64)
-			return v
-		}
-		return float64(slices.Index(xNames, name))
-	}
-	for i, s := range series {
-		var xys plotter.XYs
-		for _, xn := range xNames {
-			k := key{s, xn}
-			if counts[k] == 0 {
-				continue
-			}
-			xys = append(xys, plotter.XY{X: xOf(xn), Y: sums[k] / float64(counts[k])})
-		}
-		if numericX {
-			slices.SortFunc(xys, func(a, b plotter.XY) int { return cmpFloat(a.X, b.X) })
-		}
-		l, pts, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		c := palette[i%len(palette)]
-		l.Color, pts.Color = c, c
-		pts.Shape = draw.CircleGlyph{}
-		if !numericX {
-			// Categories: points only, the order of x is not a scale.
-			l.LineStyle.Width = vg.Points(0.5)
-			l.LineStyle.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
-		}
-		p.Add(l, pts)
-		if ps.Series != "" {
-			p.Legend.Add(ps.Series+"="+s, l, pts)
-		}
+	if err := addSeries(p, m, ps, numericX, xNames); err != nil {
+		return nil, 0, 0, err
 	}
 	if !numericX {
 		p.NominalX(xNames...)
@@ -395,6 +312,131 @@ func buildRows(jsonl []byte, ps PlotSpec, title string, om *Omitted) (*plot.Plot
 	p.Legend.Left = true
 	w := vg.Length(max(6, len(xNames)/2)) * vg.Inch
 	return p, min(w, 12*vg.Inch), 4.5 * vg.Inch, nil
+}
+
+// parseRows reads the results' JSON lines and the first row's columns in
+// their order.
+func parseRows(jsonl []byte) ([]map[string]json.RawMessage, []string, error) {
+	var rows []map[string]json.RawMessage
+	var cols []string
+	for line := range bytes.Lines(jsonl) {
+		var r map[string]json.RawMessage
+		if err := json.Unmarshal(line, &r); err != nil {
+			return nil, nil, fmt.Errorf("results: bad row: %v", err)
+		}
+		if cols == nil {
+			cols = orderedKeys(line)
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) == 0 {
+		return nil, nil, fmt.Errorf("results: no rows to plot")
+	}
+	return rows, cols, nil
+}
+
+// xValues returns whether every x value is a number, and the x values in
+// their first order (rows where x is null left out).
+func xValues(rows []map[string]json.RawMessage, x string) (numeric bool, names []string) {
+	numeric = true
+	for _, r := range rows {
+		if string(r[x]) == "null" {
+			continue // x does not apply to this point: left out below
+		}
+		if _, err := strconv.ParseFloat(string(r[x]), 64); err != nil {
+			numeric = false
+		}
+		if n := CSVValue(r[x]); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return numeric, names
+}
+
+// seriesX is one point of the plot: a series and an x value.
+type seriesX struct{ series, x string }
+
+// means are the y values summed per series and x, to be averaged.
+type means struct {
+	sums     map[seriesX]float64
+	counts   map[seriesX]int
+	series   []string // in their first order
+	maxCount int
+}
+
+// meansOf sums y per series and x; a row whose x or y is null does not
+// apply and is left out.
+func meansOf(rows []map[string]json.RawMessage, ps PlotSpec) (*means, error) {
+	m := &means{sums: map[seriesX]float64{}, counts: map[seriesX]int{}}
+	for _, r := range rows {
+		if string(r[ps.X]) == "null" {
+			continue
+		}
+		y, err := strconv.ParseFloat(string(r[ps.Y]), 64)
+		if err != nil {
+			if string(r[ps.Y]) == "null" {
+				continue // does not apply to this point (e.g. latency of an incomplete run)
+			}
+			return nil, fmt.Errorf("y=%s: %s is not a number (allowed: a numeric column)", ps.Y, r[ps.Y])
+		}
+		s := ""
+		if ps.Series != "" {
+			s = CSVValue(r[ps.Series])
+		}
+		if !slices.Contains(m.series, s) {
+			m.series = append(m.series, s)
+		}
+		k := seriesX{s, CSVValue(r[ps.X])}
+		m.sums[k] += y
+		m.counts[k]++
+		m.maxCount = max(m.maxCount, m.counts[k])
+	}
+	if len(m.series) == 0 {
+		return nil, fmt.Errorf("y=%s: no row has a value", ps.Y)
+	}
+	return m, nil
+}
+
+// addSeries draws each series' means as a line with points (points and a
+// thin dashed line when x is a category, not a scale).
+func addSeries(p *plot.Plot, m *means, ps PlotSpec, numericX bool, xNames []string) error {
+	xOf := func(name string) float64 {
+		if numericX {
+			v, _ := strconv.ParseFloat(name, 64)
+			return v
+		}
+		return float64(slices.Index(xNames, name))
+	}
+	for i, s := range m.series {
+		var xys plotter.XYs
+		for _, xn := range xNames {
+			k := seriesX{s, xn}
+			if m.counts[k] == 0 {
+				continue
+			}
+			xys = append(xys, plotter.XY{X: xOf(xn), Y: m.sums[k] / float64(m.counts[k])})
+		}
+		if numericX {
+			slices.SortFunc(xys, func(a, b plotter.XY) int { return cmpFloat(a.X, b.X) })
+		}
+		l, pts, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return err
+		}
+		c := palette[i%len(palette)]
+		l.Color, pts.Color = c, c
+		pts.Shape = draw.CircleGlyph{}
+		if !numericX {
+			// Categories: points only, the order of x is not a scale.
+			l.LineStyle.Width = vg.Points(0.5)
+			l.LineStyle.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
+		}
+		p.Add(l, pts)
+		if ps.Series != "" {
+			p.Legend.Add(ps.Series+"="+s, l, pts)
+		}
+	}
+	return nil
 }
 
 func cmpFloat(a, b float64) int {
