@@ -163,7 +163,6 @@ func Run(s *Spec, dir string, opt Options) (*Summary, error) {
 				filepath.Join(real, LogName), versionName(r.Version), version.String())
 		}
 	}
-
 	sum := &Summary{Dir: real}
 	var todo []int
 	for i := range s.Points {
@@ -178,6 +177,25 @@ func Run(s *Spec, dir string, opt Options) (*Summary, error) {
 		}
 		todo = append(todo, i)
 	}
+	if err := runPoints(s, todo, lg, opt, sum); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(real, LogName), err)
+	}
+	slices.SortFunc(sum.Failed, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	jl, cv := s.results(lg, opt.Shard, shards, sum)
+	files := []gendir.File{meta,
+		{Name: LogName, Adopt: true, Part: "log"}, // as appended: hashed streamed, not rewritten
+		{Name: CSVName, Data: cv, Part: "results"},
+		{Name: JSONLName, Data: jl, Part: "results"}}
+	if _, err := gendir.Write(real, files, gendir.Options{Tool: Tool, Parts: []string{"spec", "log", "results"}, Inputs: []string{LogName}}); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// runPoints runs the points todo (indexes into s.Points) on opt.Workers
+// workers, appending each record to the log as it comes; a point that
+// fails is named in sum.Failed. The error is the log's.
+func runPoints(s *Spec, todo []int, lg *runLog, opt Options, sum *Summary) error {
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -225,19 +243,20 @@ func Run(s *Spec, dir string, opt Options) (*Summary, error) {
 			opt.Progress(done, len(todo))
 		}
 	}
-	if logErr != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(real, LogName), logErr)
-	}
-	slices.SortFunc(sum.Failed, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return logErr
+}
 
-	// The rows, in point order.
+// results are the shard's rows as JSON lines and CSV, in point order,
+// from the log's records; it counts the rows that ended in an error or
+// incomplete.
+func (s *Spec) results(lg *runLog, shard, shards int, sum *Summary) (jsonl, csvData []byte) {
 	cols := s.Columns()
 	var jl, cv bytes.Buffer
 	cw := csv.NewWriter(&cv)
 	cw.Write(cols)
 	for i := range s.Points {
 		p := &s.Points[i]
-		if p.Index%shards != opt.Shard {
+		if p.Index%shards != shard {
 			continue
 		}
 		r, ok := lg.done[p.Hash]
@@ -254,14 +273,7 @@ func Run(s *Spec, dir string, opt Options) (*Summary, error) {
 		cw.Write(csvRecord(row))
 	}
 	cw.Flush()
-	files := []gendir.File{meta,
-		{Name: LogName, Adopt: true, Part: "log"}, // as appended: hashed streamed, not rewritten
-		{Name: CSVName, Data: cv.Bytes(), Part: "results"},
-		{Name: JSONLName, Data: jl.Bytes(), Part: "results"}}
-	if _, err := gendir.Write(real, files, gendir.Options{Tool: Tool, Parts: []string{"spec", "log", "results"}, Inputs: []string{LogName}}); err != nil {
-		return nil, err
-	}
-	return sum, nil
+	return jl.Bytes(), cv.Bytes()
 }
 
 // versionName quotes a recorded version for messages; none recorded is an
