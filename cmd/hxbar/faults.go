@@ -46,31 +46,11 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var ks []string
-	for _, k := range strings.Split(*kinds, ",") {
-		if strings.TrimSpace(*kinds) == "" {
-			break // the default, or an empty --kinds (refused below)
-		}
-		k = strings.TrimSpace(k)
-		if k == "" {
-			return usagef("invalid --kinds: %q has an empty entry (allowed: a comma-separated list of %s)", *kinds, strings.Join(hw.FaultKinds, ", "))
-		}
-		if slices.Contains(ks, k) {
-			return usagef("invalid --kinds: %q names %s twice (allowed: each of %s at most once)", *kinds, k, strings.Join(hw.FaultKinds, ", "))
-		}
-		found := false
-		for _, f := range hw.FaultKinds {
-			found = found || f == k
-		}
-		if !found {
-			return usagef("invalid --kinds: %q (allowed: a comma-separated list of %s)", k, strings.Join(hw.FaultKinds, ", "))
-		}
-		ks = append(ks, k)
-	}
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "kinds" })
-	if len(ks) == 0 && set {
-		return usagef("invalid --kinds: empty (allowed: a comma-separated list of %s)", strings.Join(hw.FaultKinds, ", "))
+	ks, err := parseKinds(*kinds, set)
+	if err != nil {
+		return err
 	}
 	s, err := sys()
 	if err != nil {
@@ -95,6 +75,39 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	if *format == "json" {
 		return json.NewEncoder(stdout).Encode(res)
 	}
+	return printCampaign(stdout, &s, res, perRun, *verbose)
+}
+
+// parseKinds reads --kinds (set: given on the command line): a
+// comma-separated list of fault kinds, each once; nil for the default.
+func parseKinds(kinds string, set bool) ([]string, error) {
+	var ks []string
+	for _, k := range strings.Split(kinds, ",") {
+		if strings.TrimSpace(kinds) == "" {
+			break // the default, or an empty --kinds (refused below)
+		}
+		k = strings.TrimSpace(k)
+		if k == "" {
+			return nil, usagef("invalid --kinds: %q has an empty entry (allowed: a comma-separated list of %s)", kinds, strings.Join(hw.FaultKinds, ", "))
+		}
+		if slices.Contains(ks, k) {
+			return nil, usagef("invalid --kinds: %q names %s twice (allowed: each of %s at most once)", kinds, k, strings.Join(hw.FaultKinds, ", "))
+		}
+		if !slices.Contains(hw.FaultKinds, k) {
+			return nil, usagef("invalid --kinds: %q (allowed: a comma-separated list of %s)", k, strings.Join(hw.FaultKinds, ", "))
+		}
+		ks = append(ks, k)
+	}
+	if len(ks) == 0 && set {
+		return nil, usagef("invalid --kinds: empty (allowed: a comma-separated list of %s)", strings.Join(hw.FaultKinds, ", "))
+	}
+	return ks, nil
+}
+
+// printCampaign writes a campaign's tables: by kind, by faults per run
+// (when a run takes more than one), the legend, and with verbose every
+// run.
+func printCampaign(stdout io.Writer, s *hw.System, res *sim.CampaignResult, perRun []int, verbose bool) error {
 	what := fmt.Sprintf("%s %s", s.Algo, s.Op)
 	if s.IsData() {
 		what = string(s.Collective)
@@ -104,6 +117,31 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "fault campaign: %d runs of system %q on a %s %s, %s, seed %d (fault-free: %d cycles)\n",
 		res.Runs, s.Title(), dimsString(s.Dims), topologyNames[s.Topology], what, s.Seed, res.Cycles)
+	if err := printByKind(stdout, res); err != nil {
+		return err
+	}
+	multi := len(perRun) > 1 || perRun[0] != 1
+	if multi {
+		tw := tablewriter.NewWriter(stdout)
+		tw.Header("faults per run", "runs", "injected", "detected", "recovered", "reported", "silent")
+		for _, k := range perRun {
+			if c := res.ByCount[fmt.Sprint(k)]; c != nil && c.Runs > 0 {
+				tw.Append(k, c.Runs, c.Injected, c.Detected, c.Recovered, c.Reported, c.Silent)
+			}
+		}
+		if err := tw.Render(); err != nil {
+			return err
+		}
+	}
+	writeCampaignLegend(stdout, s, multi)
+	if verbose {
+		return printRuns(stdout, res)
+	}
+	return nil
+}
+
+// printByKind writes the campaign's table by fault kind and its total.
+func printByKind(stdout io.Writer, res *sim.CampaignResult) error {
 	tw := tablewriter.NewWriter(stdout)
 	tw.Header("kind", "runs", "injected", "detected", "recovered", "reported", "silent", "detection latency", "rerouted", "extra cycles")
 	for _, k := range hw.FaultKinds {
@@ -130,44 +168,31 @@ func runFaults(args []string, stdout, stderr io.Writer) error {
 	}
 	c := &res.CampaignCounts
 	tw.Append("all", c.Runs, c.Injected, c.Detected, c.Recovered, c.Reported, c.Silent, "", "", "")
-	if err := tw.Render(); err != nil {
-		return err
-	}
-	if len(perRun) > 1 || perRun[0] != 1 {
-		tw := tablewriter.NewWriter(stdout)
-		tw.Header("faults per run", "runs", "injected", "detected", "recovered", "reported", "silent")
-		for _, k := range perRun {
-			if c := res.ByCount[fmt.Sprint(k)]; c != nil && c.Runs > 0 {
-				tw.Append(k, c.Runs, c.Injected, c.Detected, c.Recovered, c.Reported, c.Silent)
+	return tw.Render()
+}
+
+// printRuns lists every run of the campaign: its faults, outcome, cycles
+// and error.
+func printRuns(stdout io.Writer, res *sim.CampaignResult) error {
+	tw := tablewriter.NewWriter(stdout)
+	tw.Header("fault", "outcome", "cycles", "error")
+	for _, r := range res.Detail {
+		var o []string
+		for _, c := range []struct {
+			on   bool
+			name string
+		}{{r.Detected, "detected"}, {r.Recovered, "recovered"}, {r.Reported, "reported"}, {r.Silent, "silent"}, {r.Rerouted, "rerouted"}} {
+			if c.on {
+				o = append(o, c.name)
 			}
 		}
-		if err := tw.Render(); err != nil {
-			return err
+		e := r.Err
+		if len(e) > 80 {
+			e = e[:77] + "..."
 		}
+		tw.Append(r.Spec, strings.Join(o, "+"), r.Cycles, e)
 	}
-	writeCampaignLegend(stdout, &s, len(perRun) > 1 || perRun[0] != 1)
-	if *verbose {
-		tw := tablewriter.NewWriter(stdout)
-		tw.Header("fault", "outcome", "cycles", "error")
-		for _, r := range res.Detail {
-			var o []string
-			for _, c := range []struct {
-				on   bool
-				name string
-			}{{r.Detected, "detected"}, {r.Recovered, "recovered"}, {r.Reported, "reported"}, {r.Silent, "silent"}, {r.Rerouted, "rerouted"}} {
-				if c.on {
-					o = append(o, c.name)
-				}
-			}
-			e := r.Err
-			if len(e) > 80 {
-				e = e[:77] + "..."
-			}
-			tw.Append(r.Spec, strings.Join(o, "+"), r.Cycles, e)
-		}
-		return tw.Render()
-	}
-	return nil
+	return tw.Render()
 }
 
 // parsePerRun reads --per-run: K, K-M (every count from K to M) or a
