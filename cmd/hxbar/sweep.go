@@ -72,16 +72,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		}
 		return sweepCollect(fs.args[0], *format, stdout)
 	}
-	if err := refuseFlags(fs.FlagSet, "a sweep run", notApplicable{[]string{"plot-out"}, "it applies to --plot"}); err != nil {
-		return err
-	}
-	if !*slurm {
-		if err := refuseFlags(fs.FlagSet, "a sweep run without --slurm", notApplicable{slurmOnly, "it applies to --slurm"}); err != nil {
-			return err
-		}
-	} else if err := refuseFlags(fs.FlagSet, "sweep --slurm", notApplicable{[]string{"shard"}, "the array job gives each task its shard"}); err != nil {
-		return err
-	} else if err := refuseFlags(fs.FlagSet, "sweep --slurm", notApplicable{[]string{"max-memory"}, "each task has the budget of its node"}); err != nil {
+	if err := checkSweepRunFlags(fs, *slurm, slurmOnly); err != nil {
 		return err
 	}
 	if len(fs.args) != 1 {
@@ -139,8 +130,31 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{noForce(err)}
 	}
-	wall := time.Since(start)
-	if *format == "json" {
+	return reportSweep(stdout, sum, spec, specPath, shardI, shardN, *workers, *format, time.Since(start))
+}
+
+// checkSweepRunFlags refuses, for a sweep run, the flags of --plot and,
+// with or without --slurm, those that apply only to the other.
+func checkSweepRunFlags(fs *flagSet, slurm bool, slurmOnly []string) error {
+	if err := refuseFlags(fs.FlagSet, "a sweep run", notApplicable{[]string{"plot-out"}, "it applies to --plot"}); err != nil {
+		return err
+	}
+	if !slurm {
+		if err := refuseFlags(fs.FlagSet, "a sweep run without --slurm", notApplicable{slurmOnly, "it applies to --slurm"}); err != nil {
+			return err
+		}
+	} else if err := refuseFlags(fs.FlagSet, "sweep --slurm", notApplicable{[]string{"shard"}, "the array job gives each task its shard"}); err != nil {
+		return err
+	} else if err := refuseFlags(fs.FlagSet, "sweep --slurm", notApplicable{[]string{"max-memory"}, "each task has the budget of its node"}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// reportSweep prints a sweep run's summary (table or JSON); points that
+// did not complete or failed make it a failure.
+func reportSweep(stdout io.Writer, sum *sweep.Summary, spec *sweep.Spec, specPath string, shardI, shardN, workers int, format string, wall time.Duration) error {
+	if format == "json" {
 		failed := make([]string, len(sum.Failed))
 		for i, e := range sum.Failed {
 			failed[i] = e.Error()
@@ -158,7 +172,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 			what = fmt.Sprintf("shard %d/%d: %d of %d points", shardI, shardN, sum.Points, len(spec.Points))
 		}
 		fmt.Fprintf(stdout, "sweep %s: %s, %d run, %d already done (skipped), %.2f s on %d worker(s)\n",
-			specPath, what, sum.Ran, sum.Skipped, wall.Seconds(), workerCount(*workers))
+			specPath, what, sum.Ran, sum.Skipped, wall.Seconds(), workerCount(workers))
 		if sum.Errors > 0 {
 			fmt.Fprintf(stdout, "%d points ended in a unit's error (a result: see the error column)\n", sum.Errors)
 		}
