@@ -85,32 +85,16 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	var system *sim.System
-	if s.IsData() {
-		cs, err := dataScheduleFlag(fs.FlagSet, *schedFile, &s)
-		if err != nil {
-			return err
-		}
-		if cs == nil {
-			system, err = sim.Build(s, nil)
-		} else {
-			system, err = sim.BuildData(s, cs)
-		}
-		if err != nil {
-			return usageError{explainSystemError(fs.FlagSet, err)}
-		}
-	} else {
-		sched, err := scheduleFlag(fs.FlagSet, *schedFile, &s)
-		if err != nil {
-			return err
-		}
-		if system, err = sim.Build(s, sched); err != nil {
-			return usageError{explainSystemError(fs.FlagSet, err)}
-		}
+	system, err := buildSimSystem(fs.FlagSet, &s, *schedFile)
+	if err != nil {
+		return err
 	}
 	built := time.Now()
 	var opt sim.Options
-	var outputs []outfile.Output
+	outputs, plotW, loadW, err := openSimOutputs(&opt, *trace, *vcd, pics)
+	if err != nil {
+		return err
+	}
 	// An output is committed only when the run and every other output
 	// succeed: a failure leaves every old file whole.
 	defer func() {
@@ -118,21 +102,6 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			f.Abort()
 		}
 	}()
-	var plotW, loadW io.Writer
-	for _, o := range []struct {
-		name string
-		dst  *io.Writer
-	}{{*trace, &opt.Trace}, {*vcd, &opt.VCD}, {*pics.plot, &plotW}, {*pics.plotLoad, &loadW}} {
-		if o.name == "" {
-			continue
-		}
-		f, err := outfile.CreateOutput(o.name, 0o644)
-		if err != nil {
-			return usageError{err}
-		}
-		outputs = append(outputs, f)
-		*o.dst = f
-	}
 	stopWatch := abortOnSignal(outputs)
 	defer stopWatch()
 	drawn := startPictures(pics, &opt, system, plotW, loadW)
@@ -182,6 +151,60 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return failure{runErr.Error()}
 	}
 	return nil
+}
+
+// buildSimSystem builds the system to run: a data collective from its
+// generated or given data schedule, a barrier from its gate schedule.
+func buildSimSystem(fs *flag.FlagSet, s *hw.System, schedFile string) (*sim.System, error) {
+	if s.IsData() {
+		cs, err := dataScheduleFlag(fs, schedFile, s)
+		if err != nil {
+			return nil, err
+		}
+		var system *sim.System
+		if cs == nil {
+			system, err = sim.Build(*s, nil)
+		} else {
+			system, err = sim.BuildData(*s, cs)
+		}
+		if err != nil {
+			return nil, usageError{explainSystemError(fs, err)}
+		}
+		return system, nil
+	}
+	sched, err := scheduleFlag(fs, schedFile, s)
+	if err != nil {
+		return nil, err
+	}
+	system, err := sim.Build(*s, sched)
+	if err != nil {
+		return nil, usageError{explainSystemError(fs, err)}
+	}
+	return system, nil
+}
+
+// openSimOutputs opens the run's output files (trace and VCD into opt,
+// the pictures' plots returned as writers); none is committed here, and
+// on an error the ones opened are aborted.
+func openSimOutputs(opt *sim.Options, trace, vcd string, pics *pictureFlags) (outputs []outfile.Output, plotW, loadW io.Writer, err error) {
+	for _, o := range []struct {
+		name string
+		dst  *io.Writer
+	}{{trace, &opt.Trace}, {vcd, &opt.VCD}, {*pics.plot, &plotW}, {*pics.plotLoad, &loadW}} {
+		if o.name == "" {
+			continue
+		}
+		f, err := outfile.CreateOutput(o.name, 0o644)
+		if err != nil {
+			for _, f := range outputs {
+				f.Abort()
+			}
+			return nil, nil, nil, usageError{err}
+		}
+		outputs = append(outputs, f)
+		*o.dst = f
+	}
+	return outputs, plotW, loadW, nil
 }
 
 // stopText says where and why a run in error stopped (sim.Result.Stop).
