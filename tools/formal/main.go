@@ -42,16 +42,17 @@ func main() {
 	steps := flag.Bool("steps", false, "step proofs by induction over episodes instead of the bounded proofs of three-episode sequences")
 	jsonOut := flag.String("json", "", "write the results as JSON to this new file")
 	free := flag.String("free", "", "with -steps: comma-separated register groups (a report's \"free\" list) left free from the start; the proofs free more where registers move")
+	step := flag.String("step", "", "with -steps: run only the steps whose name (e.g. line4-d.b) matches this regular expression, to resume a long run with the free set it ended with")
 	flag.Parse()
 	old := *oldRe
 	if !isSet("old") {
 		old = map[bool]string{true: "^line3$", false: "^line3-bdb$"}[*steps]
 	}
-	if *free != "" && !*steps {
-		fmt.Fprintln(os.Stderr, "formal: -free: only with -steps")
+	if (*free != "" || *step != "") && !*steps {
+		fmt.Fprintln(os.Stderr, "formal: -free and -step: only with -steps")
 		os.Exit(2)
 	}
-	if err := run(*jobs, *out, *only, old, *jsonOut, *steps, *free); err != nil {
+	if err := run(*jobs, *out, *only, old, *jsonOut, *steps, stepOptions{*free, *step}); err != nil {
 		fmt.Fprintln(os.Stderr, "formal:", err)
 		os.Exit(1)
 	}
@@ -64,7 +65,12 @@ func isSet(name string) bool {
 	return set
 }
 
-func run(jobs int, out, only, oldRe, jsonOut string, steps bool, free string) error {
+// stepOptions are the -steps run's -free and -step flags.
+type stepOptions struct {
+	free, step string
+}
+
+func run(jobs int, out, only, oldRe, jsonOut string, steps bool, so stepOptions) error {
 	if jobs < 1 {
 		return fmt.Errorf("-j %d: must be at least 1", jobs)
 	}
@@ -91,10 +97,14 @@ func run(jobs int, out, only, oldRe, jsonOut string, steps bool, free string) er
 			old = oldRx
 		}
 		var groups []string
-		if free != "" {
-			groups = strings.Split(free, ",")
+		if so.free != "" {
+			groups = strings.Split(so.free, ",")
 		}
-		return runSteps(ctx, jobs, out, onlyRx, old, oldUnit, jsonOut, groups)
+		stepRx, err := regexp.Compile(so.step)
+		if err != nil {
+			return fmt.Errorf("-step %q: %v", so.step, err)
+		}
+		return runSteps(ctx, jobs, out, onlyRx, old, oldUnit, jsonOut, groups, stepRx)
 	}
 	var tasks []task
 	for _, s := range formal.Systems() {

@@ -28,7 +28,7 @@ type stepReport struct {
 // runSteps runs the step proofs of every system matching only (the RTL
 // must prove every step) and of those matching oldRe with the old unit
 // (some step must find an early release), jobs systems at a time.
-func runSteps(ctx context.Context, jobs int, out string, onlyRx, oldRx *regexp.Regexp, oldUnit []byte, jsonOut string, free []string) error {
+func runSteps(ctx context.Context, jobs int, out string, onlyRx, oldRx *regexp.Regexp, oldUnit []byte, jsonOut string, free []string, stepRx *regexp.Regexp) error {
 	type task struct {
 		spec formal.Spec
 		old  bool
@@ -68,7 +68,7 @@ func runSteps(ctx context.Context, jobs int, out string, onlyRx, oldRx *regexp.R
 					defer mu.Unlock()
 					stepLine(name, r, err)
 				}
-				reports[i] = proveSteps(ctx, t.spec, unit, name, dir, free, log)
+				reports[i] = proveSteps(ctx, t.spec, unit, name, dir, free, stepRx, log)
 			}
 		})
 	}
@@ -118,11 +118,18 @@ func stepNames() []string {
 }
 
 // proveSteps prepares and runs one system's step proofs.
-func proveSteps(ctx context.Context, s formal.Spec, unit []byte, name, dir string, free []string, log func(formal.Result, error)) stepReport {
+func proveSteps(ctx context.Context, s formal.Spec, unit []byte, name, dir string, free []string, stepRx *regexp.Regexp, log func(formal.Result, error)) stepReport {
 	rep := stepReport{System: s.Name, Unit: name}
 	set, err := formal.PrepareSteps(ctx, s, unit, name, dir)
 	if err != nil {
 		rep.Error = err.Error()
+		return rep
+	}
+	// -step: a resumed run proves only the steps it names; the proof is
+	// the union of the runs only if none of them freed another register.
+	set.Steps = slices.DeleteFunc(set.Steps, func(st formal.Step) bool { return !stepRx.MatchString(st.Job.Name) })
+	if len(set.Steps) == 0 {
+		rep.Error = fmt.Sprintf("-step %q matches no step of %s", stepRx, s.Name)
 		return rep
 	}
 	// The old unit runs exact (StepSet.Exact): its early release must be
