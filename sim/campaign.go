@@ -68,7 +68,9 @@ type CampaignResult struct {
 	CampaignCounts
 	ByKind map[string]*KindCounts `json:"by_kind"`
 	// ByCount are the outcomes per number of faults injected into a run
-	// (CampaignOptions.PerRun), keyed "1".."4".
+	// (CampaignOptions.PerRun), keyed "1".."4": the number a run got,
+	// fewer than asked when the run has fewer places (ranks, crossings,
+	// channels) to put them, so that the entries add up to the runs.
 	ByCount map[string]*CampaignCounts `json:"by_count"`
 	// Runs of the campaign, when kept (CampaignOptions.Keep).
 	Detail []CampaignRun `json:"-"`
@@ -280,7 +282,11 @@ type faultDraw struct {
 }
 
 // draw draws n faults of kind (a stuck rank when the run has no traffic)
-// and returns the kind drawn and the specs.
+// and returns the kind drawn and the specs. The faults of a run fall on
+// distinct places: distinct ranks, distinct crossings, and for dead
+// channels distinct channels (avoiding one twice would be refused). Fewer
+// than n when the run has fewer places. Each place is drawn until it is
+// new, so a run of one fault draws what it always drew.
 func (d *faultDraw) draw(rng *rand.Rand, kind string, n int) (string, []string) {
 	if kind == hw.FaultStuck || len(d.cross) == 0 {
 		R := d.sys.NumRanks()
@@ -290,23 +296,45 @@ func (d *faultDraw) draw(rng *rand.Rand, kind string, n int) (string, []string) 
 		}
 		return hw.FaultStuck, specs
 	}
-	specs := make([]string, n)
+	from := d.cross
+	if kind == hw.FaultCreditDrop && len(d.credits) > 0 {
+		from = d.credits
+	}
+	// place names what two faults of a run must not share.
+	place := func(c noc.Crossing) noc.Crossing {
+		if kind == hw.FaultDead {
+			return noc.Crossing{Channel: c.Channel}
+		}
+		return c
+	}
+	places := map[noc.Crossing]bool{}
+	for _, c := range from {
+		places[place(c)] = true
+	}
+	used := map[noc.Crossing]bool{}
+	specs := make([]string, min(n, len(places)))
 	for j := range specs {
-		c := d.cross[rng.IntN(len(d.cross))]
-		if kind == hw.FaultCreditDrop && len(d.credits) > 0 {
-			c = d.credits[rng.IntN(len(d.credits))]
+		c := from[rng.IntN(len(from))]
+		for used[place(c)] {
+			c = from[rng.IntN(len(from))]
 		}
-		name := d.idx.Name(int(c.Channel))
-		switch kind {
-		case hw.FaultFlip:
-			specs[j] = fmt.Sprintf("flip:%s@%d:%d", name, c.Cycle, d.wire.ModelledBit(rng.IntN(d.wire.Modelled())))
-		case hw.FaultAckFlip: // the ACK word of the crossing
-			specs[j] = fmt.Sprintf("ackflip:%s@%d", name, c.Cycle+int64(c.Lat)-1)
-		default:
-			specs[j] = fmt.Sprintf("%s:%s@%d", kind, name, c.Cycle)
-		}
+		used[place(c)] = true
+		specs[j] = d.spec(rng, kind, c)
 	}
 	return kind, specs
+}
+
+// spec is the fault of kind on crossing c.
+func (d *faultDraw) spec(rng *rand.Rand, kind string, c noc.Crossing) string {
+	name := d.idx.Name(int(c.Channel))
+	switch kind {
+	case hw.FaultFlip:
+		return fmt.Sprintf("flip:%s@%d:%d", name, c.Cycle, d.wire.ModelledBit(rng.IntN(d.wire.Modelled())))
+	case hw.FaultAckFlip: // the ACK word of the crossing
+		return fmt.Sprintf("ackflip:%s@%d", name, c.Cycle+int64(c.Lat)-1)
+	default:
+		return fmt.Sprintf("%s:%s@%d", kind, name, c.Cycle)
+	}
 }
 
 // campaignSums collects the sums behind a campaign's means.
@@ -337,10 +365,12 @@ func (a *campaignSums) add(out *CampaignResult, kind string, n int, run Campaign
 			k.DetectLatencyMax = &run.DetectLatency
 		}
 	}
-	for _, c := range []*CampaignCounts{&out.CampaignCounts, &k.CampaignCounts, out.ByCount[fmt.Sprint(n)]} {
-		if c == nil { // a stuck run on fewer ranks than faults asked for
-			continue
-		}
+	byCount := out.ByCount[fmt.Sprint(n)]
+	if byCount == nil { // a run with fewer places than faults asked for
+		byCount = &CampaignCounts{}
+		out.ByCount[fmt.Sprint(n)] = byCount
+	}
+	for _, c := range []*CampaignCounts{&out.CampaignCounts, &k.CampaignCounts, byCount} {
 		c.Runs++
 		c.Injected += b2i(run.Hit)
 		c.Detected += b2i(run.Detected)
