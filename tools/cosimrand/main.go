@@ -13,6 +13,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -33,8 +34,8 @@ func main() {
 	verbose := flag.Bool("v", false, "print every design's seed, size and time")
 	comms := flag.Bool("comms", false, "co-simulate only the designs that run communicators (channels); skip the others")
 	flag.Parse()
-	if *n < 1 || *jobs < 1 {
-		fmt.Fprintln(os.Stderr, "cosimrand: -n and -j must be at least 1")
+	if err := checkFlags(*n, *jobs, *seed, *simulator); err != nil {
+		fmt.Fprintln(os.Stderr, "cosimrand:", err)
 		os.Exit(2)
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -44,6 +45,22 @@ func main() {
 	if failed := run(*n, *seed, *jobs, *out, *simulator, *verbose, *comms); failed > 0 {
 		os.Exit(1)
 	}
+}
+
+// checkFlags checks the flags that main cannot take as given: one line
+// naming the flag and the allowed values.
+func checkFlags(n, jobs int, seed uint64, simulator string) error {
+	switch {
+	case n < 1:
+		return fmt.Errorf("invalid -n %d (allowed: at least 1)", n)
+	case jobs < 1:
+		return fmt.Errorf("invalid -j %d (allowed: at least 1)", jobs)
+	case simulator != testbench.Icarus && simulator != testbench.Verilator:
+		return fmt.Errorf("invalid -sim %q (allowed: %s, %s)", simulator, testbench.Icarus, testbench.Verilator)
+	case seed > math.MaxUint64-uint64(n-1):
+		return fmt.Errorf("invalid -seed %d with -n %d (allowed: up to %d, so that seed+n-1 does not wrap)", seed, n, uint64(math.MaxUint64)-uint64(n-1))
+	}
+	return nil
 }
 
 // run co-simulates designs seed..seed+n-1 on jobs workers and returns the
