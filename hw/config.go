@@ -290,7 +290,7 @@ var keys = []keySpec{
 		decode: nil, // set by init: decodeEpisodes reads the other keys' decoders
 		write:  writeEpisodes},
 	{key: "faults", flag: "fault", typ: "list of strings", allowed: FaultAllowed,
-		field: func(s *System) any { return (*stringList)(&s.Faults) }, usage: "inject a fault, repeatable: " + FaultAllowed + " (key faults)",
+		field: func(s *System) any { return (*stringList)(&s.Faults) }, usage: "inject a fault, repeatable: " + FaultAllowed + "; --fault \"\" alone clears the system file's faults (key faults)",
 		doc: "Faults injected into the run (docs/reliability.md): a bit flip or a lost flit on a channel in one cycle, a damaged ACK word or a lost credit on its reverse path, a channel dead from a cycle on, a rank that never arrives. Empty: no fault. The flag --fault is repeatable.",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Faults, err = decodeStringList(n, "faults", FaultAllowed)
