@@ -91,7 +91,7 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if _, err := generateDir(tmp, s, sched, cs); err != nil {
-			return err
+			return explainUsage(fs.FlagSet, err)
 		}
 		target = tmp
 	} else if err := checkCosimDir(target); err != nil {

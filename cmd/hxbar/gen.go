@@ -55,7 +55,7 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	}
 	g, err := generateDirWith(*out, s, sched, cs, genOptions{force: *force, inputs: inputs})
 	if err != nil {
-		return err
+		return explainUsage(fs.FlagSet, err)
 	}
 	m := g.manifest
 	fmt.Fprintf(stdout, "wrote %s (system %q: %d nodes, %d ranks, %d switches):\n", *out, m.Name, m.Nodes, m.Ranks, m.Switches)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -246,6 +247,15 @@ func TestSystemErrorNamesTheFlag(t *testing.T) {
 	code := run([]string{"sim", "--topology", "torus", "--fault", "dead:n3.d0.up@0"}, &o, &e)
 	if code != 2 || !strings.HasPrefix(e.String(), "hxbar sim: flag --fault: invalid faults[0]: ") {
 		t.Errorf("exit %d, %q; want the error under flag --fault", code, e.String())
+	}
+	// gen and cosim find a bad channel when they build the model; they
+	// name the flag all the same (review of issue 20).
+	for _, cmd := range [][]string{{"gen", "--out", filepath.Join(t.TempDir(), "d")}, {"cosim"}} {
+		var o, e bytes.Buffer
+		code := run(append(cmd, "--fault", "flip:n99.d0.up@5:3"), &o, &e)
+		if code != 2 || !strings.HasPrefix(e.String(), "hxbar "+cmd[0]+": flag --fault: invalid faults[0]: ") {
+			t.Errorf("%s: exit %d, %q; want the error under flag --fault", cmd[0], code, e.String())
+		}
 	}
 }
 

@@ -85,7 +85,7 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 		}
 		g, err := generateDir(tmp, s, sched, cs)
 		if err != nil {
-			return err
+			return explainUsage(fs.FlagSet, err)
 		}
 		title = s.Title()
 		fmt.Fprintf(stderr, "hxbar synth: %d nodes, %d switches: running yosys (seconds; minutes for the largest designs)\n", g.manifest.Nodes, g.manifest.Switches)

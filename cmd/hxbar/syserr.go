@@ -53,3 +53,13 @@ type respelled struct {
 
 func (e *respelled) Error() string { return e.msg }
 func (e *respelled) Unwrap() error { return e.err }
+
+// explainUsage is explainSystemError for a usage error a later stage
+// found (the model refusing a fault's channel): it names the flag or the
+// file's line as the first check would; other errors pass unchanged.
+func explainUsage(fs *flag.FlagSet, err error) error {
+	if ue, ok := errors.AsType[usageError](err); ok {
+		return usageError{explainSystemError(fs, ue.err)}
+	}
+	return err
+}
