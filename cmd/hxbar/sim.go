@@ -250,20 +250,7 @@ func readScheduleFile(name string) (*barrierunit.Schedule, error) {
 }
 
 func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
-	sys := s.Cur.Sys // the last episode run: the one the tables below describe
-	what := s.Sched.Algo + ", op " + string(sys.Op)
-	if d := res.Data; d != nil {
-		what = fmt.Sprintf("%s of %d items x %d flits (schedule %s, steps %s)", sys.Collective, d.Items, d.ItemFlits, d.Algo, d.Order)
-	}
-	if s.Sys.HasCommunicators() {
-		what = fmt.Sprintf("%d communicators", len(res.Communicators))
-	}
-	fmt.Fprintf(w, "system %q: %d ranks on %v %s, %s, %s duplex, link latency %d, buffers %d, flit %d bits\n",
-		s.Sys.Title(), s.Sys.NumRanks(), dimsString(sys.Dims), topologyNames[sys.Topology], what, sys.Duplex, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth)
-	if !s.Sys.HasCommunicators() {
-		fmt.Fprintf(w, "schedule: %d gates + end gate, %d routes between nodes; arrivals skewed over [0, %d] with seed %d\n\n",
-			s.Table.Gates, len(s.Table.OutDst), sys.Skew, sys.Seed)
-	}
+	printSimHeader(w, s, res)
 	if len(res.Episodes) > 1 {
 		if err := printEpisodes(w, s, res); err != nil {
 			return err
@@ -279,20 +266,56 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 		}
 	}
 	if res.Data != nil {
-		tw := tablewriter.NewWriter(w)
-		tw.Header("step", "kind", "gate", "done at cycle", "items in largest message")
-		for i, st := range res.Steps {
-			done := strconv.FormatInt(st.Done, 10)
-			if st.Done < 0 {
-				done = "not done"
-			}
-			tw.Append(st.Step, st.Kind, st.Gate, done, collective.StepCost(s.Data.Steps[i]))
-		}
-		if err := tw.Render(); err != nil {
+		if err := printDataSteps(w, s, res); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "items moved %d, received and checked %d; seed cost model %d items\n\n", res.Data.ItemsMoved, res.Data.ItemsReceived, res.Data.Cost)
 	}
+	lastArrive, err := printRanks(w, s, res)
+	if err != nil {
+		return err
+	}
+	return printSimStats(w, s, res, lastArrive)
+}
+
+// printSimHeader prints the system's line and the schedule's.
+func printSimHeader(w io.Writer, s *sim.System, res *sim.Result) {
+	sys := s.Cur.Sys // the last episode run: the one the tables below describe
+	what := s.Sched.Algo + ", op " + string(sys.Op)
+	if d := res.Data; d != nil {
+		what = fmt.Sprintf("%s of %d items x %d flits (schedule %s, steps %s)", sys.Collective, d.Items, d.ItemFlits, d.Algo, d.Order)
+	}
+	if s.Sys.HasCommunicators() {
+		what = fmt.Sprintf("%d communicators", len(res.Communicators))
+	}
+	fmt.Fprintf(w, "system %q: %d ranks on %v %s, %s, %s duplex, link latency %d, buffers %d, flit %d bits\n",
+		s.Sys.Title(), s.Sys.NumRanks(), dimsString(sys.Dims), topologyNames[sys.Topology], what, sys.Duplex, sys.LinkLatency, sys.BufferDepth, sys.FlitWidth)
+	if !s.Sys.HasCommunicators() {
+		fmt.Fprintf(w, "schedule: %d gates + end gate, %d routes between nodes; arrivals skewed over [0, %d] with seed %d\n\n",
+			s.Table.Gates, len(s.Table.OutDst), sys.Skew, sys.Seed)
+	}
+}
+
+// printDataSteps prints a data collective's steps and its item counts.
+func printDataSteps(w io.Writer, s *sim.System, res *sim.Result) error {
+	tw := tablewriter.NewWriter(w)
+	tw.Header("step", "kind", "gate", "done at cycle", "items in largest message")
+	for i, st := range res.Steps {
+		done := strconv.FormatInt(st.Done, 10)
+		if st.Done < 0 {
+			done = "not done"
+		}
+		tw.Append(st.Step, st.Kind, st.Gate, done, collective.StepCost(s.Data.Steps[i]))
+	}
+	if err := tw.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "items moved %d, received and checked %d; seed cost model %d items\n\n", res.Data.ItemsMoved, res.Data.ItemsReceived, res.Data.Cost)
+	return nil
+}
+
+// printRanks prints the ranks' table (the first maxTableRows) and returns
+// the last arrival planned, for a run that stopped first.
+func printRanks(w io.Writer, s *sim.System, res *sim.Result) (int64, error) {
 	tw := tablewriter.NewWriter(w)
 	hdr := []any{"rank", "node", "arrive", "release", "wait"}
 	comms := s.Sys.HasCommunicators()
@@ -318,11 +341,20 @@ func printSim(w io.Writer, s *sim.System, res *sim.Result) error {
 		}
 		tw.Append(row...)
 	}
-	tw.Render()
+	if err := tw.Render(); err != nil {
+		return 0, err
+	}
 	if len(res.Nodes) > maxTableRows {
 		fmt.Fprintf(w, "(%d more ranks; use --format json for all)\n", len(res.Nodes)-maxTableRows)
 	}
 	fmt.Fprintln(w)
+	return lastArrive, nil
+}
+
+// printSimStats prints the statistics table: cycles, status, latency,
+// network counts, faults, drops.
+func printSimStats(w io.Writer, s *sim.System, res *sim.Result, lastArrive int64) error {
+	sys := s.Cur.Sys
 	st := tablewriter.NewWriter(w)
 	st.Header("statistic", "value")
 	st.Append("cycles", strconv.FormatInt(res.Cycles, 10))
