@@ -107,18 +107,12 @@ func TestCosimNetlist(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	generate(t, dir, ag)
-	rep, err := CosimWith(ctxFor(t, time.Hour), dir, Icarus, Options{Netlist: true})
-	if err != nil {
-		t.Fatalf("%s: %v", ag.Title(), err)
+	rep := cosimNetlist(t, dir, ag)
+	if rep.Netlist.Reused {
+		t.Fatalf("%s: the first run reused a netlist", ag.Title())
 	}
-	if !rep.OK() || rep.Netlist == nil || rep.Netlist.Reused || rep.Netlist.Cells == 0 || !strings.HasPrefix(rep.Summary(), "Netlist matches the model") {
-		t.Fatalf("%s: %s", ag.Title(), rep)
-	}
-	t.Logf("%s: %s; synthesis %s, simulation %s (compile %s)", ag.Title(), rep.Summary(),
-		rep.Netlist.SynthTime.Round(time.Second), rep.SimTime.Round(time.Second), rep.Run.CompileTime.Round(time.Second))
 	mutateNetlist(t, rep.Netlist.File)
-	rep, err = CosimWith(ctxFor(t, time.Hour), dir, Icarus, Options{Netlist: true})
+	rep, err := CosimWith(ctxFor(t, time.Hour), dir, Icarus, Options{Netlist: true})
 	var mm *MismatchError
 	if !errors.As(err, &mm) || !rep.Netlist.Reused {
 		t.Fatalf("%s with one gate of the netlist swapped: err %v, want a mismatch on the reused (edited) netlist", ag.Title(), err)
@@ -137,8 +131,13 @@ func TestCosimNetlistDefault(t *testing.T) {
 		t.Skip("gate-level co-simulation takes minutes")
 	}
 	t.Parallel()
-	sys := hw.Default()
-	dir := t.TempDir()
+	cosimNetlist(t, t.TempDir(), hw.Default())
+}
+
+// cosimNetlist generates sys into dir and co-simulates its netlist; the
+// netlist must match the model.
+func cosimNetlist(t *testing.T, dir string, sys hw.System) *Report {
+	t.Helper()
 	generate(t, dir, sys)
 	rep, err := CosimWith(ctxFor(t, time.Hour), dir, Icarus, Options{Netlist: true})
 	if err != nil {
@@ -147,8 +146,9 @@ func TestCosimNetlistDefault(t *testing.T) {
 	if !rep.OK() || rep.Netlist == nil || rep.Netlist.Cells == 0 || !strings.HasPrefix(rep.Summary(), "Netlist matches the model") {
 		t.Fatalf("%s: %s", sys.Title(), rep)
 	}
-	t.Logf("%s: %s; synthesis %s, simulation %s", sys.Title(), rep.Summary(),
-		rep.Netlist.SynthTime.Round(time.Second), rep.SimTime.Round(time.Second))
+	t.Logf("%s: %s; synthesis %s, simulation %s (compile %s)", sys.Title(), rep.Summary(),
+		rep.Netlist.SynthTime.Round(time.Second), rep.SimTime.Round(time.Second), rep.Run.CompileTime.Round(time.Second))
+	return rep
 }
 
 // sendAnd is the gate that makes a barrier unit's do_send in the netlist
