@@ -28,7 +28,7 @@ const randomStream = 0x72616e64636f73 // "randcos"
 // broadcasts, so gate counts change between episodes, repeated up to 3
 // times), link latency 1-4, buffer depth 1-5, flit width, check code,
 // link retry, a watchdog, avoided channels, the switch pipeline (one
-// design in four), and 0-3 faults of every kind drawn on the fault-free
+// design in four), and 0-4 faults of every kind drawn on the fault-free
 // run's crossings; one design in four whose run is barriers and reductions
 // only is a torus instead (rings and mesh lines drawn per dimension,
 // without retry, pipeline, avoided channels or faults: asTorus). Candidates that the model or
@@ -55,6 +55,9 @@ func RandomDesign(seed uint64) (hw.System, error) {
 	}
 	return hw.System{}, fmt.Errorf("random design %d: no design the RTL can build in 400 draws", seed)
 }
+
+// fourthFaultStream is the PCG stream of a design's fourth fault.
+const fourthFaultStream = 0x34666c74 // "4flt"
 
 // torusStream is the PCG stream of RandomDesign's torus draws.
 const torusStream = 0x746f727573 // "torus"
@@ -289,7 +292,8 @@ func buildsForRTL(sys hw.System) bool {
 // of hw.FaultKinds (an ackflip only with link retry).
 var faultKindsDrawn = []string{hw.FaultFlip, hw.FaultDrop, hw.FaultDead, hw.FaultStuck, hw.FaultAckFlip, hw.FaultCreditDrop}
 
-// drawFaults adds 1-3 faults to sys, each on a crossing of the fault-free
+// drawFaults adds 1-3 faults to sys (a fourth in one design of three
+// with three), each on a crossing of the fault-free
 // run (so that it hits traffic; a creditdrop on a credit return, an
 // ackflip on the ACK word of a crossing), and a watchdog when there is none (a
 // fault must end in an error the model and the RTL both report, not in a
@@ -329,6 +333,23 @@ func drawFaults(rng *rand.Rand, sys hw.System) (hw.System, bool) {
 			on = credits
 		}
 		sys.Faults = append(sys.Faults, drawOneFault(rng, &sys, names, on, kind))
+	}
+	// One three-fault design in three gets a fourth fault (the most a
+	// campaign run takes), drawn from a stream of its own so that the
+	// other designs keep their seeds' draws; a fault already drawn is
+	// drawn again.
+	if frng := rand.New(rand.NewPCG(uint64(sys.Seed), fourthFaultStream)); k == 3 && frng.IntN(3) == 0 {
+		kind := kinds[frng.IntN(len(kinds))]
+		on := cr
+		if kind == hw.FaultCreditDrop {
+			on = credits
+		}
+		for try := 0; try < 20; try++ {
+			if f := drawOneFault(frng, &sys, names, on, kind); !slices.Contains(sys.Faults, f) {
+				sys.Faults = append(sys.Faults, f)
+				break
+			}
+		}
 	}
 	if sys.Watchdog == 0 {
 		sys.Watchdog = int64(200 + rng.IntN(800))
