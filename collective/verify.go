@@ -122,80 +122,129 @@ func Verify(s *Schedule) Report {
 	for _, c := range r.StepCosts {
 		r.Cost += c
 	}
-	M, D := s.Nodes, s.Items
-	W := (D + 63) / 64
-	held := make([]uint64, M*W)
-	for i, p := range s.Placement {
-		held[p*W+i/64] |= 1 << (i % 64)
+	v := newVerifier(s, &r)
+	for si := range s.Steps {
+		if v.sends(si) || v.pairs(si) {
+			return r
+		}
+		v.deliver(si)
 	}
-	// sent[n]/recv[n]: 1 + index of the transfer node n sends/receives in
-	// the current step; stamp[n] says which step the entries belong to.
-	sent := make([]int, M)
-	recv := make([]int, M)
-	stamp := make([]int, M)
-	fail := func(rule string, step, tr, node, peer, item int, format string, args ...any) Report {
-		r.Rule, r.Step, r.Transfer, r.Node, r.Peer, r.Item = rule, step, tr, node, peer, item
-		r.Message = fmt.Sprintf(format, args...)
+	if v.incomplete() {
 		return r
 	}
-	for si := range s.Steps {
-		st := &s.Steps[si]
-		step := si + 1
-		for j := range st.Transfers {
-			t := &st.Transfers[j]
-			src := held[t.Src*W : t.Src*W+W]
-			for _, it := range t.Items {
-				if src[it>>6]&(1<<(it&63)) == 0 {
-					return fail(RuleNotHeld, step, j, t.Src, t.Dst, it,
-						"step %d (steps[%d].transfers[%d]): node %d sends item %d to node %d but does not hold it at the start of the step",
-						step, si, j, t.Src, it, t.Dst)
-				}
+	r.OK = true
+	r.Message = fmt.Sprintf("%d nodes, %d items: every item reaches every node in %d steps (%s), cost %d, %d redundant copies",
+		s.Nodes, s.Items, len(s.Steps), orderText(s.Order), r.Cost, r.Redundant)
+	return r
+}
+
+// verifier is Verify's state: the items each node holds, as W words of
+// bits per node, and the ports used in the current step.
+type verifier struct {
+	s    *Schedule
+	r    *Report
+	W    int
+	held []uint64
+	// sent[n]/recv[n]: 1 + index of the transfer node n sends/receives in
+	// the current step; stamp[n] says which step the entries belong to.
+	sent, recv, stamp []int
+}
+
+func newVerifier(s *Schedule, r *Report) *verifier {
+	M, W := s.Nodes, (s.Items+63)/64
+	v := &verifier{s: s, r: r, W: W, held: make([]uint64, M*W), sent: make([]int, M), recv: make([]int, M), stamp: make([]int, M)}
+	for i, p := range s.Placement {
+		v.held[p*W+i/64] |= 1 << (i % 64)
+	}
+	return v
+}
+
+// fail records a violation in the report and returns true.
+func (v *verifier) fail(rule string, step, tr, node, peer, item int, format string, args ...any) bool {
+	r := v.r
+	r.Rule, r.Step, r.Transfer, r.Node, r.Peer, r.Item = rule, step, tr, node, peer, item
+	r.Message = fmt.Sprintf(format, args...)
+	return true
+}
+
+// sends checks step si's transfers one by one: the sender holds what it
+// sends at the start of the step, and no port sends or receives twice.
+func (v *verifier) sends(si int) bool {
+	st, step, W := &v.s.Steps[si], si+1, v.W
+	for j := range st.Transfers {
+		t := &st.Transfers[j]
+		src := v.held[t.Src*W : t.Src*W+W]
+		for _, it := range t.Items {
+			if src[it>>6]&(1<<(it&63)) == 0 {
+				return v.fail(RuleNotHeld, step, j, t.Src, t.Dst, it,
+					"step %d (steps[%d].transfers[%d]): node %d sends item %d to node %d but does not hold it at the start of the step",
+					step, si, j, t.Src, it, t.Dst)
 			}
-			for _, n := range [2]int{t.Src, t.Dst} {
-				if stamp[n] != step {
-					stamp[n], sent[n], recv[n] = step, 0, 0
-				}
-			}
-			if k := sent[t.Src]; k != 0 {
-				first := st.Transfers[k-1].Dst
-				return fail(RulePortOut, step, j, t.Src, t.Dst, -1,
-					"step %d (steps[%d].transfers[%d]): node %d sends twice, to node %d (transfers[%d]) and to node %d; its port has one out path",
-					step, si, j, t.Src, first, k-1, t.Dst)
-			}
-			if k := recv[t.Dst]; k != 0 {
-				first := st.Transfers[k-1].Src
-				return fail(RulePortIn, step, j, t.Dst, t.Src, -1,
-					"step %d (steps[%d].transfers[%d]): node %d receives twice, from node %d (transfers[%d]) and from node %d; its port has one in path",
-					step, si, j, t.Dst, first, k-1, t.Src)
-			}
-			sent[t.Src], recv[t.Dst] = j+1, j+1
 		}
-		for j := range st.Transfers {
-			t := &st.Transfers[j]
-			back := stamp[t.Dst] == step && sent[t.Dst] != 0 && st.Transfers[sent[t.Dst]-1].Dst == t.Src
-			if st.Kind == KindMutual && !back {
-				return fail(RuleUnpaired, step, j, t.Dst, t.Src, -1,
-					"step %d (steps[%d].transfers[%d]) is mutual (M) but node %d does not send back to node %d; in a mutual step both partners send",
-					step, si, j, t.Dst, t.Src)
-			}
-			if st.Kind == KindOneSided && back {
-				return fail(RuleOneSidedSwap, step, j, t.Src, t.Dst, -1,
-					"step %d (steps[%d].transfers[%d]) is one-sided (O) but nodes %d and %d send to each other, which is a mutual exchange",
-					step, si, j, t.Src, t.Dst)
+		for _, n := range [2]int{t.Src, t.Dst} {
+			if v.stamp[n] != step {
+				v.stamp[n], v.sent[n], v.recv[n] = step, 0, 0
 			}
 		}
-		for j := range st.Transfers {
-			t := &st.Transfers[j]
-			dst := held[t.Dst*W : t.Dst*W+W]
-			for _, it := range t.Items {
-				bit := uint64(1) << (it & 63)
-				if dst[it>>6]&bit != 0 {
-					r.Redundant++
-				}
-				dst[it>>6] |= bit
-			}
+		if k := v.sent[t.Src]; k != 0 {
+			first := st.Transfers[k-1].Dst
+			return v.fail(RulePortOut, step, j, t.Src, t.Dst, -1,
+				"step %d (steps[%d].transfers[%d]): node %d sends twice, to node %d (transfers[%d]) and to node %d; its port has one out path",
+				step, si, j, t.Src, first, k-1, t.Dst)
+		}
+		if k := v.recv[t.Dst]; k != 0 {
+			first := st.Transfers[k-1].Src
+			return v.fail(RulePortIn, step, j, t.Dst, t.Src, -1,
+				"step %d (steps[%d].transfers[%d]): node %d receives twice, from node %d (transfers[%d]) and from node %d; its port has one in path",
+				step, si, j, t.Dst, first, k-1, t.Src)
+		}
+		v.sent[t.Src], v.recv[t.Dst] = j+1, j+1
+	}
+	return false
+}
+
+// pairs checks that in a mutual step every receiver sends back, and in a
+// one-sided step none does.
+func (v *verifier) pairs(si int) bool {
+	st, step := &v.s.Steps[si], si+1
+	for j := range st.Transfers {
+		t := &st.Transfers[j]
+		back := v.stamp[t.Dst] == step && v.sent[t.Dst] != 0 && st.Transfers[v.sent[t.Dst]-1].Dst == t.Src
+		if st.Kind == KindMutual && !back {
+			return v.fail(RuleUnpaired, step, j, t.Dst, t.Src, -1,
+				"step %d (steps[%d].transfers[%d]) is mutual (M) but node %d does not send back to node %d; in a mutual step both partners send",
+				step, si, j, t.Dst, t.Src)
+		}
+		if st.Kind == KindOneSided && back {
+			return v.fail(RuleOneSidedSwap, step, j, t.Src, t.Dst, -1,
+				"step %d (steps[%d].transfers[%d]) is one-sided (O) but nodes %d and %d send to each other, which is a mutual exchange",
+				step, si, j, t.Src, t.Dst)
 		}
 	}
+	return false
+}
+
+// deliver gives step si's items to their receivers, counting the copies
+// a receiver already held.
+func (v *verifier) deliver(si int) {
+	st, W := &v.s.Steps[si], v.W
+	for j := range st.Transfers {
+		t := &st.Transfers[j]
+		dst := v.held[t.Dst*W : t.Dst*W+W]
+		for _, it := range t.Items {
+			bit := uint64(1) << (it & 63)
+			if dst[it>>6]&bit != 0 {
+				v.r.Redundant++
+			}
+			dst[it>>6] |= bit
+		}
+	}
+}
+
+// incomplete reports the first node-item pair missing after the last
+// step (by node, then item) and the count of all.
+func (v *verifier) incomplete() bool {
+	M, D, W := v.s.Nodes, v.s.Items, v.W
 	missing, firstNode, firstItem := 0, -1, -1
 	full := make([]uint64, W)
 	for w := range W {
@@ -206,7 +255,7 @@ func Verify(s *Schedule) Report {
 	}
 	for n := range M {
 		for w := range W {
-			lack := full[w] &^ held[n*W+w]
+			lack := full[w] &^ v.held[n*W+w]
 			if lack == 0 {
 				continue
 			}
@@ -216,15 +265,13 @@ func Verify(s *Schedule) Report {
 			missing += bits.OnesCount64(lack)
 		}
 	}
-	if missing > 0 {
-		return fail(RuleIncomplete, len(s.Steps), -1, firstNode, -1, firstItem,
-			"after the last step (%d), node %d lacks item %d (%d node-item pairs missing in all)",
-			len(s.Steps), firstNode, firstItem, missing)
+	if missing == 0 {
+		return false
 	}
-	r.OK = true
-	r.Message = fmt.Sprintf("%d nodes, %d items: every item reaches every node in %d steps (%s), cost %d, %d redundant copies",
-		M, D, len(s.Steps), orderText(s.Order), r.Cost, r.Redundant)
-	return r
+	steps := len(v.s.Steps)
+	return v.fail(RuleIncomplete, steps, -1, firstNode, -1, firstItem,
+		"after the last step (%d), node %d lacks item %d (%d node-item pairs missing in all)",
+		steps, firstNode, firstItem, missing)
 }
 
 func orderText(o string) string {
