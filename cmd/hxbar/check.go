@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"github.com/hxbar/hxbar/hw"
 	"io"
 
 	"strings"
@@ -52,6 +54,19 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		}
 		return listChannels(f, *format, stdout)
 	}
+	rep, err := proveTables(fs.FlagSet, &s, f)
+	if err != nil {
+		return err
+	}
+	if *format == "json" {
+		return json.NewEncoder(stdout).Encode(rep)
+	}
+	return printCheck(stdout, &s, rep)
+}
+
+// proveTables proves the fabric's routing tables: all pairs, around the
+// avoided channels, or (a torus too large to walk) by dimension.
+func proveTables(fs *flag.FlagSet, s *hw.System, f noc.Fabric) (*noc.CheckReport, error) {
 	// A torus too large for the all-pairs walk is proved by dimension,
 	// unless channels are avoided: AvoidChannels walks every pair.
 	tor, isTorus := f.(*noc.Torus)
@@ -61,16 +76,17 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		if isTorus {
 			check = "the all-pairs check of --avoid"
 		}
-		return usageError{explainSystemError(fs.FlagSet, fmt.Errorf("invalid dims: %v is %d nodes (allowed: at most %d nodes for %s)", s.Dims, f.NumNodes(), noc.MaxCheckNodes, check))}
+		return nil, usageError{explainSystemError(fs, fmt.Errorf("invalid dims: %v is %d nodes (allowed: at most %d nodes for %s)", s.Dims, f.NumNodes(), noc.MaxCheckNodes, check))}
 	}
 	var rep *noc.CheckReport
+	var err error
 	if len(s.Avoid) > 0 {
-		ids, err := design.AvoidIDs(&s, f)
+		ids, err := design.AvoidIDs(s, f)
 		if err != nil {
-			return usageError{explainSystemError(fs.FlagSet, err)}
+			return nil, usageError{explainSystemError(fs, err)}
 		}
 		if _, rep, err = noc.AvoidChannels(f, ids); err != nil {
-			return failure{err.Error()}
+			return nil, failure{err.Error()}
 		}
 	} else if byDim {
 		// Too many pairs to walk them all: prove each dimension's line and
@@ -82,11 +98,13 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		rep, err = noc.CheckFabric(f)
 	}
 	if err != nil {
-		return failure{err.Error()}
+		return nil, failure{err.Error()}
 	}
-	if *format == "json" {
-		return json.NewEncoder(stdout).Encode(rep)
-	}
+	return rep, nil
+}
+
+// printCheck prints a proof's report as check's table.
+func printCheck(stdout io.Writer, s *hw.System, rep *noc.CheckReport) error {
 	if len(rep.Avoided) > 0 {
 		fmt.Fprintf(stdout, "routing tables of the %s %s around %s: proved\n", dimsString(s.Dims), topologyNames[s.Topology], strings.Join(rep.Avoided, ", "))
 	} else {
