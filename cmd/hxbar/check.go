@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/hxbar/hxbar/hw"
 	"io"
-
 	"strings"
 
 	"github.com/hxbar/hxbar/design"
+	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/noc"
 	"github.com/olekukonko/tablewriter"
 )
