@@ -1,0 +1,82 @@
+package testbench
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hxbar/hxbar/hw"
+)
+
+// sixDimCase is one co-simulation of a 5-D or 6-D system.
+type sixDimCase struct {
+	name  string
+	topo  hw.Topology
+	dims  []int
+	wrap  []bool // torus only; nil: every dimension a ring
+	algo  hw.Algorithm
+	op    hw.OpName
+	bench bool // long: make bench only (HXBAR_FULL_MATRIX)
+}
+
+// sixDimCases: make test co-simulates a 5-D hyper-crossbar, a 6-D one and
+// a 6-D torus whose dimensions 4 and 5 differ in size (so that a design
+// that mixes up their sizes, coordinates or wiring cannot match the model);
+// make bench adds the 64-node 6-D hyper-crossbar and the issue's
+// Tofu-shaped 3x2x3x2x3x2 system (216 ranks, rings of 3 and mesh lines of
+// 2) running the near-last and the near-first butterfly and a sum.
+func sixDimCases() []sixDimCase {
+	tofu := []int{3, 2, 3, 2, 3, 2}
+	tofuWrap := []bool{true, false, true, false, true, false}
+	return []sixDimCase{
+		{name: "hyperxbar-2x2x2x2x3-sum", topo: hw.TopoHyperXbar, dims: []int{2, 2, 2, 2, 3}, algo: hw.AlgoButterfly, op: hw.OpSum},
+		{name: "hyperxbar-2x2x2x2x3x2-nearfirst", topo: hw.TopoHyperXbar, dims: []int{2, 2, 2, 2, 3, 2}, algo: hw.AlgoButterflyNearFirst, op: hw.OpBarrier},
+		{name: "torus-2x2x2x2x3x2-sum", topo: hw.TopoTorus, dims: []int{2, 2, 2, 2, 3, 2},
+			wrap: []bool{false, false, false, false, true, false}, algo: hw.AlgoButterfly, op: hw.OpSum},
+		{name: "hyperxbar-2x2x2x2x2x2", topo: hw.TopoHyperXbar, dims: []int{2, 2, 2, 2, 2, 2}, algo: hw.AlgoButterfly, op: hw.OpBarrier, bench: true},
+		{name: "tofu-butterfly", topo: hw.TopoTorus, dims: tofu, wrap: tofuWrap, algo: hw.AlgoButterfly, op: hw.OpBarrier, bench: true},
+		{name: "tofu-butterfly-near-first", topo: hw.TopoTorus, dims: tofu, wrap: tofuWrap, algo: hw.AlgoButterflyNearFirst, op: hw.OpBarrier, bench: true},
+		{name: "tofu-sum", topo: hw.TopoTorus, dims: tofu, wrap: tofuWrap, algo: hw.AlgoButterfly, op: hw.OpSum, bench: true},
+	}
+}
+
+// TestCosimSixDims co-simulates 5-D and 6-D systems, both fabrics, cycle
+// for cycle against the model under Icarus (docs/rtl.md: K0..K5).
+func TestCosimSixDims(t *testing.T) {
+	needTools(t, Icarus)
+	for _, c := range sixDimCases() {
+		t.Run(c.name, func(t *testing.T) {
+			if c.bench && !fullMatrix() {
+				t.Skip("make bench runs it (HXBAR_FULL_MATRIX): minutes under Icarus")
+			}
+			sys := hw.Default()
+			sys.Name, sys.Topology, sys.Dims, sys.Wrap = c.name, c.topo, c.dims, c.wrap
+			sys.Ranks, sys.Placement, sys.Algo, sys.Op = 0, nil, c.algo, c.op
+			if err := sys.Validate(); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			dir := t.TempDir()
+			generate(t, dir, sys)
+			top, err := os.ReadFile(join(dir, "hx_top.v"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, d := range c.dims {
+				if want := fmt.Sprintf("localparam integer K%d   = %d;", k, d); !strings.Contains(string(top), want) {
+					t.Fatalf("hx_top.v has no %q", want)
+				}
+			}
+			start := time.Now()
+			rep, err := Cosim(ctxFor(t, 30*time.Minute), dir, Icarus)
+			if err != nil {
+				t.Fatalf("cosim: %v", err)
+			}
+			if !rep.OK() {
+				t.Fatalf("cosim: %s", rep.Summary())
+			}
+			t.Logf("%s: %s (%.0f s)", c.name, rep.Summary(), time.Since(start).Seconds())
+		})
+	}
+}

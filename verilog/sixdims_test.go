@@ -1,0 +1,60 @@
+package verilog
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestYosysSynthSixDims: a node of a 6-D system synthesizes clean (no
+// warning, check -assert), both fabrics: hx_tile (a 7-port exchanger with
+// the 6-D table and the unit's 6-D address check; about a minute) and,
+// with HXBAR_FULL_MATRIX (make bench: about 2 minutes alone, 7 on a loaded
+// 2-core machine), hx_rtile (a 25-port router on a Tofu-shaped grid,
+// rings of 3 and mesh lines of 2). A whole 6-D hx_top has at least 64
+// nodes, too many to synthesize in a test.
+func TestYosysSynthSixDims(t *testing.T) {
+	t.Parallel()
+	ys := needTool(t, "yosys")
+	dir := t.TempDir()
+	var files []string
+	for _, name := range Library() {
+		src, err := LibrarySource(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, name)
+	}
+	for _, c := range []struct {
+		top, params string
+		long        bool
+	}{
+		{"hx_tile", "NDIM=6 K0=2 K1=2 K2=2 K3=2 K4=3 K5=2 AB=7 FW=16", false},
+		{"hx_rtile", "NDIM=6 K0=3 K1=2 K2=3 K3=2 K4=3 K5=2 AB=9 FW=16 WRAP=21 C0=2 C4=1 C5=1", true},
+	} {
+		t.Run(c.top, func(t *testing.T) {
+			if c.long && os.Getenv("HXBAR_FULL_MATRIX") == "" {
+				t.Skip("make bench runs it (HXBAR_FULL_MATRIX): minutes of synthesis")
+			}
+			var ch []string
+			for _, kv := range strings.Fields(c.params) {
+				k, v, _ := strings.Cut(kv, "=")
+				ch = append(ch, fmt.Sprintf("-chparam %s %s", k, v))
+			}
+			log := c.top + ".log"
+			script := fmt.Sprintf("read_verilog -defer %s; hierarchy -top %s %s; synth -top %s; check -assert",
+				strings.Join(files, " "), c.top, strings.Join(ch, " "), c.top)
+			out, err := run(t, dir, 10*time.Minute, ys, "-q", "-l", log, "-p", script)
+			b, _ := os.ReadFile(filepath.Join(dir, log))
+			if err != nil || strings.Contains(strings.ToLower(string(b)), "warning") {
+				t.Errorf("yosys %s %s (%v):\n%s\n%s", c.top, c.params, err, out, grepLines(string(b), "arning", "rror"))
+			}
+		})
+	}
+}
