@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hxbar/hxbar/hw"
 )
 
 // TestYosysSynthSixDims: a node of a 6-D system synthesizes clean (no
@@ -54,6 +56,29 @@ func TestYosysSynthSixDims(t *testing.T) {
 			b, _ := os.ReadFile(filepath.Join(dir, log))
 			if err != nil || strings.Contains(strings.ToLower(string(b)), "warning") {
 				t.Errorf("yosys %s %s (%v):\n%s\n%s", c.top, c.params, err, out, grepLines(string(b), "arning", "rror"))
+			}
+		})
+	}
+}
+
+// TestVerilatorLintSixDims: generated 6-D designs, both fabrics, are clean
+// under Verilator -Wall (hx_top's K4, K5, C4, C5 and the 6-D link vectors;
+// Icarus compiles them in testbench.TestCosimSixDims).
+func TestVerilatorLintSixDims(t *testing.T) {
+	t.Parallel()
+	vl := needTool(t, "verilator")
+	for _, sys := range []hw.System{
+		testSystem("hyper2x2x2x2x3x2-sum", []int{2, 2, 2, 2, 3, 2}, func(s *hw.System) { s.Op = "sum" }),
+		testSystem("torus2x2x2x2x3x2", []int{2, 2, 2, 2, 3, 2}, func(s *hw.System) {
+			s.Topology, s.Wrap = hw.TopoTorus, []bool{false, false, false, false, true, false}
+		}),
+	} {
+		t.Run(sys.Name, func(t *testing.T) {
+			t.Parallel()
+			dir, m := generate(t, build(t, sys, nil))
+			out, err := run(t, dir, 10*time.Minute, vl, append([]string{"--lint-only", "-Wall", "--top-module", TopModule}, m.Sources...)...)
+			if err != nil || out != "" {
+				t.Errorf("verilator --lint-only -Wall (%v):\n%s", err, out)
 			}
 		})
 	}
