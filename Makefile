@@ -171,6 +171,8 @@ bench: build
 	$(BIN) sim --config examples/tofu-d-fugaku.yaml --format json --timing > /dev/null
 	$(BIN) sim --topology torus --dims 32,32,32,32 --skew 100 --format json --timing > /dev/null
 	HXBAR_SPEED=1 $(GO) test -count=1 -run TestSpeed -v ./testbench/ | grep -v '^=== '
+	HXBAR_FULL_MATRIX=1 $(GO) test -count=1 -timeout 30m -run 'TestYosysSynthSixDims|TestVerilatorLintSixDims' ./verilog/
+	HXBAR_FULL_MATRIX=1 $(GO) test -count=1 -timeout 4h -run 'TestCosimSixDims' ./testbench/
 	HXBAR_FULL_MATRIX=1 $(GO) test -count=1 -timeout 90m -run 'TestCosimMatrix|TestCosimAvoid$$|TestCosimEpisodes$$|TestCosimChannels$$|TestFaultsCosimWithRetry|TestCosimEpisodesVerilator|TestCosimDataVerilator|TestCosimNetlistMatrix' ./testbench/
 	$(MAKE) faults
 

@@ -148,7 +148,7 @@ func TestGenerateData(t *testing.T) {
 					}
 					maxg, nrt, nil_ = max(1, gt.Gates), max(1, len(gt.Routes)), max(1, len(dt.Items))
 				}
-				inst := fmt.Sprintf("hx_tile #(.MAXG(%d), .NRT(%d), .DATA(1), .NIL(%d),\n              .FW(FW), .CB(CB), .CRC_POLY(CRC_POLY), .B(B), .AB(AB), .RB(RB),\n              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .L(L)) tile%d (", maxg, nrt, nil_, n)
+				inst := fmt.Sprintf("hx_tile #(.MAXG(%d), .NRT(%d), .DATA(1), .NIL(%d),\n              .FW(FW), .CB(CB), .CRC_POLY(CRC_POLY), .B(B), .AB(AB), .RB(RB),\n              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5), .L(L)) tile%d (", maxg, nrt, nil_, n)
 				if !bytes.Contains(top, []byte(inst)) {
 					t.Errorf("hx_top.v lacks %q", inst)
 				}

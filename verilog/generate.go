@@ -107,9 +107,13 @@ func fieldErr(field string, value any, allowed string) error {
 // MaxNodes bounds the systems Generate writes RTL for.
 const MaxNodes = 4096
 
-// MaxDims is the most dimensions the RTL's switch takes (hx_switch has the
-// parameters K0..K3): the model goes to hw.MaxDims, the RTL stops here.
-const MaxDims = 4
+// MaxDims is the most dimensions the RTL takes (hx_switch, hx_router and
+// the unit have the parameters K0..K5): every dimension count the model
+// takes (hw.MaxDims).
+const MaxDims = 6
+
+// The RTL takes every dimension count the model does.
+var _ = uint(MaxDims - hw.MaxDims)
 
 // Check reports whether the RTL can build d: the system must be valid, a
 // hyper-crossbar, full duplex, and every episode's tables must fit the
@@ -157,7 +161,7 @@ func check(s *design.Episode) error {
 		return fieldErr("topology", strconv.Quote(string(s.Sys.Topology)), what)
 	}
 	if s != nil && len(s.Sys.Dims) > MaxDims {
-		return fieldErr("dims", fmt.Sprint(s.Sys.Dims), fmt.Sprintf("1 to %d dimensions for generated RTL (hx_switch has parameters K0..K%d; %d dimensions run in the model only)", MaxDims, MaxDims-1, len(s.Sys.Dims)))
+		return fieldErr("dims", fmt.Sprint(s.Sys.Dims), fmt.Sprintf("1 to %d dimensions for generated RTL (hx_switch has parameters K0..K%d)", MaxDims, MaxDims-1))
 	}
 	if err := checkShape(s); err != nil {
 		return err

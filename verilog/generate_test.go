@@ -316,15 +316,20 @@ func TestGenerateRefuses(t *testing.T) {
 		t.Errorf("a refused system created %s", dir)
 	}
 
-	// Five and six dimensions run in the model only: the RTL's switch has
-	// K0..K3 (MaxDims).
-	for _, dims := range [][]int{{2, 2, 2, 2, 2}, {2, 2, 2, 2, 2, 2}} {
+	// Five and six dimensions build (MaxDims = hw.MaxDims, K0..K5); a
+	// design with more (only a broken one: the model refuses a seventh)
+	// is refused naming dims.
+	for _, dims := range [][]int{{2, 2, 2, 2, 3}, {2, 2, 2, 2, 3, 2}} {
 		s := build(t, testSystem("six", dims, nil), nil)
-		_, err := Generate(t.TempDir(), s.Design)
-		if !errors.As(err, &fe) || fe.Field != "dims" || !strings.Contains(err.Error(), "1 to 4 dimensions for generated RTL") ||
-			!strings.Contains(err.Error(), fmt.Sprint(dims)) {
-			t.Errorf("%v: err = %v", dims, err)
+		if err := Check(s.Design); err != nil {
+			t.Errorf("%v: %v", dims, err)
 		}
+	}
+	seven := breakable(build(t, testSystem("seven", []int{2, 2, 2, 2, 2, 2}, nil), nil).Design)
+	seven.Sys.Dims = []int{2, 2, 2, 2, 2, 2, 2}
+	if err := check(seven); !errors.As(err, &fe) || fe.Field != "dims" ||
+		!strings.Contains(err.Error(), fmt.Sprintf("1 to %d dimensions for generated RTL", MaxDims)) {
+		t.Errorf("7 dims: err = %v", err)
 	}
 
 	// More gates than the 6-bit gate field holds (a user schedule could ask).

@@ -25,8 +25,8 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap, plan *Channels) []
 	}
 	RB := sys.RankBits()
 	nd := t.NumDims()
-	var k4 [4]int
-	copy(k4[:], t.Dims)
+	var kk [MaxDims]int
+	copy(kk[:], t.Dims)
 
 	var b bytes.Buffer
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
@@ -90,8 +90,8 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap, plan *Channels) []
 		p("    localparam integer CW   = %d;   // link check code bits (hw.LinkCode)\n", hw.LinkCode.Width)
 		p("    localparam [CW-1:0] CPOLY = %d'h%04X;   // its polynomial\n", hw.LinkCode.Width, hw.LinkCode.Poly)
 	}
-	for k := 0; k < 4; k++ {
-		p("    localparam integer K%d   = %d;\n", k, k4[k])
+	for k := 0; k < MaxDims; k++ {
+		p("    localparam integer K%d   = %d;\n", k, kk[k])
 	}
 	// The routing exception CAM of every switch (avoided channels only: a
 	// design without them is the same text as before).
@@ -131,6 +131,7 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap, plan *Channels) []
 		k := t.XbarDim(sw)
 		p("\n    // ---- switch %d: crossbar of dimension %d, line %d\n", sw, k, sw-t.XbarBase[k])
 		p("    hx_switch #(.P(%d), .FW(FW), .B(B), .MODE(1), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3),\n", t.Ports(sw))
+		p("                .K4(K4), .K5(K5),\n")
 		p("                .XDIM(%d), .CB(CB)%s) sw%d (\n", k, cam, sw)
 		switchPorts(p, sw, t.Nodes)
 	}
@@ -205,7 +206,7 @@ func tile(p func(string, ...any), s *design.Episode, n int, c unitCap, plan *Cha
 		p("    hx_tile #(.MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d)%s,\n", c.maxG, c.nrt, dataP, c.nil_, loop)
 	}
 	p("              .FW(FW), .CB(CB), .CRC_POLY(CRC_POLY), .B(B), .AB(AB), .RB(RB),\n")
-	p("              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3)%s, .L(L)%s) %s (\n", cam, retry, TilePath(n))
+	p("              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5)%s, .L(L)%s) %s (\n", cam, retry, TilePath(n))
 	p("        .clk(clk), .rst(rst),\n")
 	if plan != nil {
 		K := plan.K

@@ -90,8 +90,8 @@ func torusTopFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 	g := Grid(s.Design)
 	N := tor.Nodes
 	nd := len(tor.Dims)
-	var k4 [4]int
-	copy(k4[:], tor.Dims)
+	var kk [MaxDims]int
+	copy(kk[:], tor.Dims)
 	wrap := 0
 	for k, w := range tor.Wrap {
 		if w {
@@ -143,8 +143,8 @@ func torusTopFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 	p("    localparam integer NDIM = %d;   // dimensions\n", nd)
 	p("    localparam integer NL   = %d;   // link ports per tile (4 per dimension: + VC0, + VC1, - VC0, - VC1)\n", 4*nd)
 	p("    localparam integer WRAP = %d;   // bit k: dimension k is a ring (1) or a mesh line (0)\n", wrap)
-	for k := 0; k < 4; k++ {
-		p("    localparam integer K%d   = %d;\n", k, k4[k])
+	for k := 0; k < MaxDims; k++ {
+		p("    localparam integer K%d   = %d;\n", k, kk[k])
 	}
 	p("\n    assign fab_prdata  = 32'd0;\n")
 	p("    assign fab_pready  = 1'b1;\n")
@@ -176,14 +176,14 @@ func torusTile(p func(string, ...any), s *design.Episode, g *noc.Topology, tor *
 	if s.Sys.Looping() {
 		loop = ", .NBANK(2)"
 	}
-	var c4 [4]int
+	var cc [MaxDims]int
 	for k := range tor.Dims {
-		c4[k] = tor.Coord(n, k)
+		cc[k] = tor.Coord(n, k)
 	}
 	p("    hx_rtile #(.MAXG(%d), .NRT(%d)%s,\n", c.maxG, c.nrt, loop)
 	p("              .FW(FW), .CB(CB), .CRC_POLY(CRC_POLY), .B(B), .AB(AB), .RB(RB),\n")
-	p("              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .WRAP(WRAP),\n")
-	p("              .C0(%d), .C1(%d), .C2(%d), .C3(%d), .L(L)) %s (\n", c4[0], c4[1], c4[2], c4[3], TilePath(n))
+	p("              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5), .WRAP(WRAP),\n")
+	p("              .C0(%d), .C1(%d), .C2(%d), .C3(%d), .C4(%d), .C5(%d), .L(L)) %s (\n", cc[0], cc[1], cc[2], cc[3], cc[4], cc[5], TilePath(n))
 	p("        .clk(clk), .rst(rst),\n")
 	p("        .arrive(arrive[%d]), .operand(operand[%d +: 64]),\n", n, 64*n)
 	p("        .released(released[%d]), .result(result[%d +: 64]),\n", n, 64*n)

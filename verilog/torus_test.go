@@ -28,12 +28,15 @@ func TestTorusRefuses(t *testing.T) {
 	if err := Check(ok.Design); err != nil {
 		t.Fatalf("4x3 torus refused: %v", err)
 	}
+	tofu := build(t, torusTestSystem("tofu", []int{3, 2, 3, 2, 3, 2}, []bool{true, false, true, false, true, false}, nil), nil)
+	if err := Check(tofu.Design); err != nil {
+		t.Fatalf("6-D torus refused: %v", err)
+	}
 	var fe *hw.FieldError
 	for _, c := range []struct {
 		name, field, text string
 		mod               func(*hw.System)
 	}{
-		{"dims5", "dims", "1 to 4 dimensions for torus RTL", func(s *hw.System) { s.Dims, s.Wrap = []int{2, 2, 2, 2, 2}, nil }},
 		{"faults", "faults", "none for torus RTL", func(s *hw.System) { s.Faults = []string{"drop:n0.d0+.vc0@first"} }},
 		{"avoid", "avoid", "none for torus RTL", func(s *hw.System) { s.Avoid = []string{"n0.d0+.vc0"} }},
 		{"retry", "link_retry", "0 for torus RTL", func(s *hw.System) { s.LinkRetry = s.BufferDepth }},
@@ -104,7 +107,8 @@ func TestTorusTop(t *testing.T) {
 
 // TestRtileLintStandalone: hx_rtile is a top of its own, as hx_tile is:
 // clean under Verilator -Wall on a ring, a mesh grid, a 4-D torus with a
-// check code and a mixed 3-D grid with a data engine.
+// check code, a mixed 3-D grid with a data engine and a Tofu-shaped 6-D
+// grid (rings of 3, mesh lines of 2).
 func TestRtileLintStandalone(t *testing.T) {
 	t.Parallel()
 	vl := needTool(t, "verilator")
@@ -126,6 +130,7 @@ func TestRtileLintStandalone(t *testing.T) {
 		"-GNDIM=2 -GK0=3 -GK1=3 -GAB=4 -GWRAP=0 -GC0=1 -GC1=2",
 		"-GNDIM=4 -GK0=2 -GK1=2 -GK2=2 -GK3=2 -GAB=4 -GCB=32 -GC3=1",
 		"-GNDIM=3 -GK0=4 -GK1=3 -GK2=2 -GAB=5 -GWRAP=5 -GC0=3 -GC1=1 -GDATA=1 -GNIL=4 -GNBANK=2",
+		"-GNDIM=6 -GK0=3 -GK1=2 -GK2=3 -GK3=2 -GK4=3 -GK5=2 -GAB=9 -GWRAP=21 -GC0=2 -GC4=1 -GC5=1",
 	} {
 		args := append([]string{"--lint-only", "-Wall", "--top-module", "hx_rtile"}, strings.Fields(params)...)
 		out, err := run(t, dir, 120*time.Second, vl, append(args, files...)...)

@@ -35,6 +35,8 @@ module hx_barrier_node #(
     parameter integer K1   = 0,
     parameter integer K2   = 0,
     parameter integer K3   = 0,
+    parameter integer K4   = 0,
+    parameter integer K5   = 0,
     parameter integer CB   = 0,
     parameter [31:0]  CRC_POLY = 32'h1EDC6F41
 ) (
@@ -85,7 +87,7 @@ module hx_barrier_node #(
         for (gc = 0; gc < NCH; gc = gc + 1) begin : ch
             hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(MAXG), .NRT(NRT),
                               .DATA(0), .NIL(1), .NBANK(NBANK), .NDIM(NDIM),
-                              .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB), .CRC_POLY(CRC_POLY),
+                              .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5), .CB(CB), .CRC_POLY(CRC_POLY),
                               .EXT(1), .CHB(CHB)) u (
                 .clk(clk), .rst(rst),
                 .arrive(arrive[gc]), .operand(operand[64*gc +: 64]),

@@ -65,13 +65,15 @@ module hx_barrier_unit #(
     parameter integer NIL  = 1,    // data engine: item-list RAM depth (>= 1)
     parameter integer NBANK = 1,   // receive banks: 2 runs back-to-back loops (docs/microarchitecture.md, "Iterations")
     // The grid, for the route-address check (docs/registers.md): NDIM
-    // dimensions of sizes K0..K3; NDIM = 0 checks only that the address
+    // dimensions of sizes K0..K5; NDIM = 0 checks only that the address
     // fits in AB bits.
     parameter integer NDIM = 0,
     parameter integer K0   = 0,
     parameter integer K1   = 0,
     parameter integer K2   = 0,
     parameter integer K3   = 0,
+    parameter integer K4   = 0,
+    parameter integer K5   = 0,
     // Check-code sideband bits of a flit (docs/reliability.md,
     // "Detection"): 0 (none) or 32 (the packet's CRC-32C in its tail
     // flit), polynomial CRC_POLY (the generator passes hw.PacketCode).
@@ -143,9 +145,13 @@ module hx_barrier_unit #(
     localparam BK1 = (NDIM < 2) ? 0 : (K1 <= 2) ? 1 : $clog2(K1);
     localparam BK2 = (NDIM < 3) ? 0 : (K2 <= 2) ? 1 : $clog2(K2);
     localparam BK3 = (NDIM < 4) ? 0 : (K3 <= 2) ? 1 : $clog2(K3);
+    localparam BK4 = (NDIM < 5) ? 0 : (K4 <= 2) ? 1 : $clog2(K4);
+    localparam BK5 = (NDIM < 6) ? 0 : (K5 <= 2) ? 1 : $clog2(K5);
     localparam SH1 = BK0;
     localparam SH2 = BK0 + BK1;
     localparam SH3 = BK0 + BK1 + BK2;
+    localparam SH4 = BK0 + BK1 + BK2 + BK3;
+    localparam SH5 = BK0 + BK1 + BK2 + BK3 + BK4;
     localparam integer RWW = CHB + RB + AB;                   // route RAM word
 
     // ------------------------------------------------------------------
@@ -230,12 +236,16 @@ module hx_barrier_unit #(
     wire [63:0] wa64    = {32'd0, wlo} >> SH1;
     wire [63:0] wa64_2  = {32'd0, wlo} >> SH2;
     wire [63:0] wa64_3  = {32'd0, wlo} >> SH3;
+    wire [63:0] wa64_4  = {32'd0, wlo} >> SH4;
+    wire [63:0] wa64_5  = {32'd0, wlo} >> SH5;
     /* verilator lint_on UNUSED */
     wire        ok_addr = ((wlo >> AB) == 32'd0) &&
                           (NDIM < 1 || {32'd0, wlo} % (64'd1 << BK0) < {32'd0, K0[31:0]}) &&
                           (NDIM < 2 || wa64 % (64'd1 << BK1) < {32'd0, K1[31:0]}) &&
                           (NDIM < 3 || wa64_2 % (64'd1 << BK2) < {32'd0, K2[31:0]}) &&
-                          (NDIM < 4 || wa64_3 % (64'd1 << BK3) < {32'd0, K3[31:0]});
+                          (NDIM < 4 || wa64_3 % (64'd1 << BK3) < {32'd0, K3[31:0]}) &&
+                          (NDIM < 5 || wa64_4 % (64'd1 << BK4) < {32'd0, K4[31:0]}) &&
+                          (NDIM < 6 || wa64_5 % (64'd1 << BK5) < {32'd0, K5[31:0]});
     // A high half commits only onto the low half of the same word.
     wire        lo_ok   = wlo_v && wlo_a == paddr[30:3];
     wire        in_w    = in_g || in_r || in_dr || in_e;       // 64-bit table words

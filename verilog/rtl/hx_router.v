@@ -11,7 +11,7 @@
 // counter (hx_credit), one flit per output and cycle. Two things differ:
 //
 // - Routing is by coordinates, not tables: the router's own coordinates
-//   (C0..C3), the dimension sizes and the wrap flags are parameters, so
+//   (C0..C5), the dimension sizes and the wrap flags are parameters, so
 //   there is no configuration port. Dimension order, minimal: the first
 //   dimension, from 0 up, whose coordinate differs, in the shortest
 //   direction on a ring (a tie, distance K/2, goes +), toward the
@@ -38,16 +38,20 @@ module hx_router #(
     parameter integer FW    = 64,        // flit data width
     parameter integer B     = 2,         // input FIFO depth = initial output credits
     parameter integer CB    = 0,         // check-code sideband bits of a flit (0 or 32)
-    parameter integer NDIM  = 1,         // dimensions, 1..4
+    parameter integer NDIM  = 1,         // dimensions, 1..6
     parameter integer K0    = 2,         // dimension sizes (unused ones: 0)
     parameter integer K1    = 0,
     parameter integer K2    = 0,
     parameter integer K3    = 0,
-    parameter integer WRAP  = 15,        // bit k: dimension k is a ring (1) or a mesh line (0)
+    parameter integer K4    = 0,
+    parameter integer K5    = 0,
+    parameter integer WRAP  = 63,        // bit k: dimension k is a ring (1) or a mesh line (0)
     parameter integer C0    = 0,         // the router's own coordinates
     parameter integer C1    = 0,
     parameter integer C2    = 0,
     parameter integer C3    = 0,
+    parameter integer C4    = 0,
+    parameter integer C5    = 0,
     parameter integer P     = 1 + 4 * NDIM  // ports (fixed by NDIM)
 ) (
     input                 clk,
@@ -67,17 +71,22 @@ module hx_router #(
     localparam BK1 = (NDIM < 2) ? 0 : (K1 <= 2) ? 1 : $clog2(K1);
     localparam BK2 = (NDIM < 3) ? 0 : (K2 <= 2) ? 1 : $clog2(K2);
     localparam BK3 = (NDIM < 4) ? 0 : (K3 <= 2) ? 1 : $clog2(K3);
+    localparam BK4 = (NDIM < 5) ? 0 : (K4 <= 2) ? 1 : $clog2(K4);
+    localparam BK5 = (NDIM < 6) ? 0 : (K5 <= 2) ? 1 : $clog2(K5);
     localparam SH1 = BK0;
     localparam SH2 = BK0 + BK1;
     localparam SH3 = BK0 + BK1 + BK2;
-    localparam AB  = BK0 + BK1 + BK2 + BK3;     // address bits
+    localparam SH4 = BK0 + BK1 + BK2 + BK3;
+    localparam SH5 = BK0 + BK1 + BK2 + BK3 + BK4;
+    localparam AB  = BK0 + BK1 + BK2 + BK3 + BK4 + BK5;   // address bits
 
 `ifndef SYNTHESIS
     initial begin
-        if (NDIM < 1 || NDIM > 4 || P != 1 + 4 * NDIM || FW < AB ||
-            C0 >= K0 || (NDIM > 1 && C1 >= K1) || (NDIM > 2 && C2 >= K2) || (NDIM > 3 && C3 >= K3))
-            $fatal(1, "%m: inconsistent parameters P=%0d NDIM=%0d FW=%0d C=%0d,%0d,%0d,%0d",
-                   P, NDIM, FW, C0, C1, C2, C3);
+        if (NDIM < 1 || NDIM > 6 || P != 1 + 4 * NDIM || FW < AB ||
+            C0 >= K0 || (NDIM > 1 && C1 >= K1) || (NDIM > 2 && C2 >= K2) || (NDIM > 3 && C3 >= K3) ||
+            (NDIM > 4 && C4 >= K4) || (NDIM > 5 && C5 >= K5))
+            $fatal(1, "%m: inconsistent parameters P=%0d NDIM=%0d FW=%0d C=%0d,%0d,%0d,%0d,%0d,%0d",
+                   P, NDIM, FW, C0, C1, C2, C3, C4, C5);
     end
 `endif
 
@@ -92,15 +101,21 @@ module hx_router #(
     localparam integer NS1 = 1 << ((BK1 < 1) ? 1 : BK1);
     localparam integer NS2 = 1 << ((BK2 < 1) ? 1 : BK2);
     localparam integer NS3 = 1 << ((BK3 < 1) ? 1 : BK3);
+    localparam integer NS4 = 1 << ((BK4 < 1) ? 1 : BK4);
+    localparam integer NS5 = 1 << ((BK5 < 1) ? 1 : BK5);
     wire [NS0-1:0] dp0, ds0;
     wire [NS1-1:0] dp1, ds1;
     wire [NS2-1:0] dp2, ds2;
     wire [NS3-1:0] dp3, ds3;
-    wire [1:0]     dv0, dv1, dv2, dv3;
+    wire [NS4-1:0] dp4, ds4;
+    wire [NS5-1:0] dp5, ds5;
+    wire [1:0]     dv0, dv1, dv2, dv3, dv4, dv5;
     hx_router_dir #(.NS(NS0), .K(K0), .C(C0), .RING((WRAP >> 0) & 1)) dir0 (.plus(dp0), .stay(ds0), .vc1(dv0));
     hx_router_dir #(.NS(NS1), .K(K1), .C(C1), .RING((WRAP >> 1) & 1)) dir1 (.plus(dp1), .stay(ds1), .vc1(dv1));
     hx_router_dir #(.NS(NS2), .K(K2), .C(C2), .RING((WRAP >> 2) & 1)) dir2 (.plus(dp2), .stay(ds2), .vc1(dv2));
     hx_router_dir #(.NS(NS3), .K(K3), .C(C3), .RING((WRAP >> 3) & 1)) dir3 (.plus(dp3), .stay(ds3), .vc1(dv3));
+    hx_router_dir #(.NS(NS4), .K(K4), .C(C4), .RING((WRAP >> 4) & 1)) dir4 (.plus(dp4), .stay(ds4), .vc1(dv4));
+    hx_router_dir #(.NS(NS5), .K(K5), .C(C5), .RING((WRAP >> 5) & 1)) dir5 (.plus(dp5), .stay(ds5), .vc1(dv5));
 
     // ------------------------------------------------------------------
     // Input FIFOs and route computation
@@ -129,15 +144,21 @@ module hx_router #(
             wire [31:0] c1 = (a >> SH1) & ((32'd1 << BK1) - 32'd1);
             wire [31:0] c2 = (a >> SH2) & ((32'd1 << BK2) - 32'd1);
             wire [31:0] c3 = (a >> SH3) & ((32'd1 << BK3) - 32'd1);
+            wire [31:0] c4 = (a >> SH4) & ((32'd1 << BK4) - 32'd1);
+            wire [31:0] c5 = (a >> SH5) & ((32'd1 << BK5) - 32'd1);
             // Per dimension: done (s), + (pl).
             wire s0 = ds0[c0[BK0-1:0]];
             wire s1 = (NDIM < 2) || ds1[c1[((BK1 < 1) ? 1 : BK1)-1:0]];
             wire s2 = (NDIM < 3) || ds2[c2[((BK2 < 1) ? 1 : BK2)-1:0]];
             wire s3 = (NDIM < 4) || ds3[c3[((BK3 < 1) ? 1 : BK3)-1:0]];
+            wire s4 = (NDIM < 5) || ds4[c4[((BK4 < 1) ? 1 : BK4)-1:0]];
+            wire s5 = (NDIM < 6) || ds5[c5[((BK5 < 1) ? 1 : BK5)-1:0]];
             wire pl0 = dp0[c0[BK0-1:0]];
             wire pl1 = dp1[c1[((BK1 < 1) ? 1 : BK1)-1:0]];
             wire pl2 = dp2[c2[((BK2 < 1) ? 1 : BK2)-1:0]];
             wire pl3 = dp3[c3[((BK3 < 1) ? 1 : BK3)-1:0]];
+            wire pl4 = dp4[c4[((BK4 < 1) ? 1 : BK4)-1:0]];
+            wire pl5 = dp5[c5[((BK5 < 1) ? 1 : BK5)-1:0]];
             // The hop: the port e = 1 + 4k + 2m of the first dimension k
             // not done, m = 1 for -, plus 1 for VC1 (the wrap link, or
             // the dateline: a flit that arrived on VC1 of that dimension
@@ -155,6 +176,10 @@ module hx_router #(
                     port = 9 + (pl2 ? 0 : 2) + ((dv2[!pl2] || (i != 0 && IK == 2 && IR == (pl2 ? 1 : 3))) ? 1 : 0);
                 else if (!s3)
                     port = 13 + (pl3 ? 0 : 2) + ((dv3[!pl3] || (i != 0 && IK == 3 && IR == (pl3 ? 1 : 3))) ? 1 : 0);
+                else if (!s4)
+                    port = 17 + (pl4 ? 0 : 2) + ((dv4[!pl4] || (i != 0 && IK == 4 && IR == (pl4 ? 1 : 3))) ? 1 : 0);
+                else if (!s5)
+                    port = 21 + (pl5 ? 0 : 2) + ((dv5[!pl5] || (i != 0 && IK == 5 && IR == (pl5 ? 1 : 3))) ? 1 : 0);
                 else
                     port = 0;
             end
@@ -166,7 +191,8 @@ module hx_router #(
 `ifndef SYNTHESIS
             wire hd  = front[W*i+W-1];
             wire oog = hd && (c0 >= K0 || (NDIM > 1 && c1 >= K1) ||
-                              (NDIM > 2 && c2 >= K2) || (NDIM > 3 && c3 >= K3));
+                              (NDIM > 2 && c2 >= K2) || (NDIM > 3 && c3 >= K3) ||
+                              (NDIM > 4 && c4 >= K4) || (NDIM > 5 && c5 >= K5));
             always @(posedge clk) begin
                 if (!rst && fvalid[i] && oog)
                     $fatal(1, "%m: head flit with address %h outside the %0d-D grid", a, NDIM);

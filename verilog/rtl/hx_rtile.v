@@ -1,7 +1,7 @@
 // hx_rtile: one node of a torus, a mesh or a mix of the two (noc.Torus;
 // docs/rtl.md, "The torus tile"): the node's barrier unit (g_unit.bu:
 // hx_barrier_unit, the block name hx_tile gives it), its router (rt:
-// hx_router at the node's coordinates C0..C3), the injection and ejection
+// hx_router at the node's coordinates C0..C5), the injection and ejection
 // channels between them (inj, ej: hx_link, latency 1) and, per router
 // output p > 0, the channel it drives (g_out[p-1].up: hx_link, latency L).
 // The tile adds no cycle: a system of tiles runs cycle for cycle as the Go
@@ -32,16 +32,20 @@ module hx_rtile #(
     parameter integer B    = 2,    // buffer depth (every FIFO, every credit counter)
     parameter integer AB   = 1,    // node address bits
     parameter integer RB   = 1,    // rank bits
-    parameter integer NDIM = 1,    // dimensions (1..4)
+    parameter integer NDIM = 1,    // dimensions (1..6)
     parameter integer K0   = 2,    // dimension sizes (unused ones: 0)
     parameter integer K1   = 0,
     parameter integer K2   = 0,
     parameter integer K3   = 0,
-    parameter integer WRAP = 15,   // bit k: dimension k is a ring (1) or a mesh line (0)
+    parameter integer K4   = 0,
+    parameter integer K5   = 0,
+    parameter integer WRAP = 63,   // bit k: dimension k is a ring (1) or a mesh line (0)
     parameter integer C0   = 0,    // the node's coordinates
     parameter integer C1   = 0,
     parameter integer C2   = 0,
     parameter integer C3   = 0,
+    parameter integer C4   = 0,
+    parameter integer C5   = 0,
     parameter integer L    = 1     // link latency between routers
 ) (
     input                              clk,
@@ -83,7 +87,7 @@ module hx_rtile #(
     generate
         if (1) begin : g_unit
             hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(MAXG), .NRT(NRT), .DATA(DATA), .NIL(NIL),
-                              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB), .CRC_POLY(CRC_POLY),
+                              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5), .CB(CB), .CRC_POLY(CRC_POLY),
                               .NBANK(NBANK)) bu (
                 .clk(clk), .rst(rst),
                 .arrive(arrive), .operand(operand), .released(released), .result(result),
@@ -98,8 +102,8 @@ module hx_rtile #(
     // ---- the router: port 0 local, port p > 0 a link direction and VC
     wire [P-1:0]   r_in_valid, r_in_credit, r_out_valid, r_out_credit;
     wire [P*W-1:0] r_in_flit, r_out_flit;
-    hx_router #(.FW(FW), .B(B), .CB(CB), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3),
-                .WRAP(WRAP), .C0(C0), .C1(C1), .C2(C2), .C3(C3)) rt (
+    hx_router #(.FW(FW), .B(B), .CB(CB), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5),
+                .WRAP(WRAP), .C0(C0), .C1(C1), .C2(C2), .C3(C3), .C4(C4), .C5(C5)) rt (
         .clk(clk), .rst(rst),
         .in_valid(r_in_valid), .in_flit(r_in_flit), .in_credit(r_in_credit),
         .out_valid(r_out_valid), .out_flit(r_out_flit), .out_credit(r_out_credit)

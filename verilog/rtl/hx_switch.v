@@ -41,11 +41,13 @@ module hx_switch #(
     parameter integer FW    = 64,        // flit data width
     parameter integer B     = 2,         // input FIFO depth = initial output credits
     parameter integer MODE  = 0,         // 0 = exchanger, 1 = crossbar
-    parameter integer NDIM  = 1,         // dimensions of the hyper-crossbar, 1..4
+    parameter integer NDIM  = 1,         // dimensions of the hyper-crossbar, 1..6
     parameter integer K0    = 2,         // dimension sizes (unused ones: 0)
     parameter integer K1    = 0,
     parameter integer K2    = 0,
     parameter integer K3    = 0,
+    parameter integer K4    = 0,
+    parameter integer K5    = 0,
     parameter integer XDIM  = 0,         // crossbar only: its dimension
     parameter integer CB    = 0,         // check-code sideband bits of a flit (0 or 32)
     parameter integer E     = 0,         // routing exception entries (CAM), 0..1024; 0: none
@@ -81,20 +83,29 @@ module hx_switch #(
     localparam BK1 = (NDIM < 2) ? 0 : (K1 <= 2) ? 1 : $clog2(K1);
     localparam BK2 = (NDIM < 3) ? 0 : (K2 <= 2) ? 1 : $clog2(K2);
     localparam BK3 = (NDIM < 4) ? 0 : (K3 <= 2) ? 1 : $clog2(K3);
+    localparam BK4 = (NDIM < 5) ? 0 : (K4 <= 2) ? 1 : $clog2(K4);
+    localparam BK5 = (NDIM < 6) ? 0 : (K5 <= 2) ? 1 : $clog2(K5);
     localparam SH1 = BK0;
     localparam SH2 = BK0 + BK1;
     localparam SH3 = BK0 + BK1 + BK2;
-    localparam AB  = BK0 + BK1 + BK2 + BK3;      // address bits
+    localparam SH4 = BK0 + BK1 + BK2 + BK3;
+    localparam SH5 = BK0 + BK1 + BK2 + BK3 + BK4;
+    localparam AB  = BK0 + BK1 + BK2 + BK3 + BK4 + BK5;   // address bits
 
     // Exchanger table: dimension k's entries start at OFFk.
     localparam KU1 = (NDIM < 2) ? 0 : K1;
     localparam KU2 = (NDIM < 3) ? 0 : K2;
     localparam KU3 = (NDIM < 4) ? 0 : K3;
+    localparam KU4 = (NDIM < 5) ? 0 : K4;
+    localparam KU5 = (NDIM < 6) ? 0 : K5;
     localparam OFF1 = K0;
     localparam OFF2 = K0 + KU1;
     localparam OFF3 = K0 + KU1 + KU2;
-    localparam KX = (XDIM == 0) ? K0 : (XDIM == 1) ? K1 : (XDIM == 2) ? K2 : K3;
-    localparam TSIZE = (MODE == 0) ? (K0 + KU1 + KU2 + KU3) : KX;
+    localparam OFF4 = K0 + KU1 + KU2 + KU3;
+    localparam OFF5 = K0 + KU1 + KU2 + KU3 + KU4;
+    localparam KX = (XDIM == 0) ? K0 : (XDIM == 1) ? K1 : (XDIM == 2) ? K2 :
+                    (XDIM == 3) ? K3 : (XDIM == 4) ? K4 : K5;
+    localparam TSIZE = (MODE == 0) ? (K0 + KU1 + KU2 + KU3 + KU4 + KU5) : KX;
     localparam [7:0] PASS = 8'hFF;
 
     // ------------------------------------------------------------------
@@ -184,7 +195,7 @@ module hx_switch #(
     reg achk = 1'b1;
     initial begin
         // (P <= 255: an entry is an 8-bit port number, 0xFF is PASS.)
-        if (NDIM < 1 || NDIM > 4 || (MODE == 0 && P != NDIM + 1) ||
+        if (NDIM < 1 || NDIM > 6 || (MODE == 0 && P != NDIM + 1) ||
             (MODE == 1 && (XDIM >= NDIM || P != KX)) || FW < AB || P > 255 || TSIZE > 1024 ||
             E < 0 || E > 1024 || SP < 0 || SP > 1)
             $fatal(1, "%m: inconsistent parameters P=%0d MODE=%0d NDIM=%0d XDIM=%0d FW=%0d E=%0d SP=%0d",
@@ -201,16 +212,21 @@ module hx_switch #(
     // for every value of c: NSk = 2^max(1, BKk) words of P one-hot bits
     // (sok) and NSk PASS bits (spk), built by wiring (the constant index
     // folds).
-    localparam BKX = (XDIM == 0) ? BK0 : (XDIM == 1) ? BK1 : (XDIM == 2) ? BK2 : BK3;
+    localparam BKX = (XDIM == 0) ? BK0 : (XDIM == 1) ? BK1 : (XDIM == 2) ? BK2 :
+                     (XDIM == 3) ? BK3 : (XDIM == 4) ? BK4 : BK5;
     localparam integer SB0 = (BK0 < 1) ? 1 : BK0;
     localparam integer SB1 = (BK1 < 1) ? 1 : BK1;
     localparam integer SB2 = (BK2 < 1) ? 1 : BK2;
     localparam integer SB3 = (BK3 < 1) ? 1 : BK3;
+    localparam integer SB4 = (BK4 < 1) ? 1 : BK4;
+    localparam integer SB5 = (BK5 < 1) ? 1 : BK5;
     localparam integer SBX = (BKX < 1) ? 1 : BKX;
     localparam integer NS0 = 1 << SB0;
     localparam integer NS1 = 1 << SB1;
     localparam integer NS2 = 1 << SB2;
     localparam integer NS3 = 1 << SB3;
+    localparam integer NS4 = 1 << SB4;
+    localparam integer NS5 = 1 << SB5;
     localparam integer NSX = 1 << SBX;
     wire [P*TSIZE-1:0] toh;    // entry e's port, one-hot, at [P*e +: P] (0: PASS)
     wire [TSIZE-1:0]   tps;    // entry e is PASS
@@ -218,11 +234,15 @@ module hx_switch #(
     wire [P*NS1-1:0] so1;
     wire [P*NS2-1:0] so2;
     wire [P*NS3-1:0] so3;
+    wire [P*NS4-1:0] so4;
+    wire [P*NS5-1:0] so5;
     wire [P*NSX-1:0] sox;
     wire [NS0-1:0]   sp0;
     wire [NS1-1:0]   sp1;
     wire [NS2-1:0]   sp2;
     wire [NS3-1:0]   sp3;
+    wire [NS4-1:0]   sp4;
+    wire [NS5-1:0]   sp5;
 
     genvar sj, sk;
     generate
@@ -266,6 +286,24 @@ module hx_switch #(
             end else begin : past
                 assign so3[P*sj +: P] = {P{1'b0}};
                 assign sp3[sj] = 1'b1;
+            end
+        end
+        for (sj = 0; sj < NS4; sj = sj + 1) begin : g_s4
+            if (OFF4 + sj < TSIZE) begin : in_t
+                assign so4[P*sj +: P] = toh[P*(OFF4+sj) +: P];
+                assign sp4[sj] = tps[OFF4+sj];
+            end else begin : past
+                assign so4[P*sj +: P] = {P{1'b0}};
+                assign sp4[sj] = 1'b1;
+            end
+        end
+        for (sj = 0; sj < NS5; sj = sj + 1) begin : g_s5
+            if (OFF5 + sj < TSIZE) begin : in_t
+                assign so5[P*sj +: P] = toh[P*(OFF5+sj) +: P];
+                assign sp5[sj] = tps[OFF5+sj];
+            end else begin : past
+                assign so5[P*sj +: P] = {P{1'b0}};
+                assign sp5[sj] = 1'b1;
             end
         end
         for (sj = 0; sj < NSX; sj = sj + 1) begin : g_sx
@@ -314,8 +352,11 @@ module hx_switch #(
             wire [31:0] w1 = (pwdata >> SH1) & ((32'd1 << BK1) - 32'd1);
             wire [31:0] w2 = (pwdata >> SH2) & ((32'd1 << BK2) - 32'd1);
             wire [31:0] w3 = (pwdata >> SH3) & ((32'd1 << BK3) - 32'd1);
+            wire [31:0] w4 = (pwdata >> SH4) & ((32'd1 << BK4) - 32'd1);
+            wire [31:0] w5 = (pwdata >> SH5) & ((32'd1 << BK5) - 32'd1);
             wire a_ok = ((pwdata >> AB) == 32'd0) && (w0 < K0) && (NDIM < 2 || w1 < K1) &&
-                        (NDIM < 3 || w2 < K2) && (NDIM < 4 || w3 < K3);
+                        (NDIM < 3 || w2 < K2) && (NDIM < 4 || w3 < K3) &&
+                        (NDIM < 5 || w4 < K4) && (NDIM < 6 || w5 < K5);
             wire c_ok = (pwdata[31:9] == 23'd0) && ({24'd0, pwdata[7:0]} < P);
             assign x_ok = xhalf ? c_ok : a_ok;
 
@@ -409,8 +450,11 @@ module hx_switch #(
             wire [31:0] c1 = (a >> SH1) & ((32'd1 << BK1) - 32'd1);
             wire [31:0] c2 = (a >> SH2) & ((32'd1 << BK2) - 32'd1);
             wire [31:0] c3 = (a >> SH3) & ((32'd1 << BK3) - 32'd1);
+            wire [31:0] c4 = (a >> SH4) & ((32'd1 << BK4) - 32'd1);
+            wire [31:0] c5 = (a >> SH5) & ((32'd1 << BK5) - 32'd1);
             wire [SBX-1:0] cx = (XDIM == 0) ? c0[SBX-1:0] : (XDIM == 1) ? c1[SBX-1:0] :
-                                (XDIM == 2) ? c2[SBX-1:0] : c3[SBX-1:0];
+                                (XDIM == 2) ? c2[SBX-1:0] : (XDIM == 3) ? c3[SBX-1:0] :
+                                (XDIM == 4) ? c4[SBX-1:0] : c5[SBX-1:0];
             // Table entries of the coordinates, decoded: the sub-tables
             // above (an index past the table reads as PASS) indexed by the
             // coordinate, a multiplexer tree over a few P-bit words.
@@ -418,11 +462,15 @@ module hx_switch #(
             wire [P-1:0] o1 = so1[P*c1[SB1-1:0] +: P];
             wire [P-1:0] o2 = so2[P*c2[SB2-1:0] +: P];
             wire [P-1:0] o3 = so3[P*c3[SB3-1:0] +: P];
+            wire [P-1:0] o4 = so4[P*c4[SB4-1:0] +: P];
+            wire [P-1:0] o5 = so5[P*c5[SB5-1:0] +: P];
             wire [P-1:0] ox = sox[P*cx +: P];
             wire         p0 = sp0[c0[SB0-1:0]];
             wire         p1 = sp1[c1[SB1-1:0]];
             wire         p2 = sp2[c2[SB2-1:0]];
             wire         p3 = sp3[c3[SB3-1:0]];
+            wire         p4 = sp4[c4[SB4-1:0]];
+            wire         p5 = sp5[c5[SB5-1:0]];
             reg  [P-1:0] r;
 
             // Exchanger: the first dimension (0, 1, ...) whose entry is not
@@ -440,6 +488,10 @@ module hx_switch #(
                     r = o2;
                 else if (NDIM > 3 && !p3)
                     r = o3;
+                else if (NDIM > 4 && !p4)
+                    r = o4;
+                else if (NDIM > 5 && !p5)
+                    r = o5;
                 else
                     r = {{(P-1){1'b0}}, 1'b1};
             end
@@ -459,7 +511,8 @@ module hx_switch #(
             wire hd  = front[W*i+W-1];
             wire tl  = front[W*i+W-2];
             wire oog = hd && (c0 >= K0 || (NDIM > 1 && c1 >= K1) ||
-                              (NDIM > 2 && c2 >= K2) || (NDIM > 3 && c3 >= K3));
+                              (NDIM > 2 && c2 >= K2) || (NDIM > 3 && c3 >= K3) ||
+                              (NDIM > 4 && c4 >= K4) || (NDIM > 5 && c5 >= K5));
             wire idle = fvalid[i] && !in_own[i];
             reg  dv;
             always @(posedge clk) begin

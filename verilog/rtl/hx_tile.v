@@ -40,11 +40,13 @@ module hx_tile #(
     parameter integer B    = 2,    // buffer depth (every FIFO, every credit counter)
     parameter integer AB   = 1,    // node address bits
     parameter integer RB   = 1,    // rank bits
-    parameter integer NDIM = 1,    // dimensions (1..4): link ports per tile
+    parameter integer NDIM = 1,    // dimensions (1..6): link ports per tile
     parameter integer K0   = 2,    // dimension sizes (unused ones: 0)
     parameter integer K1   = 0,
     parameter integer K2   = 0,
     parameter integer K3   = 0,
+    parameter integer K4   = 0,
+    parameter integer K5   = 0,
     parameter integer E    = 0,    // routing exception entries of the exchanger (CAM)
     parameter integer SP   = 0,    // switch_pipeline: 1 registers the exchanger's requests
     parameter integer L    = 1,    // link latency to the crossbars
@@ -95,7 +97,7 @@ module hx_tile #(
     generate
         if (NCH == 0) begin : g_unit
             hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(MAXG), .NRT(NRT), .DATA(DATA), .NIL(NIL),
-                              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB), .CRC_POLY(CRC_POLY),
+                              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5), .CB(CB), .CRC_POLY(CRC_POLY),
                               .NBANK(NBANK)) bu (
                 .clk(clk), .rst(rst),
                 .arrive(arrive), .operand(operand), .released(released), .result(result),
@@ -106,7 +108,7 @@ module hx_tile #(
             );
         end else begin : g_node
             hx_barrier_node #(.NCH(NCH), .FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(MAXG), .NRT(NRT),
-                              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .CB(CB), .CRC_POLY(CRC_POLY),
+                              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5), .CB(CB), .CRC_POLY(CRC_POLY),
                               .NBANK(NBANK)) bu (
                 .clk(clk), .rst(rst),
                 .arrive(arrive), .operand(operand), .released(released), .result(result),
@@ -121,7 +123,7 @@ module hx_tile #(
     // ---- the exchanger: port 0 local, port k+1 to the dimension-k crossbar
     wire [P-1:0]   x_in_valid, x_in_credit, x_out_valid, x_out_credit;
     wire [P*W-1:0] x_in_flit, x_out_flit;
-    hx_switch #(.P(P), .FW(FW), .B(B), .MODE(0), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3),
+    hx_switch #(.P(P), .FW(FW), .B(B), .MODE(0), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5),
                 .CB(CB), .E(E), .SP(SP)) sw (
         .clk(clk), .rst(rst),
         .in_valid(x_in_valid), .in_flit(x_in_flit), .in_credit(x_in_credit),

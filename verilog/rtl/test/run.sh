@@ -226,6 +226,8 @@ lint_one hx_switch
 lint_one hx_switch -GP=5 -GNDIM=4 -GK0=64 -GK1=3 -GK2=5 -GK3=2 -GFW=128 -GB=64
 lint_one hx_switch -GP=64 -GMODE=1 -GNDIM=4 -GK0=2 -GK1=2 -GK2=64 -GK3=2 -GXDIM=2 -GB=1
 lint_one hx_switch -GP=3 -GMODE=1 -GNDIM=2 -GK0=4 -GK1=3 -GXDIM=1 -GFW=16
+lint_one hx_switch -GP=7 -GNDIM=6 -GK0=2 -GK1=3 -GK2=2 -GK3=64 -GK4=5 -GK5=3 -GFW=16
+lint_one hx_switch -GP=3 -GMODE=1 -GNDIM=6 -GK0=2 -GK1=2 -GK2=2 -GK3=2 -GK4=2 -GK5=3 -GXDIM=5 -GFW=16
 # with the routing exception CAM (E > 0): an exchanger and crossbars, the
 # 8x8 fullest case (E = 56), 8-bit ports (P = 255)
 lint_one hx_switch -GE=1
@@ -235,6 +237,7 @@ lint_one hx_switch -GP=5 -GNDIM=4 -GK0=64 -GK1=3 -GK2=5 -GK3=2 -GFW=128 -GB=64 -
 lint_one hx_switch -GP=255 -GMODE=1 -GNDIM=1 -GK0=255 -GE=2
 lint_one hx_barrier_unit
 lint_one hx_barrier_unit -GMAXG=62 -GNRT=1
+lint_one hx_barrier_unit -GFW=24 -GAB=10 -GRB=2 -GNDIM=6 -GK0=2 -GK1=3 -GK2=2 -GK3=5 -GK4=3 -GK5=2
 lint_one hx_barrier_unit -GFW=64 -GMAXG=26 -GNRT=53 -GAB=24 -GRB=24 -GB=64
 lint_one hx_barrier_unit -GFW=128 -GMAXG=62 -GNRT=236
 lint_one hx_barrier_unit -GFW=16 -GMAXG=3 -GNRT=3 -GAB=2 -GRB=3 -GB=1

@@ -1,0 +1,93 @@
+package testbench
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hxbar/hxbar/hw"
+)
+
+// sixDimCase is one co-simulation of a 5-D or 6-D system.
+type sixDimCase struct {
+	name  string
+	topo  hw.Topology
+	dims  []int
+	wrap  []bool // torus only; nil: every dimension a ring
+	algo  hw.Algorithm
+	op    hw.OpName
+	eps   []hw.Episode // back-to-back episodes (one build, tables rewritten between them); nil: one
+	bench bool         // long: make bench only (HXBAR_FULL_MATRIX)
+}
+
+// sixDimCases: make test co-simulates a 5-D hyper-crossbar and a 6-D one
+// whose dimensions 4 and 5 differ in size (so that a design that mixes up
+// their sizes, coordinates or wiring cannot match the model). make bench
+// adds a 6-D torus of that shape (96 25-port routers: Icarus's compile did
+// not end within 30 minutes on a loaded 2-core machine) running a sum and
+// then a near-first barrier, the 64-node 6-D hyper-crossbar, and the
+// issue's Tofu-shaped 3x2x3x2x3x2 system (216 ranks, rings of 3 and mesh
+// lines of 2) running the near-last and the near-first butterfly and a sum
+// as three episodes of one build.
+func sixDimCases() []sixDimCase {
+	alg := func(a hw.Algorithm) *hw.Algorithm { return &a }
+	op := func(o hw.OpName) *hw.OpName { return &o }
+	return []sixDimCase{
+		{name: "hyperxbar-2x2x2x2x3-sum", topo: hw.TopoHyperXbar, dims: []int{2, 2, 2, 2, 3}, algo: hw.AlgoButterfly, op: hw.OpSum},
+		{name: "hyperxbar-2x2x2x2x3x2-nearfirst", topo: hw.TopoHyperXbar, dims: []int{2, 2, 2, 2, 3, 2}, algo: hw.AlgoButterflyNearFirst, op: hw.OpBarrier},
+		{name: "torus-2x2x2x2x3x2-sum-nearfirst", topo: hw.TopoTorus, dims: []int{2, 2, 2, 2, 3, 2},
+			wrap: []bool{false, false, false, false, true, false}, algo: hw.AlgoButterfly, op: hw.OpSum,
+			eps:   []hw.Episode{{}, {Op: op(hw.OpBarrier), Algo: alg(hw.AlgoButterflyNearFirst)}},
+			bench: true},
+		{name: "hyperxbar-2x2x2x2x2x2", topo: hw.TopoHyperXbar, dims: []int{2, 2, 2, 2, 2, 2}, algo: hw.AlgoButterfly, op: hw.OpBarrier, bench: true},
+		{name: "tofu-nearlast-nearfirst-sum", topo: hw.TopoTorus, dims: []int{3, 2, 3, 2, 3, 2},
+			wrap: []bool{true, false, true, false, true, false}, algo: hw.AlgoButterfly, op: hw.OpBarrier,
+			eps:   []hw.Episode{{}, {Algo: alg(hw.AlgoButterflyNearFirst)}, {Op: op(hw.OpSum)}},
+			bench: true},
+	}
+}
+
+// TestCosimSixDims co-simulates 5-D and 6-D systems, both fabrics, cycle
+// for cycle against the model under Icarus (docs/rtl.md: K0..K5).
+func TestCosimSixDims(t *testing.T) {
+	needTools(t, Icarus)
+	for _, c := range sixDimCases() {
+		t.Run(c.name, func(t *testing.T) {
+			if c.bench && !fullMatrix() {
+				t.Skip("make bench runs it (HXBAR_FULL_MATRIX): minutes under Icarus")
+			}
+			sys := hw.Default()
+			sys.Name, sys.Topology, sys.Dims, sys.Wrap = c.name, c.topo, c.dims, c.wrap
+			sys.Ranks, sys.Placement, sys.Algo, sys.Op, sys.Episodes = 0, nil, c.algo, c.op, c.eps
+			if err := sys.Validate(); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			dir := t.TempDir()
+			generate(t, dir, sys)
+			top, err := os.ReadFile(join(dir, "hx_top.v"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, d := range c.dims {
+				if want := fmt.Sprintf("localparam integer K%d   = %d;", k, d); !strings.Contains(string(top), want) {
+					t.Fatalf("hx_top.v has no %q", want)
+				}
+			}
+			start := time.Now()
+			limit := 30 * time.Minute
+			if c.bench {
+				limit = 3 * time.Hour // the 6-D torus: tens of minutes of compile (the Tofu shape: a 480 MB sim.vvp)
+			}
+			rep, err := Cosim(ctxFor(t, limit), dir, Icarus)
+			if err != nil {
+				t.Fatalf("cosim: %v", err)
+			}
+			if !rep.OK() {
+				t.Fatalf("cosim: %s", rep.Summary())
+			}
+			t.Logf("%s: %s (%.0f s)", c.name, rep.Summary(), time.Since(start).Seconds())
+		})
+	}
+}
