@@ -3,7 +3,6 @@ package verilog
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"sync"
 
 	"github.com/hxbar/hxbar/design"
@@ -71,8 +70,6 @@ func checkTorus(s *design.Episode) error {
 		return limit("switch_pipeline", sys.SwitchPipeline, "0")
 	case sys.HasCommunicators():
 		return limit("communicators", len(sys.Communicators), "none (one barrier unit per node)")
-	case sys.IsData():
-		return fieldErr("topology", strconv.Quote(string(sys.Topology)), "hyperxbar (the only network the RTL library builds for data collectives)")
 	case Torus(s.Design) == nil:
 		return fmt.Errorf("system %q: topology torus, but the design's network is not a torus", sys.Title())
 	}
@@ -180,7 +177,11 @@ func torusTile(p func(string, ...any), s *design.Episode, g *noc.Topology, tor *
 	for k := range tor.Dims {
 		c4[k] = tor.Coord(n, k)
 	}
-	p("    hx_rtile #(.MAXG(%d), .NRT(%d)%s,\n", c.maxG, c.nrt, loop)
+	dataP := 0
+	if c.data {
+		dataP = 1
+	}
+	p("    hx_rtile #(.MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d)%s,\n", c.maxG, c.nrt, dataP, c.nil_, loop)
 	p("              .FW(FW), .CB(CB), .CRC_POLY(CRC_POLY), .B(B), .AB(AB), .RB(RB),\n")
 	p("              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .WRAP(WRAP),\n")
 	p("              .C0(%d), .C1(%d), .C2(%d), .C3(%d), .L(L)) %s (\n", c4[0], c4[1], c4[2], c4[3], TilePath(n))
