@@ -1,11 +1,13 @@
 package testbench
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/sim/experiments"
 )
 
 // torusData is a data collective on a torus (docs/transfers.md): collective,
@@ -67,5 +69,44 @@ func TestTorusDataCosim(t *testing.T) {
 				t.Fatal("no recv event in the trace")
 			}
 		})
+	}
+}
+
+// TestTorusDoublingCosim co-simulates the rows of docs/experiments.md's
+// near-last versus near-first table that the document says were
+// co-simulated (experiments.Cosimulated), both orders, with the systems
+// the table measures (experiments.Doubling): the RTL runs them cycle for
+// cycle as the model, and the model's cycles are the table's.
+func TestTorusDoublingCosim(t *testing.T) {
+	needTools(t, Icarus)
+	for _, row := range experiments.Cosimulated {
+		n, ok := experiments.NetworkOf(row.Network)
+		if !ok || n.Topology != hw.TopoTorus {
+			t.Fatalf("co-simulated row %q: not a torus of the comparison", row.Network)
+		}
+		for _, algo := range []hw.Algorithm{hw.AlgoButterfly, hw.AlgoButterflyNearFirst} {
+			sys := experiments.Doubling(n, row.Flits, algo)
+			short, _, _ := strings.Cut(n.Label, " (")
+			sys.Name = fmt.Sprintf("%s-%s-F%d", strings.ReplaceAll(short, " ", ""), algo, row.Flits)
+			t.Run(sys.Name, func(t *testing.T) {
+				t.Parallel()
+				want, err := experiments.Measure(sys)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dir := t.TempDir()
+				generate(t, dir, sys)
+				rep, err := Cosim(ctxFor(t, 5*time.Minute), dir, Icarus)
+				if err != nil {
+					t.Fatalf("cosim: %v", err)
+				}
+				if !rep.OK() {
+					t.Fatalf("cosim: %s", rep.Summary())
+				}
+				if rep.Cycles != want.Cycles {
+					t.Fatalf("co-simulated %d cycles, the table's run %d", rep.Cycles, want.Cycles)
+				}
+			})
+		}
 	}
 }
