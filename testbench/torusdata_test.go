@@ -1,6 +1,7 @@
 package testbench
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim/experiments"
+	"github.com/hxbar/hxbar/verilog"
 )
 
 // torusData is a data collective on a torus (docs/transfers.md): collective,
@@ -109,4 +111,80 @@ func TestTorusDoublingCosim(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestTorusFaultsCosim injects faults into torus channels (docs/
+// reliability.md) and requires the RTL to match the model, error events
+// included, cycle for cycle: a payload bit flipped on a ring's VC0 and on
+// the VC1 past a 4x4 torus's dateline (the destination's CRC catches
+// both), a data bit of a near-first all-gather flipped on a mixed-wrap
+// grid's mesh line (CRC), the only credit of a mesh output lost (the
+// watchdog's TIMEOUT), a stuck rank, a barrier's one-flit packet dropped
+// (its credit given back: with one-flit buffers the channel would stall
+// without it) and a ring channel dead from cycle 20 (all
+// TIMEOUT). A fault whose flits turn
+// illegal at a router (a dropped head leaves its payload orphaned) is
+// refused before anything runs, with the faults field named.
+func TestTorusFaultsCosim(t *testing.T) {
+	needTools(t, Icarus)
+	fault := func(watchdog int64, faults ...string) func(*hw.System) {
+		return func(s *hw.System) { s.Watchdog, s.Faults = watchdog, faults }
+	}
+	cases := []struct {
+		sys  hw.System
+		code string // the model's first error
+	}{
+		{torusData(t, "ring8-ag-flip-vc0", []int{8}, nil, "allgather", "butterfly", 0, "", 2,
+			fault(200, "flip:n0.d0+.vc0@first:40")), "CRC"},
+		{torusSystem(t, "torus4x4-sum-flip-vc1", []int{4, 4}, nil, func(s *hw.System) {
+			s.Op = hw.OpSum
+			fault(300, "flip:n3.d0+.vc1@first:5")(s)
+		}), "CRC"},
+		{torusData(t, "mixed4x4-ag-nearfirst-flip-line", []int{4, 4}, []bool{true, false}, "allgather", "butterfly-near-first", 0, "", 2,
+			fault(300, "flip:n12.d1-.vc0@first:33")), "CRC"},
+		{torusSystem(t, "mesh3x3-creditdrop-B1", []int{3, 3}, []bool{false, false}, func(s *hw.System) {
+			s.BufferDepth = 1
+			fault(300, "creditdrop:n4.d0+.vc0@first")(s)
+		}), "TIMEOUT"},
+		{torusSystem(t, "mixed4x4-stuck", []int{4, 4}, []bool{true, false}, fault(300, "stuck:5")), "TIMEOUT"},
+		{torusSystem(t, "ring8-drop-B1", []int{8}, nil, func(s *hw.System) {
+			s.BufferDepth = 1
+			fault(200, "drop:n2.d0+.vc0@first")(s)
+		}), "TIMEOUT"},
+		{torusSystem(t, "ring8-dead", []int{8}, nil, fault(200, "dead:n5.d0-.vc0@20")), "TIMEOUT"},
+	}
+	for _, c := range cases {
+		t.Run(c.sys.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			s, trace, _, err := RunModel(c.sys)
+			if err != nil {
+				t.Fatalf("model: %v", err)
+			}
+			if _, err := verilog.Generate(dir, s.Design); err != nil {
+				t.Fatal(err)
+			}
+			if err := Generate(dir, Resolved(s), trace); err != nil { // @first at the model's cycle
+				t.Fatal(err)
+			}
+			rep, err := Cosim(ctxFor(t, 5*time.Minute), dir, Icarus)
+			if err != nil {
+				t.Fatalf("cosim: %v", err)
+			}
+			if !rep.OK() {
+				t.Fatalf("cosim: %s", rep.Summary())
+			}
+			if len(rep.Errors) == 0 || rep.Errors[0].Code != c.code {
+				t.Fatalf("model errors %v, want %s first", rep.Errors, c.code)
+			}
+		})
+	}
+	t.Run("illegal-refused", func(t *testing.T) {
+		sys := torusData(t, "ring8-ag-drop", []int{8}, nil, "allgather", "butterfly", 0, "", 2,
+			fault(200, "drop:n0.d0+.vc0@first"))
+		_, _, _, err := RunModel(sys)
+		var fe *hw.FieldError
+		if !errors.As(err, &fe) || fe.Field != "faults" || !strings.Contains(err.Error(), "illegal flit") || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("err = %v, want one line naming faults and the illegal flit", err)
+		}
+	})
 }

@@ -150,11 +150,7 @@ func check(s *design.Episode) error {
 			return err
 		}
 	} else if s != nil && s.Sys.Topology != hw.TopoHyperXbar {
-		what := "hyperxbar or torus (the networks the RTL library builds)"
-		if s.Sys.IsData() {
-			what = "hyperxbar (the only network the RTL library builds for data collectives)"
-		}
-		return fieldErr("topology", strconv.Quote(string(s.Sys.Topology)), what)
+		return fieldErr("topology", strconv.Quote(string(s.Sys.Topology)), "hyperxbar or torus (the networks the RTL library builds)")
 	}
 	if s != nil && len(s.Sys.Dims) > MaxDims {
 		return fieldErr("dims", fmt.Sprint(s.Sys.Dims), fmt.Sprintf("1 to %d dimensions for generated RTL (hx_switch has parameters K0..K%d; %d dimensions run in the model only)", MaxDims, MaxDims-1, len(s.Sys.Dims)))

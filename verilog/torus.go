@@ -50,6 +50,14 @@ func Grid(d *design.Design) *noc.Topology {
 	return t
 }
 
+// RouterOutPath is output p of node n's torus router (hx_router's g_out
+// block: its owner, round-robin pointer and credit counter).
+func RouterOutPath(n, p int) string { return fmt.Sprintf("%s.rt.g_out[%d]", TilePath(n), p) }
+
+// RouterLinkPath is the channel output p > 0 of node n's torus router
+// drives (hx_rtile's g_out[p-1].up: an hx_link).
+func RouterLinkPath(n, p int) string { return fmt.Sprintf("%s.g_out[%d].up", TilePath(n), p-1) }
+
 // checkTorus is check's part for a torus: what the torus RTL of this stage
 // does not build is refused, one field at a time.
 func checkTorus(s *design.Episode) error {
@@ -60,8 +68,6 @@ func checkTorus(s *design.Episode) error {
 	switch {
 	case len(sys.Dims) > MaxDims:
 		return limit("dims", fmt.Sprint(sys.Dims), fmt.Sprintf("1 to %d dimensions", MaxDims))
-	case len(sys.Faults) > 0:
-		return limit("faults", fmt.Sprintf("%q", sys.Faults), "none")
 	case len(sys.Avoid) > 0:
 		return limit("avoid", fmt.Sprintf("%q", sys.Avoid), "none")
 	case sys.LinkRetry != 0:

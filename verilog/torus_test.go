@@ -22,11 +22,21 @@ func torusTestSystem(name string, dims []int, wrap []bool, mod func(*hw.System))
 }
 
 // TestTorusRefuses: what the torus RTL of this stage does not build is
-// refused with the field named, and a torus it builds is accepted.
+// refused with the field named, and a torus it builds (a barrier, a data
+// collective, faults) is accepted.
 func TestTorusRefuses(t *testing.T) {
-	ok := build(t, torusTestSystem("ok", []int{4, 3}, []bool{true, false}, nil), nil)
-	if err := Check(ok.Design); err != nil {
-		t.Fatalf("4x3 torus refused: %v", err)
+	for _, c := range []struct {
+		name string
+		mod  func(*hw.System)
+	}{
+		{"ok", nil},
+		{"data", func(s *hw.System) { s.Op, s.Collective = "barrier", "allgather" }},
+		{"faults", func(s *hw.System) { s.Faults = []string{"flip:n0.d0+.vc0@first:40", "creditdrop:n5.d1-.vc0@9"} }},
+	} {
+		ok := build(t, torusTestSystem(c.name, []int{4, 3}, []bool{true, false}, c.mod), nil)
+		if err := Check(ok.Design); err != nil {
+			t.Fatalf("4x3 torus %s refused: %v", c.name, err)
+		}
 	}
 	var fe *hw.FieldError
 	for _, c := range []struct {
@@ -34,11 +44,9 @@ func TestTorusRefuses(t *testing.T) {
 		mod               func(*hw.System)
 	}{
 		{"dims5", "dims", "1 to 4 dimensions for torus RTL", func(s *hw.System) { s.Dims, s.Wrap = []int{2, 2, 2, 2, 2}, nil }},
-		{"faults", "faults", "none for torus RTL", func(s *hw.System) { s.Faults = []string{"drop:n0.d0+.vc0@first"} }},
 		{"avoid", "avoid", "none for torus RTL", func(s *hw.System) { s.Avoid = []string{"n0.d0+.vc0"} }},
 		{"retry", "link_retry", "0 for torus RTL", func(s *hw.System) { s.LinkRetry = s.BufferDepth }},
 		{"pipeline", "switch_pipeline", "0 for torus RTL", func(s *hw.System) { s.SwitchPipeline = 1 }},
-		{"data", "topology", "only network the RTL library builds for data collectives", func(s *hw.System) { s.Collective = "allgather" }},
 		{"half", "duplex", "full", func(s *hw.System) { s.Duplex = hw.DuplexHalf }},
 	} {
 		sys := torusTestSystem(c.name, []int{4, 3}, []bool{true, false}, c.mod)
