@@ -70,8 +70,6 @@ func checkTorus(s *design.Episode) error {
 		return limit("dims", fmt.Sprint(sys.Dims), fmt.Sprintf("1 to %d dimensions", MaxDims))
 	case len(sys.Avoid) > 0:
 		return limit("avoid", fmt.Sprintf("%q", sys.Avoid), "none")
-	case sys.LinkRetry != 0:
-		return limit("link_retry", sys.LinkRetry, "0")
 	case sys.SwitchPipeline != 0:
 		return limit("switch_pipeline", sys.SwitchPipeline, "0")
 	case sys.HasCommunicators():
@@ -146,6 +144,11 @@ func torusTopFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 	p("    localparam integer NDIM = %d;   // dimensions\n", nd)
 	p("    localparam integer NL   = %d;   // link ports per tile (4 per dimension: + VC0, + VC1, - VC0, - VC1)\n", 4*nd)
 	p("    localparam integer WRAP = %d;   // bit k: dimension k is a ring (1) or a mesh line (0)\n", wrap)
+	if sys.LinkRetry > 0 {
+		p("    localparam integer LR   = %d;   // link-level retry: replay buffer entries per VC channel (hx_link)\n", sys.LinkRetry)
+		p("    localparam integer CW   = %d;   // link check code bits (hw.LinkCode)\n", hw.LinkCode.Width)
+		p("    localparam [CW-1:0] CPOLY = %d'h%04X;   // its polynomial\n", hw.LinkCode.Width, hw.LinkCode.Poly)
+	}
 	for k := 0; k < 4; k++ {
 		p("    localparam integer K%d   = %d;\n", k, k4[k])
 	}
@@ -175,9 +178,9 @@ func torusTile(p func(string, ...any), s *design.Episode, g *noc.Topology, tor *
 		desc = fmt.Sprintf("rank %d", c.rank)
 	}
 	p("\n    // ---- node %d %s, address %#x: %s\n", n, coords(g, n), g.Addr(n), desc)
-	loop := ""
+	extra := ""
 	if s.Sys.Looping() {
-		loop = ", .NBANK(2)"
+		extra = ", .NBANK(2)"
 	}
 	var c4 [4]int
 	for k := range tor.Dims {
@@ -187,7 +190,10 @@ func torusTile(p func(string, ...any), s *design.Episode, g *noc.Topology, tor *
 	if c.data {
 		dataP = 1
 	}
-	p("    hx_rtile #(.MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d)%s,\n", c.maxG, c.nrt, dataP, c.nil_, loop)
+	if s.Sys.LinkRetry > 0 {
+		extra += ", .LR(LR), .CW(CW), .CPOLY(CPOLY)" // link-level retry on every hx_link of the tile
+	}
+	p("    hx_rtile #(.MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d)%s,\n", c.maxG, c.nrt, dataP, c.nil_, extra)
 	p("              .FW(FW), .CB(CB), .CRC_POLY(CRC_POLY), .B(B), .AB(AB), .RB(RB),\n")
 	p("              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .WRAP(WRAP),\n")
 	p("              .C0(%d), .C1(%d), .C2(%d), .C3(%d), .L(L)) %s (\n", c4[0], c4[1], c4[2], c4[3], TilePath(n))
