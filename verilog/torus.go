@@ -12,10 +12,12 @@ import (
 
 // Torus RTL (docs/rtl.md, "The torus tile"): one hx_rtile per node, its
 // hx_router routing by the node's coordinates, tiles wired neighbour to
-// neighbour. This first stage builds barrier and reduction episodes on up to
-// MaxDims dimensions, full duplex, without faults, avoided channels,
-// link-level retry, the switch pipeline or barrier channels; Check refuses
-// the rest with one line naming the limit.
+// neighbour. It builds barrier, reduction and data collective episodes on
+// up to MaxDims dimensions, full duplex, with faults (those whose flits
+// stay legal at every router: testbench.Trace refuses the rest), avoided
+// links (the routers' REVk parameters) and link-level retry, without the
+// switch pipeline or barrier channels; Check refuses the rest with one
+// line naming the limit.
 
 // Torus returns d's torus (or mesh) when d runs on one, else nil.
 func Torus(d *design.Design) *noc.Torus {
@@ -58,6 +60,32 @@ func RouterOutPath(n, p int) string { return fmt.Sprintf("%s.rt.g_out[%d]", Tile
 // drives (hx_rtile's g_out[p-1].up: an hx_link).
 func RouterLinkPath(n, p int) string { return fmt.Sprintf("%s.g_out[%d].up", TilePath(n), p-1) }
 
+// TorusReversals is, per dimension k, node n's router parameter REVk as a
+// binary literal's digits (coordinate K-1 first): bit c set when the
+// router sends destination coordinate c the other way round its ring,
+// away from an avoided link (noc.Avoid.TorusReversed); "" for a dimension
+// without reversals, nil without avoided channels.
+func TorusReversals(d *design.Design, n int) []string {
+	tor := Torus(d)
+	if tor == nil || d.Avoid == nil {
+		return nil
+	}
+	out := make([]string, len(tor.Dims))
+	for k, K := range tor.Dims {
+		bits, any := make([]byte, K), false
+		for c := 0; c < K; c++ {
+			bits[K-1-c] = '0'
+			if d.Avoid.TorusReversed(n, k, c) {
+				bits[K-1-c], any = '1', true
+			}
+		}
+		if any {
+			out[k] = string(bits)
+		}
+	}
+	return out
+}
+
 // checkTorus is check's part for a torus: what the torus RTL of this stage
 // does not build is refused, one field at a time.
 func checkTorus(s *design.Episode) error {
@@ -68,8 +96,6 @@ func checkTorus(s *design.Episode) error {
 	switch {
 	case len(sys.Dims) > MaxDims:
 		return limit("dims", fmt.Sprint(sys.Dims), fmt.Sprintf("1 to %d dimensions", MaxDims))
-	case len(sys.Avoid) > 0:
-		return limit("avoid", fmt.Sprintf("%q", sys.Avoid), "none")
 	case sys.SwitchPipeline != 0:
 		return limit("switch_pipeline", sys.SwitchPipeline, "0")
 	case sys.HasCommunicators():
@@ -192,6 +218,11 @@ func torusTile(p func(string, ...any), s *design.Episode, g *noc.Topology, tor *
 	}
 	if s.Sys.LinkRetry > 0 {
 		extra += ", .LR(LR), .CW(CW), .CPOLY(CPOLY)" // link-level retry on every hx_link of the tile
+	}
+	for k, rev := range TorusReversals(s.Design, n) {
+		if rev != "" {
+			extra += fmt.Sprintf(", .REV%d(%d'b%s)", k, len(rev), rev) // routed around avoided links
+		}
 	}
 	p("    hx_rtile #(.MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d)%s,\n", c.maxG, c.nrt, dataP, c.nil_, extra)
 	p("              .FW(FW), .CB(CB), .CRC_POLY(CRC_POLY), .B(B), .AB(AB), .RB(RB),\n")

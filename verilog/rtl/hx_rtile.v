@@ -1,7 +1,8 @@
 // hx_rtile: one node of a torus, a mesh or a mix of the two (noc.Torus;
 // docs/rtl.md, "The torus tile"): the node's barrier unit (g_unit.bu:
 // hx_barrier_unit, the block name hx_tile gives it), its router (rt:
-// hx_router at the node's coordinates C0..C3), the injection and ejection
+// hx_router at the node's coordinates C0..C3, with its reversals around
+// avoided links REV0..REV3), the injection and ejection
 // channels between them (inj, ej: hx_link, latency 1) and, per router
 // output p > 0, the channel it drives (g_out[p-1].up: hx_link, latency L);
 // every hx_link with link-level retry when LR > 0 (docs/reliability.md,
@@ -44,6 +45,10 @@ module hx_rtile #(
     parameter integer C1   = 0,
     parameter integer C2   = 0,
     parameter integer C3   = 0,
+    parameter [((K0 < 1) ? 1 : K0)-1:0] REV0 = 0,   // the router's reversals around avoided links
+    parameter [((K1 < 1) ? 1 : K1)-1:0] REV1 = 0,   // (hx_router)
+    parameter [((K2 < 1) ? 1 : K2)-1:0] REV2 = 0,
+    parameter [((K3 < 1) ? 1 : K3)-1:0] REV3 = 0,
     parameter integer L    = 1,    // link latency between routers
     parameter integer LR   = 0,    // link-level retry: replay buffer entries; 0: none
     parameter integer CW   = 16,   // link check code bits (hw.LinkCode; LR > 0 only)
@@ -104,7 +109,8 @@ module hx_rtile #(
     wire [P-1:0]   r_in_valid, r_in_credit, r_out_valid, r_out_credit;
     wire [P*W-1:0] r_in_flit, r_out_flit;
     hx_router #(.FW(FW), .B(B), .CB(CB), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3),
-                .WRAP(WRAP), .C0(C0), .C1(C1), .C2(C2), .C3(C3)) rt (
+                .WRAP(WRAP), .C0(C0), .C1(C1), .C2(C2), .C3(C3),
+                .REV0(REV0), .REV1(REV1), .REV2(REV2), .REV3(REV3)) rt (
         .clk(clk), .rst(rst),
         .in_valid(r_in_valid), .in_flit(r_in_flit), .in_credit(r_in_credit),
         .out_valid(r_out_valid), .out_flit(r_out_flit), .out_credit(r_out_credit)
