@@ -72,14 +72,14 @@ func TorusReversals(d *design.Design, n int) []string {
 	}
 	out := make([]string, len(tor.Dims))
 	for k, K := range tor.Dims {
-		bits, any := make([]byte, K), false
+		bits, set := make([]byte, K), false
 		for c := 0; c < K; c++ {
 			bits[K-1-c] = '0'
 			if d.Avoid.TorusReversed(n, k, c) {
-				bits[K-1-c], any = '1', true
+				bits[K-1-c], set = '1', true
 			}
 		}
-		if any {
+		if set {
 			out[k] = string(bits)
 		}
 	}
