@@ -160,3 +160,12 @@ func (t *Torus) avoid(dead []int) (*Avoid, *CheckReport, error) {
 	}
 	return a, a.fill(t, rep), nil
 }
+
+// TorusReversed reports whether router sw of a torus routed around dead
+// channels sends destination coordinate c of dimension k the other way
+// round (its direction bit inverted; docs/reliability.md, "Torus"): what
+// hx_router's REVk parameter holds. False without reversals.
+func (a *Avoid) TorusReversed(sw, k, c int) bool {
+	at, ok := a.fabric.(*avoidTorus)
+	return ok && at.rev[[4]int{k, at.ring(sw, k), at.Coord(sw, k), c}]
+}

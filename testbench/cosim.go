@@ -416,7 +416,30 @@ func Trace(s *sim.System) ([]byte, *sim.Result, error) {
 	if s.Comms() != nil {
 		return channelTrace(s)
 	}
-	return runTrace(s, nil)
+	trace, res, err := runTrace(s, nil)
+	if err == nil && verilog.Torus(s.Design) != nil {
+		err = torusLegal(s)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return trace, res, nil
+}
+
+// torusLegal refuses a torus run whose routers met an illegal flit (docs/
+// microarchitecture.md, "Illegal flits"): hx_router does not handle one
+// yet (its assertions stop the simulation), so the faults the torus RTL
+// co-simulates are those whose flits stay legal at every router (a
+// payload or check-code bit flipped, a whole one-flit packet lost, a
+// credit lost, a stuck rank).
+func torusLegal(s *sim.System) error {
+	log := s.Net.DropLog()
+	if len(log) == 0 {
+		return nil
+	}
+	c := log[0]
+	return &hw.FieldError{Field: "faults", Value: fmt.Sprintf("%q", s.Sys.Faults),
+		Allowed: fmt.Sprintf("faults whose flits stay legal at every torus router (a payload or check-code bit, a whole one-flit packet, a credit, a stuck rank): in the model's run router %d meets an illegal flit in cycle %d, and hx_router does not handle illegal flits yet", c.Switch, c.Cycle)}
 }
 
 // runTrace is Trace in the model's order of events; events, when set,

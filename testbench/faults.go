@@ -35,6 +35,9 @@ type chanInst struct {
 // n<v>.d<k>.down is tile<v>.g_dim[k].down, n<v>.inject is tile<v>.inj,
 // n<v>.eject is tile<v>.ej.
 func channelInstances(s *design.Design) map[int]chanInst {
+	if tor := verilog.Torus(s); tor != nil {
+		return torusChannelInstances(s, tor)
+	}
 	t := s.Topo
 	// (crossbar, port) -> the node and dimension of its down channel.
 	type sp struct{ sw, port int }
@@ -67,6 +70,26 @@ func channelInstances(s *design.Design) map[int]chanInst {
 			ci = chanInst{verilog.DownPath(vk[0], vk[1]), credit(c.Switch, c.Port)}
 		}
 		out[c.ID] = ci
+	}
+	return out
+}
+
+// torusChannelInstances maps every channel id of a torus to its instance
+// (docs/rtl.md, "The torus tile"): n<x>.d<k><+|->.vc<c>, output p of
+// router x, is tile<x>.g_out[p-1].up, its credit counter the router's
+// output p's; n<v>.inject is tile<v>.inj, n<v>.eject tile<v>.ej. The
+// outputs that leave a mesh line drive no channel and get no instance.
+func torusChannelInstances(s *design.Design, tor *noc.Torus) map[int]chanInst {
+	out := map[int]chanInst{}
+	for _, c := range noc.Channels(s.Fabric) {
+		switch {
+		case c.Kind == noc.ChanInject:
+			out[c.ID] = chanInst{verilog.InjectPath(c.Port), verilog.UnitPath(c.Port, false) + ".inj_cr.cnt"}
+		case c.Port == 0:
+			out[c.ID] = chanInst{verilog.EjectPath(c.Switch), verilog.RouterOutPath(c.Switch, 0) + ".credit.cnt"}
+		case tor.IsChannel(c.Switch, c.Port):
+			out[c.ID] = chanInst{verilog.RouterLinkPath(c.Switch, c.Port), verilog.RouterOutPath(c.Switch, c.Port) + ".credit.cnt"}
+		}
 	}
 	return out
 }
@@ -118,8 +141,9 @@ func faultInjection(s *design.Design) (injection, error) {
 	if len(sys.Faults) == 0 {
 		return injection{}, nil
 	}
-	if s.Topo == nil {
-		return injection{}, fmt.Errorf("faults: the RTL is a hyper-crossbar")
+	tor := verilog.Torus(s)
+	if s.Topo == nil && tor == nil {
+		return injection{}, fmt.Errorf("faults: the RTL is a hyper-crossbar or a torus")
 	}
 	idx := noc.NewChannelIndex(s.Fabric)
 	insts := channelInstances(s)
@@ -199,6 +223,19 @@ func faultInjection(s *design.Design) (injection, error) {
 			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) %s = 1'b1;\n", f.Cycle, reg)
 			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) %s = 1'b0;\n", f.Cycle+1, reg)
 		}
+	}
+	if tor != nil {
+		// A torus: the routers have no DROPS and keep their assertions on
+		// (testbench.Trace refuses a run whose routers meet an illegal
+		// flit), so only the units' payload checks go off.
+		m.WriteString("\n    // Faults are injected: the units' simulation-only payload checks are\n")
+		m.WriteString("    // off, the model's trace (its CRC and SEQ errors) is the reference.\n")
+		m.WriteString("    initial begin\n")
+		for n := 0; n < tor.Nodes; n++ {
+			fmt.Fprintf(&m, "        dut.%s.pchk = 1'b0;\n", verilog.UnitPath(n, false))
+		}
+		m.WriteString("    end\n")
+		return injection{drive: d.String(), module: m.String()}, nil
 	}
 	m.WriteString("\n    // Faults are injected: the units' simulation-only payload checks and\n")
 	m.WriteString("    // the switches' illegal-flit assertions are off, the model's trace\n")

@@ -135,8 +135,8 @@ func DataTableBody(d *design.Design, node int) ([]uint64, error) {
 	if s.DataTable == nil {
 		return nil, fmt.Errorf("system %q: not a data collective (no data table)", s.Sys.Title())
 	}
-	if node < 0 || node >= s.Topo.Nodes {
-		return nil, fmt.Errorf("data table: node %d (allowed: 0..%d)", node, s.Topo.Nodes-1)
+	if g := Grid(s.Design); node < 0 || node >= g.Nodes {
+		return nil, fmt.Errorf("data table: node %d (allowed: 0..%d)", node, g.Nodes-1)
 	}
 	if r := s.RankOf(node); r >= 0 {
 		return dataBody(s, r)
@@ -206,7 +206,7 @@ func checkData(s *design.Episode) error {
 
 // dataNotes describes a data table's words for the file's comments.
 func dataNotes(s *design.Episode, node, rank int, body []uint64) (title, notes []string) {
-	t := s.Topo
+	t := Grid(s.Design)
 	if rank < 0 {
 		return []string{fmt.Sprintf("data table of node %d %s: no rank", node, coords(t, node))}, []string{"no rank"}
 	}

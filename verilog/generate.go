@@ -154,11 +154,7 @@ func check(s *design.Episode) error {
 			return err
 		}
 	} else if s != nil && s.Sys.Topology != hw.TopoHyperXbar {
-		what := "hyperxbar or torus (the networks the RTL library builds)"
-		if s.Sys.IsData() {
-			what = "hyperxbar (the only network the RTL library builds for data collectives)"
-		}
-		return fieldErr("topology", strconv.Quote(string(s.Sys.Topology)), what)
+		return fieldErr("topology", strconv.Quote(string(s.Sys.Topology)), "hyperxbar or torus (the networks the RTL library builds)")
 	}
 	if s != nil && len(s.Sys.Dims) > MaxDims {
 		return fieldErr("dims", fmt.Sprint(s.Sys.Dims), fmt.Sprintf("1 to %d dimensions for generated RTL (hx_switch has parameters K0..K%d)", MaxDims, MaxDims-1))
@@ -202,10 +198,12 @@ func check(s *design.Episode) error {
 
 // checkAvoid checks the routing exceptions of avoided channels against the
 // switches' CAM: one exception list per switch, each destination a node,
-// each port one of the switch's, at most regmap.MaxExcept per switch.
+// each port one of the switch's, at most regmap.MaxExcept per switch. A
+// torus has no CAM: its routers' reversals are parameters, one bit per
+// coordinate (TorusReversals), with no limit to check.
 func checkAvoid(s *design.Design) error {
 	a := s.Avoid
-	if a == nil {
+	if a == nil || s.Topo == nil {
 		return nil
 	}
 	t := s.Topo

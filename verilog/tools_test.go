@@ -76,6 +76,12 @@ func lintSystems() []hw.System {
 		// Tori: hx_rtile and hx_router (a ring; a mixed grid whose mesh
 		// line leaves router ports unconnected).
 		testSystem("ring8-torus", []int{8}, func(s *hw.System) { s.Topology = hw.TopoTorus }),
+		testSystem("line3-torus-retry", []int{3}, func(s *hw.System) {
+			s.Topology, s.Wrap, s.LinkRetry = hw.TopoTorus, []bool{false}, s.BufferDepth
+		}),
+		testSystem("torus4x3-avoid", []int{4, 3}, func(s *hw.System) {
+			s.Topology, s.Wrap, s.Avoid = hw.TopoTorus, []bool{true, false}, []string{"n1.d0+.vc0"}
+		}),
 		testSystem("torus4x3x2-mixed-sum", []int{4, 3, 2}, func(s *hw.System) {
 			s.Topology, s.Wrap, s.Op, s.BufferDepth = hw.TopoTorus, []bool{true, false, true}, "sum", 1
 		}),

@@ -3,7 +3,6 @@ package verilog
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"sync"
 
 	"github.com/hxbar/hxbar/design"
@@ -13,10 +12,12 @@ import (
 
 // Torus RTL (docs/rtl.md, "The torus tile"): one hx_rtile per node, its
 // hx_router routing by the node's coordinates, tiles wired neighbour to
-// neighbour. This first stage builds barrier and reduction episodes on up to
-// MaxDims dimensions, full duplex, without faults, avoided channels,
-// link-level retry, the switch pipeline or barrier channels; Check refuses
-// the rest with one line naming the limit.
+// neighbour. It builds barrier, reduction and data collective episodes on
+// up to MaxDims dimensions, full duplex, with faults (those whose flits
+// stay legal at every router: testbench.Trace refuses the rest), avoided
+// links (the routers' REVk parameters) and link-level retry, without the
+// switch pipeline or barrier channels; Check refuses the rest with one
+// line naming the limit.
 
 // Torus returns d's torus (or mesh) when d runs on one, else nil.
 func Torus(d *design.Design) *noc.Torus {
@@ -51,6 +52,40 @@ func Grid(d *design.Design) *noc.Topology {
 	return t
 }
 
+// RouterOutPath is output p of node n's torus router (hx_router's g_out
+// block: its owner, round-robin pointer and credit counter).
+func RouterOutPath(n, p int) string { return fmt.Sprintf("%s.rt.g_out[%d]", TilePath(n), p) }
+
+// RouterLinkPath is the channel output p > 0 of node n's torus router
+// drives (hx_rtile's g_out[p-1].up: an hx_link).
+func RouterLinkPath(n, p int) string { return fmt.Sprintf("%s.g_out[%d].up", TilePath(n), p-1) }
+
+// TorusReversals is, per dimension k, node n's router parameter REVk as a
+// binary literal's digits (coordinate K-1 first): bit c set when the
+// router sends destination coordinate c the other way round its ring,
+// away from an avoided link (noc.Avoid.TorusReversed); "" for a dimension
+// without reversals, nil without avoided channels.
+func TorusReversals(d *design.Design, n int) []string {
+	tor := Torus(d)
+	if tor == nil || d.Avoid == nil {
+		return nil
+	}
+	out := make([]string, len(tor.Dims))
+	for k, K := range tor.Dims {
+		bits, set := make([]byte, K), false
+		for c := 0; c < K; c++ {
+			bits[K-1-c] = '0'
+			if d.Avoid.TorusReversed(n, k, c) {
+				bits[K-1-c], set = '1', true
+			}
+		}
+		if set {
+			out[k] = string(bits)
+		}
+	}
+	return out
+}
+
 // checkTorus is check's part for a torus: what the torus RTL of this stage
 // does not build is refused, one field at a time.
 func checkTorus(s *design.Episode) error {
@@ -61,18 +96,10 @@ func checkTorus(s *design.Episode) error {
 	switch {
 	case len(sys.Dims) > MaxDims:
 		return limit("dims", fmt.Sprint(sys.Dims), fmt.Sprintf("1 to %d dimensions", MaxDims))
-	case len(sys.Faults) > 0:
-		return limit("faults", fmt.Sprintf("%q", sys.Faults), "none")
-	case len(sys.Avoid) > 0:
-		return limit("avoid", fmt.Sprintf("%q", sys.Avoid), "none")
-	case sys.LinkRetry != 0:
-		return limit("link_retry", sys.LinkRetry, "0")
 	case sys.SwitchPipeline != 0:
 		return limit("switch_pipeline", sys.SwitchPipeline, "0")
 	case sys.HasCommunicators():
 		return limit("communicators", len(sys.Communicators), "none (one barrier unit per node)")
-	case sys.IsData():
-		return fieldErr("topology", strconv.Quote(string(sys.Topology)), "hyperxbar (the only network the RTL library builds for data collectives)")
 	case Torus(s.Design) == nil:
 		return fmt.Errorf("system %q: topology torus, but the design's network is not a torus", sys.Title())
 	}
@@ -143,6 +170,11 @@ func torusTopFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 	p("    localparam integer NDIM = %d;   // dimensions\n", nd)
 	p("    localparam integer NL   = %d;   // link ports per tile (4 per dimension: + VC0, + VC1, - VC0, - VC1)\n", 4*nd)
 	p("    localparam integer WRAP = %d;   // bit k: dimension k is a ring (1) or a mesh line (0)\n", wrap)
+	if sys.LinkRetry > 0 {
+		p("    localparam integer LR   = %d;   // link-level retry: replay buffer entries per VC channel (hx_link)\n", sys.LinkRetry)
+		p("    localparam integer CW   = %d;   // link check code bits (hw.LinkCode)\n", hw.LinkCode.Width)
+		p("    localparam [CW-1:0] CPOLY = %d'h%04X;   // its polynomial\n", hw.LinkCode.Width, hw.LinkCode.Poly)
+	}
 	for k := 0; k < MaxDims; k++ {
 		p("    localparam integer K%d   = %d;\n", k, kk[k])
 	}
@@ -172,15 +204,27 @@ func torusTile(p func(string, ...any), s *design.Episode, g *noc.Topology, tor *
 		desc = fmt.Sprintf("rank %d", c.rank)
 	}
 	p("\n    // ---- node %d %s, address %#x: %s\n", n, coords(g, n), g.Addr(n), desc)
-	loop := ""
+	extra := ""
 	if s.Sys.Looping() {
-		loop = ", .NBANK(2)"
+		extra = ", .NBANK(2)"
 	}
 	var cc [MaxDims]int
 	for k := range tor.Dims {
 		cc[k] = tor.Coord(n, k)
 	}
-	p("    hx_rtile #(.MAXG(%d), .NRT(%d)%s,\n", c.maxG, c.nrt, loop)
+	dataP := 0
+	if c.data {
+		dataP = 1
+	}
+	if s.Sys.LinkRetry > 0 {
+		extra += ", .LR(LR), .CW(CW), .CPOLY(CPOLY)" // link-level retry on every hx_link of the tile
+	}
+	for k, rev := range TorusReversals(s.Design, n) {
+		if rev != "" {
+			extra += fmt.Sprintf(", .REV%d(%d'b%s)", k, len(rev), rev) // routed around avoided links
+		}
+	}
+	p("    hx_rtile #(.MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d)%s,\n", c.maxG, c.nrt, dataP, c.nil_, extra)
 	p("              .FW(FW), .CB(CB), .CRC_POLY(CRC_POLY), .B(B), .AB(AB), .RB(RB),\n")
 	p("              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5), .WRAP(WRAP),\n")
 	p("              .C0(%d), .C1(%d), .C2(%d), .C3(%d), .C4(%d), .C5(%d), .L(L)) %s (\n", cc[0], cc[1], cc[2], cc[3], cc[4], cc[5], TilePath(n))

@@ -22,11 +22,23 @@ func torusTestSystem(name string, dims []int, wrap []bool, mod func(*hw.System))
 }
 
 // TestTorusRefuses: what the torus RTL of this stage does not build is
-// refused with the field named, and a torus it builds is accepted.
+// refused with the field named, and a torus it builds (a barrier, a data
+// collective, faults, link-level retry, avoided links) is accepted.
 func TestTorusRefuses(t *testing.T) {
-	ok := build(t, torusTestSystem("ok", []int{4, 3}, []bool{true, false}, nil), nil)
-	if err := Check(ok.Design); err != nil {
-		t.Fatalf("4x3 torus refused: %v", err)
+	for _, c := range []struct {
+		name string
+		mod  func(*hw.System)
+	}{
+		{"ok", nil},
+		{"data", func(s *hw.System) { s.Op, s.Collective = "barrier", "allgather" }},
+		{"faults", func(s *hw.System) { s.Faults = []string{"flip:n0.d0+.vc0@first:40", "creditdrop:n5.d1-.vc0@9"} }},
+		{"retry", func(s *hw.System) { s.LinkRetry = s.BufferDepth }},
+		{"avoid", func(s *hw.System) { s.Avoid = []string{"n0.d0+.vc0"} }},
+	} {
+		ok := build(t, torusTestSystem(c.name, []int{4, 3}, []bool{true, false}, c.mod), nil)
+		if err := Check(ok.Design); err != nil {
+			t.Fatalf("4x3 torus %s refused: %v", c.name, err)
+		}
 	}
 	tofu := build(t, torusTestSystem("tofu", []int{3, 2, 3, 2, 3, 2}, []bool{true, false, true, false, true, false}, nil), nil)
 	if err := Check(tofu.Design); err != nil {
@@ -37,11 +49,7 @@ func TestTorusRefuses(t *testing.T) {
 		name, field, text string
 		mod               func(*hw.System)
 	}{
-		{"faults", "faults", "none for torus RTL", func(s *hw.System) { s.Faults = []string{"drop:n0.d0+.vc0@first"} }},
-		{"avoid", "avoid", "none for torus RTL", func(s *hw.System) { s.Avoid = []string{"n0.d0+.vc0"} }},
-		{"retry", "link_retry", "0 for torus RTL", func(s *hw.System) { s.LinkRetry = s.BufferDepth }},
 		{"pipeline", "switch_pipeline", "0 for torus RTL", func(s *hw.System) { s.SwitchPipeline = 1 }},
-		{"data", "topology", "only network the RTL library builds for data collectives", func(s *hw.System) { s.Collective = "allgather" }},
 		{"half", "duplex", "full", func(s *hw.System) { s.Duplex = hw.DuplexHalf }},
 	} {
 		sys := torusTestSystem(c.name, []int{4, 3}, []bool{true, false}, c.mod)
@@ -127,6 +135,7 @@ func TestRtileLintStandalone(t *testing.T) {
 	for _, params := range []string{
 		"",
 		"-GK0=8 -GAB=3 -GC0=7 -GL=2",
+		"-GK0=8 -GAB=3 -GC0=2 -GLR=4 -GB=4 -GREV0=8'b00011100",
 		"-GNDIM=2 -GK0=3 -GK1=3 -GAB=4 -GWRAP=0 -GC0=1 -GC1=2",
 		"-GNDIM=4 -GK0=2 -GK1=2 -GK2=2 -GK3=2 -GAB=4 -GCB=32 -GC3=1",
 		"-GNDIM=3 -GK0=4 -GK1=3 -GK2=2 -GAB=5 -GWRAP=5 -GC0=3 -GC1=1 -GDATA=1 -GNIL=4 -GNBANK=2",

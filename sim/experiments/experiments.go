@@ -1,8 +1,9 @@
 // Package experiments measures the two seeds' claims on the cycle model and
 // writes docs/experiments.md with its tables and SVG plots: the Hitachi
 // seed's six one-sided/mutual step orders, near-last versus near-first
-// recursive-doubling all-gather (the Fujitsu seed's order) on four networks,
-// and full versus half duplex. Every figure comes from a sim run that
+// recursive-doubling all-gather (the Fujitsu seed's order) on rings, mesh
+// lines, tori, meshes, fat trees and hyper-crossbars, and full versus half
+// duplex. Every figure comes from a sim run that
 // `make experiments` (hxbar experiments) repeats; the runs are
 // deterministic, so the document is too.
 package experiments
@@ -61,16 +62,65 @@ type Network struct {
 	Label    string
 	Topology hw.Topology
 	Dims     []int
+	Wrap     []bool // a torus's wrap flags (nil: every dimension a ring)
 }
 
-// Networks are the comparison's networks, 16 nodes each.
+// The comparison's networks the text names.
+const (
+	Ring16    = "ring 16 (torus [16])"
+	Line16    = "line 16 (mesh [16])"
+	Torus4x4  = "torus 4x4"
+	Mixed4x4  = "mixed 4x4 (ring x line)"
+	Mesh4x4   = "mesh 4x4"
+	FatTree42 = "fat tree 4-ary 2-tree"
+	HyperX16  = "hyper-crossbar 16"
+	HyperX4x4 = "hyper-crossbar 4x4"
+)
+
+// Networks are the comparison's networks, 16 nodes each: the torus family
+// (rings, mesh lines and their mix), the fat trees, the hyper-crossbars.
 var Networks = []Network{
-	{"ring 16 (torus [16])", hw.TopoTorus, []int{16}},
-	{"torus 4x4", hw.TopoTorus, []int{4, 4}},
-	{"fat tree 2-ary 4-tree", hw.TopoFatTree, []int{2, 2, 2, 2}},
-	{"fat tree 4-ary 2-tree", hw.TopoFatTree, []int{4, 4}},
-	{"hyper-crossbar 16", hw.TopoHyperXbar, []int{16}},
-	{"hyper-crossbar 4x4", hw.TopoHyperXbar, []int{4, 4}},
+	{Ring16, hw.TopoTorus, []int{16}, nil},
+	{Line16, hw.TopoTorus, []int{16}, []bool{false}},
+	{Torus4x4, hw.TopoTorus, []int{4, 4}, nil},
+	{Mixed4x4, hw.TopoTorus, []int{4, 4}, []bool{true, false}},
+	{Mesh4x4, hw.TopoTorus, []int{4, 4}, []bool{false, false}},
+	{"fat tree 2-ary 4-tree", hw.TopoFatTree, []int{2, 2, 2, 2}, nil},
+	{FatTree42, hw.TopoFatTree, []int{4, 4}, nil},
+	{HyperX16, hw.TopoHyperXbar, []int{16}, nil},
+	{HyperX4x4, hw.TopoHyperXbar, []int{4, 4}, nil},
+}
+
+// Row is one network and item size of the comparison's table.
+type Row struct {
+	Network string // a Networks label
+	Flits   int    // flits per item
+}
+
+// Cosimulated are the comparison's rows the torus RTL runs, both orders,
+// cycle for cycle as the model (testbench.TestTorusDoublingCosim): their
+// cycles are the RTL's too. The document names them.
+var Cosimulated = []Row{
+	{Ring16, 1}, {Ring16, 4}, {Line16, 1}, {Torus4x4, 1}, {Mixed4x4, 1}, {Mesh4x4, 1},
+}
+
+// NetworkOf is the network of Networks labelled label.
+func NetworkOf(label string) (Network, bool) {
+	for _, n := range Networks {
+		if n.Label == label {
+			return n, true
+		}
+	}
+	return Network{}, false
+}
+
+// Doubling is the system of the comparison's run on n with f flits per
+// item and algo (butterfly: near-last; butterfly-near-first): what the
+// tables report and what the torus co-simulation (testbench) runs.
+func Doubling(n Network, f int, algo hw.Algorithm) hw.System {
+	sys := system(n.Topology, n.Dims, f)
+	sys.Wrap, sys.Algo = n.Wrap, algo
+	return sys
 }
 
 // Options sizes the experiments.
@@ -140,11 +190,9 @@ func Collect(opt Options) (*Results, error) {
 		r.progress("experiments: order %s done", o)
 	}
 	// doubling runs recursive doubling near-last, then near-first.
-	doubling := func(topology hw.Topology, dims []int, f int) (pair [2]Run, err error) {
+	doubling := func(n Network, f int) (pair [2]Run, err error) {
 		for i, algo := range []hw.Algorithm{hw.AlgoButterfly, hw.AlgoButterflyNearFirst} {
-			sys := system(topology, dims, f)
-			sys.Algo = algo
-			if pair[i], err = measure(sys); err != nil {
+			if pair[i], err = measure(Doubling(n, f, algo)); err != nil {
 				return pair, err
 			}
 		}
@@ -167,7 +215,7 @@ func Collect(opt Options) (*Results, error) {
 	for _, n := range Networks {
 		r.Double[n.Label] = map[int][2]Run{}
 		for _, f := range opt.DoubleFlits {
-			pair, err := doubling(n.Topology, n.Dims, f)
+			pair, err := doubling(n, f)
 			if err != nil {
 				return nil, err
 			}
@@ -176,7 +224,7 @@ func Collect(opt Options) (*Results, error) {
 		r.progress("experiments: %s done", n.Label)
 	}
 	for _, m := range opt.RingSizes {
-		pair, err := doubling(hw.TopoTorus, []int{m}, opt.RingFlits)
+		pair, err := doubling(Network{Topology: hw.TopoTorus, Dims: []int{m}}, opt.RingFlits)
 		if err != nil {
 			return nil, err
 		}

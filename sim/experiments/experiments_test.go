@@ -28,7 +28,9 @@ func collect(t *testing.T) *Results {
 // reports: the six orders rank as the seed says and are within 5 % of its
 // ratios at 256 flits per item; near-last moves at least 2x fewer
 // flit-hops than near-first on the 16-node ring and finishes sooner, at
-// every item size; on the hyper-crossbar the two orders tie.
+// every item size; the line, the mesh and the mixed wrap move the ring's
+// and the torus's flit-hops, the line in fewer cycles than the ring; on
+// the hyper-crossbar the two orders tie.
 func TestFiguresToReach(t *testing.T) {
 	r := collect(t)
 	fo := last(r.Opt.OrderFlits)
@@ -41,13 +43,24 @@ func TestFiguresToReach(t *testing.T) {
 		t.Errorf("largest deviation from the seed's ratios %.1f %%", 100*d)
 	}
 	for _, f := range r.Opt.DoubleFlits {
-		ring := Networks[0].Label
+		ring := Ring16
 		if h, c := r.HopRatio(ring, f), r.CycleRatio(ring, f); h < 2 || c <= 1 {
 			t.Errorf("ring, %d flits/item: near-first / near-last flit-hops %.2f, cycles %.2f", f, h, c)
 		}
-		for _, n := range Networks[4:] {
-			if h := r.HopRatio(n.Label, f); h != 1 {
-				t.Errorf("%s, %d flits/item: hop ratio %.2f, want 1", n.Label, f, h)
+		// A line moves the ring's flit-hops, a mesh and the mixed wrap
+		// the torus's, but without the ring's ties the line is faster.
+		for _, pr := range [][2]string{{Line16, Ring16}, {Mesh4x4, Torus4x4}, {Mixed4x4, Torus4x4}} {
+			a, b := r.Double[pr[0]][f], r.Double[pr[1]][f]
+			if a[0].FlitHops != b[0].FlitHops || a[1].FlitHops != b[1].FlitHops {
+				t.Errorf("%s, %d flits/item: flit-hops %d/%d, %s's %d/%d", pr[0], f, a[0].FlitHops, a[1].FlitHops, pr[1], b[0].FlitHops, b[1].FlitHops)
+			}
+		}
+		if l, g := r.Double[Line16][f], r.Double[Ring16][f]; l[0].Cycles >= g[0].Cycles || l[1].Cycles >= g[1].Cycles {
+			t.Errorf("%d flits/item: the line takes %d/%d cycles, the ring %d/%d", f, l[0].Cycles, l[1].Cycles, g[0].Cycles, g[1].Cycles)
+		}
+		for _, n := range []string{HyperX16, HyperX4x4} {
+			if h := r.HopRatio(n, f); h != 1 {
+				t.Errorf("%s, %d flits/item: hop ratio %.2f, want 1", n, f, h)
 			}
 		}
 	}

@@ -179,14 +179,14 @@ divided by near-last.
 				r.CycleRatio(n.Label, f), pr[0].FlitHops, pr[1].FlitHops, r.HopRatio(n.Label, f))
 		}
 	}
-	ring := Networks[0].Label
+	ring := Ring16
 	p(`
 At %d flits per item:
 `, fd)
 	for _, n := range Networks {
 		p("- %s: near-first moves %.2fx the flit-hops of near-last and takes %.2fx the cycles.\n", n.Label, r.HopRatio(n.Label, fd), r.CycleRatio(n.Label, fd))
 	}
-	torus, ft := Networks[1].Label, Networks[3].Label
+	torus, ft := Torus4x4, FatTree42
 	p(`
 On the ring a partner at rank distance d is d links away (8 at most, the
 shorter way round), so near-first sends its 8-item messages 8 links and
@@ -203,11 +203,14 @@ whose dimensions are powers of two every butterfly partner is one crossbar
 hop away, so both orders move the same flit-hops in the same cycles: there
 the order does not matter, which is the hyper-crossbar's point.
 
-![near-last vs near-first: flit-hops](%s)
+`, r.HopRatio(ring, fd), r.CycleRatio(ring, fd), r.HopRatio(torus, fd), r.CycleRatio(torus, fd), r.HopRatio(ft, fd))
+	r.meshText(p, fd)
+	r.cosimText(p)
+	p(`![near-last vs near-first: flit-hops](%s)
 
 ![near-last vs near-first: cycles](%s)
 
-`, r.HopRatio(ring, fd), r.CycleRatio(ring, fd), r.HopRatio(torus, fd), r.CycleRatio(torus, fd), r.HopRatio(ft, fd), plots[1], plots[2])
+`, plots[1], plots[2])
 
 	p(`### The gap grows with the ring
 
@@ -328,4 +331,50 @@ func (r *Results) WideResidual() float64 {
 		worst = max(worst, abs(float64(w.Run.Cycles)-(a*float64(w.Cost)+b)))
 	}
 	return worst
+}
+
+// meshText is the paragraph on the mesh line, the mesh and the mixed wrap
+// at fd flits per item.
+func (r *Results) meshText(p func(string, ...any), fd int) {
+	cyc := func(n string, i int) int64 { return r.Double[n][fd][i].Cycles }
+	p(`Without the wrap links (meshes, `+"`wrap: false`"+`) the flit-hops do not
+change: on the 16-node line a partner at rank distance d is exactly d
+links away, as on the ring (%.2fx), and the 4x4 mesh and the mixed 4x4
+(dimension 0 a ring of 4, dimension 1 a line of 4) move the torus's
+flit-hops (%.2fx). The cycles do. On a ring the partners at the largest
+distance (8 on the ring of 16, 2 on a ring of 4) are a tie that both route
+the same way round, so every link of that direction carries two messages;
+on a line the two partners send in opposite directions. So the line is
+faster than the ring in both orders (near-last %d cycles against %d), and
+near-first takes %.2fx the cycles of near-last (the ring's %.2fx); the
+mesh 4x4 takes %.2fx (the torus's %.2fx). The mixed 4x4 nearly ties
+(%.2fx): near-last's 4-item step goes to the partners at distance 2 on the
+ring of 4, a tie, while near-first meets the tie with 2 items and sends its
+8 items two links along the line, in opposite directions.
+
+`, r.HopRatio(Line16, fd), r.HopRatio(Mesh4x4, fd), cyc(Line16, 0), cyc(Ring16, 0),
+		r.CycleRatio(Line16, fd), r.CycleRatio(Ring16, fd), r.CycleRatio(Mesh4x4, fd), r.CycleRatio(Torus4x4, fd),
+		r.CycleRatio(Mixed4x4, fd))
+}
+
+// cosimText says which rows the torus RTL co-simulated, and how to repeat
+// it.
+func (r *Results) cosimText(p func(string, ...any)) {
+	p(`These rows were co-simulated, both orders, on the torus RTL (hx_rtile
+tiles under Icarus, cycle for cycle as the model, so their cycles are the
+RTL's too; ` + "`go test ./testbench -run TestTorusDoublingCosim`" + `, or one row
+with ` + "`hxbar cosim --topology torus --dims 16 --wrap false --collective allgather --item-flits 1 --skew 0 --algo butterfly-near-first`" + `):
+`)
+	for _, c := range Cosimulated {
+		p("- %s, %d %s per item\n", c.Network, c.Flits, plural(c.Flits, "flit", "flits"))
+	}
+	p("\n")
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -11,14 +11,16 @@
 // counter (hx_credit), one flit per output and cycle. Two things differ:
 //
 // - Routing is by coordinates, not tables: the router's own coordinates
-//   (C0..C5), the dimension sizes and the wrap flags are parameters, so
-//   there is no configuration port. Dimension order, minimal: the first
-//   dimension, from 0 up, whose coordinate differs, in the shortest
-//   direction on a ring (a tie, distance K/2, goes +), toward the
-//   destination on a mesh line; VC1 when the hop crosses the ring's wrap
-//   link (+ from K-1 to 0, - from 0 to K-1) or the flit arrived on VC1 of
-//   that dimension and direction (the dateline), else VC0
-//   (noc.Torus.NextAddr).
+//   (C0..C5), the dimension sizes, the wrap flags and the reversals around
+//   avoided links (REV0..REV5) are parameters, so there is no
+//   configuration port. Dimension order, minimal: the first dimension,
+//   from 0 up, whose coordinate differs, in the shortest direction on a
+//   ring (a tie, distance K/2, goes +), toward the destination on a mesh
+//   line, the other way round where REVk says so (a ring routed around an
+//   avoided link); VC1 when the hop crosses the ring's wrap link (+ from
+//   K-1 to 0, - from 0 to K-1) or the flit arrived on VC1 of that
+//   dimension and direction (the dateline), else VC0 (noc.Torus.NextAddr;
+//   with reversals the avoided torus's Next).
 // - The two VCs of a link direction (outputs 1+4k+{0,1}, and 1+4k+{2,3})
 //   share one wire: at most one of them sends in a cycle. An output that
 //   continues a packet goes before any grant; two continuing ones, the one
@@ -27,9 +29,9 @@
 //   moves the same flits in the same cycles as one shared wire carrying a
 //   VC bit would.
 //
-// Fault-free only: no routing exceptions, no illegal-flit handling (the
-// simulation stops on a head at an input owning an output, a payload flit
-// at one owning none, or an address outside the grid). Flit: {head, tail,
+// No illegal-flit handling (the simulation stops on a head at an input
+// owning an output, a payload flit at one owning none, or an address
+// outside the grid). Flit: {head, tail,
 // crc[CB-1:0], data[FW-1:0]}, the destination address in data[AB-1:0]
 // packed as hx_switch reads it (coordinate k in BKk bits, dimension 0 in
 // the LSBs).
@@ -52,6 +54,14 @@ module hx_router #(
     parameter integer C3    = 0,
     parameter integer C4    = 0,
     parameter integer C5    = 0,
+    // Avoided links (noc.Avoid.TorusReversed): bit c of REVk sends
+    // destination coordinate c of dimension k the other way round.
+    parameter [((K0 < 1) ? 1 : K0)-1:0] REV0 = 0,
+    parameter [((K1 < 1) ? 1 : K1)-1:0] REV1 = 0,
+    parameter [((K2 < 1) ? 1 : K2)-1:0] REV2 = 0,
+    parameter [((K3 < 1) ? 1 : K3)-1:0] REV3 = 0,
+    parameter [((K4 < 1) ? 1 : K4)-1:0] REV4 = 0,
+    parameter [((K5 < 1) ? 1 : K5)-1:0] REV5 = 0,
     parameter integer P     = 1 + 4 * NDIM  // ports (fixed by NDIM)
 ) (
     input                 clk,
@@ -110,12 +120,12 @@ module hx_router #(
     wire [NS4-1:0] dp4, ds4;
     wire [NS5-1:0] dp5, ds5;
     wire [1:0]     dv0, dv1, dv2, dv3, dv4, dv5;
-    hx_router_dir #(.NS(NS0), .K(K0), .C(C0), .RING((WRAP >> 0) & 1)) dir0 (.plus(dp0), .stay(ds0), .vc1(dv0));
-    hx_router_dir #(.NS(NS1), .K(K1), .C(C1), .RING((WRAP >> 1) & 1)) dir1 (.plus(dp1), .stay(ds1), .vc1(dv1));
-    hx_router_dir #(.NS(NS2), .K(K2), .C(C2), .RING((WRAP >> 2) & 1)) dir2 (.plus(dp2), .stay(ds2), .vc1(dv2));
-    hx_router_dir #(.NS(NS3), .K(K3), .C(C3), .RING((WRAP >> 3) & 1)) dir3 (.plus(dp3), .stay(ds3), .vc1(dv3));
-    hx_router_dir #(.NS(NS4), .K(K4), .C(C4), .RING((WRAP >> 4) & 1)) dir4 (.plus(dp4), .stay(ds4), .vc1(dv4));
-    hx_router_dir #(.NS(NS5), .K(K5), .C(C5), .RING((WRAP >> 5) & 1)) dir5 (.plus(dp5), .stay(ds5), .vc1(dv5));
+    hx_router_dir #(.NS(NS0), .K(K0), .C(C0), .RING((WRAP >> 0) & 1), .REV(REV0)) dir0 (.plus(dp0), .stay(ds0), .vc1(dv0));
+    hx_router_dir #(.NS(NS1), .K(K1), .C(C1), .RING((WRAP >> 1) & 1), .REV(REV1)) dir1 (.plus(dp1), .stay(ds1), .vc1(dv1));
+    hx_router_dir #(.NS(NS2), .K(K2), .C(C2), .RING((WRAP >> 2) & 1), .REV(REV2)) dir2 (.plus(dp2), .stay(ds2), .vc1(dv2));
+    hx_router_dir #(.NS(NS3), .K(K3), .C(C3), .RING((WRAP >> 3) & 1), .REV(REV3)) dir3 (.plus(dp3), .stay(ds3), .vc1(dv3));
+    hx_router_dir #(.NS(NS4), .K(K4), .C(C4), .RING((WRAP >> 4) & 1), .REV(REV4)) dir4 (.plus(dp4), .stay(ds4), .vc1(dv4));
+    hx_router_dir #(.NS(NS5), .K(K5), .C(C5), .RING((WRAP >> 5) & 1), .REV(REV5)) dir5 (.plus(dp5), .stay(ds5), .vc1(dv5));
 
     // ------------------------------------------------------------------
     // Input FIFOs and route computation

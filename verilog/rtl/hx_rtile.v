@@ -1,9 +1,12 @@
 // hx_rtile: one node of a torus, a mesh or a mix of the two (noc.Torus;
 // docs/rtl.md, "The torus tile"): the node's barrier unit (g_unit.bu:
 // hx_barrier_unit, the block name hx_tile gives it), its router (rt:
-// hx_router at the node's coordinates C0..C5), the injection and ejection
+// hx_router at the node's coordinates C0..C5, with its reversals around
+// avoided links REV0..REV5), the injection and ejection
 // channels between them (inj, ej: hx_link, latency 1) and, per router
-// output p > 0, the channel it drives (g_out[p-1].up: hx_link, latency L).
+// output p > 0, the channel it drives (g_out[p-1].up: hx_link, latency L);
+// every hx_link with link-level retry when LR > 0 (docs/reliability.md,
+// "Link-level retry": one link layer per VC channel, as in the model).
 // The tile adds no cycle: a system of tiles runs cycle for cycle as the Go
 // model (docs/microarchitecture.md, "Torus router").
 //
@@ -46,7 +49,16 @@ module hx_rtile #(
     parameter integer C3   = 0,
     parameter integer C4   = 0,
     parameter integer C5   = 0,
-    parameter integer L    = 1     // link latency between routers
+    parameter [((K0 < 1) ? 1 : K0)-1:0] REV0 = 0,   // the router's reversals around avoided links
+    parameter [((K1 < 1) ? 1 : K1)-1:0] REV1 = 0,   // (hx_router)
+    parameter [((K2 < 1) ? 1 : K2)-1:0] REV2 = 0,
+    parameter [((K3 < 1) ? 1 : K3)-1:0] REV3 = 0,
+    parameter [((K4 < 1) ? 1 : K4)-1:0] REV4 = 0,
+    parameter [((K5 < 1) ? 1 : K5)-1:0] REV5 = 0,
+    parameter integer L    = 1,    // link latency between routers
+    parameter integer LR   = 0,    // link-level retry: replay buffer entries; 0: none
+    parameter integer CW   = 16,   // link check code bits (hw.LinkCode; LR > 0 only)
+    parameter [CW-1:0] CPOLY = 16'h5935   // its polynomial
 ) (
     input                              clk,
     input                              rst,        // synchronous, active high
@@ -103,18 +115,19 @@ module hx_rtile #(
     wire [P-1:0]   r_in_valid, r_in_credit, r_out_valid, r_out_credit;
     wire [P*W-1:0] r_in_flit, r_out_flit;
     hx_router #(.FW(FW), .B(B), .CB(CB), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5),
-                .WRAP(WRAP), .C0(C0), .C1(C1), .C2(C2), .C3(C3), .C4(C4), .C5(C5)) rt (
+                .WRAP(WRAP), .C0(C0), .C1(C1), .C2(C2), .C3(C3), .C4(C4), .C5(C5),
+                .REV0(REV0), .REV1(REV1), .REV2(REV2), .REV3(REV3), .REV4(REV4), .REV5(REV5)) rt (
         .clk(clk), .rst(rst),
         .in_valid(r_in_valid), .in_flit(r_in_flit), .in_credit(r_in_credit),
         .out_valid(r_out_valid), .out_flit(r_out_flit), .out_credit(r_out_credit)
     );
-    hx_link #(.W(W), .L(1), .B(B)) inj (
+    hx_link #(.W(W), .L(1), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY)) inj (
         .clk(clk), .rst(rst),
         .in_valid(inj_valid), .in_flit(inj_flit),
         .out_valid(r_in_valid[0]), .out_flit(r_in_flit[0 +: W]),
         .crd_in(r_in_credit[0]), .crd_out(inj_credit)
     );
-    hx_link #(.W(W), .L(1), .B(B)) ej (
+    hx_link #(.W(W), .L(1), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY)) ej (
         .clk(clk), .rst(rst),
         .in_valid(r_out_valid[0]), .in_flit(r_out_flit[0 +: W]),
         .out_valid(ej_valid), .out_flit(ej_flit),
@@ -123,7 +136,7 @@ module hx_rtile #(
     genvar j;
     generate
         for (j = 0; j < 4 * NDIM; j = j + 1) begin : g_out
-            hx_link #(.W(W), .L(L), .B(B)) up (
+            hx_link #(.W(W), .L(L), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY)) up (
                 .clk(clk), .rst(rst),
                 .in_valid(r_out_valid[j+1]), .in_flit(r_out_flit[(j+1)*W +: W]),
                 .out_valid(up_valid[j]), .out_flit(up_flit[j*W +: W]),
