@@ -343,6 +343,14 @@ var keys = []keySpec{
 			return err
 		},
 		write: func(s *System) string { return strconv.Itoa(s.SwitchPipeline) }},
+	{key: "unit_pipeline", flag: "unit-pipeline", typ: "integer", allowed: "0 or 1",
+		field: func(s *System) any { return &s.UnitPipeline }, help: "1: every barrier unit's gate check reads its receive state without the forward (faster clock, a signal counts one cycle later)",
+		doc: "Unit pipeline: 1 takes the forward of the count in flight out of every barrier unit's gate check, so that a received signal counts for the check from the second cycle after its pop instead of the first (a higher clock; a gate that waits for a signal passes one cycle later); 0: the forward (docs/microarchitecture.md, Unit pipeline).",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.UnitPipeline, err = decodeInt(n, "unit_pipeline", "0 or 1")
+			return err
+		},
+		write: func(s *System) string { return strconv.Itoa(s.UnitPipeline) }},
 	{key: "channels", flag: "barrier-channels", typ: "integer", allowed: fmt.Sprintf("1..%d", MaxChannels),
 		field: func(s *System) any { return &s.Channels }, help: "barrier channels per unit: how many communicators a node can take part in at once",
 		doc: "Barrier channels of every unit: each communicator a rank belongs to takes one on its node, so a node can synchronise in that many communicators at once (docs/microarchitecture.md, Channels and communicators).",

@@ -69,6 +69,8 @@ func checkTorus(s *design.Episode) error {
 		return limit("link_retry", sys.LinkRetry, "0")
 	case sys.SwitchPipeline != 0:
 		return limit("switch_pipeline", sys.SwitchPipeline, "0")
+	case sys.UnitPipeline != 0:
+		return limit("unit_pipeline", sys.UnitPipeline, "0")
 	case sys.HasCommunicators():
 		return limit("communicators", len(sys.Communicators), "none (one barrier unit per node)")
 	case sys.IsData():

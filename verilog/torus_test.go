@@ -38,6 +38,7 @@ func TestTorusRefuses(t *testing.T) {
 		{"avoid", "avoid", "none for torus RTL", func(s *hw.System) { s.Avoid = []string{"n0.d0+.vc0"} }},
 		{"retry", "link_retry", "0 for torus RTL", func(s *hw.System) { s.LinkRetry = s.BufferDepth }},
 		{"pipeline", "switch_pipeline", "0 for torus RTL", func(s *hw.System) { s.SwitchPipeline = 1 }},
+		{"unitpipe", "unit_pipeline", "0 for torus RTL", func(s *hw.System) { s.UnitPipeline = 1 }},
 		{"data", "topology", "only network the RTL library builds for data collectives", func(s *hw.System) { s.Collective = "allgather" }},
 		{"half", "duplex", "full", func(s *hw.System) { s.Duplex = hw.DuplexHalf }},
 	} {

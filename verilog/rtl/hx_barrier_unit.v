@@ -83,7 +83,14 @@ module hx_barrier_unit #(
     // channels, and reads the same ports differently (see the port list).
     // CHB: the head's and the route word's channel bits (0: none).
     parameter integer EXT  = 0,
-    parameter integer CHB  = 0
+    parameter integer CHB  = 0,
+    // unit_pipeline (docs/microarchitecture.md, "Unit pipeline"): 1 takes
+    // the count in flight (p1) out of the gate check, so that the gate's
+    // ALU folds acc and the receive RAM's word, two operands from
+    // registers and the RAM; a signal counts for the check from the second
+    // cycle after its pop instead of the first. 0: the forward (the unit
+    // of before the key).
+    parameter integer UP   = 0
 ) (
     input                clk,
     input                rst,          // synchronous, active high
@@ -331,9 +338,18 @@ module hx_barrier_unit #(
     // acc_n = self ? op(acc, val_n) : val_n, where val_n is op(g_val, g_fwd)
     // (the gate's entry and the value counted in this cycle, below): one
     // three-operand op, so no ALU feeds another in the cycle.
+    // With UP = 1 there is no forward (g_fwd is the identity): the op of
+    // two operands.
     wire [63:0] g_val, g_fwd;
     wire [63:0] acc_n;
-    hx_alu3 alu_gate (.op(opx), .a(self_n ? acc : ident), .b(g_val), .c(g_fwd), .y(acc_n));
+    generate
+        if (UP != 0) begin : g_alu_up
+            hx_alu alu_gate (.op(opx), .a(self_n ? acc : ident), .b(g_val), .y(acc_n));
+            wire _unused_fwd = &{1'b0, g_fwd};
+        end else begin : g_alu_fwd
+            hx_alu3 alu_gate (.op(opx), .a(self_n ? acc : ident), .b(g_val), .c(g_fwd), .y(acc_n));
+        end
+    endgenerate
 
     // Next cur, and from it the gate word the next cycle needs.
     wire [5:0] cur_nx = (w_ctrl || w_abort) ? 6'd0 : do_arrive ? 6'd1 : do_pass ? gnext : cur;
@@ -652,7 +668,8 @@ module hx_barrier_unit #(
     end
     // Gate cur+1's receive state: the count in flight this cycle (p1)
     // first, then the RAM; entries of another iteration read as empty.
-    wire          fwd   = p1_v && p1_g == gnext && p1_b == it;
+    // UP = 1: no forward; the check reads the RAM (and its bypass) only.
+    wire          fwd   = UP == 0 && p1_v && p1_g == gnext && p1_b == it;
     assign cnt_n = fwd ? x_new[71:64] : xa_ok ? xa_c : 8'd0;
     // Its value, as two operands of the gate's ALU (which folds them with
     // acc), so that the receive ALU does not feed it: the entry (g_val)
@@ -1224,6 +1241,8 @@ module hx_barrier_unit #(
             $fatal(1, "%m: NBANK = %0d (allowed 1, or 2 for a loop)", NBANK);
         if (EXT != 0 && (DATA != 0 || CHB > 3 || (CHB != 0 && (RB > 24 || FW < AB + RB + 7 + CHB))))
             $fatal(1, "%m: EXT = 1 needs DATA = 0, CHB <= 3, RB <= 24 and FW >= %0d (the head's channel), FW = %0d", AB + RB + 7 + CHB, FW);
+        if (UP != 0 && UP != 1)
+            $fatal(1, "%m: UP = %0d (allowed 0 or 1)", UP);
         if (NBANK == 2 && (DATA != 0 || FW < AB + RB + 7))
             $fatal(1, "%m: NBANK = 2 needs DATA = 0 and FW >= %0d (the head's iteration bit), FW = %0d", AB + RB + 7, FW);
     end
