@@ -197,9 +197,9 @@ type Units struct {
 	IterLimit []uint32
 
 	// pipe, with the unit pipeline (SetPipeline), is each rank's last
-	// counted tail: the gate check of the cycle after its count does not
-	// see it (pipeline.go). nil: no pipeline.
-	pipe []pipeTail
+	// counted tails and last move, which the gate check reads
+	// (pipeline.go). nil: no pipeline.
+	pipe []pipeState
 }
 
 // unitCtrl is a unit's CTRL register when it is not the system's.
@@ -622,7 +622,8 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	curNx := c
 	var seenCnt uint8
 	var seenVal uint64
-	if waiting && !pre && !ab {
+	check := waiting && !pre && !ab && u.checks(r, t)
+	if check {
 		seenCnt, seenVal = u.rxSeen(r, t, gs, ra, op, c+1, b)
 	}
 	switch {
@@ -637,6 +638,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	case c == 0 || c == Gr+1: // idle, or released: re-armed for the next episode
 		if u.Arrive[r] == t {
 			rs.cur, curNx = 1, 1
+			u.moved(r, t)
 			ws.gateDone[1] = t
 			rs.acc = 0 // barrier: no value (a previous episode may have left one)
 			if op.HasPayload() {
@@ -654,8 +656,10 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 				u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: 1, Rank: int32(r), Value: rs.acc})
 			}
 		}
+	case !check:
 	case !sending && seenCnt == gs[c+1].need:
 		g := c + 1
+		u.moved(r, t)
 		passGateValue(rs, gs, seenVal, op, g)
 		curNx = g
 		ws.gateDone[g] = max(ws.gateDone[g], t) // a step taken ahead may have set t+1
@@ -672,7 +676,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	}
 	// The gate check finds more signals than the gate needs: OVER.
 	var e UnitError
-	if waiting && !pre && !ab && seenCnt > gs[c+1].need {
+	if check && seenCnt > gs[c+1].need {
 		e = UnitError{Code: ErrOver, Gate: uint8(c + 1), NoFrom: true}
 	}
 
