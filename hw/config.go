@@ -344,8 +344,8 @@ var keys = []keySpec{
 		},
 		write: func(s *System) string { return strconv.Itoa(s.SwitchPipeline) }},
 	{key: "unit_pipeline", flag: "unit-pipeline", typ: "integer", allowed: "0 or 1",
-		field: func(s *System) any { return &s.UnitPipeline }, help: "1: every barrier unit's gate check reads its receive state without the forward (faster clock, a signal counts one cycle later)",
-		doc: "Unit pipeline: 1 takes the forward of the count in flight out of every barrier unit's gate check, so that a received signal counts for the check from the second cycle after its pop instead of the first (a higher clock; a gate that waits for a signal passes one cycle later); 0: the forward (docs/microarchitecture.md, Unit pipeline).",
+		field: func(s *System) any { return &s.UnitPipeline }, help: "1: every barrier unit's ALUs start at flip-flops (faster clock; a signal counts for the gate check two cycles later)",
+		doc: "Unit pipeline: 1 gives every barrier unit's ALUs operands from flip-flops only (a second stage of the receive fold, the gate check from registers), so that a received signal counts for the check from the third cycle after its pop instead of the first and no check is made in the cycle after a move (a higher clock; a gate that waits for a signal passes two cycles later); 0: the unit without them (docs/microarchitecture.md, Unit pipeline).",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.UnitPipeline, err = decodeInt(n, "unit_pipeline", "0 or 1")
 			return err

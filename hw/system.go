@@ -220,11 +220,11 @@ type System struct {
 	// "Switch pipeline"; RTL: hx_switch's SP), 0 for the one-cycle
 	// decision.
 	SwitchPipeline int `yaml:"switch_pipeline" json:"switch_pipeline,omitempty"`
-	// UnitPipeline is 1 when every barrier unit's gate check reads its
-	// receive state without the forward of the count in flight (a signal
-	// counts for the check from the second cycle after its pop, not the
-	// first: docs/microarchitecture.md, "Unit pipeline"; RTL:
-	// hx_barrier_unit's UP), 0 for the forward.
+	// UnitPipeline is 1 when every barrier unit's ALUs take operands from
+	// flip-flops only (a signal counts for the gate check from the third
+	// cycle after its pop, not the first, and no check follows a move:
+	// docs/microarchitecture.md, "Unit pipeline"; RTL: hx_barrier_unit's
+	// UP), 0 for the unit without it.
 	UnitPipeline int `yaml:"unit_pipeline" json:"unit_pipeline,omitempty"`
 	// Channels is the barrier channels of every unit (communicators.go);
 	// 0 is read as 1.
@@ -346,7 +346,7 @@ func outOfRange[T int | int64](field string, v, lo, hi T) *FieldError {
 const SwitchPipelineAllowed = "0 (a switch decides in one cycle) or 1 (a registered request stage: one more cycle per hop)"
 
 // UnitPipelineAllowed describes unit_pipeline, for messages.
-const UnitPipelineAllowed = "0 (a signal counts for the gate check from the cycle after its pop) or 1 (from the second cycle after it: a faster clock)"
+const UnitPipelineAllowed = "0 (a signal counts for the gate check from the cycle after its pop) or 1 (from the third cycle after it: a faster clock)"
 
 // MaxNameLen is the longest allowed name.
 const MaxNameLen = 64

@@ -73,10 +73,13 @@ func unitPipeDesigns(t *testing.T) []hw.System {
 }
 
 // TestCosimUnitPipeline co-simulates unitPipeDesigns under Icarus and
-// requires every run to match the model cycle for cycle. Then two
-// mutants, each the RTL without the pipeline while the model has it,
-// must make at least one run differ: hx_top.v without the tiles' UP(1),
-// and the unit's forward not gated by UP.
+// requires every run to match the model cycle for cycle. Then each
+// mutant must make at least one run differ: hx_top.v without the tiles'
+// UP(1) (the RTL without the pipeline while the model has it), a check
+// in the cycle after a move (c_mv ignored), the check's registers
+// without the write of their edge (c_fw), and the fold's second stage
+// without the write of its edge (p2_fw: two tails of one entry in
+// consecutive cycles).
 func TestCosimUnitPipeline(t *testing.T) {
 	needTools(t, Icarus)
 	t.Parallel()
@@ -111,7 +114,9 @@ func TestCosimUnitPipeline(t *testing.T) {
 	t.Logf("%d designs with unit_pipeline 1 match the model", len(designs))
 	mutants := []struct{ file, from, to string }{
 		{"hx_top.v", ", .UP(1)", ""},
-		{"hx_barrier_unit.v", "wire          fwd   = UP == 0 && p1_v", "wire          fwd   = p1_v"},
+		{"hx_barrier_unit.v", "wire        c_ok      = UP == 0 || !c_mv;", "wire        c_ok      = 1'b1;"},
+		{"hx_barrier_unit.v", "wire          c_fw  = wr_v && wr_a == xa_rq;", "wire          c_fw  = 1'b0;"},
+		{"hx_barrier_unit.v", "wire          p2_fw = p2_v && p2_a == p1_a;", "wire          p2_fw = 1'b0;"},
 	}
 	for _, m := range mutants {
 		var failed []string

@@ -33,6 +33,8 @@ func TestTileLintStandalone(t *testing.T) {
 		"-GLR=4 -GL=1",
 		"-GNDIM=2 -GK0=3 -GK1=2 -GDATA=1 -GNIL=4 -GL=2 -GLR=3 -GCB=32",
 		"-GNDIM=4 -GK0=2 -GK1=2 -GK2=2 -GK3=2 -GE=3 -GNCH=3",
+		"-GUP=1 -GNDIM=2 -GK0=3 -GK1=2 -GDATA=1 -GNIL=4 -GCB=32",
+		"-GUP=1 -GNCH=2 -GNBANK=2",
 	} {
 		args := append([]string{"--lint-only", "-Wall", "--top-module", "hx_tile"}, strings.Fields(params)...)
 		out, err := run(t, dir, 120*time.Second, vl, append(args, files...)...)
