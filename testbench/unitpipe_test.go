@@ -2,6 +2,7 @@ package testbench
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/sim"
+	"github.com/hxbar/hxbar/verilog"
 )
 
 // The unit pipeline (unit_pipeline 1, docs/microarchitecture.md, "Unit
@@ -72,26 +76,34 @@ func unitPipeDesigns(t *testing.T) []hw.System {
 	return out
 }
 
-// TestCosimUnitPipeline co-simulates unitPipeDesigns under Icarus and
-// requires every run to match the model cycle for cycle. Then each
+// TestCosimUnitPipeline co-simulates unitPipeDesigns and a gather on
+// its user schedule (gatherSystem) under Icarus and requires every run
+// to match the model cycle for cycle. Then each
 // mutant must make at least one run differ: hx_top.v without the tiles'
 // UP(1) (the RTL without the pipeline while the model has it), a check
 // in the cycle after a move (c_mv ignored), the check's registers
 // without the write of their edge (c_fw), and the fold's second stage
 // without the write of its edge (p2_fw: two tails of one entry in
-// consecutive cycles).
+// consecutive cycles, which only the gather's barrier packets of one
+// flit give).
 func TestCosimUnitPipeline(t *testing.T) {
 	needTools(t, Icarus)
 	t.Parallel()
 	ctx := ctxFor(t, 15*time.Minute)
 	designs := unitPipeDesigns(t)
+	gather := unitPiped(t, gatherSystem())
+	designs = append(designs, gather)
 	dirs := make([]string, len(designs))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
 	errs := make([]string, len(designs))
 	for i, s := range designs {
 		dirs[i] = filepath.Join(t.TempDir(), s.Name)
-		generate(t, dirs[i], s)
+		if s.Name == gather.Name {
+			generateScheduled(t, dirs[i], s, gatherSchedule())
+		} else {
+			generate(t, dirs[i], s)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -148,6 +160,62 @@ func TestCosimUnitPipeline(t *testing.T) {
 		} else {
 			t.Logf("mutant %s %q: %d of %d runs differ: %v", m.file, m.to, len(failed), len(dirs), failed[0])
 		}
+	}
+}
+
+// gatherSystem is a barrier on a line of 4 without skew for
+// gatherSchedule: the three signals into rank 0's gate 2 leave in one
+// cycle and reach its ejection port through one crossbar output, so the
+// unit pops their 1-flit packets (barrier: no payload) in consecutive
+// cycles, two tails of one entry one cycle apart (p2_fw).
+func gatherSystem() hw.System {
+	s := hw.Default()
+	s.Name, s.Dims, s.Ranks, s.Op, s.Skew = "gather-4-barrier", []int{4}, 4, hw.OpBarrier, 0
+	return s
+}
+
+// gatherSchedule: every rank's gate 1 signals rank 0's gate 2, and rank
+// 0's gate 2 every rank's gate 3 (a gather, then a broadcast).
+func gatherSchedule() *barrierunit.Schedule {
+	s := &barrierunit.Schedule{Ranks: 4, Algo: "gather4", Gates: 2}
+	s.Routes = append(s.Routes, barrierunit.Route{FromRank: 0, FromGate: 1, ToRank: 0, ToGate: 2})
+	for r := 1; r < 4; r++ {
+		s.Routes = append(s.Routes,
+			barrierunit.Route{FromRank: r, FromGate: 1, ToRank: 0, ToGate: 2, Distance: r},
+			barrierunit.Route{FromRank: r, FromGate: 1, ToRank: r, ToGate: 2})
+	}
+	s.Routes = append(s.Routes, barrierunit.Route{FromRank: 0, FromGate: 2, ToRank: 0, ToGate: 3})
+	for r := 1; r < 4; r++ {
+		s.Routes = append(s.Routes, barrierunit.Route{FromRank: 0, FromGate: 2, ToRank: r, ToGate: 3, Distance: r})
+	}
+	return s
+}
+
+// generateScheduled is generate for sys run with the user schedule
+// sched, recorded in dir as gen records it (ScheduleFile), so that Cosim
+// rebuilds the model with it.
+func generateScheduled(t testing.TB, dir string, sys hw.System, sched *barrierunit.Schedule) {
+	t.Helper()
+	s, err := sim.Build(sys, sched)
+	if err != nil {
+		t.Fatalf("%s: model: %v", sys.Name, err)
+	}
+	trace, _, err := Trace(s)
+	if err != nil {
+		t.Fatalf("%s: model: %v", sys.Name, err)
+	}
+	if _, err := verilog.Generate(dir, s.Design); err != nil {
+		t.Fatalf("%s: verilog.Generate: %v", sys.Name, err)
+	}
+	if err := Generate(dir, s.Design, trace); err != nil {
+		t.Fatalf("%s: testbench.Generate: %v", sys.Name, err)
+	}
+	b, err := json.MarshalIndent(sched, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ScheduleFile), append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
