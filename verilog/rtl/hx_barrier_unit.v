@@ -226,11 +226,31 @@ module hx_barrier_unit #(
     wire        r_abort = is_ctrl && hidx == 26'd8;
     wire        r_ist   = is_ctrl && hidx == 26'd9;
     wire        r_ien   = is_ctrl && hidx == 26'd10;
-    wire        in_g    = region == 3'd1 && {7'd0, widx} < GDEP;
-    wire        in_r    = region == 3'd2 && {7'd0, widx} < NRT;
-    wire        in_dr   = DATA != 0 && region == 3'd3 && {7'd0, widx} < NRT;
-    wire        in_e    = DATA != 0 && region == 3'd4 && {7'd0, widx} < GDEP;
-    wire        in_il   = DATA != 0 && region == 3'd5 && {6'd0, hidx} < NIL;
+    // x < k for a constant k, as logic and not a carry chain (the table
+    // reads' decode blocks an arrival in its cycle: docs/area.md, "The
+    // unit's clock"): x is below k iff at the highest bit where they
+    // differ k has the 1.
+    function lt_k;
+        input [25:0] x;
+        input [31:0] k;
+        integer      i;
+        reg          eq, lt;
+        begin
+            eq = 1'b1;
+            lt = 1'b0;
+            for (i = 31; i >= 0; i = i - 1) begin
+                if (eq && k[i] && (i > 25 || !x[i % 26]))
+                    lt = 1'b1;
+                eq = eq && (k[i] == (i > 25 ? 1'b0 : x[i % 26]));
+            end
+            lt_k = lt;
+        end
+    endfunction
+    wire        in_g    = region == 3'd1 && lt_k({1'b0, widx}, GDEP);
+    wire        in_r    = region == 3'd2 && lt_k({1'b0, widx}, NRT);
+    wire        in_dr   = DATA != 0 && region == 3'd3 && lt_k({1'b0, widx}, NRT);
+    wire        in_e    = DATA != 0 && region == 3'd4 && lt_k({1'b0, widx}, GDEP);
+    wire        in_il   = DATA != 0 && region == 3'd5 && lt_k(hidx, NIL);
     wire        ok_ctrl = !pwdata[4] || DATA != 0;
     wire        ok_g    = pwdata[13:8] <= MAXG6;
     wire        ok_if   = pwdata[12:0] != 13'd0 && pwdata[12:0] <= 13'd4096;
