@@ -226,24 +226,25 @@ module hx_barrier_unit #(
     wire        r_abort = is_ctrl && hidx == 26'd8;
     wire        r_ist   = is_ctrl && hidx == 26'd9;
     wire        r_ien   = is_ctrl && hidx == 26'd10;
-    // x < k for a constant k, as logic and not a carry chain (the table
-    // reads' decode blocks an arrival in its cycle: docs/area.md, "The
-    // unit's clock"): x is below k iff at the highest bit where they
-    // differ k has the 1.
+    // ltx < ltc for a constant ltc, as logic and not a carry chain (the
+    // table reads' decode blocks an arrival in its cycle: docs/area.md,
+    // "The unit's clock"): ltx is below ltc iff at the highest bit where
+    // they differ ltc has the 1. (Names of their own: the function's
+    // locals must not hide a name of an enclosing scope, VARHIDDEN.)
     function lt_k;
-        input [25:0] x;
-        input [31:0] k;
-        integer      i;
-        reg          eq, lt;
+        input [25:0] ltx;
+        input [31:0] ltc;
+        integer      lti;
+        reg          lteq, ltlt;
         begin
-            eq = 1'b1;
-            lt = 1'b0;
-            for (i = 31; i >= 0; i = i - 1) begin
-                if (eq && k[i] && (i > 25 || !x[i % 26]))
-                    lt = 1'b1;
-                eq = eq && (k[i] == (i > 25 ? 1'b0 : x[i % 26]));
+            lteq = 1'b1;
+            ltlt = 1'b0;
+            for (lti = 31; lti >= 0; lti = lti - 1) begin
+                if (lteq && ltc[lti] && (lti > 25 || !ltx[lti % 26]))
+                    ltlt = 1'b1;
+                lteq = lteq && (ltc[lti] == (lti > 25 ? 1'b0 : ltx[lti % 26]));
             end
-            lt_k = lt;
+            lt_k = ltlt;
         end
     endfunction
     wire        in_g    = region == 3'd1 && lt_k({1'b0, widx}, GDEP);
