@@ -89,7 +89,7 @@ func unitPipeDesigns(t *testing.T) []hw.System {
 func TestCosimUnitPipeline(t *testing.T) {
 	needTools(t, Icarus)
 	t.Parallel()
-	ctx := ctxFor(t, 15*time.Minute)
+	ctx := ctxFor(t, 30*time.Minute) // 17 designs and 4 mutants of each: 85 runs
 	designs := unitPipeDesigns(t)
 	gather := unitPiped(t, gatherSystem())
 	designs = append(designs, gather)
