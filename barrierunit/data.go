@@ -285,6 +285,7 @@ func (u *Units) recvData(r int, gs []gateState, rs *rankState, f hw.Flit, node i
 		return
 	}
 	gs[g].rxcnt[0]++ // data mode runs no loop: bank 0
+	u.counted(r, t, uint8(g), 0, 0)
 	u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRecv, Gate: rs.rxGate, Rank: rs.rxSrc, Value: ds.rxSum})
 }
 func (u *Units) dataError(w int, msg string) {

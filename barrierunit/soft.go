@@ -56,6 +56,7 @@ func (u *Units) abortEdge(r int, rs *rankState, gs []gateState, op Op, rxo rxObs
 	u.Release[r] = -1
 	for b := range u.banks() {
 		u.rearm(gs, u.acc(r, b), op, b)
+		u.pipeClear(r, uint32(b))
 	}
 }
 

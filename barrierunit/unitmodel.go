@@ -195,6 +195,11 @@ type Units struct {
 	Chan      []uint8
 	Base      []int32
 	IterLimit []uint32
+
+	// pipe, with the unit pipeline (SetPipeline), is each rank's last
+	// counted tails and last move, which the gate check reads
+	// (pipeline.go). nil: no pipeline.
+	pipe []pipeState
 }
 
 // unitCtrl is a unit's CTRL register when it is not the system's.
@@ -611,9 +616,16 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 		sending = sending && !pre
 	}
 
-	// 1. Gate (nothing in ERROR).
+	// 1. Gate (nothing in ERROR). The check reads gate c+1's count and
+	// value as the unit pipeline lets it see them (rxSeen).
 	released := false
 	curNx := c
+	var seenCnt uint8
+	var seenVal uint64
+	check := waiting && !pre && !ab && u.checks(r, t)
+	if check {
+		seenCnt, seenVal = u.rxSeen(r, t, gs, ra, op, c+1, b)
+	}
 	switch {
 	case pre:
 	case ab || soft&softDrain != 0:
@@ -626,6 +638,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	case c == 0 || c == Gr+1: // idle, or released: re-armed for the next episode
 		if u.Arrive[r] == t {
 			rs.cur, curNx = 1, 1
+			u.moved(r, t)
 			ws.gateDone[1] = t
 			rs.acc = 0 // barrier: no value (a previous episode may have left one)
 			if op.HasPayload() {
@@ -643,9 +656,11 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 				u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRelease, Gate: 1, Rank: int32(r), Value: rs.acc})
 			}
 		}
-	case !sending && gs[c+1].rxcnt[b] == gs[c+1].need:
+	case !check:
+	case !sending && seenCnt == gs[c+1].need:
 		g := c + 1
-		passGate(rs, gs, ra, op, g)
+		u.moved(r, t)
+		passGateValue(rs, gs, seenVal, op, g)
 		curNx = g
 		ws.gateDone[g] = max(ws.gateDone[g], t) // a step taken ahead may have set t+1
 		changed = true
@@ -661,7 +676,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 	}
 	// The gate check finds more signals than the gate needs: OVER.
 	var e UnitError
-	if waiting && !pre && !ab && gs[c+1].rxcnt[b] > gs[c+1].need {
+	if check && seenCnt > gs[c+1].need {
 		e = UnitError{Code: ErrOver, Gate: uint8(c + 1), NoFrom: true}
 	}
 
@@ -782,7 +797,10 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 				if rb != uint8(b) {
 					rx = u.acc(r, int(rb))
 				}
+				u.counted(r, t, gate, rb, rx[gate])
 				rx[gate] = op.Apply(rx[gate], rs.rxVal)
+			} else {
+				u.counted(r, t, gate, rb, 0)
 			}
 			u.emit(w, Event{Cycle: t, Node: int32(node), Kind: EvRecv, Gate: gate, Rank: src, Value: rs.rxVal})
 		}
@@ -810,6 +828,7 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 		// After the receive part: a count received in this cycle into the
 		// bank of the iteration that ends is cleared too.
 		u.rearm(gs, ra, op, int(b))
+		u.pipeClear(r, b)
 	}
 	if changed && u.Progress != nil {
 		u.Progress[r] = t
@@ -836,8 +855,8 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 		return 1
 	case gs[g].rxcnt[b] < gs[g].need:
 		return 0
-	case gs[g].rxcnt[b] > gs[g].need || g > Gr || t+1 >= u.PreStepBefore || data || u.ctrl != nil:
-		return 1
+	case gs[g].rxcnt[b] > gs[g].need || g > Gr || t+1 >= u.PreStepBefore || data || u.ctrl != nil || u.pipe != nil:
+		return 1 // (with the unit pipeline, a count of this cycle is seen in t+2: no step ahead)
 	}
 	// Only gate g's step is left for t+1 (no flit ready, nothing to
 	// send, and nothing else changes the unit's state by then): take it
@@ -857,8 +876,16 @@ func (u *Units) Eval(r int, t int64, p Port, w int) int {
 // through gate g: the carried value takes in what g received (under op),
 // and the send pointer goes to g's first route.
 func passGate(rs *rankState, gs []gateState, ra []uint64, op Op, g int) {
+	var v uint64
 	if op.HasPayload() {
-		v := ra[g]
+		v = ra[g]
+	}
+	passGateValue(rs, gs, v, op, g)
+}
+
+// passGateValue is passGate with v as the value g received.
+func passGateValue(rs *rankState, gs []gateState, v uint64, op Op, g int) {
+	if op.HasPayload() {
 		if gs[g].self {
 			v = op.Apply(rs.acc, v)
 		}

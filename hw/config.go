@@ -343,6 +343,14 @@ var keys = []keySpec{
 			return err
 		},
 		write: func(s *System) string { return strconv.Itoa(s.SwitchPipeline) }},
+	{key: "unit_pipeline", flag: "unit-pipeline", typ: "integer", allowed: "0 or 1",
+		field: func(s *System) any { return &s.UnitPipeline }, help: "1: every barrier unit's ALUs start at flip-flops (faster clock; a signal counts for the gate check two cycles later)",
+		doc: "Unit pipeline: 1 gives every barrier unit's ALUs operands from flip-flops only (a second stage of the receive fold, the gate check from registers), so that a received signal counts for the check from the third cycle after its pop instead of the first and no check is made in the cycle after a move (a higher clock; a gate that waits for a signal passes two cycles later); 0: the unit without them (docs/microarchitecture.md, Unit pipeline).",
+		decode: func(s *System, n *yaml.Node) (err error) {
+			s.UnitPipeline, err = decodeInt(n, "unit_pipeline", "0 or 1")
+			return err
+		},
+		write: func(s *System) string { return strconv.Itoa(s.UnitPipeline) }},
 	{key: "channels", flag: "barrier-channels", typ: "integer", allowed: fmt.Sprintf("1..%d", MaxChannels),
 		field: func(s *System) any { return &s.Channels }, help: "barrier channels per unit: how many communicators a node can take part in at once",
 		doc: "Barrier channels of every unit: each communicator a rank belongs to takes one on its node, so a node can synchronise in that many communicators at once (docs/microarchitecture.md, Channels and communicators).",

@@ -22,7 +22,7 @@ func TestConfigDoc(t *testing.T) {
 		"algo": string(d.Algo), "op": string(d.Op), "seed": "1", "skew": "40", "link_latency": "1",
 		"buffer_depth": "4", "flit_width": "64", "duplex": string(d.Duplex), "max_cycles": "1000000",
 		"collective": "barrier", "items": "0", "wrap": "[]", "item_flits": "4", "order": `""`, "item_placement": "[]",
-		"repeat": "1", "iterations": "1", "compute": "0", "jitter": "0", "episodes": "[]", "faults": "[]", "avoid": "[]", "crc_bits": "32", "watchdog": "0", "link_retry": "0", "switch_pipeline": "0", "channels": "1", "communicators": "[]",
+		"repeat": "1", "iterations": "1", "compute": "0", "jitter": "0", "episodes": "[]", "faults": "[]", "avoid": "[]", "crc_bits": "32", "watchdog": "0", "link_retry": "0", "switch_pipeline": "0", "unit_pipeline": "0", "channels": "1", "communicators": "[]",
 	}
 	for _, k := range keys {
 		var row string

@@ -220,6 +220,12 @@ type System struct {
 	// "Switch pipeline"; RTL: hx_switch's SP), 0 for the one-cycle
 	// decision.
 	SwitchPipeline int `yaml:"switch_pipeline" json:"switch_pipeline,omitempty"`
+	// UnitPipeline is 1 when every barrier unit's ALUs take operands from
+	// flip-flops only (a signal counts for the gate check from the third
+	// cycle after its pop, not the first, and no check follows a move:
+	// docs/microarchitecture.md, "Unit pipeline"; RTL: hx_barrier_unit's
+	// UP), 0 for the unit without it.
+	UnitPipeline int `yaml:"unit_pipeline" json:"unit_pipeline,omitempty"`
 	// Channels is the barrier channels of every unit (communicators.go);
 	// 0 is read as 1.
 	Channels int `yaml:"channels" json:"channels,omitempty"`
@@ -338,6 +344,9 @@ func outOfRange[T int | int64](field string, v, lo, hi T) *FieldError {
 
 // SwitchPipelineAllowed describes switch_pipeline, for messages.
 const SwitchPipelineAllowed = "0 (a switch decides in one cycle) or 1 (a registered request stage: one more cycle per hop)"
+
+// UnitPipelineAllowed describes unit_pipeline, for messages.
+const UnitPipelineAllowed = "0 (a signal counts for the gate check from the cycle after its pop) or 1 (from the third cycle after it: a faster clock)"
 
 // MaxNameLen is the longest allowed name.
 const MaxNameLen = 64
@@ -512,6 +521,9 @@ func (s *System) Validate() error {
 	}
 	if s.SwitchPipeline != 0 && s.SwitchPipeline != 1 {
 		return &FieldError{Field: "switch_pipeline", Value: s.SwitchPipeline, Allowed: SwitchPipelineAllowed}
+	}
+	if s.UnitPipeline != 0 && s.UnitPipeline != 1 {
+		return &FieldError{Field: "unit_pipeline", Value: s.UnitPipeline, Allowed: UnitPipelineAllowed}
 	}
 	seen := make(map[string]int, len(s.Avoid))
 	for i, c := range s.Avoid {

@@ -91,6 +91,8 @@ func TestValidateRejects(t *testing.T) {
 		{"duplex", func(s *System) { s.Duplex = "simplex" }, "duplex", "full, half"},
 		{"max_cycles 0", func(s *System) { s.MaxCycles = 0 }, "max_cycles", "1..1099511627776"},
 		{"max_cycles huge", func(s *System) { s.MaxCycles = MaxMaxCycles + 1 }, "max_cycles", "1..1099511627776"},
+		{"unit_pipeline 2", func(s *System) { s.UnitPipeline = 2 }, "unit_pipeline", "0 (a signal counts for the gate check from the cycle after its pop) or 1"},
+		{"unit_pipeline -1", func(s *System) { s.UnitPipeline = -1 }, "unit_pipeline", "or 1 (from the third cycle after it"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -181,6 +181,7 @@ func build(sys hw.System, sched *barrierunit.Schedule, cs *collective.Schedule) 
 	s.Units = barrierunit.NewUnits(ep.Table, ep.Op, sys.FlitWidth, nodeOf, arrive, operand)
 	s.Units.SetNodes(fab.NumNodes())
 	s.Units.SetIterations(sys.IterationCount())
+	s.Units.SetPipeline(sys.UnitPipeline == 1)
 	if ep.DataTable != nil {
 		if err := s.Units.SetData(ep.DataTable); err != nil {
 			return nil, err

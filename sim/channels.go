@@ -150,6 +150,7 @@ func (s *System) buildComms(sys *hw.System) error {
 	u := barrierunit.NewUnits(tab, s.comms[0].op, sys.FlitWidth, nodeOf, arrive, operand)
 	u.SetNodes(s.Fabric.NumNodes())
 	u.SetIterations(iters)
+	u.SetPipeline(sys.UnitPipeline == 1)
 	u.Chan, u.Base, u.IterLimit = chans, base, limit
 	for k := range s.comms {
 		c := &s.comms[k]

@@ -28,7 +28,8 @@ const randomStream = 0x72616e64636f73 // "randcos"
 // broadcasts, so gate counts change between episodes, repeated up to 3
 // times), link latency 1-4, buffer depth 1-5, flit width, check code,
 // link retry, a watchdog, avoided channels, the switch pipeline (one
-// design in four), and 0-4 faults of every kind drawn on the fault-free
+// design in four), the unit pipeline (one hyper-crossbar design in four,
+// from a stream of its own), and 0-4 faults of every kind drawn on the fault-free
 // run's crossings; one design in four whose run is barriers and reductions
 // only is a torus instead (rings and mesh lines drawn per dimension,
 // without retry, pipeline, avoided channels or faults: asTorus). Candidates that the model or
@@ -38,9 +39,15 @@ func RandomDesign(seed uint64) (hw.System, error) {
 	// The torus draws come from their own stream, so that the designs the
 	// hyper-crossbar draws keep their seeds.
 	trng := rand.New(rand.NewPCG(seed, torusStream))
+	// So do the unit pipeline's: a hyper-crossbar design drawn without
+	// the key is the design its seed drew before the key existed.
+	urng := rand.New(rand.NewPCG(seed, unitPipeStream))
 	for try := 0; try < 400; try++ {
 		sys := drawSystem(rng, seed)
 		torus := trng.IntN(4) == 0 && asTorus(trng, &sys)
+		if urng.IntN(4) == 0 && !torus {
+			sys.UnitPipeline = 1
+		}
 		if !buildsForRTL(sys) {
 			continue
 		}
@@ -61,6 +68,9 @@ const fourthFaultStream = 0x34666c74 // "4flt"
 
 // torusStream is the PCG stream of RandomDesign's torus draws.
 const torusStream = 0x746f727573 // "torus"
+
+// unitPipeStream is the PCG stream of RandomDesign's unit pipeline draws.
+const unitPipeStream = 0x7570697065 // "upipe"
 
 // asTorus makes sys, when the torus RTL builds its run (barriers and
 // reductions, no communicators), a torus with a drawn wrap per dimension,
@@ -483,6 +493,9 @@ func shrinkSteps(sys hw.System) []hw.System {
 	if sys.SwitchPipeline > 0 {
 		add(func(c *hw.System) { c.SwitchPipeline = 0 })
 	}
+	if sys.UnitPipeline > 0 {
+		add(func(c *hw.System) { c.UnitPipeline = 0 })
+	}
 	if sys.Watchdog > 0 && len(sys.Faults) == 0 {
 		add(func(c *hw.System) { c.Watchdog = 0 })
 	}
@@ -505,6 +518,7 @@ func shrinkSteps(sys hw.System) []hw.System {
 // can say what it looked at and a test can hold the generator to it.
 type randomFeatures struct {
 	designs, episodes, multi, gatesChange, retry, watchdog, avoid, crcOn, partial, placed, loops, pipe int
+	unitPipe                                                                                           int
 	torus, mesh                                                                                        int
 	comms, spareChannel, commFaults                                                                    int
 	dims                                                                                               [4]int
@@ -536,6 +550,7 @@ func (f *randomFeatures) add(sys hw.System) {
 	}
 	count(sys.LinkRetry > 0, &f.retry)
 	count(sys.SwitchPipeline == 1, &f.pipe)
+	count(sys.UnitPipeline == 1, &f.unitPipe)
 	count(sys.Topology == hw.TopoTorus, &f.torus)
 	count(slices.Contains(sys.Wrap, false), &f.mesh)
 	count(sys.Watchdog > 0, &f.watchdog)
@@ -580,6 +595,8 @@ func (f *randomFeatures) missing() []string {
 	need(f.retry, "link retry")
 	need(f.pipe, "the switch pipeline")
 	need(f.designs-f.pipe, "switch_pipeline 0")
+	need(f.unitPipe, "the unit pipeline")
+	need(f.designs-f.unitPipe, "unit_pipeline 0")
 	need(f.torus, "a torus")
 	need(f.mesh, "a mesh line")
 	need(f.watchdog, "a watchdog")

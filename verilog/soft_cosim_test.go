@@ -150,32 +150,45 @@ func TestSoftControlsCosim(t *testing.T) {
 	// The second run aborts again in the cycle the fresh episode would
 	// release (the gate check's cycle: no release, no irq from it).
 	// The third writes WATCHDOG while the unit waits (2 cycles: it times
-	// out before the ABORT, which clears the error).
-	for i, extra := range [][]int64{nil, {40}, nil} {
-		sc := newSoftScenario()
-		sc.aborts = append(sc.aborts, extra...)
-		if i == 2 {
-			sc.wdog = map[int64]uint32{14: 2, 18: 0} // off again after the ABORT
-		}
-		want := modelSoft(t, tab, sc, C, N)
-		got := rtlSoft(t, iv, vvp, stimSoft(softProg(im, sc), sc, C, N))
-		if !slices.Equal(got, want) {
-			t.Errorf("aborts %v: RTL and model differ (configuration ends in cycle %d)\nRTL:\n%s\nmodel:\n%s", sc.aborts, C-1, strings.Join(got, "\n"), strings.Join(want, "\n"))
-		}
-		for _, k := range []string{"E ", "F ", "I "} {
-			if !slices.ContainsFunc(want, func(l string) bool { return strings.HasPrefix(l, k) }) {
-				t.Errorf("aborts %v: the scenario has no %q line", sc.aborts, k)
+	// out before the ABORT, which clears the error). All three run with
+	// the unit pipeline off and on (unit_pipeline, UP): the ABORT and
+	// CTRL writes are moves after which the check waits a cycle, and the
+	// release comes 2 cycles later (relAt).
+	for up, relAt := range []int64{40, 42} {
+		for i, extra := range [][]int64{nil, {relAt}, nil} {
+			sc := newSoftScenario()
+			sc.aborts = append(sc.aborts, extra...)
+			if i == 2 {
+				sc.wdog = map[int64]uint32{14: 2, 18: 0} // off again after the ABORT
 			}
-		}
-		if i == 2 {
-			if !slices.ContainsFunc(want, func(l string) bool { return strings.HasPrefix(l, fmt.Sprintf("E %d 5 2 8", C+15)) }) {
-				t.Errorf("watchdog: no TIMEOUT in cycle %d (last progress %d, WATCHDOG 2 from %d)", C+15, C+13, C+15)
+			want := modelSoft(t, tab, sc, C, N, up)
+			got := rtlSoft(t, iv, vvp, stimSoft(softProg(im, sc), sc, C, N), up)
+			if !slices.Equal(got, want) {
+				t.Errorf("UP %d, aborts %v: RTL and model differ (configuration ends in cycle %d)\nRTL:\n%s\nmodel:\n%s", up, sc.aborts, C-1, strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
-			continue
+			checkSoftRun(t, sc, want, C, i, relAt, extra == nil)
 		}
-		if rel := slices.ContainsFunc(want, func(l string) bool { return strings.HasPrefix(l, fmt.Sprintf("E %d 2 ", C+40)) }); rel != (extra == nil) {
-			t.Errorf("aborts %v: a release in cycle %d: %v", sc.aborts, C+40, rel)
+	}
+}
+
+// checkSoftRun holds TestSoftControlsCosim's run i to what it is built
+// for: every kind of line, the watchdog's TIMEOUT (run 2), and a release
+// in cycle C+relAt exactly when no ABORT falls on it.
+func checkSoftRun(t *testing.T, sc *softScenario, want []string, C int64, i int, relAt int64, rel bool) {
+	t.Helper()
+	for _, k := range []string{"E ", "F ", "I "} {
+		if !slices.ContainsFunc(want, func(l string) bool { return strings.HasPrefix(l, k) }) {
+			t.Errorf("aborts %v: the scenario has no %q line", sc.aborts, k)
 		}
+	}
+	if i == 2 {
+		if !slices.ContainsFunc(want, func(l string) bool { return strings.HasPrefix(l, fmt.Sprintf("E %d 5 2 8", C+15)) }) {
+			t.Errorf("watchdog: no TIMEOUT in cycle %d (last progress %d, WATCHDOG 2 from %d)", C+15, C+13, C+15)
+		}
+		return
+	}
+	if got := slices.ContainsFunc(want, func(l string) bool { return strings.HasPrefix(l, fmt.Sprintf("E %d 2 ", C+relAt)) }); got != rel {
+		t.Errorf("aborts %v: a release in cycle %d: %v", sc.aborts, C+relAt, got)
 	}
 }
 
@@ -228,9 +241,10 @@ func stimSoft(prog regmap.Program, sc *softScenario, C, N int64) string {
 
 // modelSoft runs the scenario on rank 0's unit of the model and returns
 // its lines in unit_stim_tb's format, sorted.
-func modelSoft(t *testing.T, tab *barrierunit.FlatTable, sc *softScenario, C, N int64) []string {
+func modelSoft(t *testing.T, tab *barrierunit.FlatTable, sc *softScenario, C, N int64, up int) []string {
 	t.Helper()
 	u := barrierunit.NewUnits(tab, barrierunit.OpSum, 32, []int32{0, 1, 2}, []int64{C + sc.arrive1, -1, -1}, []uint64{7, 0, 0})
+	u.SetPipeline(up == 1)
 	p := &stimPort{rx: map[int64]hw.Flit{}, give: map[int64]bool{}, delay: sc.creditDelay}
 	for c, f := range sc.push {
 		p.rx[C+c+1] = f
@@ -291,9 +305,9 @@ func modelSoft(t *testing.T, tab *barrierunit.FlatTable, sc *softScenario, C, N 
 }
 
 // rtlSoft runs unit_stim_tb on stim and returns its lines, sorted.
-func rtlSoft(t *testing.T, iv, vvp, stim string) []string {
+func rtlSoft(t *testing.T, iv, vvp, stim string, up int) []string {
 	t.Helper()
-	lines, err := rtlSoftRun(t, iv, vvp, stim)
+	lines, err := rtlSoftRun(t, iv, vvp, stim, up)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +315,7 @@ func rtlSoft(t *testing.T, iv, vvp, stim string) []string {
 }
 
 // rtlSoftRun is rtlSoft returning a failed simulation as an error.
-func rtlSoftRun(t *testing.T, iv, vvp, stim string) ([]string, error) {
+func rtlSoftRun(t *testing.T, iv, vvp, stim string, up int) ([]string, error) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "stim.txt"), []byte(stim), 0o644); err != nil {
@@ -315,7 +329,7 @@ func rtlSoftRun(t *testing.T, iv, vvp, stim string) ([]string, error) {
 	for _, f := range []string{"hx_barrier_unit.v", "hx_alu.v", "hx_credit.v", "hx_fifo.v", "hx_mem_1r1w.v"} {
 		src = append(src, filepath.Join(rtl, f))
 	}
-	out, err := run(t, dir, time.Minute, iv, append([]string{"-g2005", "-Wall", "-o", "tb.vvp"}, src...)...)
+	out, err := run(t, dir, time.Minute, iv, append([]string{"-g2005", "-Wall", "-P", fmt.Sprintf("unit_stim_tb.UP=%d", up), "-o", "tb.vvp"}, src...)...)
 	if err != nil || out != "" {
 		return nil, fmt.Errorf("iverilog (%v):\n%s", err, out)
 	}

@@ -178,9 +178,9 @@ func TestSoftRandomCosim(t *testing.T) {
 	seen := map[string]int{}
 	for _, seed := range softRandSeeds(t) {
 		sc := drawSoftScenario(seed)
-		want := modelSoft(t, tab, sc, C, N)
+		want := modelSoft(t, tab, sc, C, N, 0)
 		stim := stimSoft(softProg(im, sc), sc, C, N)
-		got, err := rtlSoftRun(t, iv, vvp, stim)
+		got, err := rtlSoftRun(t, iv, vvp, stim, 0)
 		if err != nil {
 			got = []string{err.Error()}
 		}

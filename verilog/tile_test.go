@@ -35,6 +35,8 @@ func TestTileLintStandalone(t *testing.T) {
 		"-GNDIM=4 -GK0=2 -GK1=2 -GK2=2 -GK3=2 -GE=3 -GNCH=3",
 		"-GNDIM=5 -GK0=2 -GK1=2 -GK2=2 -GK3=2 -GK4=3 -GAB=6 -GDATA=1 -GNIL=2",
 		"-GNDIM=6 -GK0=2 -GK1=2 -GK2=2 -GK3=2 -GK4=3 -GK5=2 -GAB=7 -GE=2",
+		"-GUP=1 -GNDIM=2 -GK0=3 -GK1=2 -GDATA=1 -GNIL=4 -GCB=32",
+		"-GUP=1 -GNCH=2 -GNBANK=2",
 	} {
 		args := append([]string{"--lint-only", "-Wall", "--top-module", "hx_tile"}, strings.Fields(params)...)
 		out, err := run(t, dir, 120*time.Second, vl, append(args, files...)...)

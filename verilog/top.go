@@ -195,6 +195,9 @@ func tile(p func(string, ...any), s *design.Episode, n int, c unitCap, plan *Cha
 	if sys.LinkRetry > 0 {
 		retry = ", .LR(LR), .CW(CW), .CPOLY(CPOLY)"
 	}
+	if sys.UnitPipeline == 1 {
+		retry += ", .UP(1)" // unit_pipeline: no forward into the gate check (a design without it is the same text as before)
+	}
 	if plan != nil {
 		K := plan.K
 		p("    hx_tile #(.NCH(%d), .MAXG(%d), .NRT(%d)%s,\n", K, c.maxG, c.nrt, loop)

@@ -98,6 +98,8 @@ func checkTorus(s *design.Episode) error {
 		return limit("dims", fmt.Sprint(sys.Dims), fmt.Sprintf("1 to %d dimensions", MaxDims))
 	case sys.SwitchPipeline != 0:
 		return limit("switch_pipeline", sys.SwitchPipeline, "0")
+	case sys.UnitPipeline != 0:
+		return limit("unit_pipeline", sys.UnitPipeline, "0")
 	case sys.HasCommunicators():
 		return limit("communicators", len(sys.Communicators), "none (one barrier unit per node)")
 	case Torus(s.Design) == nil:

@@ -38,7 +38,8 @@ module hx_barrier_node #(
     parameter integer K4   = 0,
     parameter integer K5   = 0,
     parameter integer CB   = 0,
-    parameter [31:0]  CRC_POLY = 32'h1EDC6F41
+    parameter [31:0]  CRC_POLY = 32'h1EDC6F41,
+    parameter integer UP   = 0     // unit_pipeline (hx_barrier_unit's UP)
 ) (
     input                clk,
     input                rst,
@@ -88,7 +89,7 @@ module hx_barrier_node #(
             hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(MAXG), .NRT(NRT),
                               .DATA(0), .NIL(1), .NBANK(NBANK), .NDIM(NDIM),
                               .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5), .CB(CB), .CRC_POLY(CRC_POLY),
-                              .EXT(1), .CHB(CHB)) u (
+                              .EXT(1), .CHB(CHB), .UP(UP)) u (
                 .clk(clk), .rst(rst),
                 .arrive(arrive[gc]), .operand(operand[64*gc +: 64]),
                 .released(released[gc]), .result(result[64*gc +: 64]),

@@ -85,7 +85,17 @@ module hx_barrier_unit #(
     // channels, and reads the same ports differently (see the port list).
     // CHB: the head's and the route word's channel bits (0: none).
     parameter integer EXT  = 0,
-    parameter integer CHB  = 0
+    parameter integer CHB  = 0,
+    // unit_pipeline (docs/microarchitecture.md, "Unit pipeline"): 1 gives
+    // both ALUs operands from flip-flops only. The receive fold takes a
+    // cycle more (the RAM's word is registered, p2, and folded and written
+    // in the next cycle), and the gate check reads gate cur+1's entry and
+    // acc's operand from registers loaded in the cycle before (c_*), with
+    // no forward: a signal counts for the check from the third cycle
+    // after its pop instead of the first, and no check is made in the
+    // cycle after cur moves (an arrival or a pass). 0: the unit of before
+    // the key.
+    parameter integer UP   = 0
 ) (
     input                clk,
     input                rst,          // synchronous, active high
@@ -222,11 +232,32 @@ module hx_barrier_unit #(
     wire        r_abort = is_ctrl && hidx == 26'd8;
     wire        r_ist   = is_ctrl && hidx == 26'd9;
     wire        r_ien   = is_ctrl && hidx == 26'd10;
-    wire        in_g    = region == 3'd1 && {7'd0, widx} < GDEP;
-    wire        in_r    = region == 3'd2 && {7'd0, widx} < NRT;
-    wire        in_dr   = DATA != 0 && region == 3'd3 && {7'd0, widx} < NRT;
-    wire        in_e    = DATA != 0 && region == 3'd4 && {7'd0, widx} < GDEP;
-    wire        in_il   = DATA != 0 && region == 3'd5 && {6'd0, hidx} < NIL;
+    // ltx < ltc for a constant ltc, as logic and not a carry chain (the
+    // table reads' decode blocks an arrival in its cycle: docs/area.md,
+    // "The unit's clock"): ltx is below ltc iff at the highest bit where
+    // they differ ltc has the 1. (Names of their own: the function's
+    // locals must not hide a name of an enclosing scope, VARHIDDEN.)
+    function lt_k;
+        input [25:0] ltx;
+        input [31:0] ltc;
+        integer      lti;
+        reg          lteq, ltlt;
+        begin
+            lteq = 1'b1;
+            ltlt = 1'b0;
+            for (lti = 31; lti >= 0; lti = lti - 1) begin
+                if (lteq && ltc[lti] && (lti > 25 || !ltx[lti % 26]))
+                    ltlt = 1'b1;
+                lteq = lteq && (ltc[lti] == (lti > 25 ? 1'b0 : ltx[lti % 26]));
+            end
+            lt_k = ltlt;
+        end
+    endfunction
+    wire        in_g    = region == 3'd1 && lt_k({1'b0, widx}, GDEP);
+    wire        in_r    = region == 3'd2 && lt_k({1'b0, widx}, NRT);
+    wire        in_dr   = DATA != 0 && region == 3'd3 && lt_k({1'b0, widx}, NRT);
+    wire        in_e    = DATA != 0 && region == 3'd4 && lt_k({1'b0, widx}, GDEP);
+    wire        in_il   = DATA != 0 && region == 3'd5 && lt_k(hidx, NIL);
     wire        ok_ctrl = !pwdata[4] || DATA != 0;
     wire        ok_g    = pwdata[13:8] <= MAXG6;
     wire        ok_if   = pwdata[12:0] != 13'd0 && pwdata[12:0] <= 13'd4096;
@@ -334,16 +365,33 @@ module hx_barrier_unit #(
     wire        do_arrive = rearm && arr_in && !arr_blk;
     wire [63:0] opd_in    = arr_q ? opd_q : operand;
     // An ABORT write wins over the gate check of its cycle.
-    wire        chk       = waiting && send_done && !w_abort;
+    // UP = 1: no check in the cycle after cur moved (c_mv: the check's
+    // registers hold the entry of the gate before).
+    reg         c_mv;
+    wire        c_ok      = UP == 0 || !c_mv;
+    wire        chk       = waiting && send_done && !w_abort && c_ok;
     wire        do_pass   = chk && (cnt_n == need_n);
-    wire        over_chk  = waiting && !w_abort && (cnt_n > need_n);
+    wire        over_chk  = waiting && !w_abort && c_ok && (cnt_n > need_n);
     wire        rel_now   = (do_pass && gnext == gend) || (do_arrive && ng == 6'd0);
     // acc_n = self ? op(acc, val_n) : val_n, where val_n is op(g_val, g_fwd)
     // (the gate's entry and the value counted in this cycle, below): one
     // three-operand op, so no ALU feeds another in the cycle.
+    // With UP = 1 the op of two operands from registers: acc's operand
+    // (c_a) and the entry (c_val), loaded in the cycle before.
     wire [63:0] g_val, g_fwd;
     wire [63:0] acc_n;
-    hx_alu3 alu_gate (.op(opx), .a(self_n ? acc : ident), .b(g_val), .c(g_fwd), .y(acc_n));
+    /* verilator lint_off UNUSED */
+    reg  [63:0] c_a, c_val;        // (UP = 0: unused)
+    /* verilator lint_on UNUSED */
+    reg  [7:0]  c_cnt;
+    generate
+        if (UP != 0) begin : g_alu_up
+            hx_alu alu_gate (.op(opx), .a(c_a), .b(c_val), .y(acc_n));
+            wire _unused_fwd = &{1'b0, g_fwd};
+        end else begin : g_alu_fwd
+            hx_alu3 alu_gate (.op(opx), .a(self_n ? acc : ident), .b(g_val), .c(g_fwd), .y(acc_n));
+        end
+    endgenerate
 
     // Next cur, and from it the gate word the next cycle needs.
     wire [5:0] cur_nx = (w_ctrl || w_abort) ? 6'd0 : do_arrive ? 6'd1 : do_pass ? gnext : cur;
@@ -577,6 +625,14 @@ module hx_barrier_unit #(
     reg  [5:0]    p1_g;
     reg           p1_b;              // its bank
     reg  [63:0]   p1_val;
+    // UP = 1: the fold's second stage (the tail popped two cycles ago): its
+    // entry's word as read (p2_ent, p2_cnt), folded and written in this
+    // cycle.
+    reg           p2_v;
+    reg  [XAW-1:0] p2_a;
+    reg           p2_b;
+    reg  [63:0]   p2_val, p2_ent;
+    reg  [7:0]    p2_cnt;
     // Entry {bank, gate} as an XAW-bit index (the bank bit only in a loop;
     // the gate's bits above GW are 0 for every gate the RAM holds).
     /* verilator lint_off UNUSED */
@@ -605,10 +661,17 @@ module hx_barrier_unit #(
     wire [63:0]   rx_comb;
     wire [63:0]   xb_alt = (xb_ok && xb_byp) ? xw_q[63:0] : ident;
     wire [63:0]   xb_val = (xb_ok && !xb_byp) ? xb_q[63:0] : xb_alt;
-    hx_alu alu_recv (.op(opx), .a(xb_val), .b(p1_val), .y(rx_comb));
-    wire [XW-1:0] x_new = {xb_cnt + 8'd1, rx_comb};
-    wire          x_we  = p1_v || w_g;
-    wire [XAW-1:0] x_wa = p1_v ? p1_a : xidx(1'b0, widx[5:0]);
+    // The writer: the fold of p1 (UP = 0) or of p2 (UP = 1).
+    wire          wr_v  = (UP != 0) ? p2_v : p1_v;
+    wire [XAW-1:0] wr_a = (UP != 0) ? p2_a : p1_a;
+    wire          wr_b  = (UP != 0) ? p2_b : p1_b;
+    wire [63:0]   rcv_a = (UP != 0) ? p2_ent : xb_val;
+    wire [63:0]   rcv_b = (UP != 0) ? p2_val : p1_val;
+    wire [7:0]    rcv_c = (UP != 0) ? p2_cnt : xb_cnt;
+    hx_alu alu_recv (.op(opx), .a(rcv_a), .b(rcv_b), .y(rx_comb));
+    wire [XW-1:0] x_new = {rcv_c + 8'd1, rx_comb};
+    wire          x_we  = wr_v || w_g;
+    wire [XAW-1:0] x_wa = wr_v ? wr_a : xidx(1'b0, widx[5:0]);
     // A gate-word write clears its entry by its valid bits (below): the
     // word it writes is never read.
     wire [XW-1:0] x_wd  = x_new;
@@ -644,10 +707,10 @@ module hx_barrier_unit #(
         end
     endgenerate
     // An ABORT write clears every bit, and drops the count in flight.
-    wire          p1_keep = p1_v && !(rel_now && p1_b == it) && !w_abort;
+    wire          wr_keep = wr_v && !(rel_now && wr_b == it) && !w_abort;
     wire [XDEP-1:0] xv_clr = (rel_now ? xv_rel : {XDEP{1'b0}}) | (w_abort ? {XDEP{1'b1}} : {XDEP{1'b0}}) |
-                             ((w_g && !p1_v) ? (xv_one << xidx(1'b0, widx[5:0])) | (xv_one << xidx(1'b1, widx[5:0])) : {XDEP{1'b0}});
-    wire [XDEP-1:0] xv_set = p1_keep ? xv_one << p1_a : {XDEP{1'b0}};
+                             ((w_g && !wr_v) ? (xv_one << xidx(1'b0, widx[5:0])) | (xv_one << xidx(1'b1, widx[5:0])) : {XDEP{1'b0}});
+    wire [XDEP-1:0] xv_set = wr_keep ? xv_one << wr_a : {XDEP{1'b0}};
     wire [XDEP-1:0] xv_nx = (xv & ~xv_clr) | xv_set;
     always @(posedge clk) begin
         if (rst) begin
@@ -662,8 +725,10 @@ module hx_barrier_unit #(
     end
     // Gate cur+1's receive state: the count in flight this cycle (p1)
     // first, then the RAM; entries of another iteration read as empty.
-    wire          fwd   = p1_v && p1_g == gnext && p1_b == it;
-    assign cnt_n = fwd ? x_new[71:64] : xa_ok ? xa_c : 8'd0;
+    // UP = 1: no forward; the check reads the RAM (and its bypass) only.
+    wire          fwd   = UP == 0 && p1_v && p1_g == gnext && p1_b == it;
+    wire [7:0]    xa_cnt = xa_ok ? xa_c : 8'd0;
+    assign cnt_n = (UP != 0) ? c_cnt : fwd ? x_new[71:64] : xa_cnt;
     // Its value, as two operands of the gate's ALU (which folds them with
     // acc), so that the receive ALU does not feed it: the entry (g_val)
     // and the value counted in this cycle (g_fwd). With fwd, xa and xb are
@@ -672,6 +737,41 @@ module hx_barrier_unit #(
     wire [63:0]   xa_alt = (xa_ok && xa_byp) ? xw_q[63:0] : ident;
     assign g_val = (xa_ok && !xa_byp) ? xa_q[63:0] : xa_alt;
     assign g_fwd = fwd ? p1_val : ident;
+    // UP = 1: the check's registers take the entry on xmem_a's output
+    // (xa_rq: the entry read, gate cur+1 of this cycle) with the write of
+    // this edge, and acc's operand, for the check of the next cycle (when
+    // cur does not move in this one: c_mv). p2 takes p1's entry with the
+    // write of this edge (the fold of the tail before, same entry).
+    reg  [XAW-1:0] xa_rq;
+    wire          c_fw  = wr_v && wr_a == xa_rq;
+    wire          p2_fw = p2_v && p2_a == p1_a;
+    always @(posedge clk) begin
+        if (rst) begin
+            c_mv   <= 1'b0;
+            c_cnt  <= 8'd0;
+            c_val  <= 64'd0;
+            c_a    <= 64'd0;
+            xa_rq  <= {XAW{1'b0}};
+            p2_v   <= 1'b0;
+            p2_a   <= {XAW{1'b0}};
+            p2_b   <= 1'b0;
+            p2_val <= 64'd0;
+            p2_ent <= 64'd0;
+            p2_cnt <= 8'd0;
+        end else begin
+            c_mv   <= do_arrive || do_pass || w_ctrl || w_abort;
+            c_cnt  <= c_fw ? x_new[71:64] : xa_cnt;
+            c_val  <= c_fw ? x_new[63:0] : g_val;
+            c_a    <= self_n ? acc : ident;
+            xa_rq  <= xa_ra;
+            p2_v   <= p1_v && !(rel_now && p1_b == it) && !w_abort;
+            p2_a   <= p1_a;
+            p2_b   <= p1_b;
+            p2_val <= p1_val;
+            p2_ent <= p2_fw ? x_new[63:0] : xb_val;
+            p2_cnt <= p2_fw ? x_new[71:64] : xb_cnt;
+        end
+    end
 
     // ------------------------------------------------------------------
     // Gate and route RAMs
@@ -1234,6 +1334,8 @@ module hx_barrier_unit #(
             $fatal(1, "%m: NBANK = %0d (allowed 1, or 2 for a loop)", NBANK);
         if (EXT != 0 && (DATA != 0 || CHB > 3 || (CHB != 0 && (RB > 24 || FW < AB + RB + 7 + CHB))))
             $fatal(1, "%m: EXT = 1 needs DATA = 0, CHB <= 3, RB <= 24 and FW >= %0d (the head's channel), FW = %0d", AB + RB + 7 + CHB, FW);
+        if (UP != 0 && UP != 1)
+            $fatal(1, "%m: UP = %0d (allowed 0 or 1)", UP);
         if (NBANK == 2 && (DATA != 0 || FW < AB + RB + 7))
             $fatal(1, "%m: NBANK = 2 needs DATA = 0 and FW >= %0d (the head's iteration bit), FW = %0d", AB + RB + 7, FW);
     end

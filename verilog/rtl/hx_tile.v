@@ -49,6 +49,7 @@ module hx_tile #(
     parameter integer K5   = 0,
     parameter integer E    = 0,    // routing exception entries of the exchanger (CAM)
     parameter integer SP   = 0,    // switch_pipeline: 1 registers the exchanger's requests
+    parameter integer UP   = 0,    // unit_pipeline: 1 takes the forward out of the unit's gate check
     parameter integer L    = 1,    // link latency to the crossbars
     parameter integer LR   = 0,    // link-level retry: replay buffer entries; 0: none
     parameter integer CW   = 16,   // link check code bits (hw.LinkCode; LR > 0 only)
@@ -98,7 +99,7 @@ module hx_tile #(
         if (NCH == 0) begin : g_unit
             hx_barrier_unit #(.FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(MAXG), .NRT(NRT), .DATA(DATA), .NIL(NIL),
                               .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5), .CB(CB), .CRC_POLY(CRC_POLY),
-                              .NBANK(NBANK)) bu (
+                              .NBANK(NBANK), .UP(UP)) bu (
                 .clk(clk), .rst(rst),
                 .arrive(arrive), .operand(operand), .released(released), .result(result),
                 .inj_valid(inj_valid), .inj_flit(inj_flit), .inj_credit(inj_credit),
@@ -109,7 +110,7 @@ module hx_tile #(
         end else begin : g_node
             hx_barrier_node #(.NCH(NCH), .FW(FW), .B(B), .AB(AB), .RB(RB), .MAXG(MAXG), .NRT(NRT),
                               .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5), .CB(CB), .CRC_POLY(CRC_POLY),
-                              .NBANK(NBANK)) bu (
+                              .NBANK(NBANK), .UP(UP)) bu (
                 .clk(clk), .rst(rst),
                 .arrive(arrive), .operand(operand), .released(released), .result(result),
                 .inj_valid(inj_valid), .inj_flit(inj_flit), .inj_credit(inj_credit),

@@ -1,5 +1,6 @@
 // unit_stim_tb: one hx_barrier_unit (FW = 32, AB = 2, RB = 2, B = 2,
-// MAXG = 2, NRT = 2) driven cycle by cycle from a stimulus file, for the
+// MAXG = 2, NRT = 2; UP, the unit pipeline, 0 unless given: iverilog -P
+// unit_stim_tb.UP=1) driven cycle by cycle from a stimulus file, for the
 // co-simulation of the software controls against the Go model
 // (verilog's TestSoftControlsCosim). Each line of stim.txt is one cycle's
 // inputs, in hex, driven on the falling edge of that cycle:
@@ -12,7 +13,7 @@
 //   S <cycle>                         a refused transfer (pslverr)
 // and "END" after the last cycle.
 `timescale 1ns / 1ps
-module unit_stim_tb;
+module unit_stim_tb #(parameter UP = 0);
     localparam FW = 32, AB = 2, RB = 2;
     localparam W  = FW + 2;
 
@@ -36,7 +37,7 @@ module unit_stim_tb;
     reg             inj_credit = 1'b0;
     reg             ej_valid = 1'b0;
     reg  [W-1:0]    ej_flit = {W{1'b0}};
-    hx_barrier_unit #(.FW(FW), .B(2), .AB(AB), .RB(RB), .MAXG(2), .NRT(2)) dut (
+    hx_barrier_unit #(.FW(FW), .B(2), .AB(AB), .RB(RB), .MAXG(2), .NRT(2), .UP(UP)) dut (
         .clk(clk), .rst(rst), .arrive(arrive), .operand(operand),
         .released(released), .result(result),
         .inj_valid(inj_valid), .inj_flit(inj_flit), .inj_credit(inj_credit),
