@@ -89,7 +89,7 @@ func unitPipeDesigns(t *testing.T) []hw.System {
 func TestCosimUnitPipeline(t *testing.T) {
 	needTools(t, Icarus)
 	t.Parallel()
-	ctx := ctxFor(t, 30*time.Minute) // 17 designs and 4 mutants of each: 85 runs
+	ctx := ctxFor(t, 30*time.Minute) // 17 designs, then 4 mutants until a run differs
 	designs := unitPipeDesigns(t)
 	gather := unitPiped(t, gatherSystem())
 	designs = append(designs, gather)
@@ -130,9 +130,15 @@ func TestCosimUnitPipeline(t *testing.T) {
 		{"hx_barrier_unit.v", "wire          c_fw  = wr_v && wr_a == xa_rq;", "wire          c_fw  = 1'b0;"},
 		{"hx_barrier_unit.v", "wire          p2_fw = p2_v && p2_a == p1_a;", "wire          p2_fw = 1'b0;"},
 	}
+	// The gather first: it alone kills p2_fw. A mutant is killed by the
+	// first run that differs; the rest are not run (make test's time).
+	order := append([]string{dirs[len(dirs)-1]}, dirs[:len(dirs)-1]...)
 	for _, m := range mutants {
 		var failed []string
-		for _, dir := range dirs {
+		for _, dir := range order {
+			if len(failed) > 0 {
+				break
+			}
 			path := filepath.Join(dir, m.file)
 			src, err := os.ReadFile(path)
 			if err != nil {
@@ -158,7 +164,7 @@ func TestCosimUnitPipeline(t *testing.T) {
 		if len(failed) == 0 {
 			t.Errorf("mutant %s %q -> %q: every run still matches the model", m.file, m.from, m.to)
 		} else {
-			t.Logf("mutant %s %q: %d of %d runs differ: %v", m.file, m.to, len(failed), len(dirs), failed[0])
+			t.Logf("mutant %s %q: killed by %v", m.file, m.to, failed[0])
 		}
 	}
 }
