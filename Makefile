@@ -131,23 +131,24 @@ COSIM_OUT ?= /tmp/hxbar-cosimrand
 cosim-random: deps
 	$(GO) run ./tools/cosimrand -n $(N) -seed $(SEED) -j 2 -out $(COSIM_OUT)
 
-# Bounded proofs (docs/testing.md, "Formal proof"): no barrier unit of the
-# 3- and 4-node systems releases a rank before every rank of its episode
-# arrived, for every sequence of three butterfly/dissemination episodes,
-# checked by yosys-abc's bmc3 past the last episode's completion; the old
-# parity-tagged unit must fail line3-bdb. Hours on 2 cores (one proof: 6 to
-# 60 minutes, docs/testing.md); FORMAL_RUN=line3-bdb for one, FORMAL_RUN=line3
-# for the 3-node ones. Needs yosys (deps), which brings yosys-abc.
+# Formal proofs (docs/testing.md, "Formal proof", "Step proofs"): no
+# barrier unit of the 3- and 4-node systems (line3, line4) releases a rank
+# before every rank of its episode arrived. By default the step proofs, by
+# induction over episodes (sequences of any length), seeded with the free
+# register groups the line3 run found (FORMAL_FREE); the old parity-tagged
+# unit must fail line3. Hours on 2 cores (a step: minutes to an hour);
+# FORMAL_RUN=line3 for one system. FORMAL_STEPS=false: the bounded proofs
+# of every sequence of three episodes instead (FORMAL_RUN=line3-bdb for
+# one; the old unit must fail line3-bdb). Needs yosys (deps), which
+# brings yosys-abc.
 ifndef FORMAL_OUT
 FORMAL_OUT := /tmp/hxbar-formal-$(shell date +%Y%m%d-%H%M%S)
 endif
 FORMAL_RUN ?= .
-# FORMAL_STEPS=true: the step proofs by induction over episodes instead
-# (systems line3 and line4, sequences of any length; line3 proved on
-# 2026-12-07, line4 not yet run; docs/testing.md). FORMAL_RUN=line3 for one.
-FORMAL_STEPS ?= false
+FORMAL_STEPS ?= true
+FORMAL_FREE ?= bu.g_wq,bu.p1_g,bu.p1_val,bu.r_wq,bu.rx_gate,bu.wlo,bu.wlo_a,bu.xb_byp,bu.xw_q,ej_fifo.wq,fifo,fifo.wq,g_out[0].rrm,m.ra_q,xmem_b.ra_q
 formal: deps
-	$(GO) run ./tools/formal -j 2 -steps=$(FORMAL_STEPS) -run '$(FORMAL_RUN)' -out $(FORMAL_OUT) -json $(FORMAL_OUT).json
+	$(GO) run ./tools/formal -j 2 -steps=$(FORMAL_STEPS) $(if $(filter true,$(FORMAL_STEPS)),-free '$(FORMAL_FREE)') -run '$(FORMAL_RUN)' -out $(FORMAL_OUT) -json $(FORMAL_OUT).json
 
 # Mutation testing (minutes, not part of 'make test'): MUTANTS operator
 # mutations per package, sampled with SEED, each run against the package's
