@@ -30,6 +30,14 @@ func TestCheckCodeConstants(t *testing.T) {
 		{"hx_link_tx.v", `parameter \[CW-1:0\] CPOLY = 16'h([0-9A-Fa-f]+)`, hw.LinkCode.Poly},
 		{"hx_link_rx.v", `parameter integer CW = (\d+),`, uint32(hw.LinkCode.Width)},
 		{"hx_link_rx.v", `parameter \[CW-1:0\] CPOLY = 16'h([0-9A-Fa-f]+)`, hw.LinkCode.Poly},
+		{"hx_link_tx.v", `parameter integer KW = (\d+),`, uint32(hw.CountCode.Width)},
+		{"hx_link_tx.v", `parameter \[KW-1:0\] KPOLY = 5'h([0-9A-Fa-f]+)`, hw.CountCode.Poly},
+		{"hx_link_rx.v", `parameter integer KW = (\d+),`, uint32(hw.CountCode.Width)},
+		{"hx_link_rx.v", `parameter \[KW-1:0\] KPOLY = 5'h([0-9A-Fa-f]+)`, hw.CountCode.Poly},
+		{"hx_link.v", `parameter integer KW = (\d+),`, uint32(hw.CountCode.Width)},
+		{"hx_link.v", `parameter \[KW-1:0\] KPOLY = 5'h([0-9A-Fa-f]+)`, hw.CountCode.Poly},
+		{"hx_tile.v", `parameter integer KW   = (\d+),`, uint32(hw.CountCode.Width)},
+		{"hx_tile.v", `parameter \[KW-1:0\] KPOLY = 5'h([0-9A-Fa-f]+)`, hw.CountCode.Poly},
 	}
 	for _, w := range want {
 		src, err := os.ReadFile(filepath.Join("rtl", w.file))
@@ -59,6 +67,7 @@ func TestCheckCodeConstants(t *testing.T) {
 	for _, s := range []string{
 		fmt.Sprintf("CRC_POLY = 32'h%08X;", hw.PacketCode.Poly), ".CRC_POLY(CRC_POLY)",
 		fmt.Sprintf("CW   = %d;", hw.LinkCode.Width), fmt.Sprintf("CPOLY = %d'h%04X;", hw.LinkCode.Width, hw.LinkCode.Poly), ".CW(CW), .CPOLY(CPOLY)",
+		fmt.Sprintf("KW   = %d;", hw.CountCode.Width), fmt.Sprintf("KPOLY = %d'h%02X;", hw.CountCode.Width, hw.CountCode.Poly), ".KW(KW), .KPOLY(KPOLY)",
 	} {
 		if !strings.Contains(top, s) {
 			t.Errorf("hx_top.v does not pass %q", s)
