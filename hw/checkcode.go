@@ -1,5 +1,7 @@
 package hw
 
+import "math/bits"
+
 // The check codes (docs/reliability.md, "Detection" and "Link-level
 // retry"). Each is a CRC with initial value 0, no reflection and no final
 // XOR, fed bit by bit most significant first: one step shifts the
@@ -8,7 +10,7 @@ package hw
 // Width to the RTL (hx_barrier_unit's CRC_POLY, hx_link_crc's POLY), whose
 // defaults a test of package verilog holds equal to these.
 
-// Code is a CRC: Width bits (8..32), polynomial Poly in normal notation
+// Code is a CRC: Width bits (2..32), polynomial Poly in normal notation
 // (x^Width implicit).
 type Code struct {
 	Width int
@@ -38,15 +40,42 @@ var LinkCode = NewCode(16, 0x5935)
 // checks it exhaustively at the longest link word the limits allow).
 const LinkCodeMaxBits = 241
 
+// CountCode is the code of the link layer's count words, the ACK word and
+// the credit word that a retrying link's receiver returns every cycle
+// ({chk, count}, count the SB low bits: hx_link_rx builds them, hx_link_tx
+// checks them): CRC-5 (x+1)(x^4+x+1), polynomial 0x15. The period of
+// x^4+x+1 is 15, so the code has Hamming distance 4 up to
+// CountCodeMaxBits of message: every error of up to 3 bits in the word
+// (and every odd number of bits, and every burst of up to 5) is detected.
+// The count has SB = LinkSeqBits(R, B) <= 8 bits (TestCountCodeHD).
+var CountCode = NewCode(5, 0x15)
+
+// CountCodeMaxBits is the longest count over which CountCode has Hamming
+// distance 4 (a codeword of 15 bits); at 11 bits x^15+1 is a codeword: a
+// 2-bit error goes unnoticed.
+const CountCodeMaxBits = 10
+
 // Bits of the check codes on the wire.
 const (
 	PacketCodeBits = 32 // crc_bits when the packet code is on
 	LinkCodeBits   = 16 // the link layer's chk field
+	CountCodeBits  = 5  // the check of the link's ACK and credit words
 )
+
+// LinkSeqBits is SB, the bits of a retrying link's sequence numbers and
+// of the counts of its ACK and credit words, for replay buffer r and
+// buffer depth b: ceil(log2(max(r, b)+1)), as hx_link_tx computes it.
+func LinkSeqBits(r, b int) int {
+	return bits.Len(uint(max(r, b)))
+}
 
 // NewCode returns the CRC of the given width and polynomial.
 func NewCode(width int, poly uint32) Code {
-	c := Code{Width: width, Poly: poly, table: new([256]uint32)}
+	c := Code{Width: width, Poly: poly}
+	if width < 8 {
+		return c // fed one bit at a time (Bits)
+	}
+	c.table = new([256]uint32)
 	for i := range c.table {
 		c.table[i] = c.slow(0, uint64(i), 8)
 	}
@@ -77,6 +106,9 @@ func (c Code) slow(crc uint32, v uint64, n int) uint32 {
 // Bits feeds the n (0..64) low bits of v into crc, most significant
 // first: n Steps, a byte at a time where it can.
 func (c Code) Bits(crc uint32, v uint64, n int) uint32 {
+	if c.table == nil {
+		return c.slow(crc, v, n)
+	}
 	r := n % 8
 	crc = c.slow(crc, v>>(n-r), r)
 	for i := n - r - 8; i >= 0; i -= 8 {
@@ -94,4 +126,17 @@ func (c Code) Word(crc uint32, lo, hi uint64, n int) uint32 {
 		n = 64
 	}
 	return c.Bits(crc, lo, n)
+}
+
+// CountWord is the ACK or credit word of count (its sb low bits) as
+// hx_link_rx sends it: {CountCode of the count, count}, sb + 5 bits.
+func CountWord(count uint64, sb int) uint64 {
+	count &= 1<<sb - 1
+	return uint64(CountCode.Bits(0, count, sb))<<sb | count
+}
+
+// CountWordOK is hx_link_tx's check of a count word of sb count bits: its
+// code matches its count (a damaged word is ignored).
+func CountWordOK(w uint64, sb int) bool {
+	return w>>(sb+CountCodeBits) == 0 && CountWord(w, sb) == w
 }

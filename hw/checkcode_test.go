@@ -2,6 +2,7 @@ package hw
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -37,7 +38,7 @@ func divide(w int, poly uint32, msg []uint8) uint32 {
 // pieces.
 func TestCodeIsTheDivision(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, c := range []Code{PacketCode, LinkCode} {
+	for _, c := range []Code{PacketCode, LinkCode, CountCode} {
 		for n := 0; n <= 300; n++ {
 			msg := make([]uint8, n)
 			for i := range msg {
@@ -230,7 +231,7 @@ func TestPacketCodeThreeBitSample(t *testing.T) {
 // per window take 10-20 s: the default run checks those of up to 24 bits,
 // HXBAR_CRC_FULL=1 all of them.
 func TestCodeBursts(t *testing.T) {
-	for _, c := range []Code{LinkCode, PacketCode} {
+	for _, c := range []Code{LinkCode, PacketCode, CountCode} {
 		if c.Poly&1 == 0 {
 			t.Fatalf("CRC-%d: polynomial %#x has no constant term: bursts are not all caught", c.Width, c.Poly)
 		}
@@ -335,5 +336,72 @@ func TestCRCBitsValidation(t *testing.T) {
 	s.CRCBits = 0
 	if err := s.Validate(); err != nil {
 		t.Fatalf("crc_bits 0: %v", err)
+	}
+}
+
+// countMiss finds an error of 1 to maxw bits in a count word of sb count
+// bits (any count, code bits included) that CountWordOK accepts: the
+// word and the error, ok false for none. Exhaustive: every count, every
+// error pattern.
+func countMiss(sb, maxw int) (word, err uint64, ok bool) {
+	n := sb + CountCodeBits
+	for v := uint64(0); v < 1<<sb; v++ {
+		w := CountWord(v, sb)
+		if !CountWordOK(w, sb) {
+			return w, 0, true // the encoder and the check disagree
+		}
+		for e := uint64(1); e < 1<<n; e++ {
+			if k := bits.OnesCount64(e); k <= maxw && CountWordOK(w^e, sb) {
+				return w, e, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// The ACK and credit words' code detects every error of up to 3 bits at
+// every count width the limits allow (SB = 1 for R = B = 1 up to
+// LinkSeqBits(MaxLinkRetry, MaxBufferDepth)), checked exhaustively over
+// every count and every error; the bound is exact (a 4-bit error, the
+// polynomial's own weight, slips through at every width), and it holds up
+// to CountCodeMaxBits count bits and no further: at one more a 2-bit error
+// goes unnoticed.
+func TestCountCodeHD(t *testing.T) {
+	lo, hi := LinkSeqBits(1, 1), LinkSeqBits(MaxLinkRetry, MaxBufferDepth)
+	if lo != 1 || hi != 8 {
+		t.Fatalf("SB runs %d..%d, want 1..8 (R <= %d, B <= %d)", lo, hi, MaxLinkRetry, MaxBufferDepth)
+	}
+	if hi > CountCodeMaxBits {
+		t.Fatalf("the widest count is %d bits, past the code's %d", hi, CountCodeMaxBits)
+	}
+	for sb := lo; sb <= CountCodeMaxBits; sb++ {
+		if w, e, ok := countMiss(sb, 3); ok {
+			t.Fatalf("SB %d: word %#x with error %#x (%d bits) passes the check", sb, w, e, bits.OnesCount64(e))
+		}
+		if _, _, ok := countMiss(sb, 4); !ok {
+			t.Errorf("SB %d: no 4-bit error missed, the code is better than stated", sb)
+		}
+	}
+	if _, e, ok := countMiss(CountCodeMaxBits+1, 2); !ok || bits.OnesCount64(e) != 2 {
+		t.Fatalf("%d count bits: no 2-bit error missed (%#x), the bound is not the period's", CountCodeMaxBits+1, e)
+	}
+}
+
+// The faults the co-simulation injects into count words are detected at
+// every width and count: ackflip and creditdrop invert bit 0 of the word
+// (hx_link_rx's fi_ackflip, hx_chan's fi_ckill), and for good measure the
+// whole word inverted (an even number of bits at even widths, which
+// parity missed).
+func TestCountWordFaultsDetected(t *testing.T) {
+	for sb := 1; sb <= LinkSeqBits(MaxLinkRetry, MaxBufferDepth); sb++ {
+		n := sb + CountCodeBits
+		for v := uint64(0); v < 1<<sb; v++ {
+			w := CountWord(v, sb)
+			for _, e := range []uint64{1, 1<<n - 1} {
+				if CountWordOK(w^e, sb) {
+					t.Fatalf("SB %d, count %d: word %#x inverted by %#x passes", sb, v, w, e)
+				}
+			}
+		}
 	}
 }

@@ -30,6 +30,14 @@ func TestCheckCodeConstants(t *testing.T) {
 		{"hx_link_tx.v", `parameter \[CW-1:0\] CPOLY = 16'h([0-9A-Fa-f]+)`, hw.LinkCode.Poly},
 		{"hx_link_rx.v", `parameter integer CW = (\d+),`, uint32(hw.LinkCode.Width)},
 		{"hx_link_rx.v", `parameter \[CW-1:0\] CPOLY = 16'h([0-9A-Fa-f]+)`, hw.LinkCode.Poly},
+		{"hx_link_tx.v", `parameter integer KW = (\d+),`, uint32(hw.CountCode.Width)},
+		{"hx_link_tx.v", `parameter \[KW-1:0\] KPOLY = 5'h([0-9A-Fa-f]+)`, hw.CountCode.Poly},
+		{"hx_link_rx.v", `parameter integer KW = (\d+),`, uint32(hw.CountCode.Width)},
+		{"hx_link_rx.v", `parameter \[KW-1:0\] KPOLY = 5'h([0-9A-Fa-f]+)`, hw.CountCode.Poly},
+		{"hx_link.v", `parameter integer KW = (\d+),`, uint32(hw.CountCode.Width)},
+		{"hx_link.v", `parameter \[KW-1:0\] KPOLY = 5'h([0-9A-Fa-f]+)`, hw.CountCode.Poly},
+		{"hx_tile.v", `parameter integer KW   = (\d+),`, uint32(hw.CountCode.Width)},
+		{"hx_tile.v", `parameter \[KW-1:0\] KPOLY = 5'h([0-9A-Fa-f]+)`, hw.CountCode.Poly},
 	}
 	for _, w := range want {
 		src, err := os.ReadFile(filepath.Join("rtl", w.file))
@@ -59,6 +67,7 @@ func TestCheckCodeConstants(t *testing.T) {
 	for _, s := range []string{
 		fmt.Sprintf("CRC_POLY = 32'h%08X;", hw.PacketCode.Poly), ".CRC_POLY(CRC_POLY)",
 		fmt.Sprintf("CW   = %d;", hw.LinkCode.Width), fmt.Sprintf("CPOLY = %d'h%04X;", hw.LinkCode.Width, hw.LinkCode.Poly), ".CW(CW), .CPOLY(CPOLY)",
+		fmt.Sprintf("KW   = %d;", hw.CountCode.Width), fmt.Sprintf("KPOLY = %d'h%02X;", hw.CountCode.Width, hw.CountCode.Poly), ".KW(KW), .KPOLY(KPOLY)",
 	} {
 		if !strings.Contains(top, s) {
 			t.Errorf("hx_top.v does not pass %q", s)
@@ -126,5 +135,55 @@ endmodule
 	out, err := run(t, dir, time.Minute, vvp, "-n", "crc.vvp")
 	if err != nil || !strings.Contains(out, fmt.Sprintf("crc_tb: %d vectors, 0 bad", n)) {
 		t.Fatalf("vvp: %v\n%s", err, out)
+	}
+}
+
+// The ACK and credit words the RTL builds and checks are hw.CountWord's:
+// Icarus runs hx_link_crc with hx_link_rx's parameters (N = SB, CW = KW,
+// POLY = KPOLY, their defaults) over every count of every SB the limits
+// allow (1..8), and the word {code, count} must be hw.CountWord.
+func TestCountCodeRTLMatchesGo(t *testing.T) {
+	iv := needTool(t, "iverilog")
+	vvp := needTool(t, "vvp")
+	hi := hw.LinkSeqBits(hw.MaxLinkRetry, hw.MaxBufferDepth)
+	var tb strings.Builder
+	fmt.Fprintf(&tb, "module cnt_tb;\n    integer v, bad, n;\n")
+	for sb := 1; sb <= hi; sb++ {
+		fmt.Fprintf(&tb, "    reg [%d:0] d%d; wire [%d:0] c%d;\n", sb-1, sb, hw.CountCodeBits-1, sb)
+		fmt.Fprintf(&tb, "    hx_link_crc #(.N(%d), .CW(%d), .POLY(%d'h%02X)) k%d (.d(d%d), .c(c%d));\n",
+			sb, hw.CountCodeBits, hw.CountCodeBits, hw.CountCode.Poly, sb, sb, sb)
+	}
+	fmt.Fprintf(&tb, "    initial begin\n        bad = 0; n = 0;\n")
+	for sb := 1; sb <= hi; sb++ {
+		fmt.Fprintf(&tb, "        for (v = 0; v < %d; v = v + 1) begin d%d = v; #1 $display(\"%d %%0d %%0d\", v, {c%d, d%d}); n = n + 1; end\n",
+			1<<sb, sb, sb, sb, sb)
+	}
+	fmt.Fprintf(&tb, "        $display(\"done %%0d\", n);\n    end\nendmodule\n")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cnt_tb.v"), []byte(tb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rtl, _ := filepath.Abs("rtl")
+	if out, err := run(t, dir, time.Minute, iv, "-g2005", "-o", "cnt.vvp", "cnt_tb.v", filepath.Join(rtl, "hx_link_crc.v")); err != nil {
+		t.Fatalf("iverilog: %v\n%s", err, out)
+	}
+	out, err := run(t, dir, time.Minute, vvp, "-n", "cnt.vvp")
+	if err != nil {
+		t.Fatalf("vvp: %v\n%s", err, out)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var sb int
+		var v, w uint64
+		if _, err := fmt.Sscanf(line, "%d %d %d", &sb, &v, &w); err != nil {
+			continue
+		}
+		n++
+		if want := hw.CountWord(v, sb); w != want {
+			t.Errorf("SB %d, count %d: the RTL's word %#x, hw.CountWord %#x", sb, v, w, want)
+		}
+	}
+	if want := 1<<(hi+1) - 2; n != want || !strings.Contains(out, fmt.Sprintf("done %d", want)) {
+		t.Fatalf("%d words compared, want %d\n%s", n, want, firstLines(out, 5))
 	}
 }

@@ -43,7 +43,7 @@ func retrySystems() []hw.System {
 }
 
 // With link_retry, every tile of hx_top gets the replay depth and the
-// link code (.LR(LR), .CW(CW), .CPOLY(CPOLY)): its hx_link instances (inj,
+// link codes (.LR(LR), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)): its hx_link instances (inj,
 // ej, g_dim[k].up, g_dim[k].down) then wrap their hx_chan in hx_link_tx
 // and hx_link_rx; without it no tile gets LR (hx_link's LR = 0: a plain
 // channel) and the top declares no link layer.
@@ -71,16 +71,17 @@ func TestLinkRetryTop(t *testing.T) {
 			t.Fatalf("%s: %d tiles with retry, %d without, want %d", sys.Name, len(got), len(want), s.Topo.Nodes)
 		}
 		for n, m := range got {
-			if m[2] != strconv.Itoa(n) || !strings.HasSuffix(m[1], ".L(L), .LR(LR), .CW(CW), .CPOLY(CPOLY)") {
-				t.Errorf("%s: tile %s parameters %q, want the link's L, LR, CW and CPOLY last", sys.Name, m[2], m[1])
+			if m[2] != strconv.Itoa(n) || !strings.HasSuffix(m[1], ".L(L), .LR(LR), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)") {
+				t.Errorf("%s: tile %s parameters %q, want the link's L, LR, CW, CPOLY, KW and KPOLY last", sys.Name, m[2], m[1])
 			}
-			if w := want[n][1] + ", .LR(LR), .CW(CW), .CPOLY(CPOLY)"; m[1] != w {
+			if w := want[n][1] + ", .LR(LR), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)"; m[1] != w {
 				t.Errorf("%s: tile %d parameters\n%q, want those without retry and the link's\n%q", sys.Name, n, m[1], w)
 			}
 		}
 		for _, w := range []string{
 			fmt.Sprintf("localparam integer LR   = %d;", sys.LinkRetry),
 			fmt.Sprintf("localparam [CW-1:0] CPOLY = %d'h%04X;", hw.LinkCode.Width, hw.LinkCode.Poly),
+			fmt.Sprintf("localparam [KW-1:0] KPOLY = %d'h%02X;", hw.CountCode.Width, hw.CountCode.Poly),
 		} {
 			if !strings.Contains(string(top), w) {
 				t.Errorf("%s: no %q", sys.Name, w)

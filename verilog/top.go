@@ -89,6 +89,8 @@ func topFile(s *design.Episode, hdr []string, caps []unitCap, plan *Channels) []
 		p("    localparam integer LR   = %d;   // link-level retry: replay buffer entries per link direction (hx_link)\n", sys.LinkRetry)
 		p("    localparam integer CW   = %d;   // link check code bits (hw.LinkCode)\n", hw.LinkCode.Width)
 		p("    localparam [CW-1:0] CPOLY = %d'h%04X;   // its polynomial\n", hw.LinkCode.Width, hw.LinkCode.Poly)
+		p("    localparam integer KW   = %d;   // link ACK and credit word code bits (hw.CountCode)\n", hw.CountCode.Width)
+		p("    localparam [KW-1:0] KPOLY = %d'h%02X;   // its polynomial\n", hw.CountCode.Width, hw.CountCode.Poly)
 	}
 	for k := 0; k < MaxDims; k++ {
 		p("    localparam integer K%d   = %d;\n", k, kk[k])
@@ -193,7 +195,7 @@ func tile(p func(string, ...any), s *design.Episode, n int, c unitCap, plan *Cha
 	}
 	retry := ""
 	if sys.LinkRetry > 0 {
-		retry = ", .LR(LR), .CW(CW), .CPOLY(CPOLY)"
+		retry = ", .LR(LR), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)"
 	}
 	if sys.UnitPipeline == 1 {
 		retry += ", .UP(1)" // unit_pipeline: no forward into the gate check (a design without it is the same text as before)

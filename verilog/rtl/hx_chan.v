@@ -8,7 +8,7 @@
 // therefore L-1 registers long; L = 1 is plain wiring (the FIFO write and
 // the counter update are the Lth stage). The credit path carries C bits:
 // a pulse (C = 1), or with link-level retry the receiver's credit word
-// {parity, pops} (hx_link_rx), read by hx_link_tx.
+// {chk, pops} (hx_link_rx), read by hx_link_tx.
 `timescale 1ns / 1ps
 module hx_chan #(
     parameter integer W = 8,   // flit width (FW+2+CB)
@@ -34,7 +34,7 @@ module hx_chan #(
     // was lost, so that the testbench can give a dropped flit's credit
     // back to the sender. fi_ckill loses the credit returned in that cycle
     // (a creditdrop): a pulse is forced to 0, a credit word has its bit 0
-    // inverted (its parity fails: the sender ignores it). Synthesis sees
+    // inverted (its code fails: the sender ignores it). Synthesis sees
     // the plain channel.
     wire         v_in;
     wire [W-1:0] f_in;

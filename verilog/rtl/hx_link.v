@@ -6,7 +6,8 @@
 // the downstream FIFO (out_*), the downstream's pop (crd_in) and the credit
 // pulse to the output's counter (crd_out). With retry, ch carries the
 // link's wire {chk[CW-1:0], seq, flit} (the flit in its low bits) and the
-// receiver's credit word, and the ACK word returns beside it; the link
+// receiver's credit word {chk[KW-1:0], pops}, and the ACK word {chk[KW-1:0],
+// count} returns beside it; the link
 // takes max(L, 2) cycles (its check reads a register).
 //
 // The generated testbench injects faults into ch (fi_mask, fi_kill,
@@ -18,7 +19,9 @@ module hx_link #(
     parameter integer LR = 0,    // replay buffer entries; 0: no link-level retry
     parameter integer B  = 2,    // downstream FIFO depth (retry only)
     parameter integer CW = 16,   // link check code bits (retry only; hw.LinkCode)
-    parameter [CW-1:0] CPOLY = 16'h5935   // its polynomial (retry only)
+    parameter [CW-1:0] CPOLY = 16'h5935,  // its polynomial (retry only)
+    parameter integer KW = 5,    // ACK and credit word code bits (retry only; hw.CountCode)
+    parameter [KW-1:0] KPOLY = 5'h15      // its polynomial (retry only)
 ) (
     input          clk,
     input          rst,          // synchronous, active high
@@ -31,7 +34,7 @@ module hx_link #(
 );
     localparam integer LS = $clog2((LR > B ? LR : B) + 1);   // link sequence number bits
     localparam integer CWID = (LR > 0) ? W + LS + CW : W;   // ch's width: the wire
-    localparam integer CC = (LR > 0) ? LS + 1 : 1;          // ch's credit path: word or pulse
+    localparam integer CC = (LR > 0) ? LS + KW : 1;         // ch's credit path: word or pulse
     localparam integer LL = (LR > 0 && L < 2) ? 2 : L;      // ch's latency
 
     wire            c_iv, c_ov;
@@ -52,13 +55,13 @@ module hx_link #(
             assign c_ci = crd_in;
             assign crd_out = c_co;
         end else begin : g_rt
-            wire [LS:0] ack;
-            hx_link_tx #(.W(W), .L(LL), .R(LR), .B(B), .CW(CW), .CPOLY(CPOLY)) tx (
+            wire [LS+KW-1:0] ack;
+            hx_link_tx #(.W(W), .L(LL), .R(LR), .B(B), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)) tx (
                 .clk(clk), .rst(rst), .in_valid(in_valid), .in_flit(in_flit),
                 .out_valid(c_iv), .out_flit(c_if), .ack(ack),
                 .crd_in(c_co), .crd_out(crd_out)
             );
-            hx_link_rx #(.W(W), .L(LL), .R(LR), .B(B), .CW(CW), .CPOLY(CPOLY)) rx (
+            hx_link_rx #(.W(W), .L(LL), .R(LR), .B(B), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)) rx (
                 .clk(clk), .rst(rst), .in_valid(c_ov), .in_flit(c_of),
                 .out_valid(out_valid), .out_flit(out_flit), .ack(ack),
                 .pop(crd_in), .crd(c_ci)

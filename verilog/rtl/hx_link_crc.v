@@ -4,7 +4,10 @@
 // significant first. The generator passes hw.LinkCode (CRC-16F/5, Koopman
 // 0xac9a: Hamming distance 5 up to 241 bits of d, so every error of up to
 // 4 bits of d or of the code and every burst of up to CW bits is detected
-// on any link word the limits allow).
+// on any link word the limits allow). hx_link_tx and hx_link_rx also
+// instantiate it for the ACK and credit words' code (N = SB, CW = KW = 5,
+// POLY = KPOLY = 0x15: hw.CountCode, every error of up to 3 bits in a
+// word detected).
 //
 // Combinational. The code is linear in d, so code bit j is the XOR of the
 // bits of d that row(j) selects, a constant the elaboration computes by

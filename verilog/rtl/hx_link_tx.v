@@ -10,22 +10,25 @@
 // added); otherwise the buffer is sent in order, one entry per cycle, and a
 // new flit waits behind.
 //
-// The receiver (hx_link_rx) returns, every cycle, an ACK word {parity,
-// count}: the number of flits it has accepted, mod 2^SB, even parity over
-// the word. The word the sender reads in cycle d counts the flits the
+// The receiver (hx_link_rx) returns, every cycle, an ACK word {chk,
+// count}: the number of flits it has accepted, mod 2^SB, and chk its
+// KW-bit CRC (polynomial KPOLY: hw.CountCode, every error of up to 3 bits
+// in the word detected). The word the sender reads in cycle d counts the flits the
 // receiver accepted up to cycle d - L, i.e. every flit put on the wire up
 // to cycle d - (2L - 1): hist remembers which cycles sent a flit, need
 // counts the flits due so far. In a cycle whose word is undamaged, the
 // word frees the entries it counts, and a count short of need means a due
 // flit was lost or damaged: every flit sent since is void (the receiver
 // discards it: wrong sequence number) and the buffer is resent from the
-// first unaccepted flit in the next cycle. A damaged word (parity) is
+// first unaccepted flit in the next cycle. A damaged word is
 // ignored: the next undamaged one says the same and more, so a lost or
 // damaged ACK costs nothing unless a flit was lost too, whose resend it
-// defers by a cycle.
+// defers by a cycle. A word is damaged when its code does not match its
+// count, or (ACK) it names more flits than the buffer holds.
 //
-// Credits pass through here (crd_in, the receiver's cumulative pop count
-// with its parity, as the channel returns it; crd_out, one credit per cycle
+// Credits pass through here (crd_in, the receiver's credit word {chk,
+// pops}, its cumulative pop count with the same code, as the channel
+// returns it; crd_out, one credit per cycle
 // to the output's hx_credit): a damaged word is ignored and the next one
 // repairs it, so no credit is lost for good. A credit given to the output
 // also frees the entry of its flit (it was popped downstream), whatever
@@ -40,7 +43,9 @@ module hx_link_tx #(
     parameter integer R = 4,     // replay buffer entries, >= B in a system
     parameter integer B = 4,     // downstream FIFO depth
     parameter integer CW = 16,   // check code bits (hw.LinkCodeBits)
-    parameter [CW-1:0] CPOLY = 16'h5935   // its polynomial (hw.LinkCode)
+    parameter [CW-1:0] CPOLY = 16'h5935,  // its polynomial (hw.LinkCode)
+    parameter integer KW = 5,    // ACK and credit word code bits (hw.CountCodeBits)
+    parameter [KW-1:0] KPOLY = 5'h15      // its polynomial (hw.CountCode)
 ) (
     input                                   clk,
     input                                   rst,        // synchronous, active high
@@ -50,10 +55,10 @@ module hx_link_tx #(
     // onto the wire (hx_chan in_valid / in_flit)
     output                                  out_valid,
     output [W+$clog2((R > B ? R : B)+1)+CW-1:0] out_flit,
-    // from the receiver: the ACK word {parity, count}, L cycles after it
-    input  [$clog2((R > B ? R : B)+1):0]    ack,
-    // from the channel's credit path: the credit word {parity, pops}
-    input  [$clog2((R > B ? R : B)+1):0]    crd_in,
+    // from the receiver: the ACK word {chk, count}, L cycles after it
+    input  [$clog2((R > B ? R : B)+1)+KW-1:0] ack,
+    // from the channel's credit path: the credit word {chk, pops}
+    input  [$clog2((R > B ? R : B)+1)+KW-1:0] crd_in,
     // to the output's credit counter (hx_credit give)
     output                                  crd_out
 );
@@ -94,14 +99,16 @@ module hx_link_tx #(
     wire [EW-1:0] ent     = backlog ? rent : {tseq, in_flit};
     wire          due     = hist[HL-1];
     wire [SB-1:0] nneed   = need + (due ? ONE : ZERO);
-    // The ACK word: undamaged when its parity holds and it names held flits.
+    // The ACK word: undamaged when its code matches and it names held flits.
+    wire [KW-1:0] akc;           // the code of its count (below)
     wire [SB-1:0] aw      = ack[SB-1:0];
     wire [SB-1:0] ka      = aw - aseq;
-    wire          aok     = !(^ack) && ka <= occ;
+    wire          aok     = akc == ack[SB +: KW] && ka <= occ;
     wire          nak     = aok && aw != nneed;
     // The credit word, and the credit given this cycle.
+    wire [KW-1:0] ckc;           // the code of its count (below)
     wire [SB-1:0] cw      = crd_in[SB-1:0];
-    wire [SB-1:0] cur     = !(^crd_in) ? cw : clast;
+    wire [SB-1:0] cur     = ckc == crd_in[SB +: KW] ? cw : clast;
     wire          give    = (cur != gcnt);
     wire [SB-1:0] kc      = gcnt + ONE - aseq;  // entries the credit given frees
     wire [SB-1:0] kav     = aok ? ka : ZERO;
@@ -125,6 +132,8 @@ module hx_link_tx #(
     assign rent = byp ? wq : rd;
 
     hx_link_crc #(.N(EW), .CW(CW), .POLY(CPOLY)) crc (.d(ent), .c(chk));
+    hx_link_crc #(.N(SB), .CW(KW), .POLY(KPOLY)) acrc (.d(aw), .c(akc));
+    hx_link_crc #(.N(SB), .CW(KW), .POLY(KPOLY)) ccrc (.d(cw), .c(ckc));
 
     generate
         if (HL == 1) begin : g_h1

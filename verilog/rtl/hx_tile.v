@@ -53,7 +53,9 @@ module hx_tile #(
     parameter integer L    = 1,    // link latency to the crossbars
     parameter integer LR   = 0,    // link-level retry: replay buffer entries; 0: none
     parameter integer CW   = 16,   // link check code bits (hw.LinkCode; LR > 0 only)
-    parameter [CW-1:0] CPOLY = 16'h5935   // its polynomial
+    parameter [CW-1:0] CPOLY = 16'h5935,  // its polynomial
+    parameter integer KW   = 5,    // link ACK and credit word code bits (hw.CountCode; LR > 0 only)
+    parameter [KW-1:0] KPOLY = 5'h15      // its polynomial
 ) (
     input                              clk,
     input                              rst,        // synchronous, active high
@@ -134,13 +136,13 @@ module hx_tile #(
     );
 
     // ---- injection: unit -> exchanger port 0; ejection: port 0 -> unit (latency 1)
-    hx_link #(.W(W), .L(1), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY)) inj (
+    hx_link #(.W(W), .L(1), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)) inj (
         .clk(clk), .rst(rst),
         .in_valid(inj_valid), .in_flit(inj_flit),
         .out_valid(x_in_valid[0]), .out_flit(x_in_flit[0 +: W]),
         .crd_in(x_in_credit[0]), .crd_out(inj_credit)
     );
-    hx_link #(.W(W), .L(1), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY)) ej (
+    hx_link #(.W(W), .L(1), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)) ej (
         .clk(clk), .rst(rst),
         .in_valid(x_out_valid[0]), .in_flit(x_out_flit[0 +: W]),
         .out_valid(ej_valid), .out_flit(ej_flit),
@@ -151,13 +153,13 @@ module hx_tile #(
     genvar k;
     generate
         for (k = 0; k < NDIM; k = k + 1) begin : g_dim
-            hx_link #(.W(W), .L(L), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY)) up (
+            hx_link #(.W(W), .L(L), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)) up (
                 .clk(clk), .rst(rst),
                 .in_valid(x_out_valid[k+1]), .in_flit(x_out_flit[(k+1)*W +: W]),
                 .out_valid(up_valid[k]), .out_flit(up_flit[k*W +: W]),
                 .crd_in(up_credit[k]), .crd_out(x_out_credit[k+1])
             );
-            hx_link #(.W(W), .L(L), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY)) down (
+            hx_link #(.W(W), .L(L), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)) down (
                 .clk(clk), .rst(rst),
                 .in_valid(down_valid[k]), .in_flit(down_flit[k*W +: W]),
                 .out_valid(x_in_valid[k+1]), .out_flit(x_in_flit[(k+1)*W +: W]),

@@ -9,7 +9,16 @@
 // the receiver sends in C), +flip=C (bit 3 of the wire in C), +drop=C (the
 // flit on the wire in C), +creditdrop=C (the credit word of C), and
 // +ackflip2=C for a second ACK flip, +acks=K to flip the K ACK words from
-// +ackflip on (a burst: the ACK path down for K cycles). Every flit pushed into the FIFO must
+// +ackflip on (a burst: the ACK path down for K cycles). Errors of several
+// bits in the ACK and credit words (docs/reliability.md: every error of up
+// to 3 bits in one is detected): +ackmask=M XORs M into the ACK word the
+// receiver sends in cycle +ackflip (it reaches the sender L' cycles later,
+// where the bench damages it; in place of the one-bit ackflip),
+// +crdmask=M into the credit word of cycle +creditdrop (in place of
+// the one-bit creditdrop); +ackevery=P and +crdevery=P repeat that
+// damage every P cycles from there on, as +dropevery=P the drop (so that
+// a damaged ACK word may be the one that carries a drop's NAK: +ackflip =
+// +drop + L' - 1). Every flit pushed into the FIFO must
 // be the next number (nothing lost, nothing twice, in order), the link's
 // assertions (replay buffer overflow, send without credit, pop from empty)
 // must hold, and delivery must go on to the end: flits are pushed in the
@@ -29,6 +38,12 @@ module hx_link_stress_tb;
     localparam integer LE = (L < 2) ? 2 : L;
     localparam integer SB = $clog2((R > B ? R : B) + 1);
     localparam integer LW = W + SB + 16;   // + hw.LinkCodeBits (hx_link_tx CW)
+`ifdef TB_KW
+    localparam integer KW = `TB_KW;
+`else
+    localparam integer KW = 5;             // hw.CountCodeBits (hx_link_tx KW)
+`endif
+    localparam integer CWW = SB + KW;      // an ACK or credit word: {chk, count}
 
     reg clk = 1'b0, rst = 1'b1;
     always #5 clk = ~clk;
@@ -36,7 +51,8 @@ module hx_link_stress_tb;
     reg           up_valid = 1'b0, pop = 1'b0;
     reg  [W-1:0]  up_flit = {W{1'b0}};
     wire          up_ok, crd_up, tx_valid, w_valid, push, fne;
-    wire [SB:0]   ack, crd_w, crd_r;
+    wire [CWW-1:0] ack, crd_w, crd_r;
+    reg  [CWW-1:0] aval = {CWW{1'b0}}, cval = {CWW{1'b0}};   // words the bench damages
     wire [LW-1:0] tx_flit, w_flit;
     wire [W-1:0]  push_flit, fdout;
     reg  [LW-1:0] fv = {LW{1'b0}};   // the flipped flit the wire is forced to
@@ -44,7 +60,7 @@ module hx_link_stress_tb;
     hx_credit #(.B(R < B ? R : B)) cr (.clk(clk), .rst(rst), .take(up_valid), .give(crd_up), .ok(up_ok));
     hx_link_tx #(.W(W), .L(LE), .R(R), .B(B)) tx (.clk(clk), .rst(rst), .in_valid(up_valid), .in_flit(up_flit),
         .out_valid(tx_valid), .out_flit(tx_flit), .ack(ack), .crd_in(crd_r), .crd_out(crd_up));
-    hx_chan #(.W(LW), .L(LE), .C(SB + 1)) ch (.clk(clk), .rst(rst), .in_valid(tx_valid), .in_flit(tx_flit),
+    hx_chan #(.W(LW), .L(LE), .C(CWW)) ch (.clk(clk), .rst(rst), .in_valid(tx_valid), .in_flit(tx_flit),
         .out_valid(w_valid), .out_flit(w_flit), .crd_in(crd_w), .crd_out(crd_r));
     hx_link_rx #(.W(W), .L(LE), .R(R), .B(B)) rx (.clk(clk), .rst(rst), .in_valid(w_valid), .in_flit(w_flit),
         .out_valid(push), .out_flit(push_flit), .ack(ack), .pop(pop), .crd(crd_w));
@@ -52,7 +68,12 @@ module hx_link_stress_tb;
         .dout(fdout), .nempty(fne));
 
     integer cyc, errs, sent, got, last, seed;
-    integer c_ack, c_ack2, c_flip, c_drop, c_crd, n_ack;
+
+    // hit: cycle c is c0, or with a period p > 0 c0 + p, c0 + 2p, ...
+    function hit(input integer c, input integer c0, input integer p);
+        hit = c0 >= 0 && c >= c0 && (p > 0 ? (c - c0) % p == 0 : c == c0);
+    endfunction
+    integer c_ack, c_ack2, c_flip, c_drop, c_crd, n_ack, ackmask, crdmask, p_ack, p_crd, p_drop;
     initial begin
         if (!$value$plusargs("ackflip=%d", c_ack)) c_ack = -1;
         if (!$value$plusargs("ackflip2=%d", c_ack2)) c_ack2 = -1;
@@ -61,6 +82,11 @@ module hx_link_stress_tb;
         if (!$value$plusargs("creditdrop=%d", c_crd)) c_crd = -1;
         if (!$value$plusargs("seed=%d", seed)) seed = 1;
         if (!$value$plusargs("acks=%d", n_ack)) n_ack = 1;
+        if (!$value$plusargs("ackmask=%d", ackmask)) ackmask = 0;
+        if (!$value$plusargs("crdmask=%d", crdmask)) crdmask = 0;
+        if (!$value$plusargs("ackevery=%d", p_ack)) p_ack = 0;
+        if (!$value$plusargs("crdevery=%d", p_crd)) p_crd = 0;
+        if (!$value$plusargs("dropevery=%d", p_drop)) p_drop = 0;
         errs = 0; sent = 0; got = 0; last = -1;
         @(posedge clk); @(posedge clk);
         rst <= 1'b0;
@@ -75,9 +101,22 @@ module hx_link_stress_tb;
             pop = fne && ($random(seed) & 1);
             release ch.in_valid;
             release ch.in_flit;
-            rx.fi_ackflip = (c_ack >= 0 && cyc >= c_ack && cyc < c_ack + n_ack) || cyc == c_ack2;
-            ch.fi_ckill   = (cyc == c_crd);
-            if (cyc == c_drop)
+            release ack;
+            release crd_w;
+            if (ackmask == 0)
+                rx.fi_ackflip = (c_ack >= 0 && cyc >= c_ack && cyc < c_ack + n_ack) || cyc == c_ack2;
+            else if (hit(cyc - LE, c_ack, p_ack)) begin
+                // The word sent in cycle - LE, as the sender reads it now.
+                #1 aval = ack ^ ackmask[CWW-1:0];
+                force ack = aval;
+            end
+            if (crdmask == 0)
+                ch.fi_ckill   = (cyc == c_crd);
+            else if (hit(cyc, c_crd, p_crd)) begin
+                #1 cval = crd_w ^ crdmask[CWW-1:0];
+                force crd_w = cval;
+            end
+            if (hit(cyc, c_drop, p_drop))
                 force ch.in_valid = 1'b0;
             if (cyc == c_flip) begin
                 #1 fv = tx_flit ^ {{LW-4{1'b0}}, 4'b1000};

@@ -32,6 +32,7 @@ module hx_link_tb;
     localparam integer LE = (L < 2) ? 2 : L;   // the channel's latency
     localparam integer SB = $clog2((R > B ? R : B) + 1);
     localparam integer LW = W + SB + 16;   // + hw.LinkCodeBits (hx_link_tx CW)
+    localparam integer KW = 5;             // hw.CountCodeBits (hx_link_tx KW)
 
     reg clk = 1'b0, rst = 1'b1;
     always #5 clk = ~clk;
@@ -41,14 +42,14 @@ module hx_link_tb;
     reg  [W-1:0]  up_flit = {W{1'b0}};
     reg  [LW-1:0] fv = {LW{1'b0}};   // the flipped flit the wire is forced to
     wire          up_ok, crd_up, tx_valid, w_valid, push, fne;
-    wire [SB:0]   ack, crd_w, crd_r;
+    wire [SB+KW-1:0] ack, crd_w, crd_r;
     wire [LW-1:0] tx_flit, w_flit;
     wire [W-1:0]  push_flit, fdout;
 
     hx_credit #(.B(B)) cr (.clk(clk), .rst(rst), .take(up_valid), .give(crd_up), .ok(up_ok));
     hx_link_tx #(.W(W), .L(LE), .R(R), .B(B)) tx (.clk(clk), .rst(rst), .in_valid(up_valid), .in_flit(up_flit),
         .out_valid(tx_valid), .out_flit(tx_flit), .ack(ack), .crd_in(crd_r), .crd_out(crd_up));
-    hx_chan #(.W(LW), .L(LE), .C(SB + 1)) ch (.clk(clk), .rst(rst), .in_valid(tx_valid), .in_flit(tx_flit),
+    hx_chan #(.W(LW), .L(LE), .C(SB + KW)) ch (.clk(clk), .rst(rst), .in_valid(tx_valid), .in_flit(tx_flit),
         .out_valid(w_valid), .out_flit(w_flit), .crd_in(crd_w), .crd_out(crd_r));
     hx_link_rx #(.W(W), .L(LE), .R(R), .B(B)) rx (.clk(clk), .rst(rst), .in_valid(w_valid), .in_flit(w_flit),
         .out_valid(push), .out_flit(push_flit), .ack(ack), .pop(pop), .crd(crd_w));

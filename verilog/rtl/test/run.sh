@@ -211,6 +211,8 @@ lint_one hx_chan -GL=2
 lint_one hx_chan -GL=64 -GW=186
 lint_one hx_link_crc -GN=1
 lint_one hx_link_crc -GN=170
+lint_one hx_link_crc -GN=1 -GCW=5 "-GPOLY=5'h15"
+lint_one hx_link_crc -GN=8 -GCW=5 "-GPOLY=5'h15"
 lint_one hx_link_tx -GR=1 -GB=1 -GW=18
 lint_one hx_link_tx -GL=2 -GR=5
 lint_one hx_link_tx -GL=3 -GR=2 -GB=8
@@ -301,8 +303,11 @@ link_run() {
 # going on to the end) with an ACK flip at cycle 1000 (L = 1, the issue's
 # reproduction), every fault kind once, two ACK flips in a row over a
 # drop's NAK, a replay buffer smaller than the FIFO (R < B: the output is
-# stopped by the buffer), and the ACK path down for 50 cycles (credits free
-# the buffer meanwhile); returns the number of runs that failed.
+# stopped by the buffer), the ACK path down for 50 cycles (credits free
+# the buffer meanwhile), and 2- and 3-bit errors in ACK and credit words
+# (every 37 cycles a credit word, every 53 a drop and the ACK word that
+# carries its NAK; hw.CountCode detects them); returns the number of runs
+# that failed.
 stress_run() {
     local rtl=$1 cfg bad=0
     for cfg in "1 2 2 +ackflip=1000" \
@@ -310,7 +315,10 @@ stress_run() {
                "2 4 4 +drop=998 +ackflip=1000 +ackflip2=1001 +creditdrop=1500" \
                "4 8 8 +ackflip=1000 +ackflip2=1001 +creditdrop=1200 +flip=4000" \
                "2 2 8 +ackflip=1000 +drop=2000 +creditdrop=3000" \
-               "1 2 2 +ackflip=1000 +acks=50" "3 3 3 +ackflip=1000 +acks=50 +drop=1020"; do
+               "1 2 2 +ackflip=1000 +acks=50" "3 3 3 +ackflip=1000 +acks=50 +drop=1020" \
+               "1 2 2 +drop=1000 +dropevery=53 +ackflip=1001 +ackevery=53 +ackmask=3 +creditdrop=1010 +crdevery=37 +crdmask=3" \
+               "3 4 4 +drop=1000 +dropevery=53 +ackflip=1002 +ackevery=53 +ackmask=6 +creditdrop=1010 +crdevery=37 +crdmask=10" \
+               "2 4 4 +drop=1000 +dropevery=53 +ackflip=1001 +ackevery=53 +ackmask=11 +creditdrop=1010 +crdevery=37 +crdmask=137"; do
         set -- $cfg
         if ! iverilog -g2005 -Wall -o "$WORK/stress.vvp" -DTB_L="$1" -DTB_R="$2" -DTB_B="$3" -DTB_N=20000 \
                 "$HERE/hx_link_stress_tb.v" "$rtl/hx_link_tx.v" "$rtl/hx_link_rx.v" "$rtl/hx_link_crc.v" \
@@ -369,12 +377,15 @@ mutant nak_cycle      hx_link_tx.v 's/localparam integer HL = 2 \* L - 1;/localp
 mutant replay_count   hx_link_tx.v 's/bl   <= occn;/bl   <= occ;/'
 mutant rx_sequence    hx_link_rx.v 's/in_flit\[W +: SB\] == eseq;/in_flit[W +: SB] == eseq + ONE;/'
 # The reverse path: a damaged ACK word taken as a NAK (the old missing-ACK
-# rule), an ACK word without its parity check, a credit word without its
-# parity check, and credits counted as pulses (one given per update: a
-# damaged word loses a credit for good).
+# rule), an ACK word without its code check, a credit word without its
+# code check, either checked by one code bit only (as weak as the former
+# parity: 2-bit errors pass), and credits counted as pulses (one given per
+# update: a damaged word loses a credit for good).
 mutant ack_as_nak     hx_link_tx.v 's/wire          nak     = aok \&\& aw != nneed;/wire          nak     = (aok \&\& aw != nneed) || (due \&\& !aok);/'
-mutant ack_parity     hx_link_tx.v 's/wire          aok     = !(^ack) \&\& ka <= occ;/wire          aok     = ka <= occ;/'
-mutant credit_parity  hx_link_tx.v 's/wire \[SB-1:0\] cur     = !(^crd_in) ? cw : clast;/wire [SB-1:0] cur     = cw;/'
+mutant ack_code       hx_link_tx.v 's/wire          aok     = akc == ack\[SB +: KW\] \&\& ka <= occ;/wire          aok     = ka <= occ;/'
+mutant credit_code    hx_link_tx.v 's/wire \[SB-1:0\] cur     = ckc == crd_in\[SB +: KW\] ? cw : clast;/wire [SB-1:0] cur     = cw;/'
+mutant ack_code_bit   hx_link_tx.v 's/wire          aok     = akc == ack\[SB +: KW\] \&\& ka <= occ;/wire          aok     = akc[0] == ack[SB] \&\& ka <= occ;/'
+mutant credit_code_bit hx_link_tx.v 's/wire \[SB-1:0\] cur     = ckc == crd_in\[SB +: KW\] ? cw : clast;/wire [SB-1:0] cur     = ckc[0] == crd_in[SB] ? cw : clast;/'
 mutant credit_pulse   hx_link_tx.v 's/gcnt  <= gcnt + (give ? ONE : ZERO);/gcnt  <= cur;/'
 # A credit that does not free its flit's entry: two damaged ACK words in a
 # row then let the output send into a full buffer.
