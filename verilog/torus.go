@@ -176,6 +176,8 @@ func torusTopFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 		p("    localparam integer LR   = %d;   // link-level retry: replay buffer entries per VC channel (hx_link)\n", sys.LinkRetry)
 		p("    localparam integer CW   = %d;   // link check code bits (hw.LinkCode)\n", hw.LinkCode.Width)
 		p("    localparam [CW-1:0] CPOLY = %d'h%04X;   // its polynomial\n", hw.LinkCode.Width, hw.LinkCode.Poly)
+		p("    localparam integer KW   = %d;   // link ACK and credit word code bits (hw.CountCode)\n", hw.CountCode.Width)
+		p("    localparam [KW-1:0] KPOLY = %d'h%02X;   // its polynomial\n", hw.CountCode.Width, hw.CountCode.Poly)
 	}
 	for k := 0; k < MaxDims; k++ {
 		p("    localparam integer K%d   = %d;\n", k, kk[k])
@@ -219,7 +221,7 @@ func torusTile(p func(string, ...any), s *design.Episode, g *noc.Topology, tor *
 		dataP = 1
 	}
 	if s.Sys.LinkRetry > 0 {
-		extra += ", .LR(LR), .CW(CW), .CPOLY(CPOLY)" // link-level retry on every hx_link of the tile
+		extra += ", .LR(LR), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)" // link-level retry on every hx_link of the tile
 	}
 	for k, rev := range TorusReversals(s.Design, n) {
 		if rev != "" {

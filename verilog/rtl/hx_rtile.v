@@ -58,7 +58,9 @@ module hx_rtile #(
     parameter integer L    = 1,    // link latency between routers
     parameter integer LR   = 0,    // link-level retry: replay buffer entries; 0: none
     parameter integer CW   = 16,   // link check code bits (hw.LinkCode; LR > 0 only)
-    parameter [CW-1:0] CPOLY = 16'h5935   // its polynomial
+    parameter [CW-1:0] CPOLY = 16'h5935,  // its polynomial
+    parameter integer KW   = 5,    // link ACK and credit word code bits (hw.CountCode; LR > 0 only)
+    parameter [KW-1:0] KPOLY = 5'h15      // its polynomial
 ) (
     input                              clk,
     input                              rst,        // synchronous, active high
@@ -121,13 +123,13 @@ module hx_rtile #(
         .in_valid(r_in_valid), .in_flit(r_in_flit), .in_credit(r_in_credit),
         .out_valid(r_out_valid), .out_flit(r_out_flit), .out_credit(r_out_credit)
     );
-    hx_link #(.W(W), .L(1), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY)) inj (
+    hx_link #(.W(W), .L(1), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)) inj (
         .clk(clk), .rst(rst),
         .in_valid(inj_valid), .in_flit(inj_flit),
         .out_valid(r_in_valid[0]), .out_flit(r_in_flit[0 +: W]),
         .crd_in(r_in_credit[0]), .crd_out(inj_credit)
     );
-    hx_link #(.W(W), .L(1), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY)) ej (
+    hx_link #(.W(W), .L(1), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)) ej (
         .clk(clk), .rst(rst),
         .in_valid(r_out_valid[0]), .in_flit(r_out_flit[0 +: W]),
         .out_valid(ej_valid), .out_flit(ej_flit),
@@ -136,7 +138,7 @@ module hx_rtile #(
     genvar j;
     generate
         for (j = 0; j < 4 * NDIM; j = j + 1) begin : g_out
-            hx_link #(.W(W), .L(L), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY)) up (
+            hx_link #(.W(W), .L(L), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)) up (
                 .clk(clk), .rst(rst),
                 .in_valid(r_out_valid[j+1]), .in_flit(r_out_flit[(j+1)*W +: W]),
                 .out_valid(up_valid[j]), .out_flit(up_flit[j*W +: W]),
