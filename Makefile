@@ -65,9 +65,14 @@ race:
 	$(GO) test -count=1 -race -run 'Parallel|Properties' ./sim
 
 # The RTL library's own smoke tests: hand-computed traces, lint (iverilog
-# -Wall, verilator -Wall) over a parameter sweep, yosys synth, broken tables.
+# -Wall, verilator -Wall) over a parameter sweep, yosys synth, broken tables;
+# its two halves at once (run.sh, RTL_PART), their outputs in order.
 rtl:
-	bash verilog/rtl/test/run.sh
+	@d=$$(mktemp -d); \
+	RTL_PART=1 bash verilog/rtl/test/run.sh > $$d/1.log 2>&1 & p=$$!; \
+	RTL_PART=2 bash verilog/rtl/test/run.sh > $$d/2.log 2>&1; r2=$$?; \
+	wait $$p; r1=$$?; cat $$d/1.log $$d/2.log; rm -rf $$d; \
+	test $$r1 -eq 0 -a $$r2 -eq 0
 
 # Short, bounded fuzz runs (FUZZTIME each, 9 targets); see docs/testing.md
 # for longer ones. Each -fuzz pattern is anchored: FuzzParse alone would
@@ -172,9 +177,9 @@ bench: build
 	$(BIN) sim --config examples/tofu-d-fugaku.yaml --format json --timing > /dev/null
 	$(BIN) sim --topology torus --dims 32,32,32,32 --skew 100 --format json --timing > /dev/null
 	HXBAR_SPEED=1 $(GO) test -count=1 -run TestSpeed -v ./testbench/ | grep -v '^=== '
-	HXBAR_FULL_MATRIX=1 $(GO) test -count=1 -timeout 30m -run 'TestYosysSynthSixDims|TestVerilatorLintSixDims' ./verilog/
+	HXBAR_FULL_MATRIX=1 $(GO) test -count=1 -timeout 30m -run 'TestYosysSynthSixDims|TestVerilatorLintSixDims|TestVerilatorLint' ./verilog/
 	HXBAR_FULL_MATRIX=1 $(GO) test -count=1 -timeout 4h -run 'TestCosimSixDims' ./testbench/
-	HXBAR_FULL_MATRIX=1 $(GO) test -count=1 -timeout 90m -run 'TestCosimMatrix|TestCosimAvoid$$|TestCosimEpisodes$$|TestCosimChannels$$|TestFaultsCosimWithRetry|TestCosimEpisodesVerilator|TestCosimDataVerilator|TestCosimNetlistMatrix' ./testbench/
+	HXBAR_FULL_MATRIX=1 $(GO) test -count=1 -timeout 90m -run 'TestCosimMatrix|TestFaultsCosim$$|TestCosimAvoid$$|TestCosimEpisodes$$|TestCosimChannels$$|TestFaultsCosimWithRetry|TestCosimEpisodesVerilator|TestCosimDataVerilator|TestCosimNetlistMatrix' ./testbench/
 	$(MAKE) faults
 
 # The fault campaigns of docs/reliability.md (1,000 runs per kind and per

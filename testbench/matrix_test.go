@@ -48,21 +48,25 @@ func matrixDesigns(t testing.TB) []hw.System {
 var matrixSkews = []int{0, 3, 17, 60}
 
 // TestCosimMatrix co-simulates every design of matrixDesigns under Icarus
-// for 20 seeds each (1 for the two 64-node designs, 20 with
-// HXBAR_FULL_MATRIX set, as make bench does: 262 or 300 runs) and requires every run to match the model
-// cycle for cycle. Each design is compiled once (the later seeds reuse the
+// and requires every run to match the model cycle for cycle: make test
+// runs 4 seeds per design (one per skew of matrixSkews) and 1 for the two
+// 64-node designs, 54 runs; make bench (HXBAR_FULL_MATRIX) 20 seeds each,
+// 300 runs. Each design is compiled once (the later seeds reuse the
 // build: only system.yaml and the data files change); designs run two at a
 // time.
 func TestCosimMatrix(t *testing.T) {
 	needTools(t, Icarus)
 	t.Parallel()
-	seeds := 20
+	seeds := len(matrixSkews) // make test: every skew once (TestCosimRandom draws more designs)
+	if fullMatrix() {
+		seeds = 20
+	}
 	if testing.Short() {
 		seeds = 2
 	}
 	designs := matrixDesigns(t)
 	checkMatrixCoverage(t, designs)
-	// The two 64-node designs run 4 seeds: their runs are dominated by the
+	// The two 64-node designs run one seed in make test: their runs are dominated by the
 	// configuration phase (every node's port and the fabric write every
 	// table through APB before cycle 0, ~300 cycles of all 64 units'
 	// decode logic switching), which the seeds do not vary.
@@ -77,7 +81,7 @@ func TestCosimMatrix(t *testing.T) {
 	seedOf := func(i, k int) uint64 { return uint64(1000*(i+1) + k) }
 	runMatrix(t, "matrix", small, seeds, matrixSkews, seedOf, nil)
 	bigSeeds := 1     // make test: one seed (the 4x4x4 design's four took 6 minutes)
-	if fullMatrix() { // make bench: all 20 seeds
+	if fullMatrix() { // make bench: as many as the small designs
 		bigSeeds = seeds
 	}
 	runMatrix(t, "matrix-64", big, bigSeeds, matrixSkews, func(i, k int) uint64 { return seedOf(i+len(small), k) }, nil)

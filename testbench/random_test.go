@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,10 +31,11 @@ func TestCosimRandom(t *testing.T) {
 	var mu sync.Mutex
 	var features randomFeatures
 	t.Cleanup(func() { t.Logf("%d random designs: %s", n, features.String()) })
+	var next atomic.Uint64 // the seeds, taken in turn by whichever worker is free
 	for w := 0; w < 2; w++ {
 		t.Run(fmt.Sprintf("worker%d", w), func(t *testing.T) {
 			t.Parallel()
-			for seed := uint64(1 + w); seed <= uint64(n); seed += 2 {
+			for seed := next.Add(1); seed <= uint64(n); seed = next.Add(1) {
 				sys, err := RandomDesign(seed)
 				if err != nil {
 					t.Fatal(err)
