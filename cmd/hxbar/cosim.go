@@ -32,31 +32,8 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
-	if err := checkFormat(*format); err != nil {
+	if err := checkCosimFlags(fs.FlagSet, *format, *simulator, *netlist, *dir, *schedFile, *keep); err != nil {
 		return err
-	}
-	if !slices.Contains(testbench.Simulators, *simulator) {
-		return usagef("invalid --simulator: %q (allowed: %s)", *simulator, strings.Join(testbench.Simulators, ", "))
-	}
-	if *netlist && *simulator != testbench.Icarus {
-		return usagef("invalid --simulator: %q with --netlist (allowed: %s; the netlist is co-simulated under Icarus)", *simulator, testbench.Icarus)
-	}
-	own := map[string]bool{"dir": true, "simulator": true, "keep": true, "schedule": true, "print-config": true, "netlist": true, "format": true}
-	var sysFlags []string
-	fs.Visit(func(f *flag.Flag) {
-		if !own[f.Name] {
-			sysFlags = append(sysFlags, "--"+f.Name)
-		}
-	})
-	if *dir != "" && len(sysFlags) > 0 {
-		return usagef("%s cannot be combined with --dir: the directory's system.yaml is the reference (regenerate the directory with 'hxbar gen --out DIR' and those flags)",
-			strings.Join(sysFlags, ", "))
-	}
-	if *dir != "" && *schedFile != "" {
-		return usagef("--schedule applies only without --dir (a directory records its schedule in %s or %s)", testbench.ScheduleFile, testbench.DataScheduleFile)
-	}
-	if *dir != "" && *keep {
-		return usagef("--keep applies only without --dir (a temporary directory)")
 	}
 	if *printCfg {
 		return cosimPrintConfig(*dir, *schedFile, sys, stdout)
@@ -67,31 +44,14 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 
 	target := *dir
 	if target == "" {
-		s, err := sys()
-		if err != nil {
-			return usageError{err}
-		}
-		if err := refuseFaults("cosim", s); err != nil {
-			return err
-		}
-		if *netlist && len(s.Faults) > 0 {
-			return usagef("%s", netlistFaults(s.Faults))
-		}
-		tmp, err := os.MkdirTemp("", "hxbar-cosim-")
+		tmp, cleanup, err := cosimTempDir(fs.FlagSet, sys, *schedFile, *netlist)
 		if err != nil {
 			return err
 		}
 		if *keep {
 			defer fmt.Fprintf(stderr, "hxbar cosim: kept %s\n", tmp)
 		} else {
-			defer os.RemoveAll(tmp)
-		}
-		sched, cs, err := schedulesFlag(fs.FlagSet, *schedFile, &s)
-		if err != nil {
-			return err
-		}
-		if _, err := generateDir(tmp, s, sched, cs); err != nil {
-			return explainUsage(fs.FlagSet, err)
+			defer cleanup()
 		}
 		target = tmp
 	} else if err := checkCosimDir(target); err != nil {
@@ -108,13 +68,83 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 	}
 	rep, err := testbench.CosimWith(ctx, target, *simulator, testbench.Options{Netlist: *netlist})
 	stopBeat()
+	return reportCosim(rep, err, target, *format, stdout)
+}
+
+// checkCosimFlags refuses the flag combinations cosim cannot run: an
+// unknown format or simulator, a netlist under Verilator, system flags,
+// --schedule or --keep beside --dir.
+func checkCosimFlags(fs *flag.FlagSet, format, simulator string, netlist bool, dir, schedFile string, keep bool) error {
+	if err := checkFormat(format); err != nil {
+		return err
+	}
+	if !slices.Contains(testbench.Simulators, simulator) {
+		return usagef("invalid --simulator: %q (allowed: %s)", simulator, strings.Join(testbench.Simulators, ", "))
+	}
+	if netlist && simulator != testbench.Icarus {
+		return usagef("invalid --simulator: %q with --netlist (allowed: %s; the netlist is co-simulated under Icarus)", simulator, testbench.Icarus)
+	}
+	own := map[string]bool{"dir": true, "simulator": true, "keep": true, "schedule": true, "print-config": true, "netlist": true, "format": true}
+	var sysFlags []string
+	fs.Visit(func(f *flag.Flag) {
+		if !own[f.Name] {
+			sysFlags = append(sysFlags, "--"+f.Name)
+		}
+	})
+	if dir != "" && len(sysFlags) > 0 {
+		return usagef("%s cannot be combined with --dir: the directory's system.yaml is the reference (regenerate the directory with 'hxbar gen --out DIR' and those flags)",
+			strings.Join(sysFlags, ", "))
+	}
+	if dir != "" && schedFile != "" {
+		return usagef("--schedule applies only without --dir (a directory records its schedule in %s or %s)", testbench.ScheduleFile, testbench.DataScheduleFile)
+	}
+	if dir != "" && keep {
+		return usagef("--keep applies only without --dir (a temporary directory)")
+	}
+	return nil
+}
+
+// cosimTempDir generates the system of the flags (and --schedule) into a
+// new temporary directory and returns it with the function that removes
+// it.
+func cosimTempDir(fs *flag.FlagSet, sys func() (hw.System, error), schedFile string, netlist bool) (string, func(), error) {
+	s, err := sys()
+	if err != nil {
+		return "", nil, usageError{err}
+	}
+	if err := refuseFaults("cosim", s); err != nil {
+		return "", nil, err
+	}
+	if netlist && len(s.Faults) > 0 {
+		return "", nil, usagef("%s", netlistFaults(s.Faults))
+	}
+	sched, cs, err := schedulesFlag(fs, schedFile, &s)
+	if err != nil {
+		return "", nil, err
+	}
+	tmp, err := os.MkdirTemp("", "hxbar-cosim-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup := func() { os.RemoveAll(tmp) }
+	if _, err := generateDir(tmp, s, sched, cs); err != nil {
+		cleanup()
+		return "", nil, explainUsage(fs, err)
+	}
+	return tmp, cleanup, nil
+}
+
+// reportCosim prints a co-simulation's outcome (a table line or JSON)
+// and turns a difference, a build failure or a run the model cannot
+// finish into the command's failure.
+func reportCosim(rep *testbench.Report, err error, target, format string, stdout io.Writer) error {
 	var mm *testbench.MismatchError
 	var ce *testbench.CompileError
 	var stuck *sim.StuckError
 	var unitErr *sim.UnitError
 	switch {
 	case errors.As(err, &mm):
-		if *format == "json" {
+		if format == "json" {
 			if err := json.NewEncoder(stdout).Encode(cosimJSON(rep)); err != nil {
 				return err
 			}
@@ -135,7 +165,7 @@ func runCosim(args []string, stdout, stderr io.Writer) error {
 	case err != nil:
 		return err
 	}
-	if *format == "json" {
+	if format == "json" {
 		return json.NewEncoder(stdout).Encode(cosimJSON(rep))
 	}
 	fmt.Fprintln(stdout, rep.Summary())
