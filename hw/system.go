@@ -425,6 +425,39 @@ func validName(n string) bool {
 // entries). It takes time and memory independent of the number of nodes,
 // except for checking placement, which is linear in the placement list.
 func (s *System) Validate() error {
+	if err := s.validateShape(); err != nil {
+		return err
+	}
+	if err := s.validateRanks(); err != nil {
+		return err
+	}
+	if err := s.validateAlgo(); err != nil {
+		return err
+	}
+	if err := s.validateFabric(); err != nil {
+		return err
+	}
+	if err := s.validateFaults(); err != nil {
+		return err
+	}
+	if err := s.validateChecks(); err != nil {
+		return err
+	}
+	if err := s.validateAvoid(); err != nil {
+		return err
+	}
+	if err := s.validateEpisodes(); err != nil {
+		return err
+	}
+	if err := s.validateLoop(); err != nil {
+		return err
+	}
+	return s.validateCommunicators()
+}
+
+// validateShape checks the name, the topology, the dimensions and the
+// node count they give, and the wrap list.
+func (s *System) validateShape() error {
 	if s.Name != "" && !validName(s.Name) {
 		return &FieldError{Field: "name", Value: showString(s.Name), Allowed: NameAllowed}
 	}
@@ -450,9 +483,11 @@ func (s *System) Validate() error {
 		return &FieldError{Field: "dims", Value: fmt.Sprintf("%s = %d nodes", showInts(s.Dims), n),
 			Allowed: fmt.Sprintf("at most %d (64^4) nodes; the cycle model (sim, traffic, faults), a torus and a fat tree at most 2097152 (2^21)", MaxNodes)}
 	}
-	if err := s.validateWrap(); err != nil {
-		return err
-	}
+	return s.validateWrap()
+}
+
+// validateRanks checks ranks and placement against the node count.
+func (s *System) validateRanks() error {
 	nodes := s.Nodes()
 	if err := inRange("ranks", s.Ranks, 0, nodes); err != nil {
 		err.Allowed += " (0 means every node)"
@@ -469,6 +504,12 @@ func (s *System) Validate() error {
 			return err
 		}
 	}
+	return nil
+}
+
+// validateAlgo checks the gate schedule's algorithm, the op and the
+// collective.
+func (s *System) validateAlgo() error {
 	if err := oneOf("algo", s.Algo, Algorithms); err != nil {
 		return err
 	}
@@ -479,9 +520,12 @@ func (s *System) Validate() error {
 		return &FieldError{Field: "op", Value: showString(string(s.Op)),
 			Allowed: "barrier, max, min, and, or with algo dissemination (dissemination delivers some operands more than once, which only idempotent ops tolerate)"}
 	}
-	if err := s.validateCollective(); err != nil {
-		return err
-	}
+	return s.validateCollective()
+}
+
+// validateFabric checks the arrivals' skew, the links, the buffers, the
+// flit width (against the header it must hold), duplex and max_cycles.
+func (s *System) validateFabric() error {
 	if err := inRange("skew", s.Skew, 0, MaxSkew); err != nil {
 		return err
 	}
@@ -503,9 +547,12 @@ func (s *System) Validate() error {
 	if err := inRange("max_cycles", s.MaxCycles, 1, MaxMaxCycles); err != nil {
 		return err
 	}
-	if err := s.validateFaults(); err != nil {
-		return err
-	}
+	return nil
+}
+
+// validateChecks checks the check code, the watchdog, link-level retry
+// and the pipeline keys.
+func (s *System) validateChecks() error {
 	if s.CRCBits != 0 && s.CRCBits != PacketCodeBits {
 		return &FieldError{Field: "crc_bits", Value: s.CRCBits, Allowed: CRCAllowed}
 	}
@@ -525,6 +572,11 @@ func (s *System) Validate() error {
 	if s.UnitPipeline != 0 && s.UnitPipeline != 1 {
 		return &FieldError{Field: "unit_pipeline", Value: s.UnitPipeline, Allowed: UnitPipelineAllowed}
 	}
+	return nil
+}
+
+// validateAvoid checks that every avoided channel is named, once.
+func (s *System) validateAvoid() error {
 	seen := make(map[string]int, len(s.Avoid))
 	for i, c := range s.Avoid {
 		if strings.TrimSpace(c) == "" {
@@ -535,13 +587,7 @@ func (s *System) Validate() error {
 		}
 		seen[strings.TrimSpace(c)] = i
 	}
-	if err := s.validateEpisodes(); err != nil {
-		return err
-	}
-	if err := s.validateLoop(); err != nil {
-		return err
-	}
-	return s.validateCommunicators()
+	return nil
 }
 
 // WrapAllowed describes the allowed wrap lists.
