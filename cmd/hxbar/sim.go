@@ -17,6 +17,7 @@ import (
 	"github.com/hxbar/hxbar/barrierunit"
 	"github.com/hxbar/hxbar/collective"
 	"github.com/hxbar/hxbar/hw"
+	"github.com/hxbar/hxbar/internal/budget"
 	"github.com/hxbar/hxbar/internal/inputfile"
 	"github.com/hxbar/hxbar/internal/outfile"
 	"github.com/hxbar/hxbar/internal/strictjson"
@@ -45,18 +46,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
-	if err := checkFormat(*format); err != nil {
-		return err
-	}
-	if err := pics.check(fs.FlagSet, *trace); err != nil {
-		return err
-	}
-	outs := pics.outputs()
-	outs["trace"], outs["vcd"] = *trace, *vcd
-	if err := checkOutputs(map[string]string{"config": fs.Lookup("config").Value.String(), "schedule": *schedFile}, outs); err != nil {
-		return err
-	}
-	if err := pics.checkSVG(); err != nil {
+	if err := checkSimOutputs(fs.FlagSet, *format, *trace, *vcd, *schedFile, pics); err != nil {
 		return err
 	}
 	s, err := sys()
@@ -72,16 +62,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		}
 		return printConfig(stdout, s)
 	}
-	// JSON keeps a result per rank (about 200 bytes) until it is written.
-	perNode := int64(0)
-	if *format == "json" {
-		perNode = 512
-	}
-	what := fmt.Sprintf("the cycle model of %d nodes", s.Nodes())
-	if n := s.NumEpisodes(); n > 1 {
-		what += fmt.Sprintf(" over %d episodes", n)
-	}
-	if err := checkModelBudget(limit, what, &s, perNode); err != nil {
+	if err := checkSimBudget(limit, &s, *format); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -105,22 +86,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	stopWatch := abortOnSignal(outputs)
 	defer stopWatch()
 	drawn := startPictures(pics, &opt, system, plotW, loadW)
-	if *progress {
-		opt.Progress = func(cycle int64, released, ranks int) {
-			fmt.Fprintf(stderr, "sim: cycle %d, %d of %d ranks released, %.0f s\n", cycle, released, ranks, time.Since(built).Seconds())
-		}
-	}
-	var clearProgress func()
-	if opt.Progress == nil {
-		opt.Progress, clearProgress = terminalProgress(stderr)
-	}
-	res, runErr := system.Run(opt)
-	if clearProgress != nil {
-		clearProgress()
-	}
-	var stuck *sim.StuckError
-	var unitErr *sim.UnitError
-	if runErr == nil || errors.As(runErr, &stuck) || errors.As(runErr, &unitErr) {
+	res, runErr := runWithProgress(system, opt, *progress, built, stderr)
+	if runEnded(runErr) {
 		if err := drawn.finish(res); err != nil {
 			runErr = err
 		}
@@ -130,14 +97,14 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			res.Ranks, res.Cycles, built.Sub(start).Seconds(), time.Since(built).Seconds(), peakRSSMiB())
 	}
 	for _, f := range outputs {
-		if runErr != nil && !errors.As(runErr, &stuck) && !errors.As(runErr, &unitErr) {
+		if !runEnded(runErr) {
 			break
 		}
 		if err := f.Commit(); err != nil && runErr == nil {
 			runErr = err
 		}
 	}
-	if runErr != nil && !errors.As(runErr, &stuck) && !errors.As(runErr, &unitErr) {
+	if !runEnded(runErr) {
 		return runErr
 	}
 	if *format == "json" {
@@ -151,6 +118,64 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return failure{runErr.Error()}
 	}
 	return nil
+}
+
+// checkSimOutputs refuses a bad --format, picture flags that do not fit,
+// and output files that are inputs, links or one another.
+func checkSimOutputs(fs *flag.FlagSet, format, trace, vcd, schedFile string, pics *pictureFlags) error {
+	if err := checkFormat(format); err != nil {
+		return err
+	}
+	if err := pics.check(fs, trace); err != nil {
+		return err
+	}
+	outs := pics.outputs()
+	outs["trace"], outs["vcd"] = trace, vcd
+	if err := checkOutputs(map[string]string{"config": fs.Lookup("config").Value.String(), "schedule": schedFile}, outs); err != nil {
+		return err
+	}
+	return pics.checkSVG()
+}
+
+// checkSimBudget refuses a model run that would not fit the memory budget.
+func checkSimBudget(limit func() (budget.Limit, error), s *hw.System, format string) error {
+	// JSON keeps a result per rank (about 200 bytes) until it is written.
+	perNode := int64(0)
+	if format == "json" {
+		perNode = 512
+	}
+	what := fmt.Sprintf("the cycle model of %d nodes", s.Nodes())
+	if n := s.NumEpisodes(); n > 1 {
+		what += fmt.Sprintf(" over %d episodes", n)
+	}
+	return checkModelBudget(limit, what, s, perNode)
+}
+
+// runWithProgress runs the model, reporting progress on stderr with
+// --progress (or on one line when stderr is a terminal).
+func runWithProgress(system *sim.System, opt sim.Options, progress bool, built time.Time, stderr io.Writer) (*sim.Result, error) {
+	if progress {
+		opt.Progress = func(cycle int64, released, ranks int) {
+			fmt.Fprintf(stderr, "sim: cycle %d, %d of %d ranks released, %.0f s\n", cycle, released, ranks, time.Since(built).Seconds())
+		}
+	}
+	var clearProgress func()
+	if opt.Progress == nil {
+		opt.Progress, clearProgress = terminalProgress(stderr)
+	}
+	res, err := system.Run(opt)
+	if clearProgress != nil {
+		clearProgress()
+	}
+	return res, err
+}
+
+// runEnded reports whether a run ended with a result to show: it
+// completed, or it stopped at a hang or a unit's error (a result too).
+func runEnded(err error) bool {
+	var stuck *sim.StuckError
+	var unitErr *sim.UnitError
+	return err == nil || errors.As(err, &stuck) || errors.As(err, &unitErr)
 }
 
 // buildSimSystem builds the system to run: a data collective from its
