@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hxbar/hxbar/internal/budget"
 	"github.com/hxbar/hxbar/internal/gendir"
 	"github.com/hxbar/hxbar/internal/inputfile"
 	"github.com/hxbar/hxbar/internal/outfile"
@@ -75,48 +76,51 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err := checkSweepRunFlags(fs, *slurm, slurmOnly); err != nil {
 		return err
 	}
-	if len(fs.args) != 1 {
+	return sweepRun(fs.args, sweepRunFlags{out: *out, workers: *workers, shard: *shard, slurm: *slurm, tasks: *tasks,
+		partition: *partition, timeLimit: *timeLimit, dryRun: *dryRun, format: *format}, limit, stdout, stderr)
+}
+
+// sweepRunFlags are the flags of a sweep run (not --plot, not --collect).
+type sweepRunFlags struct {
+	out, shard, partition, timeLimit, format string
+	workers, tasks                           int
+	slurm, dryRun                            bool
+}
+
+// sweepRun runs the sweep of the spec in args (one path) into f.out, or
+// one shard of it, or writes and submits its SLURM array job.
+func sweepRun(args []string, f sweepRunFlags, limit func() (budget.Limit, error), stdout, stderr io.Writer) error {
+	if len(args) != 1 {
 		return usagef("the sweep spec is missing: hxbar sweep SPEC.yaml --out DIR (docs/sweeps.md)")
 	}
-	if *out == "" {
+	if f.out == "" {
 		return usagef("--out DIR is missing: the directory of the results (allowed: a new or empty directory, or one hxbar sweep wrote)")
 	}
-	if *workers < 0 || *workers > sweep.MaxShards {
-		return usagef("invalid --workers: %d (allowed: 0 for every core, or 1..%d, the limit --tasks and --shard share)", *workers, sweep.MaxShards)
+	if f.workers < 0 || f.workers > sweep.MaxShards {
+		return usagef("invalid --workers: %d (allowed: 0 for every core, or 1..%d, the limit --tasks and --shard share)", f.workers, sweep.MaxShards)
 	}
-	specPath := fs.args[0]
+	specPath := args[0]
 	var shardI, shardN int
-	if *shard != "" {
+	if f.shard != "" {
 		var err error
-		if shardI, shardN, err = parseShard(*shard); err != nil {
+		if shardI, shardN, err = parseShard(f.shard); err != nil {
 			return err
 		}
 	}
-	if *tasks < 0 || *tasks > sweep.MaxShards {
-		return usagef("invalid --tasks: %d (allowed: 0 for the default, or 1..%d, the shard limit)", *tasks, sweep.MaxShards)
+	if f.tasks < 0 || f.tasks > sweep.MaxShards {
+		return usagef("invalid --tasks: %d (allowed: 0 for the default, or 1..%d, the shard limit)", f.tasks, sweep.MaxShards)
 	}
-	for _, n := range []string{sweep.CSVName, sweep.JSONLName, sweep.LogName, sweep.MetaName, sweep.SbatchName, gendir.ManifestName} {
-		if o := filepath.Join(*out, n); sameFile(o, specPath) {
-			return usagef("the spec %s is %s, a file of --out %s (allowed: a spec outside the files the sweep writes)", specPath, n, *out)
-		}
-	}
-	spec, err := sweep.Load(specPath)
+	spec, err := loadSweepSpec(specPath, f.out)
 	if err != nil {
-		return usageError{noForce(err)}
-	}
-	if err := spec.CheckSize(); err != nil {
-		return usageError{fmt.Errorf("%s: %w", specPath, err)}
-	}
-	if err := spec.CheckAll(); err != nil {
-		return usageError{noForce(err)}
-	}
-	if *slurm {
-		return sweepSlurm(spec, specPath, *out, *tasks, *partition, *timeLimit, *workers, *dryRun, *format, stdout)
-	}
-	if err := checkSweepBudget(limit, spec, shardI, shardN, *workers); err != nil {
 		return err
 	}
-	dir := *out
+	if f.slurm {
+		return sweepSlurm(spec, specPath, f.out, f.tasks, f.partition, f.timeLimit, f.workers, f.dryRun, f.format, stdout)
+	}
+	if err := checkSweepBudget(limit, spec, shardI, shardN, f.workers); err != nil {
+		return err
+	}
+	dir := f.out
 	if shardN > 0 {
 		var err error
 		if dir, err = sweep.ShardDir(dir, shardI); err != nil {
@@ -125,12 +129,33 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	start := time.Now()
 	prog := newProgress(stderr, start)
-	sum, err := sweep.Run(spec, dir, sweep.Options{Workers: *workers, Shard: shardI, Shards: shardN, Progress: prog.update})
+	sum, err := sweep.Run(spec, dir, sweep.Options{Workers: f.workers, Shard: shardI, Shards: shardN, Progress: prog.update})
 	prog.finish()
 	if err != nil {
 		return usageError{noForce(err)}
 	}
-	return reportSweep(stdout, sum, spec, specPath, shardI, shardN, *workers, *format, time.Since(start))
+	return reportSweep(stdout, sum, spec, specPath, shardI, shardN, f.workers, f.format, time.Since(start))
+}
+
+// loadSweepSpec reads and checks the spec at specPath, refusing a spec
+// that is one of the files the sweep writes into out.
+func loadSweepSpec(specPath, out string) (*sweep.Spec, error) {
+	for _, n := range []string{sweep.CSVName, sweep.JSONLName, sweep.LogName, sweep.MetaName, sweep.SbatchName, gendir.ManifestName} {
+		if o := filepath.Join(out, n); sameFile(o, specPath) {
+			return nil, usagef("the spec %s is %s, a file of --out %s (allowed: a spec outside the files the sweep writes)", specPath, n, out)
+		}
+	}
+	spec, err := sweep.Load(specPath)
+	if err != nil {
+		return nil, usageError{noForce(err)}
+	}
+	if err := spec.CheckSize(); err != nil {
+		return nil, usageError{fmt.Errorf("%s: %w", specPath, err)}
+	}
+	if err := spec.CheckAll(); err != nil {
+		return nil, usageError{noForce(err)}
+	}
+	return spec, nil
 }
 
 // checkSweepRunFlags refuses, for a sweep run, the flags of --plot and,
