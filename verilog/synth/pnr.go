@@ -386,10 +386,10 @@ func tool(ctx context.Context, dir, name string, args ...string) (string, error)
 }
 
 // placeAll places and routes each row of rep (its first variant) that
-// opt.PnRModule selects; a row of wiring alone (no cells, memories or
-// submodules) is not placed. hx_top's row, the whole design, is also
-// the total's.
-func placeAll(ctx context.Context, rep *Report, paths []string, top string, params []Param, ports map[string][]Port, subs map[string]bool, work string, opt Options) error {
+// opt.PnRModule selects; a row of wiring alone (no cell or memory in it
+// or its submodules: logic[name] false) is not placed. hx_top's row, the
+// whole design, is also the total's.
+func placeAll(ctx context.Context, rep *Report, paths []string, top string, params []Param, ports map[string][]Port, logic map[string]bool, work string, opt Options) error {
 	var todo []int
 	for i, m := range rep.Modules {
 		if opt.PnRModule == nil || opt.PnRModule(m) {
@@ -403,7 +403,7 @@ func placeAll(ctx context.Context, rep *Report, paths []string, top string, para
 	for n, i := range todo {
 		m := &rep.Modules[i]
 		y := m.yosys[0]
-		if m.Cells == 0 && m.MemoryBits == 0 && !subs[y] {
+		if !logic[y] {
 			m.Placement = &Placement{Fits: true, Note: "wiring only: not placed"}
 			continue
 		}

@@ -233,3 +233,27 @@ func TestReadLogTail(t *testing.T) {
 		t.Errorf("a directory was read as a log")
 	}
 }
+
+// TestWithLogic: a module is placed when it or a submodule, at any depth,
+// holds a cell or a memory bit. hx_link of a 1-cycle link without retry
+// holds only hx_chan, whose wires synthesize to no cell: both are wiring
+// (placing it made nextpnr report no clock, and --pnr ice40 on the
+// default design stopped there).
+func TestWithLogic(t *testing.T) {
+	stat := map[string]StatModule{
+		"hx_chan":     {CellsByType: map[string]int{}},
+		"hx_link":     {Cells: 1, CellsByType: map[string]int{"hx_chan": 1}},
+		"hx_fifo":     {Cells: 3, CellsByType: map[string]int{"$_DFF_P_": 3}},
+		"hx_mem_1r1w": {MemoryBits: 64, CellsByType: map[string]int{}},
+		"hx_wrap":     {Cells: 1, CellsByType: map[string]int{"hx_mem_1r1w": 1}},
+		"hx_tile":     {Cells: 2, CellsByType: map[string]int{"hx_link": 1, "hx_fifo": 1}},
+		"hx_links":    {Cells: 2, CellsByType: map[string]int{"hx_link": 2}},
+	}
+	want := map[string]bool{"hx_chan": false, "hx_link": false, "hx_fifo": true, "hx_mem_1r1w": true, "hx_wrap": true, "hx_tile": true, "hx_links": false}
+	got := withLogic(stat)
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: logic = %v, want %v", name, got[name], w)
+		}
+	}
+}

@@ -816,15 +816,41 @@ func placeDesign(ctx context.Context, rep *Report, stat map[string]StatModule, p
 	if err != nil {
 		return err
 	}
-	subs := map[string]bool{}
-	for name, s := range stat {
-		for t := range s.CellsByType {
-			if _, ok := stat[t]; ok {
-				subs[name] = true
+	return placeAll(ctx, rep, paths, top, params, ports, withLogic(stat), work, opt)
+}
+
+// withLogic returns the modules of stat that hold a cell or a memory bit
+// themselves or in a submodule, at any depth: the others are wiring
+// alone (hx_link of a 1-cycle link without retry is hx_chan's wires), and
+// nextpnr has no clocked path in them to time.
+func withLogic(stat map[string]StatModule) map[string]bool {
+	logic := map[string]bool{}
+	seen := map[string]bool{}
+	var has func(name string) bool
+	has = func(name string) bool {
+		if seen[name] {
+			return logic[name]
+		}
+		seen[name] = true // a module does not contain itself
+		s := stat[name]
+		v := s.MemoryBits > 0
+		for t, n := range s.CellsByType {
+			if n == 0 {
+				continue
+			}
+			if _, sub := stat[t]; sub {
+				v = has(t) || v
+			} else {
+				v = true
 			}
 		}
+		logic[name] = v
+		return v
 	}
-	return placeAll(ctx, rep, paths, top, params, ports, subs, work, opt)
+	for name := range stat {
+		has(name)
+	}
+	return logic
 }
 
 // passRE matches Yosys's log headers: "5.10. Executing OPT_MERGE pass (detect identical cells)."
