@@ -385,10 +385,23 @@ func tool(ctx context.Context, dir, name string, args ...string) (string, error)
 	return strings.TrimSpace(out.String()), err
 }
 
-// placeAll places and routes each row of rep (its first variant) that
-// opt.PnRModule selects; a row of wiring alone (no cell or memory in it
-// or its submodules: logic[name] false) is not placed. hx_top's row, the
-// whole design, is also the total's.
+// placedVariant returns the first of a row's merged variants (Yosys
+// names) that holds logic, and false when every one is wiring: hx_link
+// of 1-cycle links and of 2-cycle ones merge into one row, L = 1 first,
+// whose L = 2 variant has the channel's registers.
+func placedVariant(variants []string, logic map[string]bool) (string, bool) {
+	for _, v := range variants {
+		if logic[v] {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// placeAll places and routes each row of rep that opt.PnRModule selects,
+// by its first variant with logic (placedVariant); a row of wiring alone
+// (no cell or memory in any variant or its submodules) is not placed.
+// hx_top's row, the whole design, is also the total's.
 func placeAll(ctx context.Context, rep *Report, paths []string, top string, params []Param, ports map[string][]Port, logic map[string]bool, work string, opt Options) error {
 	var todo []int
 	for i, m := range rep.Modules {
@@ -402,8 +415,8 @@ func placeAll(ctx context.Context, rep *Report, paths []string, top string, para
 	})
 	for n, i := range todo {
 		m := &rep.Modules[i]
-		y := m.yosys[0]
-		if !logic[y] {
+		y, ok := placedVariant(m.yosys, logic)
+		if !ok {
 			m.Placement = &Placement{Fits: true, Note: "wiring only: not placed"}
 			continue
 		}

@@ -257,3 +257,16 @@ func TestWithLogic(t *testing.T) {
 		}
 	}
 }
+
+// TestPlacedVariant: a merged row is placed by its first variant with
+// logic, so hx_link[L=1|2] is timed by its L = 2 variant, not skipped as
+// wiring because its first (L = 1) variant is.
+func TestPlacedVariant(t *testing.T) {
+	logic := map[string]bool{"hx_link_l2": true}
+	if y, ok := placedVariant([]string{"hx_link_l1", "hx_link_l2"}, logic); !ok || y != "hx_link_l2" {
+		t.Errorf("placedVariant = %q, %v; want hx_link_l2, true", y, ok)
+	}
+	if y, ok := placedVariant([]string{"hx_chan_a", "hx_chan_b"}, logic); ok {
+		t.Errorf("placedVariant of wiring variants = %q, true; want not placed", y)
+	}
+}
