@@ -425,34 +425,15 @@ func validName(n string) bool {
 // entries). It takes time and memory independent of the number of nodes,
 // except for checking placement, which is linear in the placement list.
 func (s *System) Validate() error {
-	if err := s.validateShape(); err != nil {
-		return err
+	for _, check := range []func() error{
+		s.validateShape, s.validateRanks, s.validateAlgo, s.validateFabric, s.validateFaults,
+		s.validateChecks, s.validateAvoid, s.validateEpisodes, s.validateLoop, s.validateCommunicators,
+	} {
+		if err := check(); err != nil {
+			return err
+		}
 	}
-	if err := s.validateRanks(); err != nil {
-		return err
-	}
-	if err := s.validateAlgo(); err != nil {
-		return err
-	}
-	if err := s.validateFabric(); err != nil {
-		return err
-	}
-	if err := s.validateFaults(); err != nil {
-		return err
-	}
-	if err := s.validateChecks(); err != nil {
-		return err
-	}
-	if err := s.validateAvoid(); err != nil {
-		return err
-	}
-	if err := s.validateEpisodes(); err != nil {
-		return err
-	}
-	if err := s.validateLoop(); err != nil {
-		return err
-	}
-	return s.validateCommunicators()
+	return nil
 }
 
 // validateShape checks the name, the topology, the dimensions and the

@@ -825,22 +825,16 @@ func placeDesign(ctx context.Context, rep *Report, stat map[string]StatModule, p
 // nextpnr has no clocked path in them to time.
 func withLogic(stat map[string]StatModule) map[string]bool {
 	logic := map[string]bool{}
-	seen := map[string]bool{}
 	var has func(name string) bool
 	has = func(name string) bool {
-		if seen[name] {
-			return logic[name]
+		if v, done := logic[name]; done {
+			return v
 		}
-		seen[name] = true // a module does not contain itself
+		logic[name] = false // a module does not contain itself
 		s := stat[name]
 		v := s.MemoryBits > 0
 		for t, n := range s.CellsByType {
-			if n == 0 {
-				continue
-			}
-			if _, sub := stat[t]; sub {
-				v = has(t) || v
-			} else {
+			if _, sub := stat[t]; n > 0 && (!sub || has(t)) {
 				v = true
 			}
 		}
