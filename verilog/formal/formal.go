@@ -97,30 +97,44 @@ const (
 	DoneFile    = "hx_done.aig"   // the same model, arrivals as late as allowed: output 1 when the last episode is complete
 )
 
-// An older unit (the pinned fixture of issue 20) lacks what today's tile
-// passes it: the parameters NBANK and CRC_POLY (unused with crc_bits 0 and
-// one bank) and the irq output (the tile's irq is then left undriven).
+// An older unit (the pinned fixture of issue 20) lacks some of what
+// today's tile passes it: parameters added since (NBANK, CRC_POLY, K4, K5,
+// UP: unused or at their defaults in the proofs' systems) and the irq
+// output (the tile's irq is then left undriven). Yosys, unlike Icarus,
+// refuses a parameter the module does not declare.
 var (
-	oldNbank = regexp.MustCompile(`,\s*\.NBANK\(NBANK\)`)
-	oldCrc   = regexp.MustCompile(`,\s*\.CRC_POLY\(CRC_POLY\)`)
-	oldIrq   = regexp.MustCompile(`, \.irq\(irq(\[[0-9]+\])?\)`)
+	unitInstance = regexp.MustCompile(`(?s)hx_barrier_unit\s*#\((.*?)\)\s+bu\s*\(`)
+	namedParam   = regexp.MustCompile(`,?\s*\.(\w+)\([^()]*\)`)
+	declared     = regexp.MustCompile(`parameter\s+(?:integer\s+)?(\w+)`)
+	oldIrq       = regexp.MustCompile(`, \.irq\(irq(\[[0-9]+\])?\)`)
 )
 
-// pinOldUnit adapts the top and the tile to an older unit that lacks them.
+// pinOldUnit adapts the tile to an older unit: it drops the parameters
+// the unit does not declare from the unit's instances, and the irq
+// connection when the unit has no irq output.
 func pinOldUnit(files map[string][]byte, unit []byte) {
-	for _, f := range []string{verilog.TopFile, "hx_tile.v"} {
-		text := files[f]
-		if !bytes.Contains(unit, []byte("NBANK")) {
-			text = oldNbank.ReplaceAll(text, nil)
-		}
-		if !bytes.Contains(unit, []byte("CRC_POLY")) {
-			text = oldCrc.ReplaceAll(text, nil)
-		}
-		if !bytes.Contains(unit, []byte("output               irq")) {
-			text = oldIrq.ReplaceAll(text, nil)
-		}
-		files[f] = text
+	has := map[string]bool{}
+	for _, m := range declared.FindAllSubmatch(unit, -1) {
+		has[string(m[1])] = true
 	}
+	dropUnknown := func(inst []byte) []byte {
+		return namedParam.ReplaceAllFunc(inst, func(p []byte) []byte {
+			if has[string(namedParam.FindSubmatch(p)[1])] {
+				return p
+			}
+			return nil
+		})
+	}
+	text := unitInstance.ReplaceAllFunc(files["hx_tile.v"], func(inst []byte) []byte {
+		loc := unitInstance.FindSubmatchIndex(inst)
+		params := dropUnknown(inst[loc[2]:loc[3]])
+		params = bytes.TrimPrefix(bytes.TrimLeft(params, " \n"), []byte(","))
+		return slices.Concat(inst[:loc[2]], params, inst[loc[3]:])
+	})
+	if !bytes.Contains(unit, []byte("output               irq")) {
+		text = oldIrq.ReplaceAll(text, nil)
+	}
+	files["hx_tile.v"] = text
 }
 
 // Build renders the proof of s. unit, when not nil, replaces the library's
