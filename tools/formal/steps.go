@@ -18,6 +18,7 @@ import (
 type stepReport struct {
 	System  string          `json:"system"`
 	Unit    string          `json:"unit"`
+	RTL     string          `json:"rtl_sha256"`  // formal.Job.RTLDigest: steps of runs with one digest add up
 	Classes []string        `json:"classes"`     // each class's representative history
 	Free    []string        `json:"free_groups"` // register groups left free
 	Steps   []formal.Result `json:"steps"`
@@ -85,7 +86,7 @@ func runSteps(ctx context.Context, jobs int, out string, onlyRx, oldRx *regexp.R
 		if t.old {
 			ok = r.Error == "" && slices.ContainsFunc(r.Steps, formal.Result.ReleasedEarly)
 		}
-		fmt.Printf("%s %s: %s%s\n", r.System, unitName(r.Unit), r.Verdict, map[bool]string{true: "", false: "  UNEXPECTED " + r.Error}[ok])
+		fmt.Printf("%s %s (rtl sha256 %.16s): %s%s\n", r.System, unitName(r.Unit), r.RTL, r.Verdict, map[bool]string{true: "", false: "  UNEXPECTED " + r.Error}[ok])
 		if !ok {
 			bad++
 		}
@@ -127,6 +128,9 @@ func proveSteps(ctx context.Context, s formal.Spec, unit []byte, name, dir strin
 	}
 	// -step: a resumed run proves only the steps it names; the proof is
 	// the union of the runs only if none of them freed another register.
+	if len(set.Steps) > 0 {
+		rep.RTL = set.Steps[0].Job.RTLDigest()
+	}
 	set.Steps = slices.DeleteFunc(set.Steps, func(st formal.Step) bool { return !stepRx.MatchString(st.Job.Name) })
 	if len(set.Steps) == 0 {
 		rep.Error = fmt.Sprintf("-step %q matches no step of %s", stepRx, s.Name)

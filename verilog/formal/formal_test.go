@@ -98,3 +98,30 @@ func TestOldUnitElaborates(t *testing.T) {
 		t.Errorf("yosys: %v: %s", err, msg)
 	}
 }
+
+// TestRTLDigest: the digest names the RTL, not the harness: the proofs of
+// one system share it, another system's RTL and a changed byte differ.
+func TestRTLDigest(t *testing.T) {
+	build := func(name string) *Job {
+		j, err := Build(spec(t, name), nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	bbb, bdb, line4 := build("line3-bbb"), build("line3-bdb"), build("line4-bbb")
+	if bytes.Equal(bbb.Files[HarnessFile], bdb.Files[HarnessFile]) {
+		t.Fatal("two proofs with one harness: the test proves nothing")
+	}
+	if bbb.RTLDigest() != bdb.RTLDigest() {
+		t.Error("line3-bbb and line3-bdb: one RTL, two digests")
+	}
+	if bbb.RTLDigest() == line4.RTLDigest() {
+		t.Error("line3 and line4: one digest for two RTLs")
+	}
+	d := bbb.RTLDigest()
+	bbb.Files["hx_barrier_unit.v"] = append(bytes.Clone(bbb.Files["hx_barrier_unit.v"]), ' ')
+	if bbb.RTLDigest() == d {
+		t.Error("a changed unit source kept its digest")
+	}
+}
