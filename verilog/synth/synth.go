@@ -9,7 +9,7 @@
 //	                            -> generic gates, memories kept as $mem_v2 cells
 //	check -assert               -> no driver conflicts, undriven wires or loops
 //	stat -json                  -> cells and flip-flops per module
-//	dump t:$mem_v2              -> memory bits (SIZE x WIDTH of each $mem_v2)
+//	dump -m t:$mem_v2           -> memory bits (SIZE x WIDTH of each $mem_v2)
 //	dump -n                     -> module headers: each variant's parameters (labels)
 //	memory_map; techmap; flatten -> each module with its submodules and its
 //	                               memories' read logic inlined
@@ -632,7 +632,9 @@ func Script(sources []string, top string, params []Param, out string) string {
 		"check -assert",
 		"setattr -mod -unset top",
 		"tee -q -o " + o("stat.json") + " stat -json",
-		"tee -q -o " + o("mem.il") + " dump t:$mem_v2",
+		// -m: the module headers even when one module holds every memory
+		// (Yosys omits them then: a router or a FIFO alone).
+		"tee -q -o " + o("mem.il") + " dump -m t:$mem_v2",
 		"tee -q -o " + o("params.il") + " dump -n",
 		"tee -q -o " + o("ports.il") + " dump */x:*",
 		"memory_map",

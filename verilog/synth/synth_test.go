@@ -3,6 +3,7 @@ package synth
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -368,5 +369,37 @@ func TestSourcesRefuseSpecialFiles(t *testing.T) {
 	os.WriteFile(src, []byte("module a; endmodule\n"), 0o644)
 	if srcs, err := Sources(dir); err != nil || len(srcs) != 1 {
 		t.Errorf("regular source: %v, %v", srcs, err)
+	}
+}
+
+// TestRunModuleOneMemory synthesizes a FIFO alone: its one memory shape
+// sits in one module, where Yosys's dump of the memory cells leaves out
+// the module header unless asked (-m), and the run failed with "a memory
+// cell outside a module".
+func TestRunModuleOneMemory(t *testing.T) {
+	if _, err := exec.LookPath(Yosys); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("yosys not found (CI is set)")
+		}
+		t.Skip("no yosys")
+	}
+	dir := t.TempDir()
+	var src []string
+	for _, f := range []string{"hx_fifo.v", "hx_mem_1r1w.v"} {
+		b, err := os.ReadFile(filepath.Join("..", "rtl", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = append(src, filepath.Join(dir, f))
+		if err := os.WriteFile(src[len(src)-1], b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := RunModule(t.Context(), src, "hx_fifo", []Param{{"W", 10}, {"B", 4}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Total.MemoryBits != 40 {
+		t.Errorf("memory bits %d, want 40 (4 entries of 10 bits)", rep.Total.MemoryBits)
 	}
 }
