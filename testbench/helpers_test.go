@@ -59,6 +59,22 @@ func generate(t testing.TB, dir string, sys hw.System) (*sim.System, []byte) {
 	return s, trace
 }
 
+// generateFaulted writes the RTL and the testbench of a system with
+// faults, each @first resolved to the cycle the model met it.
+func generateFaulted(t *testing.T, dir string, sys hw.System) {
+	t.Helper()
+	s, trace, _, err := RunModel(sys)
+	if err != nil {
+		t.Fatalf("%s: model: %v", sys.Name, err)
+	}
+	if _, err := verilog.Generate(dir, s.Design); err != nil {
+		t.Fatal(err)
+	}
+	if err := Generate(dir, Resolved(s), trace); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // ctxFor is a context that guards a simulator run against a hang: at
 // least 5 minutes whatever d says, since a run that takes 5 s alone takes
 // minutes on a loaded 2-core machine (the guard is not a speed limit).

@@ -20,6 +20,8 @@ type sixDimCase struct {
 	op    hw.OpName
 	eps   []hw.Episode // back-to-back episodes (one build, tables rewritten between them); nil: one
 	bench bool         // long: make bench only (HXBAR_FULL_MATRIX)
+	fault string       // a fault injected (hw.System.Faults), with code the model's first error
+	code  string
 }
 
 // sixDimCases: make test co-simulates a 5-D hyper-crossbar whose
@@ -33,11 +35,15 @@ type sixDimCase struct {
 // minutes on a loaded 2-core machine) running a sum and then a near-first
 // barrier, and the Tofu-shaped 3x2x3x2x3x2 system (216 ranks,
 // rings of 3 and mesh lines of 2) running the near-last and the
-// near-first butterfly and a sum as three episodes of one build. make
-// test lints and synthesizes 6-D tiles (verilog/sixdims_test.go).
+// near-first butterfly, a sum and an all-gather of 16 items as four
+// episodes of one build, and a flipped address bit on it. make test
+// lints and synthesizes 6-D tiles (verilog/sixdims_test.go).
 func sixDimCases() []sixDimCase {
 	alg := func(a hw.Algorithm) *hw.Algorithm { return &a }
 	op := func(o hw.OpName) *hw.OpName { return &o }
+	coll := func(c hw.Collective) *hw.Collective { return &c }
+	num := func(n int) *int { return &n }
+	tofu, tofuWrap := []int{3, 2, 3, 2, 3, 2}, []bool{true, false, true, false, true, false}
 	return []sixDimCase{
 		{name: "hyperxbar-2x2x2x2x3-sum", topo: hw.TopoHyperXbar, dims: []int{2, 2, 2, 2, 3}, algo: hw.AlgoButterfly, op: hw.OpSum},
 		{name: "hyperxbar-2x2x2x2x3x2-nearfirst", topo: hw.TopoHyperXbar, dims: []int{2, 2, 2, 2, 3, 2}, algo: hw.AlgoButterflyNearFirst, op: hw.OpBarrier, bench: true},
@@ -46,10 +52,15 @@ func sixDimCases() []sixDimCase {
 			eps:   []hw.Episode{{}, {Op: op(hw.OpBarrier), Algo: alg(hw.AlgoButterflyNearFirst)}},
 			bench: true},
 		{name: "hyperxbar-2x2x2x2x2x2", topo: hw.TopoHyperXbar, dims: []int{2, 2, 2, 2, 2, 2}, algo: hw.AlgoButterfly, op: hw.OpBarrier, bench: true},
-		{name: "tofu-nearlast-nearfirst-sum", topo: hw.TopoTorus, dims: []int{3, 2, 3, 2, 3, 2},
-			wrap: []bool{true, false, true, false, true, false}, algo: hw.AlgoButterfly, op: hw.OpBarrier,
-			eps:   []hw.Episode{{}, {Algo: alg(hw.AlgoButterflyNearFirst)}, {Op: op(hw.OpSum)}},
+		{name: "tofu-nearlast-nearfirst-sum-allgather", topo: hw.TopoTorus, dims: tofu,
+			wrap: tofuWrap, algo: hw.AlgoButterfly, op: hw.OpBarrier,
+			eps: []hw.Episode{{}, {Algo: alg(hw.AlgoButterflyNearFirst)}, {Op: op(hw.OpSum)},
+				{Collective: coll(hw.CollAllGather), Items: num(16)}},
 			bench: true},
+		// A flipped address bit misroutes a barrier packet along a mesh
+		// line: the wrong unit's CRC check catches it.
+		{name: "tofu-flip-dst", topo: hw.TopoTorus, dims: tofu, wrap: tofuWrap, algo: hw.AlgoButterfly, op: hw.OpBarrier,
+			fault: "flip:n0.d1+.vc0@first:5", code: "CRC", bench: true},
 	}
 }
 
@@ -65,11 +76,18 @@ func TestCosimSixDims(t *testing.T) {
 			sys := hw.Default()
 			sys.Name, sys.Topology, sys.Dims, sys.Wrap = c.name, c.topo, c.dims, c.wrap
 			sys.Ranks, sys.Placement, sys.Algo, sys.Op, sys.Episodes = 0, nil, c.algo, c.op, c.eps
+			if c.fault != "" {
+				sys.Faults, sys.Watchdog = []string{c.fault}, 120
+			}
 			if err := sys.Validate(); err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}
 			dir := t.TempDir()
-			generate(t, dir, sys)
+			if c.fault == "" {
+				generate(t, dir, sys)
+			} else {
+				generateFaulted(t, dir, sys)
+			}
 			top, err := os.ReadFile(join(dir, "hx_top.v"))
 			if err != nil {
 				t.Fatal(err)
@@ -90,6 +108,9 @@ func TestCosimSixDims(t *testing.T) {
 			}
 			if !rep.OK() {
 				t.Fatalf("cosim: %s", rep.Summary())
+			}
+			if c.code != "" && (len(rep.Errors) == 0 || rep.Errors[0].Code != c.code) {
+				t.Fatalf("model errors %v, want %s first", rep.Errors, c.code)
 			}
 			t.Logf("%s: %s (%.0f s)", c.name, rep.Summary(), time.Since(start).Seconds())
 		})

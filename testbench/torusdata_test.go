@@ -9,7 +9,6 @@ import (
 
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/sim/experiments"
-	"github.com/hxbar/hxbar/verilog"
 )
 
 // torusData is a data collective on a torus (docs/transfers.md): collective,
@@ -156,16 +155,7 @@ func TestTorusFaultsCosim(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.sys.Name, func(t *testing.T) {
 			dir := t.TempDir()
-			s, trace, _, err := RunModel(c.sys)
-			if err != nil {
-				t.Fatalf("model: %v", err)
-			}
-			if _, err := verilog.Generate(dir, s.Design); err != nil {
-				t.Fatal(err)
-			}
-			if err := Generate(dir, Resolved(s), trace); err != nil { // @first at the model's cycle
-				t.Fatal(err)
-			}
+			generateFaulted(t, dir, c.sys)
 			rep, err := Cosim(ctxFor(t, 5*time.Minute), dir, Icarus)
 			if err != nil {
 				t.Fatalf("cosim: %v", err)
