@@ -67,6 +67,13 @@ func generateFaulted(t *testing.T, dir string, sys hw.System) {
 	if err != nil {
 		t.Fatalf("%s: model: %v", sys.Name, err)
 	}
+	writeResolved(t, dir, s, trace)
+}
+
+// writeResolved writes the RTL and the testbench of a model's run, each
+// fault's @first resolved to the cycle the model met it.
+func writeResolved(t *testing.T, dir string, s *sim.System, trace []byte) {
+	t.Helper()
 	if _, err := verilog.Generate(dir, s.Design); err != nil {
 		t.Fatal(err)
 	}

@@ -52,12 +52,7 @@ func TestTorusAvoidCosim(t *testing.T) {
 				t.Fatal("no router reverses a direction: the avoided links change nothing")
 			}
 			dir := t.TempDir()
-			if _, err := verilog.Generate(dir, s.Design); err != nil {
-				t.Fatal(err)
-			}
-			if err := Generate(dir, Resolved(s), trace); err != nil {
-				t.Fatal(err)
-			}
+			writeResolved(t, dir, s, trace)
 			rep, err := Cosim(ctxFor(t, 5*time.Minute), dir, Icarus)
 			if err != nil {
 				t.Fatalf("cosim: %v", err)

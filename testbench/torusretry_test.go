@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/hxbar/hxbar/hw"
-	"github.com/hxbar/hxbar/verilog"
 )
 
 // TestTorusRetryCosim: link-level retry on the torus tiles (every hx_link
@@ -62,12 +61,7 @@ func TestTorusRetryCosim(t *testing.T) {
 				}
 			}
 			dir := t.TempDir()
-			if _, err := verilog.Generate(dir, s.Design); err != nil {
-				t.Fatal(err)
-			}
-			if err := Generate(dir, Resolved(s), trace); err != nil {
-				t.Fatal(err)
-			}
+			writeResolved(t, dir, s, trace)
 			rep, err := Cosim(ctxFor(t, 5*time.Minute), dir, Icarus)
 			if err != nil {
 				t.Fatalf("cosim: %v", err)
