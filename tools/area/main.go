@@ -74,8 +74,17 @@ func main() {
 	img := flag.String("img", "docs/img", "directory of the plots")
 	rtl := flag.String("rtl", "verilog/rtl", "directory of the RTL library (the unit sweep)")
 	timeout := flag.Duration("timeout", 5*time.Minute, "longest synthesis of a point")
+	routersOnly := flag.Bool("routers", false, "measure and print only the torus routers' table")
 	flag.Parse()
-	if err := run(*hxbar, *cache, *img, *rtl, *timeout); err != nil {
+	var err error
+	if *routersOnly {
+		if err = os.MkdirAll(*cache, 0o755); err == nil {
+			_, err = routerTable(*rtl, *cache, *timeout)
+		}
+	} else {
+		err = run(*hxbar, *cache, *img, *rtl, *timeout)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "area:", err)
 		os.Exit(1)
 	}
@@ -285,6 +294,11 @@ func run(hxbar, cache, img, rtl string, timeout time.Duration) error {
 		fmt.Printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f s |\n", g, g+2, u.Cells, u.Flops, u.MemoryBits,
 			t.Cells, t.Flops, t.MemoryBits, t.Depth, unitSecs[g])
 	}
+	rleft, err := routerTable(rtl, cache, timeout)
+	if err != nil {
+		return err
+	}
+	left = append(left, rleft...)
 	if len(left) > 0 {
 		fmt.Printf("\nLeft out (synthesis over %s): %s\n", timeout, strings.Join(left, ", "))
 	}
@@ -426,4 +440,70 @@ func plotGates(units map[int]*synth.Report, file string) error {
 	p.Legend.Left = true
 	p.Add(plotter.NewGrid())
 	return p.Save(7*vg.Inch, 4.5*vg.Inch, file)
+}
+
+// routerPoint is a torus router measured alone: its shape and its own
+// coordinates (a corner would fold more of the route away).
+type routerPoint struct {
+	name   string
+	params []synth.Param
+}
+
+func rp(name string, kv ...int) routerPoint {
+	ps := []synth.Param{{Name: "FW", Value: 64}, {Name: "B", Value: 4}, {Name: "CB", Value: 32}}
+	names := []string{"NDIM", "K0", "K1", "K2", "K3", "K4", "K5", "WRAP", "C0", "C1", "C2", "C3", "C4", "C5"}
+	for i, v := range kv {
+		ps = append(ps, synth.Param{Name: names[i], Value: v})
+	}
+	return routerPoint{name, ps}
+}
+
+// routers: hx_router alone (issue 23) with the default design's flit
+// (FW 64, CB 32, B 4), one node in from a corner; ports 1 + 4 NDIM.
+var (
+	routers = []routerPoint{
+		rp("ring 8", 1, 8, 0, 0, 0, 0, 0, 1, 3),
+		rp("torus 4x4", 2, 4, 4, 0, 0, 0, 0, 3, 1, 2),
+		rp("mixed 4x3x2", 3, 4, 3, 2, 0, 0, 0, 3, 1, 1, 1),
+		rp("Tofu 3x2x3x2x3x2", 6, 3, 2, 3, 2, 3, 2, 21, 1, 1, 1, 0, 1, 0),
+	}
+	routerRTL = []string{"hx_mem_1r1w.v", "hx_fifo.v", "hx_credit.v", "hx_router_dir.v", "hx_router.v"}
+)
+
+// routerTable measures and prints the routers; it returns those left out.
+func routerTable(rtl, cache string, timeout time.Duration) ([]string, error) {
+	var left []string
+	fmt.Println()
+	fmt.Println("The torus router: hx_router alone (FW = 64, CB = 32, B = 4), with its FIFOs and credit counters:")
+	fmt.Println()
+	fmt.Println("| network | ports | cells | flops | memory bits | depth | synthesis |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, r := range routers {
+		key := "router-" + strings.NewReplacer(" ", "-").Replace(r.name)
+		rep, secs, err := cached(cache, key, timeout, func(ctx context.Context) ([]byte, error) {
+			fmt.Fprintf(os.Stderr, "area: hx_router %s\n", r.name)
+			var src []string
+			for _, f := range routerRTL {
+				src = append(src, filepath.Join(rtl, f))
+			}
+			rep, err := synth.RunModule(ctx, src, "hx_router", r.params, synth.Options{})
+			if err != nil {
+				return nil, err
+			}
+			if len(rep.Warnings) > 0 {
+				return nil, fmt.Errorf("yosys warnings: %s", strings.Join(rep.Warnings, "; "))
+			}
+			return json.Marshal(rep)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if rep == nil {
+			left = append(left, "router "+r.name)
+			continue
+		}
+		t := rep.Total
+		fmt.Printf("| %s | %d | %d | %d | %d | %d | %.0f s |\n", r.name, 1+4*r.params[3].Value, t.Cells, t.Flops, t.MemoryBits, t.Depth, secs)
+	}
+	return left, nil
 }
