@@ -73,14 +73,7 @@ func TestOldUnitElaborates(t *testing.T) {
 		}
 		t.Skip("no yosys")
 	}
-	old, err := os.ReadFile("testdata/hx_barrier_unit_01691af.v")
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := Build(spec(t, "line3-bdb"), old, "old")
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := oldUnitJob(t, "line3-bdb")
 	dir := t.TempDir()
 	script := ""
 	for name, data := range j.Files {

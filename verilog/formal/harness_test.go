@@ -154,14 +154,7 @@ func TestHarnessArrivals(t *testing.T) {
 		}
 	}
 
-	old, err := os.ReadFile("testdata/hx_barrier_unit_01691af.v")
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := Build(spec(t, "line3-bdb"), old, "old")
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := oldUnitJob(t, "line3-bdb")
 	offs := make([]int, 3*3)
 	offs[2*3+0], offs[2*3+1] = 5, 5 // episode 3: ranks 0 and 1 at the window's end, rank 2 at once
 	early := false
@@ -221,4 +214,18 @@ func checkArrivals(t *testing.T, name string, cs []harnessCycle, offs []int, N, 
 			}
 		}
 	}
+}
+
+// oldUnitJob builds proof name with the old (parity-tagged) unit 01691af.
+func oldUnitJob(t *testing.T, name string) *Job {
+	t.Helper()
+	old, err := os.ReadFile("testdata/hx_barrier_unit_01691af.v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := Build(spec(t, name), old, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
 }
