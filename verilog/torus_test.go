@@ -105,6 +105,20 @@ func TestTorusTop(t *testing.T) {
 				}
 			}
 		}
+		// Each tile on its own clock leaf, one buffer from clk, and nothing
+		// else on clk: Icarus elaborates one clock net shared by every
+		// flip-flop in time quadratic in them (docs/rtl.md, hx_rtile).
+		if want := fmt.Sprintf("wire [%d:0] tile_clk = {%d{clk}};", tor.Nodes-1, tor.Nodes); !strings.Contains(top, want) {
+			t.Errorf("%v: no %q", c.dims, want)
+		}
+		for n := 0; n < tor.Nodes; n++ {
+			if want := fmt.Sprintf(") %s (\n        .clk(tile_clk[%d]),", TilePath(n), n); !strings.Contains(top, want) {
+				t.Errorf("%v: tile %d not on its clock leaf (no %q)", c.dims, n, want)
+			}
+		}
+		if n := strings.Count(top, "(clk)"); n != 0 {
+			t.Errorf("%v: %d instances on clk itself", c.dims, n)
+		}
 		g := Grid(s.Design)
 		for r, a := range s.Design.RankAddrs() {
 			if want := g.Addr(s.Design.NodeOf(r)); a != want {
