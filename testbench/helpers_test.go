@@ -75,10 +75,10 @@ func generateFaulted(t *testing.T, dir string, sys hw.System) {
 func writeResolved(t *testing.T, dir string, s *sim.System, trace []byte) {
 	t.Helper()
 	if _, err := verilog.Generate(dir, s.Design); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: verilog.Generate: %v", s.Sys.Name, err)
 	}
 	if err := Generate(dir, Resolved(s), trace); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: testbench.Generate: %v", s.Sys.Name, err)
 	}
 }
 

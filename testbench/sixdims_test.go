@@ -31,8 +31,9 @@ type sixDimCase struct {
 // 6-D hyper-crossbar took 23 minutes under Icarus on a loaded 2-core
 // machine, most of it the compile): a 6-D hyper-crossbar whose dimensions
 // 4 and 5 differ in size, the 64-node one, a 6-D torus of the first's
-// shape (96 25-port routers, 3 minutes since the torus top's clock leaves;
-// its compile did not end within 30 minutes before) running a sum and
+// shape (96 25-port routers: 187 s with the torus top's clock leaves on
+// a loaded machine; before them a run on a more loaded one had not
+// compiled within 30 minutes) running a sum and
 // then a near-first barrier, and the Tofu-shaped 3x2x3x2x3x2 system (216 ranks,
 // rings of 3 and mesh lines of 2) running the near-last and the
 // near-first butterfly, a sum and an all-gather of 16 items as four

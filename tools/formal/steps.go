@@ -16,14 +16,17 @@ import (
 
 // stepReport is one system's step proofs, as -json writes them.
 type stepReport struct {
-	System  string          `json:"system"`
-	Unit    string          `json:"unit"`
-	RTL     string          `json:"rtl_sha256"`  // formal.Job.RTLDigest: steps of runs with one digest add up
-	Classes []string        `json:"classes"`     // each class's representative history
-	Free    []string        `json:"free_groups"` // register groups left free
-	Steps   []formal.Result `json:"steps"`
-	Verdict string          `json:"verdict"` // proved, or counterexample
-	Error   string          `json:"error,omitempty"`
+	System string `json:"system"`
+	Unit   string `json:"unit"`
+	RTL    string `json:"rtl_sha256"` // formal.Job.RTLDigest: the RTL proved
+	// Inputs: each step's formal.Job.InputsDigest; steps of two runs add up
+	// when these, the free groups and the tools are equal.
+	Inputs  map[string]string `json:"inputs_sha256"`
+	Classes []string          `json:"classes"`     // each class's representative history
+	Free    []string          `json:"free_groups"` // register groups left free
+	Steps   []formal.Result   `json:"steps"`
+	Verdict string            `json:"verdict"` // proved, or counterexample
+	Error   string            `json:"error,omitempty"`
 }
 
 // runSteps runs the step proofs of every system matching only (the RTL
@@ -132,6 +135,10 @@ func proveSteps(ctx context.Context, s formal.Spec, unit []byte, name, dir strin
 		rep.RTL = set.Steps[0].Job.RTLDigest()
 	}
 	set.Steps = slices.DeleteFunc(set.Steps, func(st formal.Step) bool { return !stepRx.MatchString(st.Job.Name) })
+	rep.Inputs = map[string]string{}
+	for _, st := range set.Steps {
+		rep.Inputs[st.Job.Name] = st.Job.InputsDigest()
+	}
 	if len(set.Steps) == 0 {
 		rep.Error = fmt.Sprintf("-step %q matches no step of %s", stepRx, s.Name)
 		return rep

@@ -17,6 +17,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 
@@ -90,15 +91,26 @@ type Job struct {
 // RTLDigest names the hardware a proof ran on: the SHA-256 of its
 // Verilog sources but the harness, each name and text in read order,
 // without the generator's header comment (it names the proof and the
-// hxbar build). Runs on different commits with one digest proved the same
-// RTL, so their steps add up to one proof.
+// hxbar build). It says which RTL was proved; whether two runs' steps add
+// up is InputsDigest's (the harness and the script matter too).
 func (j *Job) RTLDigest() string {
+	return digest(j.Files, slices.DeleteFunc(slices.Clone(j.Sources), func(n string) bool { return n == HarnessFile }))
+}
+
+// InputsDigest is the SHA-256 of every file the proof reads (the RTL, the
+// harness with its property, window, episodes and configuration writes,
+// the Yosys script), headers stripped, in name order: two runs of a step
+// with one inputs digest, one free set and the same tools proved the same
+// thing, so their steps add up.
+func (j *Job) InputsDigest() string {
+	names := slices.Sorted(maps.Keys(j.Files))
+	return digest(j.Files, names)
+}
+
+func digest(files map[string][]byte, names []string) string {
 	h := sha256.New()
-	for _, name := range j.Sources {
-		if name == HarnessFile {
-			continue
-		}
-		text := withoutHeader(j.Files[name])
+	for _, name := range names {
+		text := withoutHeader(files[name])
 		fmt.Fprintf(h, "%s %d\n", name, len(text))
 		h.Write(text)
 	}
@@ -136,7 +148,8 @@ const (
 var (
 	unitInstance = regexp.MustCompile(`(?s)hx_barrier_unit\s*#\((.*?)\)\s+bu\s*\(`)
 	namedParam   = regexp.MustCompile(`,?\s*\.(\w+)\([^()]*\)`)
-	declared     = regexp.MustCompile(`parameter\s+(?:integer\s+)?(\w+)`)
+	declared     = regexp.MustCompile(`\bparameter\b(?:\s+(?:integer|signed|real|\[[^\]]*\]))*\s+(\w+)`)
+	lineComment  = regexp.MustCompile(`//[^\n]*`)
 	oldIrq       = regexp.MustCompile(`, \.irq\(irq(\[[0-9]+\])?\)`)
 )
 
@@ -145,7 +158,7 @@ var (
 // connection when the unit has no irq output.
 func pinOldUnit(files map[string][]byte, unit []byte) {
 	has := map[string]bool{}
-	for _, m := range declared.FindAllSubmatch(unit, -1) {
+	for _, m := range declared.FindAllSubmatch(lineComment.ReplaceAll(unit, nil), -1) {
 		has[string(m[1])] = true
 	}
 	dropUnknown := func(inst []byte) []byte {

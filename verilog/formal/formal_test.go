@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -112,9 +113,35 @@ func TestRTLDigest(t *testing.T) {
 	if bbb.RTLDigest() == line4.RTLDigest() {
 		t.Error("line3 and line4: one digest for two RTLs")
 	}
+	if bbb.InputsDigest() == bdb.InputsDigest() {
+		t.Error("line3-bbb and line3-bdb: two harnesses, one inputs digest")
+	}
+	w := spec(t, "line3-bdb")
+	w.Window++
+	wider, err := Build(w, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wider.RTLDigest() != bdb.RTLDigest() || wider.InputsDigest() == bdb.InputsDigest() {
+		t.Error("a wider arrival window: the RTL digest must stay, the inputs digest must change")
+	}
 	d := bbb.RTLDigest()
 	bbb.Files["hx_barrier_unit.v"] = append(bytes.Clone(bbb.Files["hx_barrier_unit.v"]), ' ')
 	if bbb.RTLDigest() == d {
 		t.Error("a changed unit source kept its digest")
+	}
+}
+
+// TestDeclaredParameters: every parameter form the RTL uses is seen as
+// declared (a range, integer), none in a comment or a localparam.
+func TestDeclaredParameters(t *testing.T) {
+	unit := []byte("    parameter integer FW = 64, // width\n    parameter [31:0]  CRC_POLY = 32'h1EDC6F41,\n" +
+		"    parameter signed [3:0] S = 0,\n    localparam integer LP = 2;\n    // parameter integer GHOST = 1\n")
+	var got []string
+	for _, m := range declared.FindAllSubmatch(lineComment.ReplaceAll(unit, nil), -1) {
+		got = append(got, string(m[1]))
+	}
+	if want := []string{"FW", "CRC_POLY", "S"}; !slices.Equal(got, want) {
+		t.Errorf("declared %v, want %v", got, want)
 	}
 }
