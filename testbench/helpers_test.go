@@ -43,36 +43,21 @@ func system(t testing.TB, name string, dims []int, ranks int, algo hw.Algorithm,
 }
 
 // generate writes the design and the testbench for sys into dir, as
-// 'hxbar gen' does, and returns the model system and its trace.
+// 'hxbar gen' does (each @first fault resolved to the cycle the model met
+// it), and returns the model system and its trace.
 func generate(t testing.TB, dir string, sys hw.System) (*sim.System, []byte) {
 	t.Helper()
 	s, trace, _, err := RunModel(sys)
 	if err != nil {
 		t.Fatalf("%s: model: %v", sys.Name, err)
 	}
-	if _, err := verilog.Generate(dir, s.Design); err != nil {
-		t.Fatalf("%s: verilog.Generate: %v", sys.Name, err)
-	}
-	if err := Generate(dir, s.Design, trace); err != nil {
-		t.Fatalf("%s: testbench.Generate: %v", sys.Name, err)
-	}
-	return s, trace
-}
-
-// generateFaulted writes the RTL and the testbench of a system with
-// faults, each @first resolved to the cycle the model met it.
-func generateFaulted(t *testing.T, dir string, sys hw.System) {
-	t.Helper()
-	s, trace, _, err := RunModel(sys)
-	if err != nil {
-		t.Fatalf("%s: model: %v", sys.Name, err)
-	}
 	writeResolved(t, dir, s, trace)
+	return s, trace
 }
 
 // writeResolved writes the RTL and the testbench of a model's run, each
 // fault's @first resolved to the cycle the model met it.
-func writeResolved(t *testing.T, dir string, s *sim.System, trace []byte) {
+func writeResolved(t testing.TB, dir string, s *sim.System, trace []byte) {
 	t.Helper()
 	if _, err := verilog.Generate(dir, s.Design); err != nil {
 		t.Fatalf("%s: verilog.Generate: %v", s.Sys.Name, err)

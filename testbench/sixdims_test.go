@@ -84,11 +84,7 @@ func TestCosimSixDims(t *testing.T) {
 				t.Fatalf("%s: %v", c.name, err)
 			}
 			dir := t.TempDir()
-			if c.fault == "" {
-				generate(t, dir, sys)
-			} else {
-				generateFaulted(t, dir, sys)
-			}
+			generate(t, dir, sys)
 			top, err := os.ReadFile(join(dir, "hx_top.v"))
 			if err != nil {
 				t.Fatal(err)

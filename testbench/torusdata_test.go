@@ -155,7 +155,7 @@ func TestTorusFaultsCosim(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.sys.Name, func(t *testing.T) {
 			dir := t.TempDir()
-			generateFaulted(t, dir, c.sys)
+			generate(t, dir, c.sys)
 			rep, err := Cosim(ctxFor(t, 5*time.Minute), dir, Icarus)
 			if err != nil {
 				t.Fatalf("cosim: %v", err)

@@ -450,6 +450,7 @@ func plotGates(units map[int]*synth.Report, file string) error {
 // coordinates (a corner would fold more of the route away).
 type routerPoint struct {
 	name   string
+	ports  int // 1 + 4 NDIM
 	params []synth.Param
 }
 
@@ -459,7 +460,7 @@ func rp(name string, kv ...int) routerPoint {
 	for i, v := range kv {
 		ps = append(ps, synth.Param{Name: names[i], Value: v})
 	}
-	return routerPoint{name, ps}
+	return routerPoint{name, 1 + 4*kv[0], ps}
 }
 
 // routers: hx_router alone (issue 23) with the default design's flit
@@ -508,7 +509,7 @@ func routerTable(rtl, cache string, timeout time.Duration) ([]string, error) {
 		}
 		t := rep.Total
 		own := module(rep, "hx_router")
-		fmt.Printf("| %s | %d | %d | %d | %d | %d | %d | %d | %.0f s |\n", r.name, 1+4*r.params[3].Value, t.Cells, t.Flops, t.MemoryBits, t.Depth, own.Cells, own.Flops, secs)
+		fmt.Printf("| %s | %d | %d | %d | %d | %d | %d | %d | %.0f s |\n", r.name, r.ports, t.Cells, t.Flops, t.MemoryBits, t.Depth, own.Cells, own.Flops, secs)
 	}
 	return left, nil
 }
