@@ -9,7 +9,7 @@ GO      ?= go
 BIN     := ./hxbar
 FUZZTIME ?= 5s
 
-.PHONY: all build run pictures test deps vet unit race fuzz rtl slurm sweep-demo bench experiments area mutate clean faults cosim-random formal
+.PHONY: all build run pictures test deps vet unit race fuzz rtl slurm sweep-demo bench experiments area mutate clean faults cosim-random formal formal-status
 
 all: build
 
@@ -145,7 +145,9 @@ cosim-random: deps
 # FORMAL_RUN=line3 for one system. FORMAL_STEPS=false: the bounded proofs
 # of every sequence of three episodes instead (FORMAL_RUN=line3-bdb for
 # one; the old unit must fail line3-bdb). Needs yosys (deps), which
-# brings yosys-abc.
+# brings yosys-abc. The step proofs resume: steps the ledger
+# (verilog/formal/ledger.json) proves on today's inputs are skipped, and
+# each step proved is merged into it (commit it).
 ifndef FORMAL_OUT
 FORMAL_OUT := /tmp/hxbar-formal-$(shell date +%Y%m%d-%H%M%S)
 endif
@@ -153,7 +155,18 @@ FORMAL_RUN ?= .
 FORMAL_STEPS ?= true
 FORMAL_FREE ?= bu.g_wq,bu.p1_g,bu.p1_val,bu.r_wq,bu.rx_gate,bu.wlo,bu.wlo_a,bu.xb_byp,bu.xw_q,ej_fifo.wq,fifo,fifo.wq,g_out[0].rrm,m.ra_q,xmem_b.ra_q
 formal: deps
-	$(GO) run ./tools/formal -j 2 -steps=$(FORMAL_STEPS) $(if $(filter true,$(FORMAL_STEPS)),-free '$(FORMAL_FREE)') -run '$(FORMAL_RUN)' -out $(FORMAL_OUT) -json $(FORMAL_OUT).json
+ifeq ($(FORMAL_STEPS),true)
+	@rc=0; $(GO) run ./tools/formal -j 2 -steps -resume -free '$(FORMAL_FREE)' -run '$(FORMAL_RUN)' -out $(FORMAL_OUT) -json $(FORMAL_OUT).json || rc=$$?; \
+	$(GO) run ./tools/formal -add $(FORMAL_OUT) || rc=1; \
+	$(GO) run ./tools/formal -status -run '$(FORMAL_RUN)' || rc=1; exit $$rc
+else
+	$(GO) run ./tools/formal -j 2 -steps=false -run '$(FORMAL_RUN)' -out $(FORMAL_OUT) -json $(FORMAL_OUT).json
+endif
+
+# Which steps of the step proofs the ledger (verilog/formal/ledger.json)
+# proves on today's RTL; seconds, no solver run. Exit 1 unless all.
+formal-status:
+	$(GO) run ./tools/formal -status -run '$(FORMAL_RUN)'
 
 # Mutation testing (minutes, not part of 'make test'): MUTANTS operator
 # mutations per package, sampled with SEED, each run against the package's

@@ -43,16 +43,37 @@ func main() {
 	jsonOut := flag.String("json", "", "write the results as JSON to this new file")
 	free := flag.String("free", "", "with -steps: comma-separated register groups (a report's \"free\" list) left free from the start; the proofs free more where registers move")
 	step := flag.String("step", "", "with -steps: run only the steps whose name (e.g. line4-d.b) matches this regular expression, to resume a long run with the free set it ended with")
+	ledger := flag.String("ledger", formal.LedgerFile, "the ledger of step proofs (-status, -add, -resume)")
+	showStatus := flag.Bool("status", false, "print which steps of the -run systems the ledger proves on today's RTL, and exit 1 unless every one is")
+	add := flag.Bool("add", false, "merge the step proofs recorded under the directories (a -steps run's -out) named as arguments into the ledger")
+	resume := flag.Bool("resume", false, "with -steps: skip the steps the ledger proves on today's inputs under this run's free set and tools")
 	flag.Parse()
+	switch {
+	case *showStatus || *add:
+		var err error
+		if *add {
+			err = addProofs(*ledger, flag.Args())
+		} else {
+			err = status(*ledger, regexp.MustCompile(*only))
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "formal:", err)
+			os.Exit(1)
+		}
+		return
+	case flag.NArg() > 0:
+		fmt.Fprintf(os.Stderr, "formal: unexpected arguments %q (only -add takes arguments)\n", flag.Args())
+		os.Exit(2)
+	}
 	old := *oldRe
 	if !isSet("old") {
 		old = map[bool]string{true: "^line3$", false: "^line3-bdb$"}[*steps]
 	}
-	if (*free != "" || *step != "") && !*steps {
-		fmt.Fprintln(os.Stderr, "formal: -free and -step: only with -steps")
+	if (*free != "" || *step != "" || *resume) && !*steps {
+		fmt.Fprintln(os.Stderr, "formal: -free, -step and -resume: only with -steps")
 		os.Exit(2)
 	}
-	if err := run(*jobs, *out, *only, old, *jsonOut, *steps, stepOptions{*free, *step}); err != nil {
+	if err := run(*jobs, *out, *only, old, *jsonOut, *steps, stepOptions{*free, *step, *ledger, *resume}); err != nil {
 		fmt.Fprintln(os.Stderr, "formal:", err)
 		os.Exit(1)
 	}
@@ -67,7 +88,8 @@ func isSet(name string) bool {
 
 // stepOptions are the -steps run's -free and -step flags.
 type stepOptions struct {
-	free, step string
+	free, step, ledger string
+	resume             bool
 }
 
 func run(jobs int, out, only, oldRe, jsonOut string, steps bool, so stepOptions) error {
@@ -104,7 +126,19 @@ func run(jobs int, out, only, oldRe, jsonOut string, steps bool, so stepOptions)
 		if err != nil {
 			return fmt.Errorf("-step %q: %v", so.step, err)
 		}
-		return runSteps(ctx, jobs, out, onlyRx, old, oldUnit, jsonOut, groups, stepRx)
+		opt := stepRun{free: groups, stepRx: stepRx}
+		if opt.tools, err = toolsVersion(ctx); err != nil {
+			return err
+		}
+		if so.resume {
+			if opt.ledger, err = formal.ReadLedger(so.ledger); err != nil {
+				return err
+			}
+			if opt.ledger == nil {
+				opt.ledger = []formal.Proof{}
+			}
+		}
+		return runSteps(ctx, jobs, out, onlyRx, old, oldUnit, jsonOut, opt)
 	}
 	var tasks []task
 	for _, s := range formal.Systems() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,7 +33,7 @@ type stepReport struct {
 // runSteps runs the step proofs of every system matching only (the RTL
 // must prove every step) and of those matching oldRe with the old unit
 // (some step must find an early release), jobs systems at a time.
-func runSteps(ctx context.Context, jobs int, out string, onlyRx, oldRx *regexp.Regexp, oldUnit []byte, jsonOut string, free []string, stepRx *regexp.Regexp) error {
+func runSteps(ctx context.Context, jobs int, out string, onlyRx, oldRx *regexp.Regexp, oldUnit []byte, jsonOut string, opt stepRun) error {
 	type task struct {
 		spec formal.Spec
 		old  bool
@@ -72,7 +73,7 @@ func runSteps(ctx context.Context, jobs int, out string, onlyRx, oldRx *regexp.R
 					defer mu.Unlock()
 					stepLine(name, r, err)
 				}
-				reports[i] = proveSteps(ctx, t.spec, unit, name, dir, free, stepRx, log)
+				reports[i] = proveSteps(ctx, t.spec, unit, name, dir, opt, log)
 			}
 		})
 	}
@@ -121,8 +122,17 @@ func stepNames() []string {
 	return n
 }
 
-// proveSteps prepares and runs one system's step proofs.
-func proveSteps(ctx context.Context, s formal.Spec, unit []byte, name, dir string, free []string, stepRx *regexp.Regexp, log func(formal.Result, error)) stepReport {
+// stepRun is how a -steps run picks and records its steps.
+type stepRun struct {
+	free   []string       // -free: groups free from the start
+	stepRx *regexp.Regexp // -step: the steps to run
+	ledger []formal.Proof // -resume: skip the steps it proves (nil: run all)
+	tools  string         // yosys -V, recorded with each proof
+}
+
+// proveSteps prepares and runs one system's step proofs; with the RTL
+// (unit nil) it writes a proof record beside each step proved.
+func proveSteps(ctx context.Context, s formal.Spec, unit []byte, name, dir string, opt stepRun, log func(formal.Result, error)) stepReport {
 	rep := stepReport{System: s.Name, Unit: name}
 	set, err := formal.PrepareSteps(ctx, s, unit, name, dir)
 	if err != nil {
@@ -134,19 +144,19 @@ func proveSteps(ctx context.Context, s formal.Spec, unit []byte, name, dir strin
 	if len(set.Steps) > 0 {
 		rep.RTL = set.Steps[0].Job.RTLDigest()
 	}
-	set.Steps = slices.DeleteFunc(set.Steps, func(st formal.Step) bool { return !stepRx.MatchString(st.Job.Name) })
+	set.Steps = slices.DeleteFunc(set.Steps, func(st formal.Step) bool { return !opt.stepRx.MatchString(st.Job.Name) })
 	rep.Inputs = map[string]string{}
 	for _, st := range set.Steps {
 		rep.Inputs[st.Job.Name] = st.Job.InputsDigest()
 	}
 	if len(set.Steps) == 0 {
-		rep.Error = fmt.Sprintf("-step %q matches no step of %s", stepRx, s.Name)
+		rep.Error = fmt.Sprintf("-step %q matches no step of %s", opt.stepRx, s.Name)
 		return rep
 	}
 	// The old unit runs exact (StepSet.Exact): its early release must be
 	// one it can make from the reset, not one a free register allows.
 	set.Exact = unit != nil
-	for _, g := range free {
+	for _, g := range opt.free {
 		if g = strings.TrimSpace(g); g != "" {
 			set.Diff[g] = true
 		}
@@ -154,7 +164,30 @@ func proveSteps(ctx context.Context, s formal.Spec, unit []byte, name, dir strin
 	for _, c := range set.Classes {
 		rep.Classes = append(rep.Classes, formal.HistoryName(c.Rep))
 	}
-	res, err := set.Prove(ctx, log)
+	if opt.ledger != nil && unit == nil {
+		skip := proved(opt.ledger, rep.Inputs, slices.Collect(maps.Keys(set.Diff)), opt.tools)
+		set.Steps = slices.DeleteFunc(set.Steps, func(st formal.Step) bool { return skip[st.Job.Name] })
+		for st := range skip {
+			fmt.Printf("%-16s %-8s in the ledger: proved on these inputs, free set and tools\n", st, "rtl")
+		}
+		if len(set.Steps) == 0 {
+			rep.Verdict = formal.Proved
+			return rep
+		}
+	}
+	record := log
+	if unit == nil {
+		record = func(r formal.Result, err error) {
+			if err == nil && r.Verdict == formal.Proved {
+				p := newProof(s.Name, r, rep.Inputs[r.Name], rep.RTL, slices.Collect(maps.Keys(set.Diff)), opt.tools)
+				if werr := writeProof(dir, p); werr != nil {
+					err = fmt.Errorf("recording the proof: %w", werr)
+				}
+			}
+			log(r, err)
+		}
+	}
+	res, err := set.Prove(ctx, record)
 	rep.Steps = res
 	if err != nil {
 		rep.Error = err.Error()

@@ -35,10 +35,7 @@ type State map[string]string
 // simulates the history to its boundary in dir: it returns the job (its
 // Prefix the boundary cycle) and the design's state there.
 func History(ctx context.Context, s Spec, rep []hw.Algorithm, x hw.Algorithm, unit []byte, unitName, dir string) (*Job, State, error) {
-	s.Seq = append(slices.Clone(rep), x)
-	s.Fixed = len(rep)
-	s.Name = s.Name + "-" + StepName(rep, x)
-	j, err := Build(s, unit, unitName)
+	j, err := Build(stepSpec(s, rep, x), unit, unitName)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -84,6 +81,15 @@ func History(ctx context.Context, s Spec, rep []hw.Algorithm, x hw.Algorithm, un
 		return nil, nil, err
 	}
 	return j, inits(il, "\\dut."), nil
+}
+
+// stepSpec is the proof of the step of episode x after history rep: the
+// history simulable (Fixed), named after the step.
+func stepSpec(s Spec, rep []hw.Algorithm, x hw.Algorithm) Spec {
+	s.Seq = append(slices.Clone(rep), x)
+	s.Fixed = len(rep)
+	s.Name = s.Name + "-" + StepName(rep, x)
+	return s
 }
 
 // StepName names the step of episode x after history rep: "bd.b" (b
