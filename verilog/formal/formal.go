@@ -181,6 +181,34 @@ func pinOldUnit(files map[string][]byte, unit []byte) {
 	files["hx_tile.v"] = text
 }
 
+var (
+	comments   = regexp.MustCompile(`(?s)//[^\n]*|/\*.*?\*/`)
+	moduleName = regexp.MustCompile(`\bmodule\s+(\w+)`)
+	identifier = regexp.MustCompile(`\b\w+\b`)
+)
+
+// needed returns, in the order of sources, the files that define the
+// modules top's file instantiates, directly or not: the file of top and
+// every file defining a module named (outside comments) in a needed file.
+func needed(files map[string][]byte, sources []string, top string) []string {
+	defines := map[string]string{} // module -> file
+	for _, name := range sources {
+		for _, m := range moduleName.FindAllSubmatch(comments.ReplaceAll(files[name], nil), -1) {
+			defines[string(m[1])] = name
+		}
+	}
+	need := map[string]bool{top: true}
+	for queue := []string{top}; len(queue) > 0; queue = queue[1:] {
+		for _, id := range identifier.FindAll(comments.ReplaceAll(files[queue[0]], nil), -1) {
+			if f, ok := defines[string(id)]; ok && !need[f] {
+				need[f] = true
+				queue = append(queue, f)
+			}
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(sources), func(n string) bool { return !need[n] })
+}
+
 // Build renders the proof of s. unit, when not nil, replaces the library's
 // hx_barrier_unit.v (unitName says what it is, for the report).
 func Build(s Spec, unit []byte, unitName string) (*Job, error) {
@@ -210,6 +238,14 @@ func Build(s Spec, unit []byte, unitName string) (*Job, error) {
 			j.Files[f.Name] = f.Data
 		}
 	}
+	// Only the files the top instantiates, so that a change elsewhere in
+	// the library (the torus router) leaves the proofs' digests alone.
+	sources := needed(j.Files, m.Sources, verilog.TopFile)
+	for name := range j.Files {
+		if !slices.Contains(sources, name) {
+			delete(j.Files, name)
+		}
+	}
 	if unit != nil {
 		j.Files["hx_barrier_unit.v"] = unit
 		pinOldUnit(j.Files, unit)
@@ -229,7 +265,7 @@ func Build(s Spec, unit []byte, unitName string) (*Job, error) {
 		return nil, fmt.Errorf("proof %s: episode 1 writes nothing (the harness simulates its writes as the prefix)", s.Name)
 	}
 	j.Files[HarnessFile] = harness(j, progs)
-	j.Sources = append(slices.Clone(m.Sources), HarnessFile)
+	j.Sources = append(sources, HarnessFile)
 	j.Files[ScriptFile] = script(j.Sources, j.Prefix)
 	return j, nil
 }

@@ -120,3 +120,36 @@ func TestLedgerFile(t *testing.T) {
 		t.Errorf("the repository's ledger: %v", err)
 	}
 }
+
+// TestProofReadsOnlyWhatTheTopNeeds: a proof's files are those the top
+// instantiates, so the torus router's files (never instantiated by a
+// hyper-crossbar) are not read, and a change to them leaves the digests
+// (and the ledger's proofs) alone.
+func TestProofReadsOnlyWhatTheTopNeeds(t *testing.T) {
+	s := StepSystems()[0]
+	j, err := Build(stepSpec(s, nil, s.Algos[0]), nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"hx_top.v", "hx_tile.v", "hx_switch.v", "hx_barrier_unit.v", "hx_fifo.v", HarnessFile} {
+		if !slices.Contains(j.Sources, want) || j.Files[want] == nil {
+			t.Errorf("%s not among the proof's sources %v", want, j.Sources)
+		}
+	}
+	for _, unused := range []string{"hx_router.v", "hx_router_dir.v", "hx_rtile.v", "hx_drops.v"} {
+		if slices.Contains(j.Sources, unused) || j.Files[unused] != nil {
+			t.Errorf("%s (not instantiated by the hyper-crossbar) is read by the proof", unused)
+		}
+	}
+	before := j.InputsDigest()
+	files := map[string][]byte{"hx_top.v": []byte("module hx_top; hx_a a (); endmodule\n"),
+		"a.v": []byte("// hx_c in a comment\nmodule hx_a; hx_b b (); endmodule\n"),
+		"b.v": []byte("module hx_b; endmodule\n"), "c.v": []byte("module hx_c; endmodule\n")}
+	if got := needed(files, []string{"a.v", "b.v", "c.v", "hx_top.v"}, "hx_top.v"); !slices.Equal(got, []string{"a.v", "b.v", "hx_top.v"}) {
+		t.Errorf("needed = %v, want [a.v b.v hx_top.v] (c.v is only named in a comment)", got)
+	}
+	j2, err := Build(stepSpec(s, nil, s.Algos[0]), nil, "")
+	if err != nil || j2.InputsDigest() != before {
+		t.Errorf("two builds of one step differ (%v)", err)
+	}
+}
