@@ -207,6 +207,19 @@ func (d *Design) RankOfNode() []int {
 	return out
 }
 
+// TorusAddr is node n's address on torus tor as the RTL packs it (and a
+// head flit carries it): coordinate k in hw.Bits(Kk) bits, dimension 0 in
+// the low bits.
+func TorusAddr(tor *noc.Torus, n int) uint64 {
+	var v uint64
+	shift := 0
+	for k, dk := range tor.Dims {
+		v |= uint64(tor.Coord(n, k)) << shift
+		shift += hw.Bits(dk)
+	}
+	return v
+}
+
 // RankAddrs is the packed network address of every rank's node
 // (regmap.RankAddr, what a unit's route words hold): on the hyper-crossbar
 // and the torus the node's coordinates packed as noc.Topology.Addr packs
@@ -221,13 +234,7 @@ func (d *Design) RankAddrs() regmap.RankAddr {
 		case d.Topo != nil:
 			a[r] = d.Topo.Addr(int(n))
 		case tor != nil:
-			var v uint64
-			shift := 0
-			for k, dk := range tor.Dims {
-				v |= uint64(tor.Coord(int(n), k)) << shift
-				shift += hw.Bits(dk)
-			}
-			a[r] = v
+			a[r] = TorusAddr(tor, int(n))
 		default:
 			a[r] = uint64(n) // another network has no packed address; the node id stands for it
 		}

@@ -202,6 +202,11 @@ func (t *Torus) dirAddr(own, dst uint64) (port, x int) {
 	return 0, 0
 }
 
+// Plus reports whether the direction table of dimension k sends a router
+// at coordinate x toward destination coordinate c the + way (else -, or
+// nowhere when c == x): what hx_router's PLUS(k) register holds.
+func (t *Torus) Plus(k, x, c int) bool { return t.dir[k][x*t.Dims[k]+c] == 0 }
+
 // Table is router sw's routing table: entry dst is the VC0 port of the
 // direction toward dst (0 local, 1+4k for +, 1+4k+2 for -). Next adds the
 // VC bit.

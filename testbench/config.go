@@ -97,6 +97,11 @@ func episodeWrites(s *design.Design) ([]cfgWrite, error) {
 					p = append(p, regmap.ExceptionProgram(regmap.NodeExchanger, exc[n])...)
 				}
 			}
+			if k == 1 {
+				// A torus router's address and directions (nil on
+				// another network).
+				p = append(p, verilog.RouterProgram(s, n)...)
+			}
 			for _, w := range p {
 				out = append(out, cfgWrite{Episode: k, Port: n, Addr: w.Addr, Data: w.Data})
 			}

@@ -417,29 +417,10 @@ func Trace(s *sim.System) ([]byte, *sim.Result, error) {
 		return channelTrace(s)
 	}
 	trace, res, err := runTrace(s, nil)
-	if err == nil && verilog.Torus(s.Design) != nil {
-		err = torusLegal(s)
-	}
 	if err != nil {
 		return nil, nil, err
 	}
 	return trace, res, nil
-}
-
-// torusLegal refuses a torus run whose routers met an illegal flit (docs/
-// microarchitecture.md, "Illegal flits"): hx_router does not handle one
-// yet (its assertions stop the simulation), so the faults the torus RTL
-// co-simulates are those whose flits stay legal at every router (a
-// payload or check-code bit flipped, a whole one-flit packet lost, a
-// credit lost, a stuck rank).
-func torusLegal(s *sim.System) error {
-	log := s.Net.DropLog()
-	if len(log) == 0 {
-		return nil
-	}
-	c := log[0]
-	return &hw.FieldError{Field: "faults", Value: fmt.Sprintf("%q", s.Sys.Faults),
-		Allowed: fmt.Sprintf("faults whose flits stay legal at every torus router (a payload or check-code bit, a whole one-flit packet, a credit, a stuck rank): in the model's run router %d meets an illegal flit in cycle %d, and hx_router does not handle illegal flits yet", c.Switch, c.Cycle)}
 }
 
 // runTrace is Trace in the model's order of events; events, when set,
@@ -512,7 +493,14 @@ func readDirFile[T any](dir, name string, read func(io.Reader) (*T, error)) (*T,
 // agree, or when the testbench injects no fault: none given, or only
 // @first faults the model's run never hit, which Resolved leaves out).
 func CompareDrops(s *sim.System, run *RunResult) string {
-	if len(Resolved(s).Sys.Faults) == 0 || s.Topo == nil {
+	switches := 0
+	switch {
+	case s.Topo != nil:
+		switches = s.Topo.Switches
+	case verilog.Torus(s.Design) != nil:
+		switches = verilog.Torus(s.Design).Nodes // a router per node
+	}
+	if len(Resolved(s).Sys.Faults) == 0 || switches == 0 {
 		return ""
 	}
 	if run.Drops == nil {
@@ -521,8 +509,8 @@ func CompareDrops(s *sim.System, run *RunResult) string {
 		}
 		return ""
 	}
-	if len(run.Drops) != s.Topo.Switches {
-		return fmt.Sprintf("the testbench printed the DROPS of %d switches, the design has %d", len(run.Drops), s.Topo.Switches)
+	if len(run.Drops) != switches {
+		return fmt.Sprintf("the testbench printed the DROPS of %d switches, the design has %d", len(run.Drops), switches)
 	}
 	for sw, got := range run.Drops {
 		if want := s.Net.DropsAt(sw, run.DropsCycle).Register(); got != want {

@@ -224,24 +224,34 @@ func faultInjection(s *design.Design) (injection, error) {
 			fmt.Fprintf(&d, "            if (run && cyc == 64'd%d) %s = 1'b0;\n", f.Cycle+1, reg)
 		}
 	}
+	// Every switch: a torus node's router (hx_router, with DROPS and achk
+	// as hx_switch's), else the hyper-crossbar's switches.
+	nodes, paths := 0, []string{}
 	if tor != nil {
-		// A torus: the routers have no DROPS and keep their assertions on
-		// (testbench.Trace refuses a run whose routers meet an illegal
-		// flit), so only the units' payload checks go off.
-		m.WriteString("\n    // Faults are injected: the units' simulation-only payload checks are\n")
-		m.WriteString("    // off, the model's trace (its CRC and SEQ errors) is the reference.\n")
-		m.WriteString("    initial begin\n")
-		for n := 0; n < tor.Nodes; n++ {
-			fmt.Fprintf(&m, "        dut.%s.pchk = 1'b0;\n", verilog.UnitPath(n, false))
+		nodes = tor.Nodes
+		for n := range nodes {
+			paths = append(paths, verilog.RouterPath(n))
 		}
-		m.WriteString("    end\n")
-		return injection{drive: d.String(), module: m.String()}, nil
+	} else {
+		nodes = s.Topo.Nodes
+		for sw := range s.Topo.Switches {
+			paths = append(paths, verilog.SwitchPath(nodes, sw))
+		}
 	}
+	m.WriteString(quietChecks(s, nodes, paths))
+	return injection{drive: d.String(), module: m.String(), pass: "                    print_drops(c);\n"}, nil
+}
+
+// quietChecks turns off, at time 0, the units' payload checks and the
+// switches' (paths) illegal-flit assertions of a testbench injecting
+// faults, and adds the task printing the switches' DROPS.
+func quietChecks(s *design.Design, nodes int, paths []string) string {
+	var m strings.Builder
 	m.WriteString("\n    // Faults are injected: the units' simulation-only payload checks and\n")
 	m.WriteString("    // the switches' illegal-flit assertions are off, the model's trace\n")
 	m.WriteString("    // (its CRC and SEQ errors) and its drop counts are the reference.\n")
 	m.WriteString("    initial begin\n")
-	for n := 0; n < s.Topo.Nodes; n++ {
+	for n := range nodes {
 		if verilog.UsesChannels(s) { // hx_barrier_node: a unit per channel
 			for c := range s.Sys.ChannelCount() {
 				fmt.Fprintf(&m, "        dut.%s.ch[%d].u.pchk = 1'b0;\n", verilog.UnitPath(n, true), c)
@@ -250,12 +260,12 @@ func faultInjection(s *design.Design) (injection, error) {
 		}
 		fmt.Fprintf(&m, "        dut.%s.pchk = 1'b0;\n", verilog.UnitPath(n, false))
 	}
-	for sw := 0; sw < s.Topo.Switches; sw++ {
-		fmt.Fprintf(&m, "        dut.%s.achk = 1'b0;\n", verilog.SwitchPath(s.Topo.Nodes, sw))
+	for _, p := range paths {
+		fmt.Fprintf(&m, "        dut.%s.achk = 1'b0;\n", p)
 	}
 	m.WriteString("    end\n")
-	m.WriteString(printDrops(s.Topo.Nodes, s.Topo.Switches))
-	return injection{drive: d.String(), module: m.String(), pass: "                    print_drops(c);\n"}, nil
+	m.WriteString(printDrops(paths))
+	return m.String()
 }
 
 // printDrops is the task that prints every switch's DROPS register (docs/
@@ -263,12 +273,12 @@ func faultInjection(s *design.Design) (injection, error) {
 // "DROPS <cycle> <hex of switch 0> <hex of switch 1> ...": the counts of
 // the illegal flits of cycles 0..cycle, which Cosim compares with the
 // model's at that cycle (docs/cosim.md).
-func printDrops(nodes, switches int) string {
+func printDrops(paths []string) string {
 	var b strings.Builder
 	b.WriteString("\n    // DROPS of every switch, before the verdict (the monitor's cycle c).\n")
 	b.WriteString("    task print_drops;\n        input [63:0] at;\n        begin\n            $write(\"DROPS %0d\", at);\n")
-	for sw := 0; sw < switches; sw++ {
-		fmt.Fprintf(&b, "            $write(\" %%h\", dut.%s.drops);\n", verilog.SwitchPath(nodes, sw))
+	for _, p := range paths {
+		fmt.Fprintf(&b, "            $write(\" %%h\", dut.%s.drops);\n", p)
 	}
 	b.WriteString("            $display(\"\");\n        end\n    endtask\n")
 	return b.String()

@@ -40,9 +40,23 @@ type illegalRun struct {
 // that address bit (an out-of-grid head), the head's head bit (its payload
 // flits orphans), the first payload's head bit (a head inside the packet:
 // the switch cuts the packet after its head, one payload flit short).
-func illegalRuns(t *testing.T) []illegalRun {
+func illegalRuns(t *testing.T) []illegalRun { return illegalRunsOn(t, illegalBase(t, false)) }
+
+// illegalBase is the 3x3 sum of illegalRuns on the hyper-crossbar, or on
+// a 3x3 torus (its routers drop and cut as the switches do).
+func illegalBase(t *testing.T, torus bool) hw.System {
 	base := system(t, "ill-3x3-sum", []int{3, 3}, 9, "butterfly", "sum", 1, 2, 32)
+	if torus {
+		base = torusSystem(t, "ill-torus3x3-sum", []int{3, 3}, nil, func(s *hw.System) {
+			s.Algo, s.Op, s.LinkLatency, s.BufferDepth, s.FlitWidth = "butterfly", "sum", 1, 2, 32
+		})
+	}
 	base.Watchdog = 200
+	return base
+}
+
+// illegalRunsOn is illegalRuns on the 3x3 system base.
+func illegalRunsOn(t *testing.T, base hw.System) []illegalRun {
 	cr, trace := crossings(t, base)
 	evs, err := ParseTrace(trace)
 	if err != nil {
@@ -82,7 +96,7 @@ func illegalRuns(t *testing.T) []illegalRun {
 		}
 		mk := func(name, fault string, check func(noc.DropCounts) bool, want string) illegalRun {
 			s := base
-			s.Name = "ill-" + name
+			s.Name = base.Name + "-" + name
 			s.Faults = []string{fault}
 			if err := s.Validate(); err != nil {
 				t.Fatal(err)
@@ -119,11 +133,17 @@ func illegalModel(t *testing.T, r illegalRun) {
 }
 
 // TestIllegalFlitsCosim: the three directed runs co-simulate cycle-exactly
-// under Icarus, DROPS registers included.
+// under Icarus, DROPS registers included, on the hyper-crossbar's switches
+// and on a torus's routers.
 func TestIllegalFlitsCosim(t *testing.T) {
 	needTools(t, Icarus)
 	t.Parallel()
-	for _, r := range illegalRuns(t) {
+	runs := illegalRuns(t)
+	for _, r := range illegalRunsOn(t, illegalBase(t, true)) {
+		r.name = "torus-" + r.name
+		runs = append(runs, r)
+	}
+	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
 			t.Parallel()
 			illegalModel(t, r)
@@ -163,6 +183,21 @@ var illegalMutants = []struct {
 		"dv <= hd ? (oog && !tl) : (dv && !tl);", "dv <= hd ? oog : dv;", "out-of-grid"},
 	{"assertions left on", "tb.v",
 		"achk = 1'b0;", "achk = 1'b1;", "orphan"},
+	// The torus router's copy (runs on the 3x3 torus, "torus-" names).
+	{"router: out-of-grid head not dropped", "hx_router.v",
+		"assign ev_dis[i]  = idle && (!hd || oog);", "assign ev_dis[i]  = idle && !hd;", "torus-out-of-grid"},
+	{"router: orphan not dropped", "hx_router.v",
+		"assign ev_dis[i]  = idle && (!hd || oog);", "assign ev_dis[i]  = idle && oog;", "torus-orphan"},
+	{"router: no cut", "hx_router.v",
+		"wire cut = |(own & fvalid & hd_f);", "wire cut = 1'b0;", "torus-head-in-packet"},
+	{"router: out-of-grid heads not counted", "hx_drops.v",
+		"n_oog  = n_oog  + {{(CW-1){1'b0}}, q_oog[dq]};", "n_oog  = n_oog;", "torus-out-of-grid"},
+	{"router: cuts not counted", "hx_router.v",
+		".ev_cuto(snd & cut_o)", ".ev_cuto({P{1'b0}})", "torus-head-in-packet"},
+	{"router: dropping ignores the tail", "hx_router.v",
+		"dv <= hd ? (oog && !tl) : (dv && !tl);", "dv <= hd ? oog : dv;", "torus-out-of-grid"},
+	{"router: assertions left on", "tb.v",
+		"achk = 1'b0;", "achk = 1'b1;", "torus-orphan"},
 }
 
 // TestIllegalFlitMutants: each mutant passes nothing it breaks.
@@ -172,6 +207,9 @@ func TestIllegalFlitMutants(t *testing.T) {
 	runs := map[string]illegalRun{}
 	for _, r := range illegalRuns(t) {
 		runs[r.name] = r
+	}
+	for _, r := range illegalRunsOn(t, illegalBase(t, true)) {
+		runs["torus-"+r.name] = r
 	}
 	for _, m := range illegalMutants {
 		t.Run(strings.ReplaceAll(m.name, " ", "-"), func(t *testing.T) {

@@ -18,8 +18,8 @@ import (
 // replays it and ends with no error and the fault-free results); an ACK
 // word and a credit word damaged on a 3x3 mesh with link latency 2 (the
 // next word repairs them). Without retry the dropped head orphans its
-// payload at a router (hx_router has no illegal-flit handling), so the
-// drop is the case retry makes co-simulable.
+// payload at a router, which drops it (TestTorusFaultsCosim); with retry
+// nothing is lost.
 func TestTorusRetryCosim(t *testing.T) {
 	needTools(t, Icarus)
 	retry := func(r, b, l int, faults ...string) func(*hw.System) {

@@ -43,7 +43,7 @@ func ExampleGenerate() {
 	}
 	// Output:
 	// top module: hx_top
-	// files: 24
+	// files: 25
 	// gt_n0.hex
 	// gt_n1.hex
 	// hx_params.vh

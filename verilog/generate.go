@@ -199,8 +199,8 @@ func check(s *design.Episode) error {
 // checkAvoid checks the routing exceptions of avoided channels against the
 // switches' CAM: one exception list per switch, each destination a node,
 // each port one of the switch's, at most regmap.MaxExcept per switch. A
-// torus has no CAM: its routers' reversals are parameters, one bit per
-// coordinate (TorusReversals), with no limit to check.
+// torus has no CAM: its routers' reversals are bits of their PLUS
+// registers, one per coordinate (RouterProgram), with no limit to check.
 func checkAvoid(s *design.Design) error {
 	a := s.Avoid
 	if a == nil || s.Topo == nil {

@@ -160,7 +160,7 @@ func Exceptions(s *design.Design) [][]regmap.Exception {
 // CAMEntries is the size E of every switch's routing exception CAM: the
 // most exceptions of one switch (noc.Avoid.MaxEntries), 0 without avoided
 // channels (no CAM, the RTL of a design without --avoid) and on a torus
-// (its routers' reversals are parameters: TorusReversals).
+// (its routers' reversals are bits of their PLUS registers: RouterProgram).
 func CAMEntries(s *design.Design) int {
 	if s == nil || s.Avoid == nil || s.Topo == nil {
 		return 0

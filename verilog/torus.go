@@ -5,17 +5,19 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/hxbar/hxbar/barrierunit/regmap"
 	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/noc"
 )
 
 // Torus RTL (docs/rtl.md, "The torus tile"): one hx_rtile per node, its
-// hx_router routing by the node's coordinates, tiles wired neighbour to
+// hx_router routing by the node's coordinates and directions (written
+// through the node's APB port: RouterProgram), tiles wired neighbour to
 // neighbour. It builds barrier, reduction and data collective episodes on
-// up to MaxDims dimensions, full duplex, with faults (those whose flits
-// stay legal at every router: testbench.Trace refuses the rest), avoided
-// links (the routers' REVk parameters) and link-level retry, without the
+// up to MaxDims dimensions, full duplex, with faults (illegal flits
+// dropped and counted by the routers as by the switches), avoided
+// links (directions reversed in the routers' PLUS registers) and link-level retry, without the
 // switch pipeline or barrier channels; Check refuses the rest with one
 // line naming the limit.
 
@@ -56,34 +58,38 @@ func Grid(d *design.Design) *noc.Topology {
 // block: its owner, round-robin pointer and credit counter).
 func RouterOutPath(n, p int) string { return fmt.Sprintf("%s.rt.g_out[%d]", TilePath(n), p) }
 
+// RouterPath is node n's torus router (hx_rtile's rt: an hx_router).
+func RouterPath(n int) string { return TilePath(n) + ".rt" }
+
 // RouterLinkPath is the channel output p > 0 of node n's torus router
 // drives (hx_rtile's g_out[p-1].up: an hx_link).
 func RouterLinkPath(n, p int) string { return fmt.Sprintf("%s.g_out[%d].up", TilePath(n), p-1) }
 
-// TorusReversals is, per dimension k, node n's router parameter REVk as a
-// binary literal's digits (coordinate K-1 first): bit c set when the
-// router sends destination coordinate c the other way round its ring,
-// away from an avoided link (noc.Avoid.TorusReversed); "" for a dimension
-// without reversals, nil without avoided channels.
-func TorusReversals(d *design.Design, n int) []string {
+// RouterProgram is node n's router configuration on a torus design d
+// (regmap.RouterProgram; nil on another network): its packed address and,
+// per dimension, the direction of every destination coordinate, the
+// model's direction table (noc.Torus.Plus) inverted where the ring is
+// routed around an avoided link (noc.Avoid.TorusReversed). The node's
+// port writes it in the configuration before cycle 0.
+func RouterProgram(d *design.Design, n int) regmap.Program {
 	tor := Torus(d)
-	if tor == nil || d.Avoid == nil {
+	if tor == nil {
 		return nil
 	}
-	out := make([]string, len(tor.Dims))
+	plus := make([]uint64, len(tor.Dims))
 	for k, K := range tor.Dims {
-		bits, set := make([]byte, K), false
-		for c := 0; c < K; c++ {
-			bits[K-1-c] = '0'
-			if d.Avoid.TorusReversed(n, k, c) {
-				bits[K-1-c], set = '1', true
+		x := tor.Coord(n, k)
+		for c := range K {
+			p := c != x && tor.Plus(k, x, c)
+			if d.Avoid != nil && d.Avoid.TorusReversed(n, k, c) {
+				p = !p
+			}
+			if p {
+				plus[k] |= 1 << c
 			}
 		}
-		if set {
-			out[k] = string(bits)
-		}
 	}
-	return out
+	return regmap.RouterProgram(uint32(design.TorusAddr(tor, n)), tor.Dims, plus)
 }
 
 // checkTorus is check's part for a torus: what the torus RTL of this stage
@@ -216,10 +222,6 @@ func torusTile(p func(string, ...any), s *design.Episode, g *noc.Topology, tor *
 	if s.Sys.Looping() {
 		extra = ", .NBANK(2)"
 	}
-	var cc [MaxDims]int
-	for k := range tor.Dims {
-		cc[k] = tor.Coord(n, k)
-	}
 	dataP := 0
 	if c.data {
 		dataP = 1
@@ -227,15 +229,9 @@ func torusTile(p func(string, ...any), s *design.Episode, g *noc.Topology, tor *
 	if s.Sys.LinkRetry > 0 {
 		extra += ", .LR(LR), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)" // link-level retry on every hx_link of the tile
 	}
-	for k, rev := range TorusReversals(s.Design, n) {
-		if rev != "" {
-			extra += fmt.Sprintf(", .REV%d(%d'b%s)", k, len(rev), rev) // routed around avoided links
-		}
-	}
 	p("    hx_rtile #(.MAXG(%d), .NRT(%d), .DATA(%d), .NIL(%d)%s,\n", c.maxG, c.nrt, dataP, c.nil_, extra)
 	p("              .FW(FW), .CB(CB), .CRC_POLY(CRC_POLY), .B(B), .AB(AB), .RB(RB),\n")
-	p("              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5), .WRAP(WRAP),\n")
-	p("              .C0(%d), .C1(%d), .C2(%d), .C3(%d), .C4(%d), .C5(%d), .L(L)) %s (\n", cc[0], cc[1], cc[2], cc[3], cc[4], cc[5], TilePath(n))
+	p("              .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5), .WRAP(WRAP), .L(L)) %s (\n", TilePath(n))
 	p("        .clk(tile_clk[%d]), .rst(rst),\n", n)
 	p("        .arrive(arrive[%d]), .operand(operand[%d +: 64]),\n", n, 64*n)
 	p("        .released(released[%d]), .result(result[%d +: 64]),\n", n, 64*n)

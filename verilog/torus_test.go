@@ -149,12 +149,13 @@ func TestRtileLintStandalone(t *testing.T) {
 	}
 	for _, params := range []string{
 		"",
-		"-GK0=8 -GAB=3 -GC0=7 -GL=2",
-		"-GK0=8 -GAB=3 -GC0=2 -GLR=4 -GB=4 -GREV0=8'b00011100",
-		"-GNDIM=2 -GK0=3 -GK1=3 -GAB=4 -GWRAP=0 -GC0=1 -GC1=2",
-		"-GNDIM=4 -GK0=2 -GK1=2 -GK2=2 -GK3=2 -GAB=4 -GCB=32 -GC3=1",
-		"-GNDIM=3 -GK0=4 -GK1=3 -GK2=2 -GAB=5 -GWRAP=5 -GC0=3 -GC1=1 -GDATA=1 -GNIL=4 -GNBANK=2",
-		"-GNDIM=6 -GK0=3 -GK1=2 -GK2=3 -GK3=2 -GK4=3 -GK5=2 -GAB=9 -GWRAP=21 -GC0=2 -GC4=1 -GC5=1",
+		"-GK0=8 -GAB=3 -GL=2",
+		"-GK0=8 -GAB=3 -GLR=4 -GB=4",
+		"-GNDIM=2 -GK0=3 -GK1=3 -GAB=4 -GWRAP=0",
+		"-GNDIM=4 -GK0=2 -GK1=2 -GK2=2 -GK3=2 -GAB=4 -GCB=32",
+		"-GNDIM=3 -GK0=4 -GK1=3 -GK2=2 -GAB=5 -GWRAP=5 -GDATA=1 -GNIL=4 -GNBANK=2",
+		"-GNDIM=6 -GK0=3 -GK1=2 -GK2=3 -GK3=2 -GK4=3 -GK5=2 -GAB=9 -GWRAP=21",
+		"-GK0=64 -GAB=6",
 	} {
 		args := append([]string{"--lint-only", "-Wall", "--top-module", "hx_rtile"}, strings.Fields(params)...)
 		out, err := run(t, dir, 120*time.Second, vl, append(args, files...)...)

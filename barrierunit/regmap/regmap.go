@@ -44,9 +44,11 @@ const (
 	BaseExpected  = 0x4000_0000
 	BaseItems     = 0x5000_0000
 
-	// IDUnit and IDSwitch are the ID registers' values ("HXBU", "HXSW").
+	// IDUnit, IDSwitch and IDRouter are the ID registers' values
+	// ("HXBU", "HXSW", "HXRT").
 	IDUnit   = 0x48584255
 	IDSwitch = 0x48585357
+	IDRouter = 0x48585254
 )
 
 // CTRL fields.
@@ -80,6 +82,33 @@ const (
 
 	NodeExchanger = 0x8000_0000
 )
+
+// Torus router registers (hx_router, at NodeExchanger | a on its node's
+// port; docs/registers.md, "Torus router"): ADDR the router's own packed
+// address; PLUS(k), the direction of every destination coordinate of
+// dimension k (bit c: +), in two words at RouterPlus + 8k (bits 31..0)
+// and + 4 (bits 63..32).
+const (
+	RouterID   = 0x0000
+	RouterCAPS = 0x0004
+	RouterAddr = 0x0008
+	RouterPlus = 0x1000
+)
+
+// RouterProgram is the part of a torus node's initial program that
+// configures its router through the node's port: ADDR, then each
+// dimension's PLUS (its upper word only for a dimension of more than 32).
+func RouterProgram(addr uint32, dims []int, plus []uint64) Program {
+	p := Program{{NodeExchanger | RouterAddr, addr}}
+	for k, m := range plus {
+		a := NodeExchanger | RouterPlus + 8*uint32(k)
+		p = append(p, Write{a, uint32(m)})
+		if dims[k] > 32 {
+			p = append(p, Write{a + 4, uint32(m >> 32)})
+		}
+	}
+	return p
+}
 
 // Gate-table word fields (docs/tables.md, "Gate table"; registers.md).
 const (

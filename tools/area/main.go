@@ -446,8 +446,9 @@ func plotGates(units map[int]*synth.Report, file string) error {
 	return p.Save(7*vg.Inch, 4.5*vg.Inch, file)
 }
 
-// routerPoint is a torus router measured alone: its shape and its own
-// coordinates (a corner would fold more of the route away).
+// routerPoint is a torus router measured alone: its shape (its
+// coordinates and directions are registers, so every router of a network
+// is the one measured).
 type routerPoint struct {
 	name   string
 	ports  int // 1 + 4 NDIM
@@ -456,7 +457,7 @@ type routerPoint struct {
 
 func rp(name string, kv ...int) routerPoint {
 	ps := []synth.Param{{Name: "FW", Value: 64}, {Name: "B", Value: 4}, {Name: "CB", Value: 32}}
-	names := []string{"NDIM", "K0", "K1", "K2", "K3", "K4", "K5", "WRAP", "C0", "C1", "C2", "C3", "C4", "C5"}
+	names := []string{"NDIM", "K0", "K1", "K2", "K3", "K4", "K5", "WRAP"}
 	for i, v := range kv {
 		ps = append(ps, synth.Param{Name: names[i], Value: v})
 	}
@@ -464,15 +465,15 @@ func rp(name string, kv ...int) routerPoint {
 }
 
 // routers: hx_router alone (issue 23) with the default design's flit
-// (FW 64, CB 32, B 4), at an inner coordinate; ports 1 + 4 NDIM.
+// (FW 64, CB 32, B 4); ports 1 + 4 NDIM.
 var (
 	routers = []routerPoint{
-		rp("ring 8", 1, 8, 0, 0, 0, 0, 0, 1, 3),
-		rp("torus 4x4", 2, 4, 4, 0, 0, 0, 0, 3, 1, 2),
-		rp("mixed 4x3x2", 3, 4, 3, 2, 0, 0, 0, 3, 1, 1, 1),
-		rp("Tofu 3x2x3x2x3x2", 6, 3, 2, 3, 2, 3, 2, 21, 1, 1, 1, 0, 1, 0),
+		rp("ring 8", 1, 8, 0, 0, 0, 0, 0, 1),
+		rp("torus 4x4", 2, 4, 4, 0, 0, 0, 0, 3),
+		rp("mixed 4x3x2", 3, 4, 3, 2, 0, 0, 0, 3),
+		rp("Tofu 3x2x3x2x3x2", 6, 3, 2, 3, 2, 3, 2, 21),
 	}
-	routerRTL = []string{"hx_mem_1r1w.v", "hx_fifo.v", "hx_credit.v", "hx_router_dir.v", "hx_router.v"}
+	routerRTL = []string{"hx_mem_1r1w.v", "hx_fifo.v", "hx_credit.v", "hx_drops.v", "hx_router_dir.v", "hx_router.v"}
 )
 
 // routerTable measures and prints the routers; it returns those left out.

@@ -10,17 +10,21 @@
 // (hx_fifo), per output an owner, a round-robin pointer and a credit
 // counter (hx_credit), one flit per output and cycle. Two things differ:
 //
-// - Routing is by coordinates, not tables: the router's own coordinates
-//   (C0..C5), the dimension sizes, the wrap flags and the reversals around
-//   avoided links (REV0..REV5) are parameters, so there is no
-//   configuration port. Dimension order, minimal: the first dimension,
-//   from 0 up, whose coordinate differs, in the shortest direction on a
-//   ring (a tie, distance K/2, goes +), toward the destination on a mesh
-//   line, the other way round where REVk says so (a ring routed around an
-//   avoided link); VC1 when the hop crosses the ring's wrap link (+ from
-//   K-1 to 0, - from 0 to K-1) or the flit arrived on VC1 of that
+// - Routing is by coordinates, not tables, and configured through the APB
+//   port (docs/registers.md, "Torus router"): ADDR holds the router's own
+//   packed address (its coordinates, packed as a head's destination), and
+//   PLUS(k) per dimension the direction of every destination coordinate
+//   (hx_router_dir), both written by the node's configuration program
+//   before cycle 0; the dimension sizes and wrap flags are parameters, so
+//   every router of a network is the same module. Dimension order,
+//   minimal: the first dimension, from 0 up, whose coordinate differs, in
+//   the direction PLUS(k) gives (the generator writes the model's table:
+//   the shortest way round a ring, a tie of K/2 going +, toward the
+//   destination on a mesh line, the other way round where a ring is routed
+//   around an avoided link); VC1 when the hop crosses the ring's wrap link
+//   (+ from K-1 to 0, - from 0 to K-1) or the flit arrived on VC1 of that
 //   dimension and direction (the dateline), else VC0 (noc.Torus.NextAddr;
-//   with reversals the avoided torus's Next).
+//   with avoided links the avoided torus's Next).
 // - The two VCs of a link direction (outputs 1+4k+{0,1}, and 1+4k+{2,3})
 //   share one wire: at most one of them sends in a cycle. An output that
 //   continues a packet goes before any grant; two continuing ones, the one
@@ -29,9 +33,14 @@
 //   moves the same flits in the same cycles as one shared wire carrying a
 //   VC bit would.
 //
-// No illegal-flit handling (the simulation stops on a head at an input
-// owning an output, a payload flit at one owning none, or an address
-// outside the grid). Flit: {head, tail,
+// Illegal flits (docs/microarchitecture.md, "Illegal flits"; only faults
+// make them), as hx_switch: an input owning no output drops a head whose
+// address names no node (and the rest of its packet, up to its tail) and
+// any payload or tail flit; an input owning an output whose front is a
+// head ends its packet with a cut tail (that head with the marks {0, 1})
+// on that output, a continuing send for the shared wire. DROPS (0x000C,
+// hx_drops) counts them; the simulation-only assertions (achk) stop a
+// fault-free testbench that meets one. Flit: {head, tail,
 // crc[CB-1:0], data[FW-1:0]}, the destination address in data[AB-1:0]
 // packed as hx_switch reads it (coordinate k in BKk bits, dimension 0 in
 // the LSBs).
@@ -48,20 +57,6 @@ module hx_router #(
     parameter integer K4    = 0,
     parameter integer K5    = 0,
     parameter integer WRAP  = 63,        // bit k: dimension k is a ring (1) or a mesh line (0)
-    parameter integer C0    = 0,         // the router's own coordinates
-    parameter integer C1    = 0,
-    parameter integer C2    = 0,
-    parameter integer C3    = 0,
-    parameter integer C4    = 0,
-    parameter integer C5    = 0,
-    // Avoided links (noc.Avoid.TorusReversed): bit c of REVk sends
-    // destination coordinate c of dimension k the other way round.
-    parameter [((K0 < 1) ? 1 : K0)-1:0] REV0 = 0,
-    parameter [((K1 < 1) ? 1 : K1)-1:0] REV1 = 0,
-    parameter [((K2 < 1) ? 1 : K2)-1:0] REV2 = 0,
-    parameter [((K3 < 1) ? 1 : K3)-1:0] REV3 = 0,
-    parameter [((K4 < 1) ? 1 : K4)-1:0] REV4 = 0,
-    parameter [((K5 < 1) ? 1 : K5)-1:0] REV5 = 0,
     parameter integer P     = 1 + 4 * NDIM  // ports (fixed by NDIM)
 ) (
     input                 clk,
@@ -71,7 +66,16 @@ module hx_router #(
     output [P-1:0]        in_credit,   // input FIFO p popped (credit to upstream)
     output [P-1:0]        out_valid,   // a flit is sent on output p
     output [P*(FW+CB+2)-1:0] out_flit,
-    input  [P-1:0]        out_credit   // credit returned to output p
+    input  [P-1:0]        out_credit,  // credit returned to output p
+    // APB configuration port (docs/registers.md, "Torus router")
+    input                 psel,
+    input                 penable,
+    input                 pwrite,
+    input  [15:0]         paddr,       // byte address; bits 1..0 ignored
+    input  [31:0]         pwdata,
+    output [31:0]         prdata,
+    output                pready,
+    output                pslverr
 );
     localparam W  = FW + 2 + CB;
     localparam IW = $clog2(P);                  // width of a port number (P >= 5)
@@ -91,21 +95,93 @@ module hx_router #(
     localparam AB  = BK0 + BK1 + BK2 + BK3 + BK4 + BK5;   // address bits
 
 `ifndef SYNTHESIS
+    // 1: stop the simulation on an illegal flit (a fault-free run has
+    // none); a fault testbench writes 0 at time 0.
+    reg achk = 1'b1;
     initial begin
-        if (NDIM < 1 || NDIM > 6 || P != 1 + 4 * NDIM || FW < AB ||
-            C0 >= K0 || (NDIM > 1 && C1 >= K1) || (NDIM > 2 && C2 >= K2) || (NDIM > 3 && C3 >= K3) ||
-            (NDIM > 4 && C4 >= K4) || (NDIM > 5 && C5 >= K5))
-            $fatal(1, "%m: inconsistent parameters P=%0d NDIM=%0d FW=%0d C=%0d,%0d,%0d,%0d,%0d,%0d",
-                   P, NDIM, FW, C0, C1, C2, C3, C4, C5);
+        if (NDIM < 1 || NDIM > 6 || P != 1 + 4 * NDIM || FW < AB || AB > 32)
+            $fatal(1, "%m: inconsistent parameters P=%0d NDIM=%0d FW=%0d AB=%0d (ADDR is one 32-bit word)", P, NDIM, FW, AB);
     end
 `endif
 
     // ------------------------------------------------------------------
-    // Direction of every destination coordinate, per dimension: constants
-    // of the parameters (one bit per value a BKk-bit coordinate can take).
-    // dpk[c]: the hop goes + (else -); dsk[c]: c is the own coordinate
-    // (this dimension is done); dvk: the + (dvk[0]) and - (dvk[1]) hops
-    // from here cross the wrap link (VC1).
+    // Configuration (docs/registers.md, "Torus router"): word aw =
+    // paddr[15:2]. ID (word 0) and CAPS (1) read only; ADDR (2) the own
+    // packed address; PLUS(k) at words 0x400 + 2k (bits 31..0) and
+    // 0x401 + 2k (bits 63..32) for k < NDIM. A write takes effect at the
+    // edge that ends its access cycle. Refused (pslverr, nothing written):
+    // a read of an unmapped word; a write to one, to ID or CAPS, or of a
+    // value the register cannot hold (an ADDR bit above the address, a
+    // coordinate >= its dimension's size, a PLUS bit c >= K).
+    // ------------------------------------------------------------------
+    localparam [31:0] ID   = 32'h48585254;                  // "HXRT"
+    localparam integer WRAPU = WRAP & ((1 << NDIM) - 1);
+    localparam integer CAPSI = P + NDIM * 256 + WRAPU * 65536;
+    localparam [31:0] CAPS = CAPSI;                         // {WRAP, NDIM, P}
+    /* verilator lint_off UNUSED */
+    wire [1:0]  pa_lo  = paddr[1:0];                        // ignored (32-bit registers)
+    /* verilator lint_on UNUSED */
+    wire [13:0] aw     = paddr[15:2];
+    wire        access = psel && penable;
+    wire        a_id   = (aw == 14'd0);
+    wire        a_caps = (aw == 14'd1);
+    wire        a_addr = (aw == 14'd2);
+    wire        a_drop = (aw == 14'd3);                     // DROPS: read, or write (any value) to clear
+    wire [2:0]  ak     = aw[3:1];                           // PLUS's dimension
+    wire        a_pl   = (aw[13:4] == 10'h040) && ({29'd0, ak} < NDIM);
+    // A value ADDR may hold: no bit above AB, every coordinate < K.
+    wire [31:0] wa = pwdata;
+    wire        addr_ok = ((wa >> AB) == 32'd0) &&
+                          (((wa      ) & ((32'd1 << BK0) - 32'd1)) < K0) &&
+                          (NDIM < 2 || ((wa >> SH1) & ((32'd1 << BK1) - 32'd1)) < K1) &&
+                          (NDIM < 3 || ((wa >> SH2) & ((32'd1 << BK2) - 32'd1)) < K2) &&
+                          (NDIM < 4 || ((wa >> SH3) & ((32'd1 << BK3) - 32'd1)) < K3) &&
+                          (NDIM < 5 || ((wa >> SH4) & ((32'd1 << BK4) - 32'd1)) < K4) &&
+                          (NDIM < 6 || ((wa >> SH5) & ((32'd1 << BK5) - 32'd1)) < K5);
+    // A value PLUS(k) may hold: no bit c >= K (words 0x400 + 2k: bits
+    // 31..0; 0x401 + 2k: bits 63..32).
+    function pl_ok;
+        input [31:0] v;
+        input        hi;
+        input integer kk;
+        begin
+            if (hi)
+                pl_ok = (kk > 32) ? ((v >> (kk - 32)) == 32'd0) : (v == 32'd0);
+            else
+                pl_ok = (kk >= 32) || ((v >> kk) == 32'd0);
+        end
+    endfunction
+    localparam integer KS0 = K0, KS1 = K1, KS2 = K2, KS3 = K3, KS4 = K4, KS5 = K5;
+    wire [31:0] kk_sel = (ak == 3'd0) ? KS0 : (ak == 3'd1) ? KS1 : (ak == 3'd2) ? KS2 :
+                         (ak == 3'd3) ? KS3 : (ak == 3'd4) ? KS4 : KS5;
+    wire        v_ok   = a_addr ? addr_ok : pl_ok(pwdata, aw[0], kk_sel);
+    wire        wr     = access && pwrite && (a_addr || a_pl) && v_ok;
+    assign pslverr = access && (pwrite ? !((a_addr || a_pl) && v_ok || a_drop) :
+                                         !(a_id || a_caps || a_addr || a_pl || a_drop));
+    assign pready  = 1'b1;
+
+    reg  [AB-1:0] r_addr;  // ADDR: the router's coordinates, packed
+    always @(posedge clk) begin
+        if (rst)
+            r_addr <= {AB{1'b0}};
+        else if (wr && a_addr)
+            r_addr <= wa[AB-1:0];
+    end
+    wire [5:0] we_lo, we_hi;
+    genvar wk;
+    generate
+        for (wk = 0; wk < 6; wk = wk + 1) begin : g_we
+            assign we_lo[wk] = wr && a_pl && ak == wk && !aw[0];
+            assign we_hi[wk] = wr && a_pl && ak == wk && aw[0];
+        end
+    endgenerate
+
+    // ------------------------------------------------------------------
+    // Direction of every destination coordinate, per dimension (one bit
+    // per value a BKk-bit coordinate can take): dpk[c] the hop goes +
+    // (else -), from PLUS(k); the dimension is done when the coordinate
+    // equals the own one; dvk: the + (dvk[0]) and - (dvk[1]) hops from
+    // here cross the wrap link (VC1).
     // ------------------------------------------------------------------
     localparam integer NS0 = 1 << BK0;
     localparam integer NS1 = 1 << ((BK1 < 1) ? 1 : BK1);
@@ -113,19 +189,37 @@ module hx_router #(
     localparam integer NS3 = 1 << ((BK3 < 1) ? 1 : BK3);
     localparam integer NS4 = 1 << ((BK4 < 1) ? 1 : BK4);
     localparam integer NS5 = 1 << ((BK5 < 1) ? 1 : BK5);
-    wire [NS0-1:0] dp0, ds0;
-    wire [NS1-1:0] dp1, ds1;
-    wire [NS2-1:0] dp2, ds2;
-    wire [NS3-1:0] dp3, ds3;
-    wire [NS4-1:0] dp4, ds4;
-    wire [NS5-1:0] dp5, ds5;
+    localparam integer BW1 = (BK1 < 1) ? 1 : BK1;
+    localparam integer BW2 = (BK2 < 1) ? 1 : BK2;
+    localparam integer BW3 = (BK3 < 1) ? 1 : BK3;
+    localparam integer BW4 = (BK4 < 1) ? 1 : BK4;
+    localparam integer BW5 = (BK5 < 1) ? 1 : BK5;
+    wire [31:0] own32 = {{(32-AB){1'b0}}, r_addr};
+    wire [BK0-1:0] oc0 = own32[BK0-1:0];
+    wire [BW1-1:0] oc1 = own32[SH1 +: BW1];
+    wire [BW2-1:0] oc2 = own32[SH2 +: BW2];
+    wire [BW3-1:0] oc3 = own32[SH3 +: BW3];
+    wire [BW4-1:0] oc4 = own32[SH4 +: BW4];
+    wire [BW5-1:0] oc5 = own32[SH5 +: BW5];
+    wire [NS0-1:0] dp0;
+    wire [NS1-1:0] dp1;
+    wire [NS2-1:0] dp2;
+    wire [NS3-1:0] dp3;
+    wire [NS4-1:0] dp4;
+    wire [NS5-1:0] dp5;
     wire [1:0]     dv0, dv1, dv2, dv3, dv4, dv5;
-    hx_router_dir #(.NS(NS0), .K(K0), .C(C0), .RING((WRAP >> 0) & 1), .REV(REV0)) dir0 (.plus(dp0), .stay(ds0), .vc1(dv0));
-    hx_router_dir #(.NS(NS1), .K(K1), .C(C1), .RING((WRAP >> 1) & 1), .REV(REV1)) dir1 (.plus(dp1), .stay(ds1), .vc1(dv1));
-    hx_router_dir #(.NS(NS2), .K(K2), .C(C2), .RING((WRAP >> 2) & 1), .REV(REV2)) dir2 (.plus(dp2), .stay(ds2), .vc1(dv2));
-    hx_router_dir #(.NS(NS3), .K(K3), .C(C3), .RING((WRAP >> 3) & 1), .REV(REV3)) dir3 (.plus(dp3), .stay(ds3), .vc1(dv3));
-    hx_router_dir #(.NS(NS4), .K(K4), .C(C4), .RING((WRAP >> 4) & 1), .REV(REV4)) dir4 (.plus(dp4), .stay(ds4), .vc1(dv4));
-    hx_router_dir #(.NS(NS5), .K(K5), .C(C5), .RING((WRAP >> 5) & 1), .REV(REV5)) dir5 (.plus(dp5), .stay(ds5), .vc1(dv5));
+    wire [63:0]    rd0, rd1, rd2, rd3, rd4, rd5;
+    hx_router_dir #(.NS(NS0), .BW(BK0), .K(K0), .RING((WRAP >> 0) & 1)) dir0 (.clk(clk), .rst(rst), .we_lo(we_lo[0]), .we_hi(we_hi[0]), .wdata(pwdata), .own(oc0), .plus(dp0), .vc1(dv0), .rd(rd0));
+    hx_router_dir #(.NS(NS1), .BW(BW1), .K(K1), .RING((WRAP >> 1) & 1)) dir1 (.clk(clk), .rst(rst), .we_lo(we_lo[1]), .we_hi(we_hi[1]), .wdata(pwdata), .own(oc1), .plus(dp1), .vc1(dv1), .rd(rd1));
+    hx_router_dir #(.NS(NS2), .BW(BW2), .K(K2), .RING((WRAP >> 2) & 1)) dir2 (.clk(clk), .rst(rst), .we_lo(we_lo[2]), .we_hi(we_hi[2]), .wdata(pwdata), .own(oc2), .plus(dp2), .vc1(dv2), .rd(rd2));
+    hx_router_dir #(.NS(NS3), .BW(BW3), .K(K3), .RING((WRAP >> 3) & 1)) dir3 (.clk(clk), .rst(rst), .we_lo(we_lo[3]), .we_hi(we_hi[3]), .wdata(pwdata), .own(oc3), .plus(dp3), .vc1(dv3), .rd(rd3));
+    hx_router_dir #(.NS(NS4), .BW(BW4), .K(K4), .RING((WRAP >> 4) & 1)) dir4 (.clk(clk), .rst(rst), .we_lo(we_lo[4]), .we_hi(we_hi[4]), .wdata(pwdata), .own(oc4), .plus(dp4), .vc1(dv4), .rd(rd4));
+    hx_router_dir #(.NS(NS5), .BW(BW5), .K(K5), .RING((WRAP >> 5) & 1)) dir5 (.clk(clk), .rst(rst), .we_lo(we_lo[5]), .we_hi(we_hi[5]), .wdata(pwdata), .own(oc5), .plus(dp5), .vc1(dv5), .rd(rd5));
+    wire [63:0] rd_pl = (ak == 3'd0) ? rd0 : (ak == 3'd1) ? rd1 : (ak == 3'd2) ? rd2 :
+                        (ak == 3'd3) ? rd3 : (ak == 3'd4) ? rd4 : rd5;
+    wire [31:0] drops;     // DROPS (hx_drops, below)
+    assign prdata = a_id ? ID : a_caps ? CAPS : a_addr ? own32 : a_drop ? drops :
+                    a_pl ? (aw[0] ? rd_pl[63:32] : rd_pl[31:0]) : 32'd0;
 
     // ------------------------------------------------------------------
     // Input FIFOs and route computation
@@ -135,6 +229,11 @@ module hx_router #(
     reg  [P-1:0]   pop;        // input popped this cycle
     wire [P*P-1:0] route;      // route(i) of the front flit, one-hot at [P*i +: P] (meaningful for heads)
     reg  [P-1:0]   in_own;     // input i owns an output
+    wire [P-1:0]   legal;      // the front may request (not a head that names no node)
+    // Illegal-flit events of the cycle, per input (ev_*) and per output
+    // (cut_o), counted into DROPS.
+    wire [P-1:0]   ev_oog, ev_orph, ev_dis, ev_cuti;
+    wire [P-1:0]   cut_o;      // output o sends a cut tail
 
     assign in_credit = pop;
 
@@ -157,12 +256,12 @@ module hx_router #(
             wire [31:0] c4 = (a >> SH4) & ((32'd1 << BK4) - 32'd1);
             wire [31:0] c5 = (a >> SH5) & ((32'd1 << BK5) - 32'd1);
             // Per dimension: done (s), + (pl).
-            wire s0 = ds0[c0[BK0-1:0]];
-            wire s1 = (NDIM < 2) || ds1[c1[((BK1 < 1) ? 1 : BK1)-1:0]];
-            wire s2 = (NDIM < 3) || ds2[c2[((BK2 < 1) ? 1 : BK2)-1:0]];
-            wire s3 = (NDIM < 4) || ds3[c3[((BK3 < 1) ? 1 : BK3)-1:0]];
-            wire s4 = (NDIM < 5) || ds4[c4[((BK4 < 1) ? 1 : BK4)-1:0]];
-            wire s5 = (NDIM < 6) || ds5[c5[((BK5 < 1) ? 1 : BK5)-1:0]];
+            wire s0 = (c0[BK0-1:0] == oc0);
+            wire s1 = (NDIM < 2) || (c1[BW1-1:0] == oc1);
+            wire s2 = (NDIM < 3) || (c2[BW2-1:0] == oc2);
+            wire s3 = (NDIM < 4) || (c3[BW3-1:0] == oc3);
+            wire s4 = (NDIM < 5) || (c4[BW4-1:0] == oc4);
+            wire s5 = (NDIM < 6) || (c5[BW5-1:0] == oc5);
             wire pl0 = dp0[c0[BK0-1:0]];
             wire pl1 = dp1[c1[((BK1 < 1) ? 1 : BK1)-1:0]];
             wire pl2 = dp2[c2[((BK2 < 1) ? 1 : BK2)-1:0]];
@@ -198,17 +297,38 @@ module hx_router #(
                 assign route[P*i + ro] = (port == ro);
             end
 
-`ifndef SYNTHESIS
+            // Illegal flits. hd, tl: the front's marks; oog: a head whose
+            // address names no node. An input owning no output drops its
+            // front when it is not a legal head (pop below); dv: it is
+            // dropping the rest of an out-of-grid packet (up to its tail).
             wire hd  = front[W*i+W-1];
+            wire tl  = front[W*i+W-2];
             wire oog = hd && (c0 >= K0 || (NDIM > 1 && c1 >= K1) ||
                               (NDIM > 2 && c2 >= K2) || (NDIM > 3 && c3 >= K3) ||
                               (NDIM > 4 && c4 >= K4) || (NDIM > 5 && c5 >= K5));
+            wire idle = fvalid[i] && !in_own[i];
+            reg  dv;
             always @(posedge clk) begin
-                if (!rst && fvalid[i] && oog)
+                if (rst)
+                    dv <= 1'b0;
+                else if (idle)
+                    dv <= hd ? (oog && !tl) : (dv && !tl);
+            end
+            assign legal[i]   = !oog;
+            assign ev_dis[i]  = idle && (!hd || oog);
+            assign ev_oog[i]  = idle && oog;
+            assign ev_orph[i] = idle && !hd && !dv;
+            assign ev_cuti[i] = idle && hd && dv;
+
+`ifndef SYNTHESIS
+            // Assertions of a fault-free run (a fault testbench clears
+            // achk: there, the drops above are the behaviour checked).
+            always @(posedge clk) begin
+                if (achk && !rst && fvalid[i] && oog)
                     $fatal(1, "%m: head flit with address %h outside the %0d-D grid", a, NDIM);
-                if (!rst && fvalid[i] && !in_own[i] && !hd)
+                if (achk && !rst && idle && !hd)
                     $fatal(1, "%m: a payload or tail flit at an input with no packet open");
-                if (!rst && fvalid[i] && in_own[i] && hd)
+                if (achk && !rst && fvalid[i] && in_own[i] && hd)
                     $fatal(1, "%m: a head flit at an input whose packet is open");
             end
 `endif
@@ -277,7 +397,7 @@ module hx_router #(
             integer j;
             always @* begin
                 for (j = 0; j < P; j = j + 1)
-                    req[j] = fvalid[j] && hd_f[j] && !in_own[j] && route[P*j + o];
+                    req[j] = fvalid[j] && hd_f[j] && legal[j] && !in_own[j] && route[P*j + o];
             end
 
             // Round robin: the lowest requester at or above rr, else the
@@ -321,16 +441,23 @@ module hx_router #(
             end
             wire [W-1:0] flit = mt[W*(2*NT-2) +: W];
             wire own_rdy = |(own & fvalid);
+            // A head at the owner's front: the output sends its cut tail
+            // instead (the head's bits, head mark 0, tail mark 1), the head
+            // stays, and the output is free from the next cycle (the head
+            // then requests as any other). For the shared wire a cut is a
+            // continuing send.
+            wire cut = |(own & fvalid & hd_f);
 
             assign own_vv[o] = own_v;
             assign sel[IW*o +: IW] = s;
             assign cont[o] = ok && own_v && own_rdy;
             assign gnt[o]  = ok && !own_v && gnt_v;
             assign snd[o]  = go && (own_v ? own_rdy : gnt_v);
-            assign pops[P*o +: P] = {P{go}} & (own_v ? (own & fvalid) : goh);
+            assign pops[P*o +: P] = {P{go}} & (own_v ? (own & fvalid & ~hd_f) : goh);
             assign owns[P*o +: P] = own;
             assign out_valid[o] = snd[o];
-            assign out_flit[W*o +: W] = flit;
+            assign out_flit[W*o +: W] = {flit[W-1] & !cut, flit[W-2] | cut, flit[W-3:0]};
+            assign cut_o[o] = cut;
 
             reg  [P-1:0] rrn;
             reg          below;
@@ -343,9 +470,10 @@ module hx_router #(
                 end
             end
 
-            // The owner after this cycle: owned, kept unless the tail
-            // goes; free, the grant takes it unless its flit is a tail.
-            wire [P-1:0] own_n = own_v ? own & ~({P{go}} & fvalid & tl_f)
+            // The owner after this cycle: owned, kept unless the tail or
+            // a head (a cut) goes; free, the grant takes it unless its
+            // flit is a tail.
+            wire [P-1:0] own_n = own_v ? own & ~({P{go}} & fvalid & (tl_f | hd_f))
                                        : {P{go}} & goh & ~tl_f;
             always @(posedge clk) begin
                 if (rst) begin
@@ -360,13 +488,20 @@ module hx_router #(
         end
     endgenerate
 
-    // Pop: an input is popped when the output that selected it sends.
+    // Pop: an input is popped when the output that selected it sends a
+    // flit of it (not a cut tail), or when it drops its front.
     integer pi, po;
     always @* begin
         for (pi = 0; pi < P; pi = pi + 1) begin
-            pop[pi] = 1'b0;
+            pop[pi] = ev_dis[pi];
             for (po = 0; po < P; po = po + 1)
                 pop[pi] = pop[pi] | pops[P*po + pi];
         end
     end
+
+    hx_drops #(.P(P)) drop (
+        .clk(clk), .rst(rst), .clr(access && pwrite && a_drop),
+        .ev_oog(ev_oog), .ev_orph(ev_orph), .ev_dis(ev_dis), .ev_cuti(ev_cuti),
+        .ev_cuto(snd & cut_o), .drops(drops)
+    );
 endmodule

@@ -1,8 +1,8 @@
 // hx_rtile: one node of a torus, a mesh or a mix of the two (noc.Torus;
 // docs/rtl.md, "The torus tile"): the node's barrier unit (g_unit.bu:
 // hx_barrier_unit, the block name hx_tile gives it), its router (rt:
-// hx_router at the node's coordinates C0..C5, with its reversals around
-// avoided links REV0..REV5), the injection and ejection
+// hx_router, its coordinates and directions written through the APB port),
+// the injection and ejection
 // channels between them (inj, ej: hx_link, latency 1) and, per router
 // output p > 0, the channel it drives (g_out[p-1].up: hx_link, latency L);
 // every hx_link with link-level retry when LR > 0 (docs/reliability.md,
@@ -19,9 +19,9 @@
 // is the link). The ports of the outputs that leave the end of a mesh line
 // are left open by the integrator (up_credit and down_valid tied to 0).
 //
-// APB (docs/registers.md): paddr[31] = 0 the unit; the router routes by
-// its coordinates and has no registers, so an access with paddr[31] = 1
-// ends with pslverr.
+// APB (docs/registers.md): paddr[31] = 0 the unit; paddr[31] = 1 the
+// router's registers at paddr[15:0] (ADDR, PLUS(k): "Torus router"; bits
+// 30..16 ignored, as hx_tile's exchanger ignores them).
 `timescale 1ns / 1ps
 module hx_rtile #(
     parameter integer MAXG = 1,    // gate capacity (1..62)
@@ -43,18 +43,6 @@ module hx_rtile #(
     parameter integer K4   = 0,
     parameter integer K5   = 0,
     parameter integer WRAP = 63,   // bit k: dimension k is a ring (1) or a mesh line (0)
-    parameter integer C0   = 0,    // the node's coordinates
-    parameter integer C1   = 0,
-    parameter integer C2   = 0,
-    parameter integer C3   = 0,
-    parameter integer C4   = 0,
-    parameter integer C5   = 0,
-    parameter [((K0 < 1) ? 1 : K0)-1:0] REV0 = 0,   // the router's reversals around avoided links
-    parameter [((K1 < 1) ? 1 : K1)-1:0] REV1 = 0,   // (hx_router)
-    parameter [((K2 < 1) ? 1 : K2)-1:0] REV2 = 0,
-    parameter [((K3 < 1) ? 1 : K3)-1:0] REV3 = 0,
-    parameter [((K4 < 1) ? 1 : K4)-1:0] REV4 = 0,
-    parameter [((K5 < 1) ? 1 : K5)-1:0] REV5 = 0,
     parameter integer L    = 1,    // link latency between routers
     parameter integer LR   = 0,    // link-level retry: replay buffer entries; 0: none
     parameter integer CW   = 16,   // link check code bits (hw.LinkCode; LR > 0 only)
@@ -87,13 +75,14 @@ module hx_rtile #(
     localparam integer W = FW + 2 + CB;
     localparam integer P = 1 + 4 * NDIM;  // router ports
 
-    // ---- APB: paddr[31] = 0 the unit; 1 nothing (pslverr)
+    // ---- APB: paddr[31] = 0 the unit; 1 the router
     wire        usel = psel && !paddr[31];
-    wire [31:0] u_rd;
-    wire        u_rdy, u_err;
-    assign prdata  = paddr[31] ? 32'd0 : u_rd;
-    assign pready  = paddr[31] ? 1'b1 : u_rdy;
-    assign pslverr = paddr[31] ? (psel && penable) : u_err;
+    wire        rsel = psel && paddr[31];
+    wire [31:0] u_rd, r_rd;
+    wire        u_rdy, u_err, r_rdy, r_err;
+    assign prdata  = paddr[31] ? r_rd : u_rd;
+    assign pready  = paddr[31] ? r_rdy : u_rdy;
+    assign pslverr = paddr[31] ? r_err : u_err;
 
     // ---- the unit
     wire         inj_valid, inj_credit, ej_valid, ej_credit;
@@ -117,11 +106,12 @@ module hx_rtile #(
     wire [P-1:0]   r_in_valid, r_in_credit, r_out_valid, r_out_credit;
     wire [P*W-1:0] r_in_flit, r_out_flit;
     hx_router #(.FW(FW), .B(B), .CB(CB), .NDIM(NDIM), .K0(K0), .K1(K1), .K2(K2), .K3(K3), .K4(K4), .K5(K5),
-                .WRAP(WRAP), .C0(C0), .C1(C1), .C2(C2), .C3(C3), .C4(C4), .C5(C5),
-                .REV0(REV0), .REV1(REV1), .REV2(REV2), .REV3(REV3), .REV4(REV4), .REV5(REV5)) rt (
+                .WRAP(WRAP)) rt (
         .clk(clk), .rst(rst),
         .in_valid(r_in_valid), .in_flit(r_in_flit), .in_credit(r_in_credit),
-        .out_valid(r_out_valid), .out_flit(r_out_flit), .out_credit(r_out_credit)
+        .out_valid(r_out_valid), .out_flit(r_out_flit), .out_credit(r_out_credit),
+        .psel(rsel), .penable(penable), .pwrite(pwrite), .paddr(paddr[15:0]),
+        .pwdata(pwdata), .prdata(r_rd), .pready(r_rdy), .pslverr(r_err)
     );
     hx_link #(.W(W), .L(1), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)) inj (
         .clk(clk), .rst(rst),
@@ -135,14 +125,14 @@ module hx_rtile #(
         .out_valid(ej_valid), .out_flit(ej_flit),
         .crd_in(ej_credit), .crd_out(r_out_credit[0])
     );
-    genvar j;
+    genvar gj;
     generate
-        for (j = 0; j < 4 * NDIM; j = j + 1) begin : g_out
+        for (gj = 0; gj < 4 * NDIM; gj = gj + 1) begin : g_out
             hx_link #(.W(W), .L(L), .LR(LR), .B(B), .CW(CW), .CPOLY(CPOLY), .KW(KW), .KPOLY(KPOLY)) up (
                 .clk(clk), .rst(rst),
-                .in_valid(r_out_valid[j+1]), .in_flit(r_out_flit[(j+1)*W +: W]),
-                .out_valid(up_valid[j]), .out_flit(up_flit[j*W +: W]),
-                .crd_in(up_credit[j]), .crd_out(r_out_credit[j+1])
+                .in_valid(r_out_valid[gj+1]), .in_flit(r_out_flit[(gj+1)*W +: W]),
+                .out_valid(up_valid[gj]), .out_flit(up_flit[gj*W +: W]),
+                .crd_in(up_credit[gj]), .crd_out(r_out_credit[gj+1])
             );
         end
     endgenerate

@@ -429,6 +429,42 @@ else
     fi
 fi
 
+echo "== torus router configuration port (rt_apb_tb)"
+# ID, CAPS, reset values, write timing, read back, every refused transfer,
+# and routes that follow the written ADDR and PLUS registers; then mutants
+# of the router's port, each of which the bench must kill.
+rt_apb() {   # rt_apb DIR -> 0 when rt_apb_tb passes on DIR's hx_router*.v
+    local d=$1
+    iverilog -g2005 -Wall -o "$d/rt_apb.vvp" "$HERE/rt_apb_tb.v" "$RTL/hx_mem_1r1w.v" "$RTL/hx_fifo.v" \
+        "$RTL/hx_credit.v" "$RTL/hx_drops.v" "$d/hx_router_dir.v" "$d/hx_router.v" >"$d/rt_apb.iv" 2>&1 && [ ! -s "$d/rt_apb.iv" ] &&
+        (cd "$d" && vvp -n "$d/rt_apb.vvp") >"$d/rt_apb.out" 2>&1 && [ "$(cat "$d/rt_apb.out")" = "rt_apb_tb: PASS" ]
+}
+mkdir -p "$WORK/rt_apb" && cp "$RTL/hx_router.v" "$RTL/hx_router_dir.v" "$WORK/rt_apb/"
+if rt_apb "$WORK/rt_apb"; then
+    pass "rt_apb_tb: hx_router APB port"
+else
+    fail "rt_apb_tb"; cat "$WORK/rt_apb/rt_apb.iv" "$WORK/rt_apb/rt_apb.out" 2>/dev/null | sed 's/^/     /' | head
+fi
+rt_mutant() {   # rt_mutant NAME FILE SED: rt_apb_tb must fail on the edit
+    local m="$WORK/rt_mut_$1"
+    rm -rf "$m"; mkdir -p "$m"; cp "$RTL/hx_router.v" "$RTL/hx_router_dir.v" "$m/"
+    sed -i "$3" "$m/$2"
+    if cmp -s "$m/$2" "$RTL/$2"; then
+        fail "router mutant $1: the edit did not apply"
+    elif rt_apb "$m"; then
+        fail "router mutant $1 survived rt_apb_tb"
+    else
+        pass "router mutant $1 killed: $(head -1 "$m/rt_apb.out")"
+    fi
+}
+rt_mutant write_in_setup hx_router.v 's/wire        access = psel \&\& penable;/wire        access = psel;/'
+rt_mutant no_coord_check hx_router.v 's/(NDIM < 2 || ((wa >> SH1) \& ((32.d1 << BK1) - 32.d1)) < K1) \&\&/1 \&\&/'
+rt_mutant no_plus_check  hx_router.v 's/pl_ok = (kk >= 32) || ((v >> kk) == 32.d0);/pl_ok = 1;/'
+rt_mutant word_clobbered hx_router_dir.v 's/pl <= nxt\[KK-1:0\];/pl <= wdata[KK-1:0];/'
+rt_mutant stay_own_zero  hx_router.v 's/wire s0 = (c0\[BK0-1:0\] == oc0);/wire s0 = (c0[BK0-1:0] == 0);/'
+rt_mutant vc1_fixed      hx_router_dir.v 's/assign vc1\[0\] = (RING != 0) \&\& (own32 == KK - 1);/assign vc1[0] = 1'"'"'b0;/'
+rt_mutant hi_word_ignored hx_router.v 's/pl_ok = (kk > 32) ? ((v >> (kk - 32)) == 32.d0) : (v == 32.d0);/pl_ok = 1;/'
+
 echo "== barrier node configuration port and ejection (node_apb_tb)"
 # hx_barrier_node: channel select paddr[26:24], a busy channel refuses while
 # another takes its write, node registers, the ejection demultiplexer and
