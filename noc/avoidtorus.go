@@ -163,8 +163,9 @@ func (t *Torus) avoid(dead []int) (*Avoid, *CheckReport, error) {
 
 // TorusReversed reports whether router sw of a torus routed around dead
 // channels sends destination coordinate c of dimension k the other way
-// round (its direction bit inverted; docs/reliability.md, "Torus"): what
-// hx_router's REVk parameter holds. False without reversals.
+// round (its direction bit inverted; docs/reliability.md, "Torus"): the
+// bits verilog.RouterProgram inverts in hx_router's PLUS(k). False
+// without reversals.
 func (a *Avoid) TorusReversed(sw, k, c int) bool {
 	at, ok := a.fabric.(*avoidTorus)
 	return ok && at.rev[[4]int{k, at.ring(sw, k), at.Coord(sw, k), c}]

@@ -12,7 +12,7 @@ import (
 
 // TestTorusAvoidCosim: tori routed around avoided links (docs/
 // reliability.md, "Torus": a ring sends the destinations whose path would
-// cross the link the other way round, hx_router's REVk parameters),
+// cross the link the other way round, bits of hx_router's PLUS(k)),
 // co-simulated under Icarus cycle for cycle: a sum on a 4x4 torus around
 // a + link, a near-first all-gather on a ring of 8 around a - link that is
 // dead from cycle 0 (the run completes with no error, in both), and a

@@ -118,7 +118,8 @@ func checkTorus(s *design.Episode) error {
 // output p of node n's router drives, through the tile's channel, input p
 // of its neighbour in that direction (noc.Torus.Neighbor); the ports of
 // outputs leaving a mesh line are tied off. The fabric port has no
-// completer (the routers have no registers): an access ends with pslverr.
+// completer (each router is configured through its node's port): an
+// access ends with pslverr.
 func torusTopFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 	sys := &s.Sys
 	tor := Torus(s.Design)

@@ -65,6 +65,11 @@ func addProofs(ledgerPath string, paths []string) error {
 	}
 	added := 0
 	for _, root := range paths {
+		// An input: a link naming a directory is read as that directory
+		// (WalkDir would not enter it).
+		if r, err := filepath.EvalSymlinks(root); err == nil {
+			root = r
+		}
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, proofSuffix) {
 				return err
@@ -85,15 +90,15 @@ func addProofs(ledgerPath string, paths []string) error {
 			return fmt.Errorf("-add: %w", err)
 		}
 	}
+	if err := formal.CheckProofs(ledger); err != nil {
+		return fmt.Errorf("-add: the ledger is left as it was: %w", err)
+	}
 	if added == 0 {
 		fmt.Printf("no step proof (%s) under %s: the ledger is unchanged\n", proofSuffix, strings.Join(paths, ", "))
 		return nil
 	}
 	if err := formal.WriteLedger(ledgerPath, ledger); err != nil {
 		return err
-	}
-	if _, err := formal.ReadLedger(ledgerPath); err != nil {
-		return fmt.Errorf("-add: a record is malformed: %w", err)
 	}
 	fmt.Printf("%d step proofs merged into %s\n", added, ledgerPath)
 	return nil
@@ -139,10 +144,10 @@ func status(ledgerPath string, only *regexp.Regexp) error {
 // proved returns the steps of digests the ledger proves under the free
 // set free (the run's seed) and tools: a -resume run skips them.
 func proved(ledger []formal.Proof, digests map[string]string, free []string, tools string) map[string]bool {
-	want := strings.Join(slices.Sorted(slices.Values(free)), ",") + "|" + tools
+	want := formal.ProofKey(slices.Sorted(slices.Values(free)), tools)
 	skip := map[string]bool{}
 	for _, p := range ledger {
-		if digests[p.Step] == p.Inputs && strings.Join(p.Free, ",")+"|"+p.Tools == want {
+		if digests[p.Step] == p.Inputs && formal.ProofKey(p.Free, p.Tools) == want {
 			skip[p.Step] = true
 		}
 	}

@@ -49,12 +49,20 @@ func main() {
 	resume := flag.Bool("resume", false, "with -steps: skip the steps the ledger proves on today's inputs under this run's free set and tools")
 	flag.Parse()
 	switch {
+	case *showStatus && *add:
+		fmt.Fprintln(os.Stderr, "formal: -status and -add: one at a time")
+		os.Exit(2)
+	case (*showStatus || *add) && (*steps || *resume || *free != "" || *step != "" || *out != ""):
+		fmt.Fprintln(os.Stderr, "formal: -status and -add run no proof: without -steps, -resume, -free, -step and -out")
+		os.Exit(2)
 	case *showStatus || *add:
 		var err error
 		if *add {
 			err = addProofs(*ledger, flag.Args())
+		} else if rx, rerr := regexp.Compile(*only); rerr != nil {
+			err = fmt.Errorf("-run %q: %v", *only, rerr)
 		} else {
-			err = status(*ledger, regexp.MustCompile(*only))
+			err = status(*ledger, rx)
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "formal:", err)

@@ -147,7 +147,7 @@ func proveSteps(ctx context.Context, s formal.Spec, unit []byte, name, dir strin
 	set.Steps = slices.DeleteFunc(set.Steps, func(st formal.Step) bool { return !opt.stepRx.MatchString(st.Job.Name) })
 	rep.Inputs = map[string]string{}
 	for _, st := range set.Steps {
-		rep.Inputs[st.Job.Name] = st.Job.InputsDigest()
+		rep.Inputs[st.Job.Name] = set.Digest(st)
 	}
 	if len(set.Steps) == 0 {
 		rep.Error = fmt.Sprintf("-step %q matches no step of %s", opt.stepRx, s.Name)
@@ -164,12 +164,14 @@ func proveSteps(ctx context.Context, s formal.Spec, unit []byte, name, dir strin
 	for _, c := range set.Classes {
 		rep.Classes = append(rep.Classes, formal.HistoryName(c.Rep))
 	}
+	skipped, seed := 0, len(set.Diff)
 	if opt.ledger != nil && unit == nil {
 		skip := proved(opt.ledger, rep.Inputs, slices.Collect(maps.Keys(set.Diff)), opt.tools)
 		set.Steps = slices.DeleteFunc(set.Steps, func(st formal.Step) bool { return skip[st.Job.Name] })
-		for st := range skip {
+		for _, st := range slices.Sorted(maps.Keys(skip)) {
 			fmt.Printf("%-16s %-8s in the ledger: proved on these inputs, free set and tools\n", st, "rtl")
 		}
+		skipped = len(skip)
 		if len(set.Steps) == 0 {
 			rep.Verdict = formal.Proved
 			return rep
@@ -196,6 +198,11 @@ func proveSteps(ctx context.Context, s formal.Spec, unit []byte, name, dir strin
 		rep.Free = append(rep.Free, g)
 	}
 	slices.Sort(rep.Free)
+	// The steps -resume skipped are proved under the seed's free set
+	// only: if the set grew, they no longer add up with these.
+	if skipped > 0 && len(set.Diff) > seed && rep.Error == "" {
+		rep.Error = fmt.Sprintf("the free set grew from %d to %d groups, so the %d steps skipped from the ledger must run again: add the groups (free_groups in -json) to -free (FORMAL_FREE) and run again", seed, len(set.Diff), skipped)
+	}
 	// Proved when every step is; a counterexample of the property (not a
 	// register that moved, which an exact run leaves standing) wins.
 	rep.Verdict = formal.Proved

@@ -182,31 +182,43 @@ func pinOldUnit(files map[string][]byte, unit []byte) {
 }
 
 var (
-	comments   = regexp.MustCompile(`(?s)//[^\n]*|/\*.*?\*/`)
-	moduleName = regexp.MustCompile(`\bmodule\s+(\w+)`)
-	identifier = regexp.MustCompile(`\b\w+\b`)
+	// A string literal first: a "//" inside one is no comment.
+	commentsAndStrings = regexp.MustCompile(`(?s)"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/`)
+	moduleName         = regexp.MustCompile(`\b(?:macro)?module\s+(\w+)`)
+	identifier         = regexp.MustCompile(`\b\w+\b`)
+	include            = regexp.MustCompile("`include\\b")
 )
 
 // needed returns, in the order of sources, the files that define the
 // modules top's file instantiates, directly or not: the file of top and
-// every file defining a module named (outside comments) in a needed file.
-func needed(files map[string][]byte, sources []string, top string) []string {
+// every file defining a module named (outside comments and strings) in a
+// needed file. A module defined twice or an `include, which it does not
+// follow, is an error rather than a guess.
+func needed(files map[string][]byte, sources []string, top string) ([]string, error) {
 	defines := map[string]string{} // module -> file
+	code := map[string][]byte{}
 	for _, name := range sources {
-		for _, m := range moduleName.FindAllSubmatch(comments.ReplaceAll(files[name], nil), -1) {
+		code[name] = commentsAndStrings.ReplaceAll(files[name], nil)
+		if include.Match(code[name]) {
+			return nil, fmt.Errorf("%s: `include is not followed by the proof's file list", name)
+		}
+		for _, m := range moduleName.FindAllSubmatch(code[name], -1) {
+			if f, ok := defines[string(m[1])]; ok {
+				return nil, fmt.Errorf("module %s defined in %s and %s", m[1], f, name)
+			}
 			defines[string(m[1])] = name
 		}
 	}
 	need := map[string]bool{top: true}
 	for queue := []string{top}; len(queue) > 0; queue = queue[1:] {
-		for _, id := range identifier.FindAll(comments.ReplaceAll(files[queue[0]], nil), -1) {
+		for _, id := range identifier.FindAll(code[queue[0]], -1) {
 			if f, ok := defines[string(id)]; ok && !need[f] {
 				need[f] = true
 				queue = append(queue, f)
 			}
 		}
 	}
-	return slices.DeleteFunc(slices.Clone(sources), func(n string) bool { return !need[n] })
+	return slices.DeleteFunc(slices.Clone(sources), func(n string) bool { return !need[n] }), nil
 }
 
 // Build renders the proof of s. unit, when not nil, replaces the library's
@@ -240,7 +252,10 @@ func Build(s Spec, unit []byte, unitName string) (*Job, error) {
 	}
 	// Only the files the top instantiates, so that a change elsewhere in
 	// the library (the torus router) leaves the proofs' digests alone.
-	sources := needed(j.Files, m.Sources, verilog.TopFile)
+	sources, err := needed(j.Files, m.Sources, verilog.TopFile)
+	if err != nil {
+		return nil, fmt.Errorf("proof %s: %w", s.Name, err)
+	}
 	for name := range j.Files {
 		if !slices.Contains(sources, name) {
 			delete(j.Files, name)

@@ -1,6 +1,7 @@
 package formal
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hxbar/hxbar/hw"
 	"github.com/hxbar/hxbar/internal/inputfile"
 	"github.com/hxbar/hxbar/internal/outfile"
 	"github.com/hxbar/hxbar/internal/strictjson"
@@ -36,8 +36,15 @@ type Proof struct {
 	Date    string   `json:"date"`  // YYYY-MM-DD
 }
 
-// key is what must be equal for steps to add up, besides the digest.
-func (p Proof) key() string { return strings.Join(p.Free, ",") + "|" + p.Tools }
+// key is what must be equal for steps to add up, besides the digest: the
+// free groups and the tools, unambiguously (JSON).
+func (p Proof) key() string { return ProofKey(p.Free, p.Tools) }
+
+// ProofKey is the key of a proof with free groups free (sorted) and tools.
+func ProofKey(free []string, tools string) string {
+	b, _ := json.Marshal([]any{free, tools}) // strings and a list: cannot fail
+	return string(b)
+}
 
 // ledgerMax caps the ledger read (a few hundred bytes a step).
 const ledgerMax = 4 << 20
@@ -55,12 +62,25 @@ func ReadLedger(path string) ([]Proof, error) {
 	if err := strictjson.Unmarshal(data, &ps, path); err != nil {
 		return nil, err
 	}
-	for i, p := range ps {
-		if p.System == "" || !strings.HasPrefix(p.Step, p.System+"-") || len(p.Inputs) != 64 || p.Tools == "" || !slices.IsSorted(p.Free) {
-			return nil, fmt.Errorf("%s: proof %d (%q): wants system, a step of it, a 64-digit inputs_sha256, tools and sorted free_groups", path, i, p.Step)
-		}
+	if err := CheckProofs(ps); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return ps, nil
+}
+
+// CheckProofs refuses a record a ledger must not hold, naming it: one
+// without its system, a step of it, a 64-hex-digit digest, its tools, or
+// with free groups unsorted, repeated, empty or holding a comma.
+func CheckProofs(ps []Proof) error {
+	for i, p := range ps {
+		_, herr := hex.DecodeString(p.Inputs)
+		groupsOK := slices.IsSorted(p.Free) && len(slices.Compact(slices.Clone(p.Free))) == len(p.Free) &&
+			!slices.ContainsFunc(p.Free, func(g string) bool { return g == "" || strings.Contains(g, ",") })
+		if p.System == "" || !strings.HasPrefix(p.Step, p.System+"-") || len(p.Inputs) != 64 || herr != nil || p.Tools == "" || !groupsOK {
+			return fmt.Errorf("proof %d (%q): wants system, a step of it, a 64-hex-digit inputs_sha256, tools, and free_groups sorted, distinct, without commas", i, p.Step)
+		}
+	}
+	return nil
 }
 
 // WriteLedger writes ps to path (atomically, no link followed), ordered by
@@ -75,8 +95,11 @@ func WriteLedger(path string, ps []Proof) error {
 	slices.SortStableFunc(ps, func(a, b Proof) int {
 		return strings.Compare(a.System+" "+a.Step+" "+a.Date+" "+a.Inputs+" "+a.key(), b.System+" "+b.Step+" "+b.Date+" "+b.Inputs+" "+b.key())
 	})
-	ps = slices.CompactFunc(ps, func(a, b Proof) bool {
-		return a.Step == b.Step && a.Inputs == b.Inputs && a.key() == b.key()
+	seen := map[string]bool{} // the first of the records proving one thing (the earliest)
+	ps = slices.DeleteFunc(ps, func(p Proof) bool {
+		k := p.Step + " " + p.Inputs + " " + p.key()
+		defer func() { seen[k] = true }()
+		return seen[k]
 	})
 	data, err := json.MarshalIndent(ps, "", "  ")
 	if err != nil {
@@ -85,27 +108,21 @@ func WriteLedger(path string, ps []Proof) error {
 	return outfile.WriteFile(path, append(data, '\n'), 0o644)
 }
 
-// StepDigests returns the inputs digest of every step of system s with
-// the library's RTL, by name (e.g. line4-b.b), without running a tool:
-// the jobs are built as PrepareSteps builds them.
+// StepDigests returns the digest (StepDigest) of every step of system s
+// with the library's RTL, by name (e.g. line4-b.b), without running a
+// tool: the jobs are built as PrepareSteps builds them.
 func StepDigests(s Spec) (map[string]string, error) {
-	cls, err := Classes(s, 8)
+	cls, plan, err := planSteps(s)
 	if err != nil {
 		return nil, err
 	}
-	hists := [][]hw.Algorithm{nil}
-	for _, c := range cls {
-		hists = append(hists, c.Rep)
-	}
 	out := map[string]string{}
-	for _, rep := range hists {
-		for _, x := range s.Algos {
-			j, err := Build(stepSpec(s, rep, x), nil, "")
-			if err != nil {
-				return nil, err
-			}
-			out[j.Name] = j.InputsDigest()
+	for _, p := range plan {
+		j, err := Build(stepSpec(s, p.rep, p.x), nil, "")
+		if err != nil {
+			return nil, err
 		}
+		out[j.Name] = StepDigest(j, cls[p.into].Rep)
 	}
 	return out, nil
 }

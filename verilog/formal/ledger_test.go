@@ -97,11 +97,23 @@ func TestLedgerFile(t *testing.T) {
 	if err != nil || len(ps) != 2 || ps[0].Step != "line3-0.b" {
 		t.Fatalf("read back %+v, %v; want the two steps", ps, err)
 	}
+	// A repeat is dropped even when another record sorts between them.
+	later, other := p, p
+	later.Date, other.Date, other.Free = "2026-12-09", "2026-12-08", []string{"c"}
+	if err := WriteLedger(path, []Proof{later, other, p}); err != nil {
+		t.Fatal(err)
+	}
+	if ps, err := ReadLedger(path); err != nil || len(ps) != 2 || ps[0].Date != "2026-12-07" {
+		t.Fatalf("non-adjacent repeat: read back %+v, %v; want the earliest record and the other free set", ps, err)
+	}
 	for name, bad := range map[string]Proof{
 		"short digest":  {System: "line3", Step: "line3-0.b", Inputs: "abc", Tools: "Yosys"},
 		"unsorted free": {System: "line3", Step: "line3-0.b", Inputs: digestOf('a'), Free: []string{"b", "a"}, Tools: "Yosys"},
 		"other system":  {System: "line3", Step: "line4-0.b", Inputs: digestOf('a'), Tools: "Yosys"},
 		"no tools":      {System: "line3", Step: "line3-0.b", Inputs: digestOf('a')},
+		"not hex":       {System: "line3", Step: "line3-0.b", Inputs: digestOf('z'), Tools: "Yosys"},
+		"comma group":   {System: "line3", Step: "line3-0.b", Inputs: digestOf('a'), Free: []string{"a,b"}, Tools: "Yosys"},
+		"repeated":      {System: "line3", Step: "line3-0.b", Inputs: digestOf('a'), Free: []string{"a", "a"}, Tools: "Yosys"},
 	} {
 		if err := WriteLedger(path, []Proof{bad}); err != nil {
 			t.Fatal(err)
@@ -145,11 +157,27 @@ func TestProofReadsOnlyWhatTheTopNeeds(t *testing.T) {
 	files := map[string][]byte{"hx_top.v": []byte("module hx_top; hx_a a (); endmodule\n"),
 		"a.v": []byte("// hx_c in a comment\nmodule hx_a; hx_b b (); endmodule\n"),
 		"b.v": []byte("module hx_b; endmodule\n"), "c.v": []byte("module hx_c; endmodule\n")}
-	if got := needed(files, []string{"a.v", "b.v", "c.v", "hx_top.v"}, "hx_top.v"); !slices.Equal(got, []string{"a.v", "b.v", "hx_top.v"}) {
-		t.Errorf("needed = %v, want [a.v b.v hx_top.v] (c.v is only named in a comment)", got)
+	if got, err := needed(files, []string{"a.v", "b.v", "c.v", "hx_top.v"}, "hx_top.v"); err != nil || !slices.Equal(got, []string{"a.v", "b.v", "hx_top.v"}) {
+		t.Errorf("needed = %v, %v; want [a.v b.v hx_top.v] (c.v is only named in a comment)", got, err)
+	}
+	files["hx_top.v"] = []byte("module hx_top; initial $display(\"see http://x\"); hx_c c (); endmodule\n")
+	if got, err := needed(files, []string{"a.v", "b.v", "c.v", "hx_top.v"}, "hx_top.v"); err != nil || !slices.Equal(got, []string{"c.v", "hx_top.v"}) {
+		t.Errorf("a // inside a string: needed = %v, %v; want [c.v hx_top.v]", got, err)
+	}
+	files["d.v"] = []byte("macromodule hx_c; endmodule\n")
+	if _, err := needed(files, []string{"c.v", "d.v", "hx_top.v"}, "hx_top.v"); err == nil || !strings.Contains(err.Error(), "hx_c") {
+		t.Errorf("a module defined twice: err = %v, want one naming hx_c", err)
+	}
+	files["e.v"] = []byte("`include \"x.vh\"\nmodule hx_e; endmodule\n")
+	if _, err := needed(files, []string{"e.v", "hx_top.v"}, "hx_top.v"); err == nil {
+		t.Error("an `include was not refused")
 	}
 	j2, err := Build(stepSpec(s, nil, s.Algos[0]), nil, "")
 	if err != nil || j2.InputsDigest() != before {
 		t.Errorf("two builds of one step differ (%v)", err)
+	}
+	// The class a step must end in is part of what it proves.
+	if StepDigest(j, s.Algos[:1]) == StepDigest(j, s.Algos[1:2]) {
+		t.Error("StepDigest ignores the class the step ends in")
 	}
 }

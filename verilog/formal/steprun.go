@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"os"
@@ -404,11 +406,61 @@ type Step struct {
 	Dir   string
 }
 
+// classDepth bounds the histories Classes explores (it fails if the
+// classes are not closed by then).
+const classDepth = 8
+
+// plannedStep is a step before anything runs: episode x after history
+// rep (nil: from the reset), ending in class into.
+type plannedStep struct {
+	rep  []hw.Algorithm
+	x    hw.Algorithm
+	into int
+}
+
+// planSteps returns s's classes and its steps: the first episodes from
+// the reset, then every episode after every class's representative.
+func planSteps(s Spec) ([]Class, []plannedStep, error) {
+	cls, err := Classes(s, classDepth)
+	if err != nil {
+		return nil, nil, err
+	}
+	first := map[hw.Algorithm]int{}
+	for i, c := range cls {
+		if len(c.Rep) == 1 {
+			first[c.Rep[0]] = i
+		}
+	}
+	var steps []plannedStep
+	for _, x := range s.Algos {
+		steps = append(steps, plannedStep{nil, x, first[x]})
+	}
+	for _, c := range cls {
+		for _, x := range s.Algos {
+			steps = append(steps, plannedStep{c.Rep, x, c.Next[x]})
+		}
+	}
+	return cls, steps, nil
+}
+
+// StepDigest names what a step proves: the SHA-256 of its files' digest
+// (Job.InputsDigest: RTL, harness with its history, script) and of the
+// class it must end in (its representative history, whose simulated
+// state the step's end is compared with). Two proofs of a step with one
+// digest, one free set and the same tools proved the same thing.
+func StepDigest(j *Job, into []hw.Algorithm) string {
+	h := sha256.Sum256(fmt.Appendf(nil, "inputs %s\ninto %q\n", j.InputsDigest(), HistoryName(into)))
+	return hex.EncodeToString(h[:])
+}
+
+// Digest is StepDigest of step st of set.
+func (set *StepSet) Digest(st Step) string { return StepDigest(st.Job, set.Classes[st.Into].Rep) }
+
 // PrepareSteps simulates every class's histories (representative and,
 // where there is one, another) under dir and builds the step jobs. The
 // simulations run one after another; the steps are independent.
 func PrepareSteps(ctx context.Context, s Spec, unit []byte, unitName, dir string) (*StepSet, error) {
-	cls, err := Classes(s, 8)
+	cls, plan, err := planSteps(s)
 	if err != nil {
 		return nil, err
 	}
@@ -416,34 +468,26 @@ func PrepareSteps(ctx context.Context, s Spec, unit []byte, unitName, dir string
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	jobs := map[[2]int]*Job{}
-	first := map[hw.Algorithm]int{}
+	class := map[string]int{} // representative history -> class
 	for i, c := range cls {
-		if len(c.Rep) == 1 {
-			first[c.Rep[0]] = i
-		}
+		class[HistoryName(c.Rep)] = i
 	}
-	for _, x := range s.Algos {
-		d := filepath.Join(dir, StepName(nil, x))
-		j, _, err := History(ctx, s, nil, x, unit, unitName, d)
+	for _, p := range plan {
+		d := filepath.Join(dir, StepName(p.rep, p.x))
+		j, st, err := History(ctx, s, p.rep, p.x, unit, unitName, d)
 		if err != nil {
 			return nil, err
 		}
-		set.Steps = append(set.Steps, Step{Class: -1, Next: x, Into: first[x], Job: j, Dir: d})
+		from := -1
+		if p.rep != nil {
+			from = class[HistoryName(p.rep)]
+			if p.x == s.Algos[0] {
+				set.States[from] = st
+			}
+		}
+		set.Steps = append(set.Steps, Step{Class: from, Next: p.x, Into: p.into, Job: j, Dir: d})
 	}
 	for i, c := range cls {
-		for xi, x := range s.Algos {
-			d := filepath.Join(dir, StepName(c.Rep, x))
-			j, st, err := History(ctx, s, c.Rep, x, unit, unitName, d)
-			if err != nil {
-				return nil, err
-			}
-			if xi == 0 {
-				set.States[i] = st
-			}
-			jobs[[2]int{i, xi}] = j
-			set.Steps = append(set.Steps, Step{Class: i, Next: x, Into: c.Next[x], Job: j, Dir: d})
-		}
 		if c.Other != nil {
 			d := filepath.Join(dir, "other-"+StepName(c.Other, s.Algos[0]))
 			_, st, err := History(ctx, s, c.Other, s.Algos[0], unit, unitName, d)
