@@ -30,9 +30,9 @@ const randomStream = 0x72616e64636f73 // "randcos"
 // link retry, a watchdog, avoided channels, the switch pipeline (one
 // design in four), the unit pipeline (one hyper-crossbar design in four,
 // from a stream of its own), and 0-4 faults of every kind drawn on the fault-free
-// run's crossings; one design in four whose run is barriers and reductions
-// only is a torus instead (rings and mesh lines drawn per dimension,
-// without retry, pipeline, avoided channels or faults: asTorus). Candidates that the model or
+// run's crossings; one design in four without communicators is a torus
+// instead (rings and mesh lines drawn per dimension,
+// without the switch pipeline or avoided channels: asTorus). Candidates that the model or
 // the Verilog generator refuses are drawn again from the same stream.
 func RandomDesign(seed uint64) (hw.System, error) {
 	rng := rand.New(rand.NewPCG(seed, randomStream))
@@ -51,7 +51,7 @@ func RandomDesign(seed uint64) (hw.System, error) {
 		if !buildsForRTL(sys) {
 			continue
 		}
-		if !torus && rng.IntN(5) < 2 {
+		if rng.IntN(5) < 2 {
 			withFaults, ok := drawFaults(rng, sys)
 			if !ok {
 				continue
@@ -72,25 +72,22 @@ const torusStream = 0x746f727573 // "torus"
 // unitPipeStream is the PCG stream of RandomDesign's unit pipeline draws.
 const unitPipeStream = 0x7570697065 // "upipe"
 
-// asTorus makes sys, when the torus RTL builds its run (barriers and
-// reductions, no communicators), a torus with a drawn wrap per dimension,
-// without what that RTL does not build yet (retry, the switch pipeline,
-// avoided channels; RandomDesign draws it no faults): one design in four.
+// asTorus makes sys, when the torus RTL builds its run (no
+// communicators), a torus with a drawn wrap per dimension, without what
+// that RTL does not build yet (the switch pipeline) and without the
+// hyper-crossbar's avoided channels (their names are not a torus's): one
+// design in four. Data collectives, retry and faults (drawn afterwards on
+// the torus's own crossings) stay.
 func asTorus(rng *rand.Rand, sys *hw.System) bool {
-	if sys.HasCommunicators() || sys.IsData() {
+	if sys.HasCommunicators() {
 		return false
-	}
-	for _, e := range sys.Episodes {
-		if e.Collective != nil && *e.Collective != hw.CollBarrier {
-			return false
-		}
 	}
 	sys.Topology = hw.TopoTorus
 	sys.Wrap = make([]bool, len(sys.Dims))
 	for k := range sys.Wrap {
 		sys.Wrap[k] = rng.IntN(3) > 0
 	}
-	sys.LinkRetry, sys.SwitchPipeline, sys.Avoid = 0, 0, nil
+	sys.SwitchPipeline, sys.Avoid = 0, nil
 	return true
 }
 
@@ -519,7 +516,7 @@ func shrinkSteps(sys hw.System) []hw.System {
 type randomFeatures struct {
 	designs, episodes, multi, gatesChange, retry, watchdog, avoid, crcOn, partial, placed, loops, pipe int
 	unitPipe                                                                                           int
-	torus, mesh                                                                                        int
+	torus, mesh, torusFaults, torusData, torusRetry                                                    int
 	comms, spareChannel, commFaults                                                                    int
 	dims                                                                                               [4]int
 	collectives, ops, faultKinds, faultCounts                                                          map[string]int
@@ -553,6 +550,9 @@ func (f *randomFeatures) add(sys hw.System) {
 	count(sys.UnitPipeline == 1, &f.unitPipe)
 	count(sys.Topology == hw.TopoTorus, &f.torus)
 	count(slices.Contains(sys.Wrap, false), &f.mesh)
+	count(sys.Topology == hw.TopoTorus && len(sys.Faults) > 0, &f.torusFaults)
+	count(sys.Topology == hw.TopoTorus && sys.IsData(), &f.torusData)
+	count(sys.Topology == hw.TopoTorus && sys.LinkRetry > 0, &f.torusRetry)
 	count(sys.Watchdog > 0, &f.watchdog)
 	count(len(sys.Avoid) > 0, &f.avoid)
 	count(sys.CRCBits == hw.PacketCodeBits, &f.crcOn)
@@ -599,6 +599,9 @@ func (f *randomFeatures) missing() []string {
 	need(f.designs-f.unitPipe, "unit_pipeline 0")
 	need(f.torus, "a torus")
 	need(f.mesh, "a mesh line")
+	need(f.torusFaults, "a torus with faults")
+	need(f.torusData, "a torus running a data collective")
+	need(f.torusRetry, "a torus with link retry")
 	need(f.watchdog, "a watchdog")
 	need(f.avoid, "avoided channels")
 	need(f.crcOn, "a check code")
@@ -624,6 +627,6 @@ func (f *randomFeatures) missing() []string {
 }
 
 func (f *randomFeatures) String() string {
-	return fmt.Sprintf("%d episodes; %d multi-episode (%d with changing gate counts); %d loops; %d communicators (%d with faults, %d with a spare channel); dims 1/2/3: %d/%d/%d; collectives %v; ops %v; faults per run %v, by kind %v; retry %d, switch pipeline %d, watchdog %d, avoid %d, check code %d, partial ranks %d, placed %d, torus %d (%d with a mesh line)",
-		f.episodes, f.multi, f.gatesChange, f.loops, f.comms, f.commFaults, f.spareChannel, f.dims[1], f.dims[2], f.dims[3], f.collectives, f.ops, f.faultCounts, f.faultKinds, f.retry, f.pipe, f.watchdog, f.avoid, f.crcOn, f.partial, f.placed, f.torus, f.mesh)
+	return fmt.Sprintf("%d episodes; %d multi-episode (%d with changing gate counts); %d loops; %d communicators (%d with faults, %d with a spare channel); dims 1/2/3: %d/%d/%d; collectives %v; ops %v; faults per run %v, by kind %v; retry %d, switch pipeline %d, watchdog %d, avoid %d, check code %d, partial ranks %d, placed %d, torus %d (%d with a mesh line, %d with faults, %d with data, %d with retry)",
+		f.episodes, f.multi, f.gatesChange, f.loops, f.comms, f.commFaults, f.spareChannel, f.dims[1], f.dims[2], f.dims[3], f.collectives, f.ops, f.faultCounts, f.faultKinds, f.retry, f.pipe, f.watchdog, f.avoid, f.crcOn, f.partial, f.placed, f.torus, f.mesh, f.torusFaults, f.torusData, f.torusRetry)
 }

@@ -33,7 +33,19 @@ func main() {
 	simulator := flag.String("sim", testbench.Icarus, "simulator: icarus or verilator")
 	verbose := flag.Bool("v", false, "print every design's seed, size and time")
 	comms := flag.Bool("comms", false, "co-simulate only the designs that run communicators (channels); skip the others")
+	torus := flag.Bool("torus", false, "co-simulate only the designs drawn as a torus or mesh; skip the others")
 	flag.Parse()
+	if *comms && *torus {
+		fmt.Fprintln(os.Stderr, "cosimrand: -comms and -torus: one at a time (no torus runs communicators)")
+		os.Exit(2)
+	}
+	keep := func(hw.System) bool { return true }
+	switch {
+	case *comms:
+		keep = func(s hw.System) bool { return s.HasCommunicators() }
+	case *torus:
+		keep = func(s hw.System) bool { return s.Topology == hw.TopoTorus }
+	}
 	if err := checkFlags(*n, *jobs, *seed, *simulator); err != nil {
 		fmt.Fprintln(os.Stderr, "cosimrand:", err)
 		os.Exit(2)
@@ -42,7 +54,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "cosimrand:", err)
 		os.Exit(2)
 	}
-	if failed := run(*n, *seed, *jobs, *out, *simulator, *verbose, *comms); failed > 0 {
+	if failed := run(*n, *seed, *jobs, *out, *simulator, *verbose, keep); failed > 0 {
 		os.Exit(1)
 	}
 }
@@ -65,7 +77,7 @@ func checkFlags(n, jobs int, seed uint64, simulator string) error {
 
 // run co-simulates designs seed..seed+n-1 on jobs workers and returns the
 // number that failed.
-func run(n int, seed uint64, jobs int, out, simulator string, verbose, comms bool) int {
+func run(n int, seed uint64, jobs int, out, simulator string, verbose bool, keep func(hw.System) bool) int {
 	start := time.Now()
 	var next, done, failed, skipped atomic.Int64
 	var mu sync.Mutex
@@ -79,10 +91,10 @@ func run(n int, seed uint64, jobs int, out, simulator string, verbose, comms boo
 				}
 				s := seed + uint64(i)
 				t0 := time.Now()
-				msg, sys := one(s, out, simulator, comms)
+				msg, sys := one(s, out, simulator, keep)
 				d := done.Add(1)
 				mu.Lock()
-				if comms && !sys.HasCommunicators() {
+				if !keep(sys) {
 					skipped.Add(1)
 				} else if verbose {
 					fmt.Printf("seed %d: %d nodes, %d episodes, %d communicators on %d channels, %d faults: %v\n", s, sys.Nodes(), sys.NumEpisodes(), len(sys.Communicators), sys.ChannelCount(), len(sys.Faults), time.Since(t0).Round(time.Millisecond))
@@ -100,7 +112,7 @@ func run(n int, seed uint64, jobs int, out, simulator string, verbose, comms boo
 	}
 	wg.Wait()
 	ran := n - int(skipped.Load())
-	fmt.Printf("cosimrand: %d designs (seeds %d..%d, %d without communicators skipped) under %s: %d matched the model cycle for cycle, %d failed, in %v\n",
+	fmt.Printf("cosimrand: %d designs (seeds %d..%d, %d not of the kind asked skipped) under %s: %d matched the model cycle for cycle, %d failed, in %v\n",
 		ran, seed, seed+uint64(n)-1, skipped.Load(), simulator, ran-int(failed.Load()), failed.Load(), time.Since(start).Round(time.Second))
 	return int(failed.Load())
 }
@@ -108,12 +120,12 @@ func run(n int, seed uint64, jobs int, out, simulator string, verbose, comms boo
 // one co-simulates the design of seed; on a failure it shrinks the design
 // and writes both system files into out. It returns the failure ("" when
 // the RTL matched) and the design.
-func one(seed uint64, out, simulator string, comms bool) (string, hw.System) {
+func one(seed uint64, out, simulator string, keep func(hw.System) bool) (string, hw.System) {
 	sys, err := testbench.RandomDesign(seed)
 	if err != nil {
 		return err.Error(), sys
 	}
-	if comms && !sys.HasCommunicators() {
+	if !keep(sys) {
 		return "", sys
 	}
 	// A fresh directory of our own under out: removing it touches nothing
