@@ -166,13 +166,7 @@ func proveSteps(ctx context.Context, s formal.Spec, unit []byte, name, dir strin
 	}
 	skipped, seed := 0, len(set.Diff)
 	if opt.ledger != nil && unit == nil {
-		skip := proved(opt.ledger, rep.Inputs, slices.Collect(maps.Keys(set.Diff)), opt.tools)
-		set.Steps = slices.DeleteFunc(set.Steps, func(st formal.Step) bool { return skip[st.Job.Name] })
-		for _, st := range slices.Sorted(maps.Keys(skip)) {
-			fmt.Printf("%-16s %-8s in the ledger: proved on these inputs, free set and tools\n", st, "rtl")
-		}
-		skipped = len(skip)
-		if len(set.Steps) == 0 {
+		if skipped = skipProved(set, opt, rep.Inputs); len(set.Steps) == 0 {
 			rep.Verdict = formal.Proved
 			return rep
 		}
@@ -215,6 +209,17 @@ func proveSteps(ctx context.Context, s formal.Spec, unit []byte, name, dir strin
 		}
 	}
 	return rep
+}
+
+// skipProved (-resume) drops from set the steps the ledger proves on
+// their digests under set's free set and the tools, and returns how many.
+func skipProved(set *formal.StepSet, opt stepRun, digests map[string]string) int {
+	skip := proved(opt.ledger, digests, slices.Collect(maps.Keys(set.Diff)), opt.tools)
+	set.Steps = slices.DeleteFunc(set.Steps, func(st formal.Step) bool { return skip[st.Job.Name] })
+	for _, st := range slices.Sorted(maps.Keys(skip)) {
+		fmt.Printf("%-16s %-8s in the ledger: proved on these inputs, free set and tools\n", st, "rtl")
+	}
+	return len(skip)
 }
 
 func stepLine(unit string, r formal.Result, err error) {
