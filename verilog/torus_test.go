@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hxbar/hxbar/barrierunit/regmap"
+	"github.com/hxbar/hxbar/design"
 	"github.com/hxbar/hxbar/hw"
 )
 
@@ -163,4 +165,106 @@ func TestRtileLintStandalone(t *testing.T) {
 			t.Errorf("verilator --lint-only -Wall --top-module hx_rtile %s (%v):\n%s", params, err, out)
 		}
 	}
+}
+
+// TestRouterProgramRoutesAsModel: the router configuration each node's
+// port writes (ADDR, PLUS(k)), read back as hx_router routes with it
+// (the first differing dimension, + where PLUS(k) has the destination's
+// bit, VC1 on the wrap link), sends every head from the local port by
+// the port the model's NextAddr picks, on rings, mesh lines, a mixed
+// grid, rings of 2 and the Tofu shape; with avoided links the PLUS bits
+// differ from the model's direction table exactly where the ring is
+// reversed. No simulator: it fails at once when RouterProgram is wrong.
+func TestRouterProgramRoutesAsModel(t *testing.T) {
+	shapes := []struct {
+		dims []int
+		wrap []bool
+	}{
+		{[]int{8}, nil}, {[]int{5}, []bool{false}}, {[]int{4, 4}, nil}, {[]int{3, 3}, []bool{false, false}},
+		{[]int{4, 3, 2}, []bool{true, false, true}}, {[]int{2, 2}, nil},
+		{[]int{3, 2, 3, 2, 3, 2}, []bool{true, false, true, false, true, false}},
+	}
+	for _, sh := range shapes {
+		ep := build(t, torusTestSystem("prog", sh.dims, sh.wrap, nil), nil)
+		tor := Torus(ep.Design)
+		for n := range tor.Nodes {
+			own, plus := decodeRouterProgram(t, RouterProgram(ep.Design, n), tor.Dims)
+			if own != design.TorusAddr(tor, n) {
+				t.Fatalf("%v node %d: ADDR %#x, want %#x", sh.dims, n, own, design.TorusAddr(tor, n))
+			}
+			for dst := range tor.Nodes {
+				got := 0
+				for k, K := range tor.Dims {
+					x, c := tor.Coord(n, k), tor.Coord(dst, k)
+					if x == c {
+						continue
+					}
+					up := plus[k]>>c&1 == 1
+					got = 1 + 4*k
+					if !up {
+						got += 2
+					}
+					if tor.Wrap[k] && (up && x == K-1 || !up && x == 0) {
+						got++ // the wrap link: VC1
+					}
+					break
+				}
+				if want := tor.NextAddr(0, tor.Addr(n), tor.Addr(dst)); got != want {
+					t.Fatalf("%v node %d to %d: the router's registers route to port %d, the model to %d", sh.dims, n, dst, got, want)
+				}
+			}
+		}
+	}
+	ep := build(t, torusTestSystem("prog-avoid", []int{4, 3}, []bool{true, false}, func(s *hw.System) {
+		s.Avoid = []string{"n1.d0+.vc0", "n10.d0-.vc1"}
+	}), nil)
+	tor, flipped := Torus(ep.Design), 0
+	for n := range tor.Nodes {
+		_, plus := decodeRouterProgram(t, RouterProgram(ep.Design, n), tor.Dims)
+		for k, K := range tor.Dims {
+			x := tor.Coord(n, k)
+			for c := range K {
+				if c == x {
+					continue
+				}
+				rev := ep.Design.Avoid.TorusReversed(n, k, c)
+				if (plus[k]>>c&1 == 1) != (tor.Plus(k, x, c) != rev) {
+					t.Fatalf("node %d dim %d coordinate %d: PLUS bit %d, model + %v, reversed %v", n, k, c, plus[k]>>c&1, tor.Plus(k, x, c), rev)
+				}
+				if rev {
+					flipped++
+				}
+			}
+		}
+	}
+	if flipped == 0 {
+		t.Fatal("no reversed bit: the avoided links change nothing, the case tests nothing")
+	}
+}
+
+// decodeRouterProgram reads a router program back into ADDR and the PLUS
+// masks, failing on a write outside the router's registers.
+func decodeRouterProgram(t *testing.T, p regmap.Program, dims []int) (uint64, []uint64) {
+	t.Helper()
+	var own uint64
+	plus := make([]uint64, len(dims))
+	for _, w := range p {
+		a := w.Addr &^ regmap.NodeExchanger
+		switch {
+		case w.Addr&regmap.NodeExchanger == 0:
+			t.Fatalf("write %#x does not reach the router", w.Addr)
+		case a == regmap.RouterAddr:
+			own = uint64(w.Data)
+		case a >= regmap.RouterPlus && a < regmap.RouterPlus+8*uint32(len(dims)):
+			k, hi := (a-regmap.RouterPlus)/8, (a-regmap.RouterPlus)%8 == 4
+			if hi {
+				plus[k] |= uint64(w.Data) << 32
+			} else {
+				plus[k] |= uint64(w.Data)
+			}
+		default:
+			t.Fatalf("write to router register %#x", a)
+		}
+	}
+	return own, plus
 }
