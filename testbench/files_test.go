@@ -222,6 +222,17 @@ func TestGenerateDeterministic(t *testing.T) {
 	if st, err := os.Stat(filepath.Join(d1, RunScript)); err != nil || st.Mode()&0o111 == 0 {
 		t.Errorf("run.sh not executable: %v", err)
 	}
+	// run.sh and the Makefile build Verilator as hxbar cosim does (the
+	// loops kept as loops: without it the Tofu shape needs > 23 GB).
+	for _, name := range []string{RunScript, MakefileName} {
+		text, _ := os.ReadFile(filepath.Join(d1, name))
+		if strings.Count(string(text), " "+verilatorOptions+" --top-module hx_tb ") != 1 || strings.Contains(string(text), "@VERILATOR_OPTIONS@") {
+			t.Errorf("%s does not run verilator %s once", name, verilatorOptions)
+		}
+	}
+	if !strings.Contains(verilatorOptions, "--unroll-count 1") || !strings.Contains(verilatorOptions, "--unroll-stmts 10") {
+		t.Errorf("verilator options %q unroll loops (the 216-tile torus then needs > 23 GB)", verilatorOptions)
+	}
 }
 
 func TestGenerateRefuses(t *testing.T) {

@@ -133,8 +133,8 @@ func testbenchFiles(s *design.Design, expected []byte) (map[string][]byte, error
 		ConfigFile:   configFile(s.Sys.Title(), ne, writes),
 		ScenarioFile: scen,
 		ExpectedFile: expectedFile(s.Sys.Title(), s.Fabric.NumNodes(), s.Ranks(), evs, cycles, limit),
-		RunScript:    []byte(runScript),
-		MakefileName: []byte(makefile),
+		RunScript:    []byte(strings.ReplaceAll(runScript, "@VERILATOR_OPTIONS@", verilatorOptions)),
+		MakefileName: []byte(strings.ReplaceAll(makefile, "@VERILATOR_OPTIONS@", verilatorOptions)),
 		SourcesFile:  []byte(strings.Join(Sources(), "\n") + "\n"),
 	}, nil
 }
@@ -266,7 +266,7 @@ verilator)
         command -v $t >/dev/null 2>&1 || { echo "$t not found: install Verilator with 'apt-get install -y verilator make g++'" >&2; exit 2; }
     done
     echo "run.sh: system $name, Verilator" >&2
-    verilator --binary -j 2 -Wno-fatal --top-module hx_tb -Mdir obj_dir -o hx_tb -f hx_sources.f >obj_dir.log 2>&1 || { cat obj_dir.log >&2; exit 2; }
+    verilator @VERILATOR_OPTIONS@ --top-module hx_tb -Mdir obj_dir -o hx_tb -f hx_sources.f >obj_dir.log 2>&1 || { cat obj_dir.log >&2; exit 2; }
     exec ./obj_dir/hx_tb "$@"
     ;;
 *)
@@ -315,7 +315,7 @@ vcd: sim.vvp
 
 obj_dir/hx_tb: $(SRCS) hx_params.vh hx_sources.f
 	@sh ./run.sh check
-	$(VERILATOR) --binary -j 2 -Wno-fatal --top-module hx_tb -Mdir obj_dir -o hx_tb -f hx_sources.f
+	$(VERILATOR) @VERILATOR_OPTIONS@ --top-module hx_tb -Mdir obj_dir -o hx_tb -f hx_sources.f
 
 verilator: obj_dir/hx_tb
 	@sh ./run.sh check

@@ -142,9 +142,9 @@ func torusTopFile(s *design.Episode, hdr []string, caps []unitCap) []byte {
 		"unit, its router and the channels its router drives), tiles wired neighbour to",
 		"neighbour as noc.Torus numbers them: output p of node n's router feeds input p of",
 		"the neighbour in port p's dimension and direction (docs/rtl.md, \"The torus tile\").",
-		"The routers route by their coordinates (parameters): software writes only the",
-		"units' registers. Ports as for the hyper-crossbar: cfg_* is each node's APB port",
-		"(paddr[31] = 0 its unit); the fabric port has no completer (pslverr).",
+		"Ports as for the hyper-crossbar: cfg_* is each node's APB port, paddr[31] = 0 its",
+		"unit, paddr[31] = 1 its router (ADDR, PLUS(k): software writes the routing,",
+		"docs/registers.md \"Torus router\"); the fabric port has no completer (pslverr).",
 		"",
 	})
 	p("`timescale 1ns / 1ps\n")
