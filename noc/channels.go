@@ -55,6 +55,10 @@ const (
 	ChanNetwork = "network"   // switch to switch
 	ChanInject  = "injection" // a node's endpoint into its attach switch
 	ChanEject   = "ejection"  // a switch into a node's endpoint
+	// ChanNone is an output wired to nothing: a torus router's port off
+	// the end of a mesh line. It keeps its id (the model's outputs count
+	// it) and carries nothing, so no fault or avoid can name it.
+	ChanNone = "unconnected"
 )
 
 // NumChannels is the number of channels (switch outputs, then one injection
@@ -83,9 +87,12 @@ func EachChannel(f Fabric, fn func(Channel) error) error {
 		for p := 0; p < f.Ports(s); p++ {
 			c := Channel{ID: id, Name: ChannelName(f, s, p), Switch: s, Port: p, Kind: ChanNetwork}
 			ns, np := f.Neighbor(s, p)
-			if ns < 0 {
+			switch {
+			case ns < 0 && np < 0:
+				c.Kind, c.To = ChanNone, "nothing (the end of a mesh line)"
+			case ns < 0:
 				c.Kind, c.To = ChanEject, "node "+strconv.Itoa(np)
-			} else {
+			default:
 				c.To = fmt.Sprintf("switch %d port %d", ns, np)
 			}
 			if err := fn(c); err != nil {
@@ -117,7 +124,7 @@ func EachChannel(f Fabric, fn func(Channel) error) error {
 //     port i of the switch at level l, index w.
 func ChannelName(f Fabric, sw, p int) string {
 	ns, np := f.Neighbor(sw, p)
-	if ns < 0 {
+	if ns < 0 && np >= 0 {
 		return fmt.Sprintf("n%d.eject", np)
 	}
 	switch t := f.(type) {
@@ -156,16 +163,21 @@ func ChannelID(f Fabric, sw, p int) int {
 type ChannelIndex struct {
 	f     Fabric
 	ids   map[string]int
-	names []string // by id
+	names []string        // by id
+	none  map[string]bool // the names of outputs wired to nothing (ChanNone)
 }
 
 // NewChannelIndex builds the name index of f's channels.
 func NewChannelIndex(f Fabric) *ChannelIndex {
 	chs := Channels(f)
-	x := &ChannelIndex{f: f, ids: make(map[string]int, len(chs)), names: make([]string, len(chs))}
+	x := &ChannelIndex{f: f, ids: make(map[string]int, len(chs)), names: make([]string, len(chs)), none: map[string]bool{}}
 	for _, c := range chs {
-		x.ids[c.Name] = c.ID
 		x.names[c.ID] = c.Name
+		if c.Kind == ChanNone {
+			x.none[c.Name] = true
+		} else {
+			x.ids[c.Name] = c.ID
+		}
 	}
 	return x
 }
@@ -183,6 +195,9 @@ func (x *ChannelIndex) Parse(name string) (int, error) {
 	if id, ok := x.ids[name]; ok {
 		return id, nil
 	}
+	if x.none[name] {
+		return -1, &ChannelError{Name: name, Unwired: true, Allowed: fmt.Sprintf("a channel of this %s, e.g. %s (hxbar check --channels lists them)", x.f.Name(), x.example())}
+	}
 	type cand struct {
 		name string
 		d    int
@@ -193,6 +208,9 @@ func (x *ChannelIndex) Parse(name string) (int, error) {
 		best = append(best, cand{x.names[id], 0})
 	} else {
 		for _, n := range x.names {
+			if x.none[n] {
+				continue
+			}
 			if d := hw.EditDistance(low, n); d <= max(2, len(n)/4) {
 				best = append(best, cand{n, d})
 			}
@@ -215,14 +233,19 @@ type ChannelError struct {
 	Name    string
 	Allowed string
 	Suggest []string
+	Unwired bool // Name is an output wired to nothing (ChanNone)
 }
 
 // Hint is the allowed names with the suggestions ("...; did you mean a, b?").
 func (e *ChannelError) Hint() string {
-	if len(e.Suggest) == 0 {
-		return e.Allowed
+	h := e.Allowed
+	if e.Unwired {
+		h = e.Name + " leaves the end of a mesh line, wired to nothing; " + h
 	}
-	return e.Allowed + "; did you mean " + strings.Join(e.Suggest, ", ") + "?"
+	if len(e.Suggest) == 0 {
+		return h
+	}
+	return h + "; did you mean " + strings.Join(e.Suggest, ", ") + "?"
 }
 
 // ChannelHint is what an error naming a channel allows: a
@@ -235,6 +258,9 @@ func ChannelHint(err error) string {
 }
 
 func (e *ChannelError) Error() string {
+	if e.Unwired {
+		return fmt.Sprintf("channel %q is wired to nothing (allowed: %s)", e.Name, e.Hint())
+	}
 	return fmt.Sprintf("unknown channel %q (allowed: %s)", e.Name, e.Hint())
 }
 

@@ -2,6 +2,7 @@ package noc
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -57,6 +58,48 @@ func TestChannelNames(t *testing.T) {
 	// Two edits away is still near (up to 2, or a quarter of the name).
 	if _, err := NewChannelIndex(t4).Parse("n5.d1.dn"); err == nil || !strings.Contains(err.Error(), "n5.d1.down") {
 		t.Errorf("Parse two edits: %v", err)
+	}
+}
+
+// TestMeshLineEnds: a torus router's port off the end of a mesh line is
+// wired to nothing: it keeps its id and a name of its own (not an
+// ejection to node -1), Parse refuses it saying why, and every other
+// channel's name is unique and parses to its id.
+func TestMeshLineEnds(t *testing.T) {
+	f, err := NewTorusWrap([]int{3, 2, 2}, []bool{true, false, false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := NewChannelIndex(f)
+	seen, none := map[string]bool{}, 0
+	for _, ch := range Channels(f) {
+		if seen[ch.Name] || strings.Contains(ch.Name, "-1") {
+			t.Fatalf("channel %+v: duplicate or names node -1", ch)
+		}
+		seen[ch.Name] = true
+		ns, np := f.Neighbor(ch.Switch, ch.Port)
+		if unwired := ch.Switch >= 0 && ns < 0 && np < 0; unwired != (ch.Kind == ChanNone) {
+			t.Fatalf("channel %+v: kind %s, neighbour %d port %d", ch, ch.Kind, ns, np)
+		}
+		id, err := x.Parse(ch.Name)
+		if ch.Kind != ChanNone {
+			if err != nil || id != ch.ID {
+				t.Fatalf("Parse(%s) = %d, %v", ch.Name, id, err)
+			}
+			continue
+		}
+		none++
+		if !strings.HasPrefix(ch.Name, fmt.Sprintf("n%d.d", ch.Switch)) || ch.To != "nothing (the end of a mesh line)" {
+			t.Errorf("unwired channel %+v", ch)
+		}
+		if err == nil || !strings.Contains(ChannelHint(err), ch.Name+" leaves the end of a mesh line, wired to nothing") {
+			t.Errorf("Parse(%s) = %d, %v: want a refusal saying it is wired to nothing", ch.Name, id, err)
+		}
+	}
+	// Each of the 12 routers has 2 of its 4 ports unwired in each of the
+	// two mesh lines of 2 (the - pair at coordinate 0, the + pair at 1).
+	if none != 12*2*2 {
+		t.Errorf("%d unwired channels, want %d", none, 12*2*2)
 	}
 }
 

@@ -226,12 +226,20 @@ func TestGenerateDeterministic(t *testing.T) {
 	// loops kept as loops: without it the Tofu shape needs > 23 GB).
 	for _, name := range []string{RunScript, MakefileName} {
 		text, _ := os.ReadFile(filepath.Join(d1, name))
-		if strings.Count(string(text), " "+verilatorOptions+" --top-module hx_tb ") != 1 || strings.Contains(string(text), "@VERILATOR_OPTIONS@") {
-			t.Errorf("%s does not run verilator %s once", name, verilatorOptions)
+		if strings.Count(string(text), " "+verilatorOptions(paramsNodes(d1))+" --top-module hx_tb ") != 1 || strings.Contains(string(text), "@VERILATOR_OPTIONS@") {
+			t.Errorf("%s does not run verilator %s once", name, verilatorOptions(paramsNodes(d1)))
 		}
 	}
-	if !strings.Contains(verilatorOptions, "--unroll-count 1") || !strings.Contains(verilatorOptions, "--unroll-stmts 10") {
-		t.Errorf("verilator options %q unroll loops (the 216-tile torus then needs > 23 GB)", verilatorOptions)
+	if paramsNodes(d1) != 16 {
+		t.Errorf("paramsNodes = %d, want 16", paramsNodes(d1))
+	}
+	for _, n := range []int{16, 216} {
+		if o := verilatorOptions(n); !strings.Contains(o, "--unroll-count 1") || !strings.Contains(o, "--unroll-stmts 10") {
+			t.Errorf("verilator options %q for %d nodes unroll loops (the 216-tile torus then needs > 23 GB)", o, n)
+		}
+		if o := verilatorOptions(n); strings.Contains(o, "-O0") != (n >= verilatorO0Nodes) {
+			t.Errorf("verilator options %q for %d nodes: -O0 from %d nodes only", o, n, verilatorO0Nodes)
+		}
 	}
 }
 

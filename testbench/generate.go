@@ -133,8 +133,8 @@ func testbenchFiles(s *design.Design, expected []byte) (map[string][]byte, error
 		ConfigFile:   configFile(s.Sys.Title(), ne, writes),
 		ScenarioFile: scen,
 		ExpectedFile: expectedFile(s.Sys.Title(), s.Fabric.NumNodes(), s.Ranks(), evs, cycles, limit),
-		RunScript:    []byte(strings.ReplaceAll(runScript, "@VERILATOR_OPTIONS@", verilatorOptions)),
-		MakefileName: []byte(strings.ReplaceAll(makefile, "@VERILATOR_OPTIONS@", verilatorOptions)),
+		RunScript:    []byte(strings.ReplaceAll(runScript, "@VERILATOR_OPTIONS@", verilatorOptions(s.Fabric.NumNodes()))),
+		MakefileName: []byte(strings.ReplaceAll(makefile, "@VERILATOR_OPTIONS@", verilatorOptions(s.Fabric.NumNodes()))),
 		SourcesFile:  []byte(strings.Join(Sources(), "\n") + "\n"),
 	}, nil
 }
@@ -231,8 +231,10 @@ regen="hxbar gen --config $dir/system.yaml"
 [ -f schedule.json ] && regen="$regen --schedule $dir/schedule.json"
 [ -f data-schedule.json ] && regen="$regen --schedule $dir/data-schedule.json"
 regen="$regen --out $dir"
-name=$(sed -n 's/^name: *//p' system.yaml 2>/dev/null | head -n 1 | tr -d '"')
-[ -n "$name" ] || { echo "$dir: no system.yaml naming the system: write the directory with 'hxbar gen --out $dir'" >&2; exit 2; }
+[ -f system.yaml ] || { echo "$dir: no system.yaml: write the directory with 'hxbar gen --out $dir'" >&2; exit 2; }
+# the system's name, or for an unnamed system the title hxbar gave it
+name=$(sed -n 's/^name: *//p' system.yaml | head -n 1 | tr -d '"')
+[ -n "$name" ] || name=$(sed -n 's/^# configuration: *//p' system.yaml | head -n 1)
 [ -f hxbar-manifest.json ] || { echo "$dir: no hxbar-manifest.json: regenerate with '$regen'" >&2; exit 2; }
 if command -v sha256sum >/dev/null 2>&1; then sum="sha256sum"
 elif command -v shasum >/dev/null 2>&1; then sum="shasum -a 256"

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -218,14 +219,45 @@ func RunSimulator(ctx context.Context, dir, simulator string, plusargs ...string
 	return runBuild(ctx, dir, simulator, srcs, stamp, IcarusBuild, plusargs)
 }
 
-// verilatorOptions are Verilator's options for every testbench build
-// (here, and in the generated run.sh and Makefile). --unroll-count 1
-// --unroll-stmts 10 leave the RTL's for loops as loops: Verilator's
-// unrolling copies every loop body per iteration in every instance, which
-// took 2.3 of the 2.7 GB verilator_bin used on a 36-tile torus and more
-// than 23 GB on the 216-tile Tofu shape (issue 23); with loops kept,
-// 0.6 GB and 4.7 GB (docs/rtl.md, "Verilator").
-const verilatorOptions = "--binary -j 2 -Wno-fatal --unroll-count 1 --unroll-stmts 10"
+// verilatorOptions are Verilator's options for the testbench build of a
+// system of nodes nodes (here, and in the generated run.sh and Makefile).
+// --unroll-count 1 --unroll-stmts 10 leave the RTL's for loops as loops:
+// Verilator's unrolling copies every loop body per iteration in every
+// instance, which took 2.3 of the 2.7 GB verilator_bin used on a 36-tile
+// torus and more than 23 GB on the 216-tile Tofu shape (issue 23); with
+// loops kept, 0.6 GB and 4.7 GB. From verilatorO0Nodes nodes the C++ is
+// compiled at -O0: Verilator writes code per instance, 200 MB of it for
+// the Tofu shape, which -O0 compiles about three times faster than
+// Verilator's -Os; below, -O0 saves a sixth of a 4x4 build and makes a
+// long run 19 times slower (docs/rtl.md, "Verilator").
+func verilatorOptions(nodes int) string {
+	o := "--binary -j 2 -Wno-fatal --unroll-count 1 --unroll-stmts 10"
+	if nodes >= verilatorO0Nodes {
+		o += " -MAKEFLAGS OPT_FAST=-O0 -MAKEFLAGS OPT_SLOW=-O0 -MAKEFLAGS OPT_GLOBAL=-O0"
+	}
+	return o
+}
+
+// verilatorO0Nodes is the system size from which Verilator's C++ is
+// compiled without optimisation (verilatorOptions).
+const verilatorO0Nodes = 64
+
+// paramsNodes is the node count of the design in dir (hx_params.vh's
+// HX_NODES), 0 when it cannot be read.
+func paramsNodes(dir string) int {
+	data, err := inputfile.ReadCapped(filepath.Join(dir, paramsFile), MaxSourcesSize)
+	if err != nil {
+		return 0
+	}
+	m := nodesDefine.FindSubmatch(data)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	return n
+}
+
+var nodesDefine = regexp.MustCompile("(?m)^`define HX_NODES +([0-9]+)")
 
 // runBuild compiles srcs (paths relative to dir; stamp hashes their text)
 // unless the build is up to date, and runs it in dir. An Icarus build is
@@ -241,7 +273,7 @@ func runBuild(ctx context.Context, dir, simulator string, srcs []string, stamp, 
 		exe = "vvp"
 	case Verilator:
 		build = filepath.Join(VerilatorBuild, verilatorExe)
-		compile = append(append([]string{"verilator"}, strings.Fields(verilatorOptions)...),
+		compile = append(append([]string{"verilator"}, strings.Fields(verilatorOptions(paramsNodes(dir)))...),
 			"--top-module", TBModule, "-Mdir", VerilatorBuild, "-o", verilatorExe)
 		compile = append(compile, srcs...)
 		exe = "./" + build

@@ -447,6 +447,15 @@ func TestRunShWithoutGo(t *testing.T) {
 			t.Fatalf("make: %v\n%s", err, b)
 		}
 	}
+	// An unnamed system (the default's name is "") runs under its title.
+	unnamed := filepath.Join(t.TempDir(), "unnamed")
+	if code, _, errs := hx(t, "gen", "--out", unnamed, "--dims", "2"); code != 0 {
+		t.Fatal(errs)
+	}
+	cmd := exec.Command("sh", filepath.Join(unnamed, "run.sh"))
+	if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), "run.sh: system hyperxbar-2-butterfly-barrier, Icarus") || !strings.Contains(string(b), "\nPASS ") {
+		t.Fatalf("run.sh of an unnamed system: %v\n%s", err, b)
+	}
 	gt := filepath.Join(dir, "gt_n1.hex")
 	keep, _ := os.ReadFile(gt)
 	os.Remove(gt)
