@@ -86,7 +86,7 @@ var keys = []keySpec{
 		write: func(s *System) string { return strconv.Quote(s.Name) }},
 	{key: "topology", flag: "topology", typ: "string", allowed: Join(Topologies),
 		field: func(s *System) any { return &s.Topology }, help: "network topology",
-		doc: "Network. hyperxbar: a hyper-crossbar, one crossbar per line of every dimension, joined at each node by an exchanger; torus: a k-ary n-cube (dims [16] is a 16-node ring) with two virtual channels and a dateline; fattree: a k-ary n-tree (dims all equal to k, n levels). torus and fattree are model only (docs/networks.md).",
+		doc: "Network. hyperxbar: a hyper-crossbar, one crossbar per line of every dimension, joined at each node by an exchanger; torus: a k-ary n-cube (dims [16] is a 16-node ring) with two virtual channels and a dateline; fattree: a k-ary n-tree (dims all equal to k, n levels). fattree is model only; hyperxbar and torus also have RTL (docs/networks.md).",
 		decode: func(s *System, n *yaml.Node) (err error) {
 			s.Topology, err = decodeName[Topology](n, "topology", Join(Topologies))
 			return err
@@ -572,11 +572,16 @@ func decodeBoolList(n *yaml.Node, field, allowed string) ([]bool, error) {
 	out := make([]bool, len(r.Content))
 	for i, e := range r.Content {
 		er := resolve(e)
+		// 1 and 0 as the flags take them (--wrap 1,0)
+		if er != nil && er.Kind == yaml.ScalarNode && er.ShortTag() == "!!int" && (er.Value == "1" || er.Value == "0") {
+			out[i] = er.Value == "1"
+			continue
+		}
 		if er == nil || er.Kind != yaml.ScalarNode || er.ShortTag() != "!!bool" {
-			return nil, typeError(e, fmt.Sprintf("%s[%d]", field, i), "true or false")
+			return nil, typeError(e, fmt.Sprintf("%s[%d]", field, i), "true or false (or 1 or 0)")
 		}
 		if err := er.Decode(&out[i]); err != nil {
-			return nil, typeError(e, fmt.Sprintf("%s[%d]", field, i), "true or false")
+			return nil, typeError(e, fmt.Sprintf("%s[%d]", field, i), "true or false (or 1 or 0)")
 		}
 	}
 	return out, nil

@@ -86,6 +86,14 @@ func TestParseDefaults(t *testing.T) {
 	}
 }
 
+// TestParseWrapDigits: wrap takes 1 and 0 as the --wrap flag does.
+func TestParseWrapDigits(t *testing.T) {
+	s, err := Parse([]byte("topology: torus\ndims: [3, 2, 2]\nwrap: [1, 0, true]\n"))
+	if err != nil || len(s.Wrap) != 3 || !s.Wrap[0] || s.Wrap[1] || !s.Wrap[2] {
+		t.Fatalf("wrap [1, 0, true]: %v, %v", s.Wrap, err)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	cases := []struct {
 		in    string
@@ -98,8 +106,9 @@ func TestParseErrors(t *testing.T) {
 		{"name: x\ndim: [4]\n", 2, "", []string{`line 2: unknown key "dim"`, "allowed keys: name, topology, dims, wrap, ranks, placement, algo, op, collective, items, item_flits, order, item_placement, seed, skew, link_latency, buffer_depth, flit_width, duplex, max_cycles", `did you mean "dims"`}},
 		{"link-latency: 3\n", 1, "", []string{`unknown key "link-latency"`, `did you mean "link_latency"`}},
 		{"dims: [4, 4]\nwrap: [true, false]\n", 2, "wrap", []string{"line 2: invalid wrap: [true false] (allowed: [] with topology hyperxbar"}},
-		{"topology: torus\ndims: [4, 4]\nwrap: [true]\n", 3, "wrap", []string{"line 3: invalid wrap: [true]", "one true/false per dimension (2 entries"}},
-		{"topology: torus\ndims: [4, 4]\nwrap:\n  - true\n  - 1\n", 5, "wrap[1]", []string{"line 5: invalid wrap[1]: 1 (allowed: true or false)"}},
+		{"topology: torus\ndims: [4, 4]\nwrap: [true]\n", 3, "wrap", []string{"line 3: invalid wrap: [true]", "one true/false per dimension (dims [4 4] has 2)"}},
+		{"topology: torus\ndims: [4, 4]\nwrap: [1, 2]\n", 3, "wrap[1]", []string{"line 3: invalid wrap[1]: 2 (allowed: true or false (or 1 or 0))"}},
+		{"topology: torus\ndims: [4, 4]\nwrap:\n  - true\n  - yes\n", 5, "wrap[1]", []string{`line 5: invalid wrap[1]: "yes" (allowed: true or false (or 1 or 0))`}},
 		{"frobnicate: 3\n", 1, "", []string{`unknown key "frobnicate"`, "allowed keys:"}},
 		{"avoid: [n0.d0.up, n1.d0.up, ' n0.d0.up']\n", 1, "avoid[2]", []string{`invalid avoid[2]: " n0.d0.up" (allowed: a channel not given before (avoid[0] is the same channel))`}},
 		{"<<: {skew: 3}\n", 1, "", []string{`unknown key "<<"`}},

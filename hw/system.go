@@ -584,7 +584,7 @@ func (s *System) validateWrap() error {
 		return &FieldError{Field: "wrap", Value: showBools(s.Wrap), Allowed: fmt.Sprintf("[] with topology %s (wrap belongs to topology torus: which of its dimensions are rings and which mesh lines)", s.Topology)}
 	}
 	if len(s.Wrap) != len(s.Dims) {
-		return &FieldError{Field: "wrap", Value: showBools(s.Wrap), Allowed: fmt.Sprintf("[], or exactly one true/false per dimension (%d entries for dims %v)", len(s.Dims), s.Dims)}
+		return &FieldError{Field: "wrap", Value: showBools(s.Wrap), Allowed: fmt.Sprintf("[], or exactly one true/false per dimension (dims %v has %d)", s.Dims, len(s.Dims))}
 	}
 	return nil
 }

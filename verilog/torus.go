@@ -17,9 +17,9 @@ import (
 // neighbour. It builds barrier, reduction and data collective episodes on
 // up to MaxDims dimensions, full duplex, with faults (illegal flits
 // dropped and counted by the routers as by the switches), avoided
-// links (directions reversed in the routers' PLUS registers) and link-level retry, without the
-// switch pipeline or barrier channels; Check refuses the rest with one
-// line naming the limit.
+// links (directions reversed in the routers' PLUS registers), link-level
+// retry and barrier channels, without communicators or the switch and
+// unit pipelines; Check refuses the rest with one line naming the limit.
 
 // Torus returns d's torus (or mesh) when d runs on one, else nil.
 func Torus(d *design.Design) *noc.Torus {
@@ -97,7 +97,7 @@ func RouterProgram(d *design.Design, n int) regmap.Program {
 func checkTorus(s *design.Episode) error {
 	sys := &s.Sys
 	limit := func(field string, v any, allowed string) error {
-		return fieldErr(field, v, allowed+" for torus RTL (hx_router, first stage; the model runs the rest)")
+		return fieldErr(field, v, allowed+" for the torus RTL (hxbar sim runs it in the model)")
 	}
 	switch {
 	case len(sys.Dims) > MaxDims:
@@ -107,7 +107,7 @@ func checkTorus(s *design.Episode) error {
 	case sys.UnitPipeline != 0:
 		return limit("unit_pipeline", sys.UnitPipeline, "0")
 	case sys.HasCommunicators():
-		return limit("communicators", len(sys.Communicators), "none (one barrier unit per node)")
+		return limit("communicators", len(sys.Communicators), "none")
 	case Torus(s.Design) == nil:
 		return fmt.Errorf("system %q: topology torus, but the design's network is not a torus", sys.Title())
 	}

@@ -51,8 +51,8 @@ func TestTorusRefuses(t *testing.T) {
 		name, field, text string
 		mod               func(*hw.System)
 	}{
-		{"pipeline", "switch_pipeline", "0 for torus RTL", func(s *hw.System) { s.SwitchPipeline = 1 }},
-		{"unitpipe", "unit_pipeline", "0 for torus RTL", func(s *hw.System) { s.UnitPipeline = 1 }},
+		{"pipeline", "switch_pipeline", "0 for the torus RTL", func(s *hw.System) { s.SwitchPipeline = 1 }},
+		{"unitpipe", "unit_pipeline", "0 for the torus RTL", func(s *hw.System) { s.UnitPipeline = 1 }},
 		{"half", "duplex", "full", func(s *hw.System) { s.Duplex = hw.DuplexHalf }},
 	} {
 		sys := torusTestSystem(c.name, []int{4, 3}, []bool{true, false}, c.mod)
