@@ -22,6 +22,7 @@ type sixDimCase struct {
 	bench bool         // long: make bench only (HXBAR_FULL_MATRIX)
 	fault string       // a fault injected (hw.System.Faults), with code the model's first error
 	code  string
+	sim   string // the simulator; "": Icarus
 }
 
 // sixDimCases: make test co-simulates a 5-D hyper-crossbar whose
@@ -37,7 +38,8 @@ type sixDimCase struct {
 // then a near-first barrier, and the Tofu-shaped 3x2x3x2x3x2 system (216 ranks,
 // rings of 3 and mesh lines of 2) running the near-last and the
 // near-first butterfly, a sum and an all-gather of 16 items as four
-// episodes of one build, and a flipped address bit on it. make test
+// episodes of one build, and a flipped address bit on it, and a sum on
+// it under Verilator. make test
 // lints and synthesizes 6-D tiles (verilog/sixdims_test.go).
 func sixDimCases() []sixDimCase {
 	alg := func(a hw.Algorithm) *hw.Algorithm { return &a }
@@ -62,17 +64,26 @@ func sixDimCases() []sixDimCase {
 		// line: the wrong unit's CRC check catches it.
 		{name: "tofu-flip-dst", topo: hw.TopoTorus, dims: tofu, wrap: tofuWrap, algo: hw.AlgoButterfly, op: hw.OpBarrier,
 			fault: "flip:n0.d1+.vc0@first:5", code: "CRC", bench: true},
+		// The Tofu shape under Verilator: 4.7 GB and about 5 minutes
+		// for verilator_bin, then 200 MB of C++ at -O0 (docs/rtl.md,
+		// "Verilator").
+		{name: "tofu-verilator-nearlast-sum", topo: hw.TopoTorus, dims: tofu, wrap: tofuWrap, algo: hw.AlgoButterfly, op: hw.OpSum,
+			bench: true, sim: Verilator},
 	}
 }
 
 // TestCosimSixDims co-simulates 5-D and 6-D systems, both fabrics, cycle
-// for cycle against the model under Icarus (docs/rtl.md: K0..K5).
+// for cycle against the model under Icarus, and the Tofu shape under
+// Verilator too (docs/rtl.md: K0..K5).
 func TestCosimSixDims(t *testing.T) {
 	needTools(t, Icarus)
 	for _, c := range sixDimCases() {
 		t.Run(c.name, func(t *testing.T) {
 			if c.bench && !fullMatrix() {
 				t.Skip("make bench runs it (HXBAR_FULL_MATRIX): minutes under Icarus")
+			}
+			if c.sim != "" {
+				needTools(t, c.sim)
 			}
 			sys := hw.Default()
 			sys.Name, sys.Topology, sys.Dims, sys.Wrap = c.name, c.topo, c.dims, c.wrap
@@ -99,7 +110,11 @@ func TestCosimSixDims(t *testing.T) {
 			if c.bench {
 				limit = 3 * time.Hour // the Tofu shape: a 480 MB sim.vvp, about 2 s a simulated cycle
 			}
-			rep, err := Cosim(ctxFor(t, limit), dir, Icarus)
+			simulator := Icarus
+			if c.sim != "" {
+				simulator = c.sim
+			}
+			rep, err := Cosim(ctxFor(t, limit), dir, simulator)
 			if err != nil {
 				t.Fatalf("cosim: %v", err)
 			}

@@ -10,13 +10,20 @@ import (
 )
 
 // TestCosimVerilator co-simulates systems under Verilator 5 (three seeds
-// each, one build per design: the later seeds reuse obj_dir): a 2-node
-// line with 16-bit flits here, the 2x2 of verilatorChecksSystem in
-// TestTestbenchChecksVerilator (on that test's build).
+// each, one build per design: the later seeds reuse obj_dir): a 3x2
+// torus, a ring of 3 by a mesh line of 2 (its routers, dateline VCs and
+// the line's unwired ends), with 16-bit flits here, the hyper-crossbar
+// 2x2 of verilatorChecksSystem in TestTestbenchChecksVerilator (on that
+// test's build); make bench builds the 216-tile Tofu shape
+// (TestCosimSixDims).
 func TestCosimVerilator(t *testing.T) {
 	needTools(t, Verilator)
 	t.Parallel()
-	s := system(t, "v1-line2-bfly-sum-fw16", []int{2}, 0, "butterfly", "sum", 1, 2, 16)
+	s := system(t, "v1-torus3x2-bfly-sum-fw16", []int{3, 2}, 0, "butterfly", "sum", 1, 2, 16)
+	s.Topology, s.Wrap = hw.TopoTorus, []bool{true, false}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
 	verilatorSeeds(t, filepath.Join(t.TempDir(), s.Name), s, 500)
 }
 
