@@ -41,6 +41,11 @@ type Report struct {
 	// watchdog that ended with errors; their events are in Model).
 	Errors []sim.ErrorResult
 
+	// Faults are the model's faults with what each did (a fault that hit
+	// nothing is named in the summary: the run matched, but tested
+	// nothing of it).
+	Faults []sim.FaultResult
+
 	// DropDiff names the first switch whose DROPS register, as the
 	// testbench printed it, differs from the model's counts at that cycle
 	// (a design with faults); "" when every one agrees.
@@ -80,12 +85,24 @@ func (r *Report) Summary() string {
 	if r.OK() && len(r.Errors) > 0 {
 		e := r.Errors[0]
 		return fmt.Sprintf("%s matches the model, cycle-exact: system %q, %d events over %d cycles, error events included (first: %s at node %d in cycle %d%s) (%s)",
-			r.what(), r.System.Title(), r.Events, r.Cycles, e.Code, e.Node, e.Cycle, e.Where(), r.simulated())
+			r.what(), r.System.Title(), r.Events, r.Cycles, e.Code, e.Node, e.Cycle, e.Where(), r.simulated()) + r.idleFaults()
 	}
 	if r.OK() {
-		return fmt.Sprintf("%s matches the model, cycle-exact: system %q, %d events over %d cycles (%s)", r.what(), r.System.Title(), r.Events, r.Cycles, r.simulated())
+		return fmt.Sprintf("%s matches the model, cycle-exact: system %q, %d events over %d cycles (%s)", r.what(), r.System.Title(), r.Events, r.Cycles, r.simulated()) + r.idleFaults()
 	}
 	return fmt.Sprintf("%s differs from the model (%s): %s", r.what(), r.simulated(), r.Problem())
+}
+
+// idleFaults names the faults that hit nothing in the model's run (and so
+// in the RTL's), with why: "; fault SPEC hit nothing: ...".
+func (r *Report) idleFaults() string {
+	var b strings.Builder
+	for _, f := range r.Faults {
+		if f.Hits == 0 && !strings.HasPrefix(f.Spec, hw.FaultStuck+":") {
+			fmt.Fprintf(&b, "; fault %s %s", f.Spec, f.Effect)
+		}
+	}
+	return b.String()
 }
 
 // Problem explains a failed co-simulation ("" when OK). A simulation that
@@ -203,7 +220,7 @@ func CosimWith(ctx context.Context, dir, simulator string, opt Options) (*Report
 		return nil, err
 	}
 	rep.Model = Lines(trace)
-	rep.Events, rep.Cycles, rep.Errors = len(rep.Model), res.Cycles, res.Errors
+	rep.Events, rep.Cycles, rep.Errors, rep.Faults = len(rep.Model), res.Cycles, res.Errors, res.Faults
 
 	want, err := testbenchFiles(Resolved(s), trace) // as gen rendered it
 	if err != nil {
