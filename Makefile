@@ -57,8 +57,13 @@ vet:
 # Every Go test; with yosys installed (deps) this includes
 # TestSynthDefaultClean: the default 4x4 design, without any .hex file,
 # through 'synth -top hx_top; check -assert' with no Yosys warning (~10 s).
+# tools/testtime prints what go test prints (a line per package, a failed
+# test's output) and then the slowest tests, so every run says where its
+# time went; the exit status is go test's.
 unit:
-	$(GO) test -count=1 -timeout 40m ./...
+	@d=$$(mktemp -d); $(GO) build -o $$d/testtime ./tools/testtime || exit 1; \
+	{ $(GO) test -count=1 -timeout 40m -json ./...; echo $$? > $$d/rc; } | $$d/testtime -top 20; \
+	rc=$$(cat $$d/rc); rm -rf $$d; exit $$rc
 
 # The parallel engine against the single-worker one, under the race detector.
 race:
