@@ -33,6 +33,42 @@ type timing struct {
 	secs      float64
 }
 
+// slowest sums, for each top-level test, the wall time of its leaf tests
+// (itself when it has no subtests) and returns the top n, longest first.
+// A parent's own time leaves out its parallel subtests (go test stops its
+// clock before they run), so the leaves are what measures a test's work;
+// parallel leaves overlap, so the sums can exceed the wall clock.
+func slowest(all []timing, n int) []timing {
+	parent := map[string]bool{}
+	for _, t := range all {
+		for i := range len(t.test) {
+			if t.test[i] == '/' {
+				parent[t.pkg+" "+t.test[:i]] = true
+			}
+		}
+	}
+	sum := map[string]*timing{}
+	var order []*timing
+	for _, t := range all {
+		if parent[t.pkg+" "+t.test] {
+			continue
+		}
+		top, _, _ := strings.Cut(t.test, "/")
+		k := t.pkg + " " + top
+		if sum[k] == nil {
+			sum[k] = &timing{pkg: t.pkg, test: top}
+			order = append(order, sum[k])
+		}
+		sum[k].secs += t.secs
+	}
+	out := make([]timing, len(order))
+	for i, t := range order {
+		out[i] = *t
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].secs > out[j].secs })
+	return out[:min(n, len(out))]
+}
+
 func main() {
 	top := flag.Int("top", 15, "how many of the slowest tests to print")
 	flag.Parse()
@@ -83,7 +119,7 @@ func summarize(r io.Reader, w io.Writer, top int) (failed bool, err error) {
 			}
 			output[key].WriteString(e.Output)
 		case "pass", "skip":
-			if e.Test != "" && e.Action == "pass" && !strings.Contains(e.Test, "/") {
+			if e.Test != "" && e.Action == "pass" {
 				times = append(times, timing{e.Package, e.Test, e.Elapsed})
 			}
 			if e.Test == "" {
@@ -96,7 +132,7 @@ func summarize(r io.Reader, w io.Writer, top int) (failed bool, err error) {
 			failed = true
 		case "fail":
 			failed = true
-			if e.Test != "" && !strings.Contains(e.Test, "/") {
+			if e.Test != "" {
 				times = append(times, timing{e.Package, e.Test, e.Elapsed})
 			}
 			if e.Test == "" {
@@ -113,12 +149,9 @@ func summarize(r io.Reader, w io.Writer, top int) (failed bool, err error) {
 	if err := sc.Err(); err != nil {
 		return failed, err
 	}
-	sort.SliceStable(times, func(i, j int) bool { return times[i].secs > times[j].secs })
-	if len(times) > top {
-		times = times[:top]
-	}
+	times = slowest(times, top)
 	if len(times) > 0 {
-		fmt.Fprintf(w, "slowest tests (wall time, parallel tests overlapping):\n")
+		fmt.Fprintf(w, "slowest tests (the wall time of each test's leaf subtests summed; parallel ones overlap):\n")
 	}
 	for _, t := range times {
 		fmt.Fprintf(w, "%8.1fs  %s %s\n", t.secs, t.pkg, t.test)

@@ -7,7 +7,9 @@ import (
 
 // TestSummarize: package lines as plain go test prints them, the whole
 // output of a failed test (and of a test a package timeout cut off), no
-// output of a passing one, the slowest top-level tests first, and failed
+// output of a passing one, the slowest tests first by the summed time
+// of their leaf subtests (a parent's own clock leaves out its parallel
+// subtests: TestPar, 0.1 s itself, is 100 s of work), and failed
 // set exactly when something failed.
 func TestSummarize(t *testing.T) {
 	in := `{"Action":"run","Package":"a","Test":"TestQuick"}
@@ -16,6 +18,10 @@ func TestSummarize(t *testing.T) {
 {"Action":"output","Package":"a","Test":"TestSlow/sub","Output":"sub line\n"}
 {"Action":"pass","Package":"a","Test":"TestSlow/sub","Elapsed":99}
 {"Action":"pass","Package":"a","Test":"TestSlow","Elapsed":12.25}
+{"Action":"pass","Package":"a","Test":"TestPar/x","Elapsed":60}
+{"Action":"pass","Package":"a","Test":"TestPar/y/z","Elapsed":40}
+{"Action":"pass","Package":"a","Test":"TestPar/y","Elapsed":40}
+{"Action":"pass","Package":"a","Test":"TestPar","Elapsed":0.1}
 {"Action":"pass","Package":"a","Elapsed":13}
 {"Action":"output","Package":"b","Test":"TestBroken","Output":"why it broke\n"}
 {"Action":"fail","Package":"b","Test":"TestBroken","Elapsed":2}
@@ -30,7 +36,7 @@ func TestSummarize(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{"ok  \ta\t13.0s\n", "why it broke\n", "hung here\n", "panic: test timed out\nFAIL\tb\t40.0s\n",
-		"slowest tests (wall time, parallel tests overlapping):\n    12.2s  a TestSlow\n     2.0s  b TestBroken\n"} {
+		"slowest tests (the wall time of each test's leaf subtests summed; parallel ones overlap):\n   100.0s  a TestPar\n    99.0s  a TestSlow\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
